@@ -1,0 +1,278 @@
+/**
+ * Portals, users and API tokens: the rules (what is valid, what is unique, what a token may
+ * carry) over the repository queries. Used by the CLI, the admin socket and the web pages.
+ *
+ * @see ../../../shared/spec/external-api-and-partner-flow.md §2.1–2.4, §5.1
+ */
+import { randomInt } from 'node:crypto';
+import { and, eq } from 'drizzle-orm';
+import type { Database } from '../db/client.ts';
+import { isUniqueViolation } from '../db/errors.ts';
+import { apiTokens, portals, users } from '../db/schema/index.ts';
+import { UsageError } from '../platform/errors.ts';
+import { apiTokenHint, generateApiToken, hashApiToken } from './api-token.ts';
+import type { Principal } from './principal.ts';
+import { parseScopes, SCOPES, type Scope } from './scopes.ts';
+
+const PORTAL_CODE = /^[1-9][0-9]{3,17}$/;
+const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,253}\.[^\s@]{1,63}$/;
+
+/** What a token change looks like to the rest of the system (cache invalidation, audit). */
+export interface TokenChange {
+  portalId: number;
+  /** Hash of the token that stops working, when one does (regeneration). */
+  previousTokenHash: string | null;
+  kind: 'created' | 'regenerated' | 'scopes_changed';
+  /** `cli`, or `user:<id>`. */
+  actor: string;
+}
+
+export interface AccountsServiceDeps {
+  db: Database;
+  /** Called after each committed token change; failures are the listener's to handle. */
+  onTokenChange?: (change: TokenChange) => void | Promise<void>;
+}
+
+export interface PortalSummary {
+  portalCode: string;
+  name: string;
+  createdAt: string;
+  users: { userId: number; email: string; isMainAdmin: boolean }[];
+  /** Never the token nor its hash: the hint and what it may do. */
+  token: { hint: string; scopes: Scope[]; ownerUserId: number; createdAt: string } | null;
+}
+
+export type AccountsService = ReturnType<typeof createAccountsService>;
+
+export function createAccountsService({ db, onTokenChange }: AccountsServiceDeps) {
+  async function notify(change: TokenChange): Promise<void> {
+    await onTokenChange?.(change);
+  }
+
+  async function portalIdFor(portalCode: string): Promise<number> {
+    const [row] = await db
+      .select({ id: portals.id })
+      .from(portals)
+      .where(eq(portals.portalCode, portalCode));
+    if (!row) throw new UsageError(`No portal with code ${portalCode}.`);
+    return row.id;
+  }
+
+  function checkEmail(email: string): string {
+    const normalized = email.trim().toLowerCase();
+    if (!EMAIL.test(normalized)) throw new UsageError(`Not an email address: ${email}`);
+    return normalized;
+  }
+
+  return {
+    /**
+     * Create a portal, its main administrator and its first API token.
+     *
+     * @param input.code digits (4–18, no leading zero); random 8 digits when omitted.
+     * @param input.scopes defaults to the whole catalog.
+     * @returns the token in clear: the only time it is ever available.
+     * @throws UsageError on a bad name, email, code or scope, or a code/email already in use.
+     */
+    async createPortal(input: {
+      name: string;
+      adminEmail: string;
+      code?: string | undefined;
+      scopes?: readonly string[] | undefined;
+      actor: string;
+    }): Promise<{
+      portalId: number;
+      portalCode: string;
+      userId: number;
+      token: string;
+      scopes: Scope[];
+    }> {
+      const name = input.name.trim();
+      if (name.length < 1 || name.length > 200)
+        throw new UsageError('Give a name of 1 to 200 characters.');
+      const email = checkEmail(input.adminEmail);
+      if (input.code !== undefined && !PORTAL_CODE.test(input.code)) {
+        throw new UsageError('A portal code is 4 to 18 digits and does not start with 0.');
+      }
+      const scopes = input.scopes ? parseScopes(input.scopes) : [...SCOPES];
+      const portalCode = input.code ?? String(randomInt(10_000_000, 100_000_000));
+      const token = generateApiToken();
+      try {
+        const result = await db.transaction(async (tx) => {
+          const [portal] = await tx
+            .insert(portals)
+            .values({ portalCode, name })
+            .returning({ id: portals.id });
+          const [user] = await tx
+            .insert(users)
+            .values({ portalId: portal!.id, email, isMainAdmin: true })
+            .returning({ id: users.id });
+          await tx.insert(apiTokens).values({
+            portalId: portal!.id,
+            userId: user!.id,
+            tokenHash: hashApiToken(token),
+            tokenHint: apiTokenHint(token),
+            scopes,
+            createdBy: input.actor,
+          });
+          return { portalId: portal!.id, userId: user!.id };
+        });
+        await notify({
+          portalId: result.portalId,
+          previousTokenHash: null,
+          kind: 'created',
+          actor: input.actor,
+        });
+        return { ...result, portalCode, token, scopes };
+      } catch (err) {
+        if (isUniqueViolation(err, 'portals_portal_code_unique')) {
+          throw new UsageError(`A portal with code ${portalCode} already exists.`);
+        }
+        if (isUniqueViolation(err, 'users_email_unique')) {
+          throw new UsageError(`A user with email ${email} already exists.`);
+        }
+        throw err;
+      }
+    },
+
+    /**
+     * Add a user to a portal.
+     *
+     * @throws UsageError on an unknown portal, a bad or taken email, or a second main admin.
+     */
+    async createUser(input: { portalCode: string; email: string; mainAdmin: boolean }) {
+      const portalId = await portalIdFor(input.portalCode);
+      const email = checkEmail(input.email);
+      try {
+        const [user] = await db
+          .insert(users)
+          .values({ portalId, email, isMainAdmin: input.mainAdmin })
+          .returning({ id: users.id });
+        return { userId: user!.id, email, isMainAdmin: input.mainAdmin };
+      } catch (err) {
+        if (isUniqueViolation(err, 'users_email_unique')) {
+          throw new UsageError(`A user with email ${email} already exists.`);
+        }
+        if (isUniqueViolation(err, 'users_one_main_admin_per_portal')) {
+          throw new UsageError(`Portal ${input.portalCode} already has a main administrator.`);
+        }
+        throw err;
+      }
+    },
+
+    /**
+     * Replace the portal's token with a new one, keeping owner and scopes. The previous token
+     * fails from the moment this commits.
+     *
+     * @returns the new token in clear (shown once).
+     * @see spec §2.4 "Regenerating it invalidates the previous token immediately"
+     */
+    async regenerateToken(input: {
+      portalCode: string;
+      actor: string;
+    }): Promise<{ token: string; hint: string }> {
+      const portalId = await portalIdFor(input.portalCode);
+      const token = generateApiToken();
+      const previous = await db.transaction(async (tx) => {
+        const [row] = await tx
+          .select({ tokenHash: apiTokens.tokenHash })
+          .from(apiTokens)
+          .where(eq(apiTokens.portalId, portalId))
+          .for('update');
+        if (!row) throw new UsageError(`Portal ${input.portalCode} has no API token.`);
+        await tx
+          .update(apiTokens)
+          .set({
+            tokenHash: hashApiToken(token),
+            tokenHint: apiTokenHint(token),
+            createdAt: new Date(),
+            createdBy: input.actor,
+          })
+          .where(eq(apiTokens.portalId, portalId));
+        return row.tokenHash;
+      });
+      await notify({
+        portalId,
+        previousTokenHash: previous,
+        kind: 'regenerated',
+        actor: input.actor,
+      });
+      return { token, hint: apiTokenHint(token) };
+    },
+
+    /**
+     * Set the scopes of the portal's token (the token itself stays valid).
+     *
+     * @throws UsageError listing valid scopes when a name is unknown.
+     */
+    async setTokenScopes(input: { portalCode: string; scopes: readonly string[]; actor: string }) {
+      const scopes = parseScopes(input.scopes);
+      const portalId = await portalIdFor(input.portalCode);
+      const updated = await db
+        .update(apiTokens)
+        .set({ scopes })
+        .where(eq(apiTokens.portalId, portalId))
+        .returning({ tokenHash: apiTokens.tokenHash });
+      if (updated.length === 0)
+        throw new UsageError(`Portal ${input.portalCode} has no API token.`);
+      await notify({
+        portalId,
+        previousTokenHash: null,
+        kind: 'scopes_changed',
+        actor: input.actor,
+      });
+      return { portalCode: input.portalCode, scopes };
+    },
+
+    /** A portal, its users and its token's hint and scopes. Never the token or its hash. */
+    async showPortal(portalCode: string): Promise<PortalSummary> {
+      const [portal] = await db.select().from(portals).where(eq(portals.portalCode, portalCode));
+      if (!portal) throw new UsageError(`No portal with code ${portalCode}.`);
+      const people = await db
+        .select({ userId: users.id, email: users.email, isMainAdmin: users.isMainAdmin })
+        .from(users)
+        .where(eq(users.portalId, portal.id))
+        .orderBy(users.id);
+      const [token] = await db
+        .select({
+          hint: apiTokens.tokenHint,
+          scopes: apiTokens.scopes,
+          ownerUserId: apiTokens.userId,
+          createdAt: apiTokens.createdAt,
+        })
+        .from(apiTokens)
+        .where(eq(apiTokens.portalId, portal.id));
+      return {
+        portalCode: portal.portalCode,
+        name: portal.name,
+        createdAt: portal.createdAt.toISOString(),
+        users: people,
+        token: token
+          ? { ...token, scopes: token.scopes as Scope[], createdAt: token.createdAt.toISOString() }
+          : null,
+      };
+    },
+
+    /**
+     * The principal a token hash belongs to, or null when no token has that hash (unknown or
+     * regenerated). One indexed query.
+     */
+    async principalForTokenHash(tokenHash: string): Promise<Principal | null> {
+      const [row] = await db
+        .select({
+          portalId: portals.id,
+          portalCode: portals.portalCode,
+          userId: users.id,
+          isMainAdmin: users.isMainAdmin,
+          scopes: apiTokens.scopes,
+        })
+        .from(apiTokens)
+        .innerJoin(portals, eq(portals.id, apiTokens.portalId))
+        .innerJoin(
+          users,
+          and(eq(users.id, apiTokens.userId), eq(users.portalId, apiTokens.portalId)),
+        )
+        .where(eq(apiTokens.tokenHash, tokenHash));
+      return row ? { ...row, scopes: row.scopes as Scope[] } : null;
+    },
+  };
+}

@@ -1,0 +1,46 @@
+/**
+ * The scope catalog: the only permission names a token can carry.
+ *
+ * @see ../../../shared/spec/external-api-and-partner-flow.md §2.2
+ */
+import { UsageError } from '../platform/errors.ts';
+
+export const SCOPES = [
+  'messaging:send',
+  'messaging:credit:read',
+  'messaging:numbers:read',
+  'messaging:reports:read',
+  'messaging:drafts:read',
+  'messaging:drafts:write',
+  'crm:contacts:read',
+  'crm:contacts:write',
+  'support:tickets:read',
+  'support:tickets:write',
+] as const;
+
+export type Scope = (typeof SCOPES)[number];
+
+const KNOWN = new Set<string>(SCOPES);
+
+export function isScope(value: string): value is Scope {
+  return KNOWN.has(value);
+}
+
+/**
+ * Validate a list of scope names, drop duplicates and return them in catalog order.
+ *
+ * @throws UsageError naming the unknown scopes and listing the valid ones; or when empty.
+ */
+export function parseScopes(names: readonly string[]): Scope[] {
+  const unknown = names.filter((n) => !isScope(n));
+  if (unknown.length > 0) {
+    throw new UsageError(
+      `Unknown scope${unknown.length > 1 ? 's' : ''}: ${unknown.join(', ')}. ` +
+        `Valid scopes: ${SCOPES.join(', ')}.`,
+    );
+  }
+  const wanted = new Set(names);
+  const scopes = SCOPES.filter((s) => wanted.has(s));
+  if (scopes.length === 0) throw new UsageError(`Give at least one scope: ${SCOPES.join(', ')}.`);
+  return scopes;
+}

@@ -1,0 +1,100 @@
+/**
+ * Operator commands, defined once. The CLI runs them either in its own process (when it can
+ * open the storage) or hands them to the running server over the admin socket; both paths
+ * call the same `run` with the same arguments and print the same result.
+ *
+ * Each command's `args` schema is checked on both paths, so a command cannot be called with
+ * arguments the CLI would not have produced.
+ */
+import { Type, type Static, type TSchema } from 'typebox';
+import { Value } from 'typebox/value';
+import { UsageError } from '../platform/errors.ts';
+import type { Services } from '../services.ts';
+
+export interface Command<S extends TSchema = TSchema> {
+  args: S;
+  run(services: Services, args: Static<S>): Promise<unknown>;
+}
+
+function command<S extends TSchema>(
+  args: S,
+  run: (services: Services, args: Static<S>) => Promise<unknown>,
+): Command {
+  return { args, run };
+}
+
+const Portal = Type.String({ minLength: 1, maxLength: 32 });
+const Scopes = Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50 });
+
+/** Every command the admin surface knows, by its CLI name. */
+export const COMMANDS: Record<string, Command> = {
+  migrate: command(Type.Object({}), async (services) => {
+    await services.storage.migrate();
+    return { migrated: true };
+  }),
+  'portal create': command(
+    Type.Object({
+      name: Type.String({ maxLength: 1000 }),
+      adminEmail: Type.String({ maxLength: 1000 }),
+      code: Type.Optional(Portal),
+      scopes: Type.Optional(Scopes),
+    }),
+    async (services, a) => {
+      const created = await services.accounts.createPortal({ ...a, actor: 'cli' });
+      return {
+        portalCode: created.portalCode,
+        userId: created.userId,
+        token: created.token,
+        scopes: created.scopes,
+      };
+    },
+  ),
+  'portal show': command(Type.Object({ portal: Portal }), (services, a) =>
+    services.accounts.showPortal(a.portal),
+  ),
+  'token regenerate': command(Type.Object({ portal: Portal }), async (services, a) => {
+    const { token } = await services.accounts.regenerateToken({
+      portalCode: a.portal,
+      actor: 'cli',
+    });
+    return { token };
+  }),
+  'token scopes': command(Type.Object({ portal: Portal, set: Scopes }), (services, a) =>
+    services.accounts.setTokenScopes({ portalCode: a.portal, scopes: a.set, actor: 'cli' }),
+  ),
+  'user create': command(
+    Type.Object({
+      portal: Portal,
+      email: Type.String({ maxLength: 1000 }),
+      mainAdmin: Type.Boolean(),
+    }),
+    (services, a) =>
+      services.accounts.createUser({
+        portalCode: a.portal,
+        email: a.email,
+        mainAdmin: a.mainAdmin,
+      }),
+  ),
+};
+
+/**
+ * Run a command by name.
+ *
+ * @throws UsageError for an unknown command or arguments that do not fit its schema, and
+ *   whatever UsageError the command itself raises.
+ */
+export async function runCommand(
+  services: Services,
+  name: string,
+  args: unknown,
+): Promise<unknown> {
+  const cmd = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+  if (!cmd) throw new UsageError(`Unknown command: ${name}`);
+  if (!Value.Check(cmd.args, args)) {
+    const [first] = Value.Errors(cmd.args, args);
+    throw new UsageError(
+      `Bad arguments for ${name}: ${first?.instancePath || ''} ${first?.message ?? ''}`.trim(),
+    );
+  }
+  return cmd.run(services, args);
+}

@@ -1,0 +1,199 @@
+/**
+ * The admin CLI: `npm run cli -- <command>`. Every command has `--help` and `--json`.
+ *
+ * Storage: with DATABASE_URL the CLI talks to PostgreSQL itself. With the embedded database it
+ * opens the data directory when no server holds it, and otherwise hands the command to the
+ * running server over its admin socket (PGlite allows one process per directory).
+ *
+ * Exit codes: 0 done; 1 refused (bad input, unknown portal, ...); 2 usage; 3 storage failure.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import type { PortalSummary } from './accounts/accounts-service.ts';
+import { adminSocketPath, sendAdminCommand } from './admin/admin-socket.ts';
+import { runCommand } from './admin/commands.ts';
+import { ConfigError, loadDotEnv, parseConfig, type Config } from './config.ts';
+import { openStorage, storageTargetFor } from './db/client.ts';
+import { DataDirLockedError, liveLockOwner } from './platform/data-dir-lock.ts';
+import { UsageError } from './platform/errors.ts';
+import { createLogger } from './platform/logger.ts';
+import { createServices } from './services.ts';
+
+type Printer = (result: unknown) => string;
+
+async function execute(config: Config, name: string, args: unknown): Promise<unknown> {
+  if (!config.DATABASE_URL && liveLockOwner(config.dataDir) !== null) {
+    return sendAdminCommand(adminSocketPath(config.dataDir), name, args);
+  }
+  let storage;
+  try {
+    storage = await openStorage(storageTargetFor(config));
+  } catch (err) {
+    // A server started between our check and our open: hand the command over instead.
+    if (err instanceof DataDirLockedError)
+      return sendAdminCommand(adminSocketPath(config.dataDir), name, args);
+    throw err;
+  }
+  try {
+    await storage.migrate();
+    const services = createServices({ config, storage, logger: createLogger('silent') });
+    return await runCommand(services, name, args);
+  } finally {
+    await storage.close();
+  }
+}
+
+const list = (value: string) =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+
+function action(name: string, toArgs: (opts: Record<string, unknown>) => unknown, human: Printer) {
+  return async (opts: Record<string, unknown>) => {
+    const config = parseConfig();
+    const result = await execute(config, name, toArgs(opts));
+    process.stdout.write(opts.json ? `${JSON.stringify(result, null, 2)}\n` : `${human(result)}\n`);
+  };
+}
+
+const json = new Option('--json', 'print the result as JSON');
+const portal = ['--portal <code>', 'portal code (digits)'] as const;
+
+function buildProgram(): Command {
+  const program = new Command('portico')
+    .description('Portico admin: portals, users and API tokens')
+    .exitOverride()
+    .showHelpAfterError();
+
+  program
+    .command('migrate')
+    .description('apply database migrations (the server also applies them at start)')
+    .addOption(json)
+    .action(
+      action(
+        'migrate',
+        () => ({}),
+        () => 'Migrations applied.',
+      ),
+    );
+
+  const portalCmd = program.command('portal').description('portals (tenants)');
+  portalCmd
+    .command('create')
+    .description('create a portal, its main administrator and its API token (printed once)')
+    .requiredOption('--name <name>', 'display name of the portal')
+    .requiredOption('--admin-email <email>', 'email of the main administrator')
+    .option('--code <digits>', 'portal code (default: random 8 digits)')
+    .option('--scopes <a,b,..>', 'token scopes (default: all)', list)
+    .addOption(json)
+    .action(
+      action(
+        'portal create',
+        (o) => ({
+          name: o.name,
+          adminEmail: o.adminEmail,
+          ...(o.code !== undefined && { code: o.code }),
+          ...(o.scopes !== undefined && { scopes: o.scopes }),
+        }),
+        (r) => {
+          const c = r as { portalCode: string; userId: number; token: string; scopes: string[] };
+          return [
+            `Portal ${c.portalCode} created; main administrator is user ${c.userId}.`,
+            `API token (shown once, store it now): ${c.token}`,
+            `Scopes: ${c.scopes.join(', ')}`,
+          ].join('\n');
+        },
+      ),
+    );
+  portalCmd
+    .command('show')
+    .description('show a portal, its users and its token hint (never the token)')
+    .requiredOption(...portal)
+    .addOption(json)
+    .action(
+      action(
+        'portal show',
+        (o) => ({ portal: o.portal }),
+        (r) => {
+          const p = r as PortalSummary;
+          const lines = [`Portal ${p.portalCode}: ${p.name} (created ${p.createdAt})`, 'Users:'];
+          for (const u of p.users)
+            lines.push(`  ${u.userId}  ${u.email}${u.isMainAdmin ? '  (main administrator)' : ''}`);
+          lines.push(
+            p.token
+              ? `API token: …${p.token.hint}, owner user ${p.token.ownerUserId}, issued ${p.token.createdAt}\nScopes: ${p.token.scopes.join(', ')}`
+              : 'API token: none',
+          );
+          return lines.join('\n');
+        },
+      ),
+    );
+
+  const tokenCmd = program.command('token').description('the API token of a portal');
+  tokenCmd
+    .command('regenerate')
+    .description('replace the token (printed once); the old one stops working at once')
+    .requiredOption(...portal)
+    .addOption(json)
+    .action(
+      action(
+        'token regenerate',
+        (o) => ({ portal: o.portal }),
+        (r) =>
+          `New API token (shown once, store it now): ${(r as { token: string }).token}\nThe previous token no longer works.`,
+      ),
+    );
+  tokenCmd
+    .command('scopes')
+    .description('set the scopes of the token')
+    .requiredOption(...portal)
+    .requiredOption('--set <a,b,..>', 'the complete list of scopes', list)
+    .addOption(json)
+    .action(
+      action(
+        'token scopes',
+        (o) => ({ portal: o.portal, set: o.set }),
+        (r) =>
+          `Scopes of portal ${(r as { portalCode: string }).portalCode}: ${(r as { scopes: string[] }).scopes.join(', ')}`,
+      ),
+    );
+
+  program
+    .command('user')
+    .description('users of a portal')
+    .command('create')
+    .description('add a user to a portal')
+    .requiredOption(...portal)
+    .requiredOption('--email <email>', 'email address (unique)')
+    .option('--main-admin', 'make the user the main administrator (one per portal)', false)
+    .addOption(json)
+    .action(
+      action(
+        'user create',
+        (o) => ({ portal: o.portal, email: o.email, mainAdmin: o.mainAdmin === true }),
+        (r) => {
+          const u = r as { userId: number; email: string; isMainAdmin: boolean };
+          return `User ${u.userId} (${u.email}) created${u.isMainAdmin ? ' as main administrator' : ''}.`;
+        },
+      ),
+    );
+  return program;
+}
+
+async function cli(argv: string[]): Promise<number> {
+  loadDotEnv();
+  try {
+    await buildProgram().parseAsync(argv);
+    return 0;
+  } catch (err) {
+    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
+    if (err instanceof UsageError || err instanceof ConfigError) {
+      process.stderr.write(`error: ${err.message}\n`);
+      return err instanceof ConfigError ? 2 : 1;
+    }
+    process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+    return 3;
+  }
+}
+
+process.exitCode = await cli(process.argv);

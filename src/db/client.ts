@@ -1,0 +1,138 @@
+/**
+ * Storage: Drizzle over embedded PGlite (default) or PostgreSQL through node-postgres.
+ * One schema and one set of drizzle-kit migrations serve both.
+ */
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
+import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
+import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
+import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
+import pg from 'pg';
+import { acquireDataDirLock } from '../platform/data-dir-lock.ts';
+import * as schema from './schema/index.ts';
+
+export type Schema = typeof schema;
+/** The Drizzle database, whichever driver is underneath. */
+export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+
+export interface Storage {
+  readonly kind: 'pglite' | 'postgres';
+  readonly db: Database;
+  /** Resolves when the database answers a trivial query; rejects otherwise. */
+  ping(): Promise<void>;
+  /** Apply the committed migrations (idempotent; serialised across instances on PostgreSQL). */
+  migrate(): Promise<void>;
+  /** Close the database (and release the data directory lock). Idempotent. */
+  close(): Promise<void>;
+  /** The underlying PGlite instance (pglite only). */
+  readonly pglite?: PGlite;
+  /** The underlying node-postgres pool (postgres only). */
+  readonly pool?: pg.Pool;
+}
+
+export const MIGRATIONS_FOLDER = fileURLToPath(new URL('./migrations', import.meta.url));
+
+/** Where to store: a PostgreSQL URL, an embedded directory, or an in-memory PGlite (tests). */
+export type StorageTarget =
+  | { kind: 'postgres'; url: string; poolSize?: number }
+  | { kind: 'pglite'; dataDir: string }
+  | { kind: 'pglite-memory' };
+
+/**
+ * Open storage. For an embedded data directory this takes the directory's exclusive lock first.
+ *
+ * @throws DataDirLockedError when another live process owns the data directory.
+ */
+export async function openStorage(target: StorageTarget): Promise<Storage> {
+  if (target.kind === 'postgres') return openPostgres(target.url, target.poolSize ?? 10);
+  let release = (): void => {};
+  let client: PGlite;
+  if (target.kind === 'pglite') {
+    release = acquireDataDirLock(target.dataDir);
+    try {
+      const dir = join(target.dataDir, 'pglite');
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      client = await PGlite.create(dir);
+    } catch (err) {
+      release();
+      throw err;
+    }
+  } else {
+    client = await PGlite.create();
+  }
+  const db = drizzlePglite(client, { schema }) as unknown as Database;
+  let closed = false;
+  return {
+    kind: 'pglite',
+    db,
+    pglite: client,
+    async ping() {
+      await client.query('select 1');
+    },
+    async migrate() {
+      await migratePglite(db as never, { migrationsFolder: MIGRATIONS_FOLDER });
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      try {
+        await client.close();
+      } finally {
+        release();
+      }
+    },
+  };
+}
+
+/** Arbitrary constant for the advisory lock that serialises migrations across instances. */
+const MIGRATION_LOCK_KEY = 7_468_112_001;
+
+function openPostgres(url: string, poolSize: number): Storage {
+  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+  // An idle client that errors (e.g. the server restarted) must not crash the process;
+  // the pool discards it and the next query opens a new connection.
+  pool.on('error', () => {});
+  const db = drizzlePg(pool, { schema }) as unknown as Database;
+  let closed = false;
+  return {
+    kind: 'postgres',
+    db,
+    pool,
+    async ping() {
+      await pool.query('select 1');
+    },
+    async migrate() {
+      const client = await pool.connect();
+      try {
+        await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+        try {
+          await migratePg(drizzlePg(client), { migrationsFolder: MIGRATIONS_FOLDER });
+        } finally {
+          await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+        }
+      } finally {
+        client.release();
+      }
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await pool.end();
+    },
+  };
+}
+
+/** Storage target for a parsed configuration: PostgreSQL when DATABASE_URL is set. */
+export function storageTargetFor(config: {
+  DATABASE_URL?: string | undefined;
+  DATABASE_POOL_SIZE: number;
+  dataDir: string;
+}): StorageTarget {
+  return config.DATABASE_URL
+    ? { kind: 'postgres', url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE }
+    : { kind: 'pglite', dataDir: config.dataDir };
+}

@@ -1,0 +1,3 @@
+export * from './portals.ts';
+export * from './users.ts';
+export * from './api-tokens.ts';

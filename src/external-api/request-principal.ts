@@ -1,0 +1,25 @@
+import type { FastifyRequest } from 'fastify';
+import type { Principal } from '../accounts/principal.ts';
+import type { Scope } from '../accounts/scopes.ts';
+import { AppError } from '../platform/errors.ts';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Scopes the token must carry for this route (all of them). */
+    requiredScopes?: readonly Scope[];
+  }
+  interface FastifyRequest {
+    /** Set by the external API's authentication hook; null elsewhere. */
+    principal: Principal | null;
+  }
+}
+
+/**
+ * The authenticated principal of an external API request.
+ *
+ * @throws AppError `internal_error` if called on a route outside the external API.
+ */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new AppError('internal_error', 'Route is not authenticated.');
+  return request.principal;
+}

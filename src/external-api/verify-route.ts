@@ -1,0 +1,42 @@
+/**
+ * `GET /auth/verify`: who the token belongs to and what it may do.
+ *
+ * @see ../../../shared/spec/external-api-and-partner-flow.md §2.1, §4.1
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { SCOPES } from '../accounts/scopes.ts';
+import { ErrorEnvelopeSchema } from '../platform/error-envelope.ts';
+import { principalOf } from './request-principal.ts';
+
+export const VerificationSchema = Type.Object({
+  portalCode: Type.String({
+    pattern: '^[0-9]+$',
+    description: 'The portal (account) that owns the token.',
+  }),
+  userId: Type.Integer({ description: 'The user that owns the token.' }),
+  isMainAdmin: Type.Boolean({ description: 'Whether that user is the main administrator.' }),
+  scopes: Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s))), {
+    description: 'Permissions granted to the token.',
+  }),
+});
+
+export async function verifyRoute(api: FastifyInstance): Promise<void> {
+  api.get(
+    '/auth/verify',
+    {
+      schema: {
+        summary: 'Verify the API token',
+        description: 'Returns the owner of the token and the scopes granted to it.',
+        response: {
+          200: Type.Object({ success: Type.Literal(true), data: VerificationSchema }),
+          '4xx': ErrorEnvelopeSchema,
+        },
+      },
+    },
+    async (request) => {
+      const { portalCode, userId, isMainAdmin, scopes } = principalOf(request);
+      return { success: true as const, data: { portalCode, userId, isMainAdmin, scopes } };
+    },
+  );
+}

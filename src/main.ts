@@ -1,0 +1,81 @@
+/**
+ * Start: config → storage (+ migrations) → app → listen; graceful shutdown on SIGTERM/SIGINT.
+ *
+ * Exit codes: 0 after a clean shutdown; 1 when start-up fails (the reason on one stderr line)
+ * or shutdown overruns SHUTDOWN_TIMEOUT_MS.
+ */
+import type { FastifyInstance } from 'fastify';
+import { startAdminSocket } from './admin/admin-socket.ts';
+import { buildApp } from './app.ts';
+import { ConfigError, loadDotEnv, parseConfig } from './config.ts';
+import { openStorage, storageTargetFor } from './db/client.ts';
+import { DataDirLockedError } from './platform/data-dir-lock.ts';
+import { createLogger } from './platform/logger.ts';
+import { createServices } from './services.ts';
+
+async function main(): Promise<void> {
+  loadDotEnv();
+  const config = parseConfig();
+  const logger = createLogger(config.LOG_LEVEL);
+  const storage = await openStorage(storageTargetFor(config));
+  const closers: (() => Promise<unknown>)[] = [() => storage.close()];
+  try {
+    await storage.migrate();
+    const services = createServices({ config, storage, logger });
+    const app = await buildApp({ services, logger });
+    closers.unshift(() => app.close());
+    let admin: FastifyInstance | undefined;
+    if (storage.kind === 'pglite') {
+      admin = await startAdminSocket(services, logger);
+      closers.unshift(() => admin!.close());
+    }
+    await app.listen({ host: config.HOST, port: config.PORT });
+    logger.info(
+      { storage: storage.kind, dataDir: storage.kind === 'pglite' ? config.dataDir : undefined },
+      'Portico is serving',
+    );
+  } catch (err) {
+    await closeAll(closers);
+    throw err;
+  }
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down: finishing in-flight requests');
+    const timer = setTimeout(() => {
+      logger.error('shutdown timed out; exiting');
+      process.exit(1);
+    }, config.SHUTDOWN_TIMEOUT_MS);
+    timer.unref();
+    void closeAll(closers).then(() => {
+      logger.info('stopped');
+      process.exit(0);
+    });
+  };
+  process.once('SIGTERM', () => stop('SIGTERM'));
+  process.once('SIGINT', () => stop('SIGINT'));
+}
+
+/** Close in order (app first, storage last); one failure does not stop the rest. */
+async function closeAll(closers: (() => Promise<unknown>)[]): Promise<void> {
+  for (const close of closers) {
+    try {
+      await close();
+    } catch {
+      /* keep closing the rest */
+    }
+  }
+}
+
+main().catch((err: unknown) => {
+  if (err instanceof ConfigError || err instanceof DataDirLockedError) {
+    process.stderr.write(`portico: ${err.message}\n`);
+  } else {
+    process.stderr.write(
+      `portico: start-up failed: ${err instanceof Error ? err.stack : String(err)}\n`,
+    );
+  }
+  process.exit(1);
+});

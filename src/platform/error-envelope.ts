@@ -1,0 +1,160 @@
+/**
+ * The error envelope of every JSON response that fails, and the Fastify handlers that produce
+ * it (errors, unknown routes, malformed requests rejected before routing).
+ *
+ * @see ../../../shared/DESIGN.md "Error envelope"
+ */
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type } from 'typebox';
+import { AppError, ERROR_CODES, ERROR_STATUS, type ErrorCode, type ErrorDetail } from './errors.ts';
+
+/** JSON schema of the envelope, for route `response` declarations and OpenAPI. */
+export const ErrorEnvelopeSchema = Type.Object(
+  {
+    success: Type.Literal(false),
+    error: Type.Object({
+      code: Type.Union(ERROR_CODES.map((c) => Type.Literal(c))),
+      message: Type.String(),
+      requestId: Type.String(),
+      details: Type.Optional(
+        Type.Array(Type.Object({ field: Type.String(), message: Type.String() })),
+      ),
+      requiredScopes: Type.Optional(Type.Array(Type.String())),
+    }),
+  },
+  { $id: 'ErrorEnvelope' },
+);
+
+export interface ErrorEnvelope {
+  success: false;
+  error: {
+    code: ErrorCode;
+    message: string;
+    requestId: string;
+    details?: ErrorDetail[];
+    requiredScopes?: string[];
+  };
+}
+
+export function envelope(error: AppError, requestId: string): ErrorEnvelope {
+  const body: ErrorEnvelope = {
+    success: false,
+    error: { code: error.code, message: error.message, requestId },
+  };
+  if (error.details) body.error.details = error.details;
+  if (error.requiredScopes) body.error.requiredScopes = [...error.requiredScopes];
+  return body;
+}
+
+/** Map any thrown value to an AppError. Unknown errors become a bare `internal_error`. */
+export function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const e = err as Partial<FastifyError> & {
+    validation?: {
+      instancePath?: string;
+      message?: string;
+      params?: { missingProperty?: string };
+    }[];
+  };
+  if (e.validation) {
+    const details = e.validation.map((v) => ({
+      field:
+        [
+          e.validationContext,
+          (v.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.') ||
+            v.params?.missingProperty,
+        ]
+          .filter(Boolean)
+          .join('.') || 'request',
+      message: v.message ?? 'is invalid',
+    }));
+    return new AppError('invalid_request', 'The request is not valid; see details.', {
+      details,
+      cause: err,
+    });
+  }
+  switch (e.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new AppError('payload_too_large', 'The request body is too large.', { cause: err });
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new AppError('unsupported_media_type', 'Send the body as application/json.', {
+        cause: err,
+      });
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return new AppError('invalid_request', 'The request body is not valid JSON.', { cause: err });
+  }
+  if (e.statusCode === 429) {
+    return new AppError('rate_limited', 'Too many requests; retry later.', { cause: err });
+  }
+  if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
+    return new AppError('invalid_request', 'The request is not valid.', { cause: err });
+  }
+  return new AppError(
+    'internal_error',
+    'Something went wrong on our side. Quote the request id if you contact support.',
+    { cause: err },
+  );
+}
+
+/** Send `error` as the envelope with its status and headers. */
+export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
+  return reply
+    .code(error.status)
+    .headers(error.headers)
+    .type('application/json; charset=utf-8')
+    .send(envelope(error, reply.request.id));
+}
+
+/**
+ * Install the root error and not-found handlers. Server errors are logged with their cause;
+ * client errors at `info`, without the request's content.
+ */
+export function installErrorHandlers(app: FastifyInstance): void {
+  app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
+    const error = toAppError(err);
+    if (error.status >= 500) request.log.error({ err }, 'request failed');
+    else request.log.info({ code: error.code }, 'request refused');
+    return sendError(reply, error);
+  });
+  app.setNotFoundHandler((request, reply) => {
+    return sendError(
+      reply,
+      new AppError('not_found', `No route ${request.method} ${request.url.split('?')[0] ?? ''}.`),
+    );
+  });
+}
+
+/**
+ * Fastify `clientErrorHandler`: requests so malformed that Node's parser refuses them (headers
+ * over the size limit, bad characters) still get the envelope, then the socket closes.
+ */
+export function clientErrorHandler(err: NodeJS.ErrnoException, socket: Socket): void {
+  if (!socket.writable) return;
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? 431 : ERROR_STATUS.invalid_request;
+  const body = JSON.stringify({
+    success: false,
+    error: {
+      code: 'invalid_request',
+      message: tooLarge ? 'The request headers are too large.' : 'The request is malformed.',
+      requestId: 'none',
+    },
+  });
+  socket.end(
+    `HTTP/1.1 ${status} ${tooLarge ? 'Request Header Fields Too Large' : 'Bad Request'}\r\n` +
+      `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\n` +
+      `Connection: close\r\n\r\n${body}`,
+  );
+}
+
+/** An incoming `X-Request-Id` is kept only when it is short and plain; otherwise we mint one. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function requestIdFor(req: IncomingMessage, mint: () => string): string {
+  const incoming = req.headers['x-request-id'];
+  return typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : mint();
+}

@@ -1,0 +1,71 @@
+/**
+ * The one map from stable error codes to HTTP statuses, and the error type every feature throws.
+ *
+ * Every error of the external API leaves the server as the envelope
+ * `{"success": false, "error": {"code", "message", "requestId", "details"?, "requiredScopes"?}}`.
+ *
+ * @see ../../../shared/DESIGN.md "Error envelope"
+ */
+
+export const ERROR_STATUS = {
+  invalid_request: 400,
+  missing_token: 401,
+  invalid_token: 401,
+  insufficient_scope: 403,
+  not_found: 404,
+  idempotency_conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal_error: 500,
+  unavailable: 503,
+} as const satisfies Record<string, number>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
+
+/** One entry of `details`: which input field was wrong, and how. */
+export interface ErrorDetail {
+  field: string;
+  message: string;
+}
+
+export interface AppErrorOptions {
+  details?: ErrorDetail[];
+  requiredScopes?: readonly string[];
+  /** Extra response headers, e.g. `WWW-Authenticate` or `Retry-After`. */
+  headers?: Record<string, string>;
+  cause?: unknown;
+}
+
+/**
+ * An expected failure with a stable `code`. The `message` is shown to the client, so it must
+ * never contain a secret or an internal detail; put those in `cause` (logged, never sent).
+ */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ErrorDetail[] | undefined;
+  readonly requiredScopes: readonly string[] | undefined;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, options: AppErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'AppError';
+    this.code = code;
+    this.details = options.details;
+    this.requiredScopes = options.requiredScopes;
+    this.headers = options.headers ?? {};
+  }
+
+  get status(): number {
+    return ERROR_STATUS[this.code];
+  }
+}
+
+/** A refusal of an operator command or service call (bad name, unknown portal, ...). */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * pino options shared by the server and the CLI.
+ *
+ * Invariant: no credential reaches a log line. Requests are logged as method + path only: the
+ * query string is dropped because the OAuth callback carries `code` and `state` there, and no
+ * header is logged. Redaction is the second line of defence for objects logged by hand.
+ *
+ * @see ../../../shared/DESIGN.md "Security invariants" 1
+ */
+import type { FastifyRequest } from 'fastify';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+
+export const REDACTED_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers.cookie',
+  'res.headers["set-cookie"]',
+  'headers.authorization',
+  'headers["x-api-key"]',
+  'headers.cookie',
+  'headers["set-cookie"]',
+  '*.password',
+  '*.token',
+  '*.accessToken',
+  '*.access_token',
+  '*.client_secret',
+  '*.authorizationCode',
+];
+
+/** The path of a request URL without its query string. */
+export function pathOnly(url: string): string {
+  const q = url.indexOf('?');
+  return q === -1 ? url : url.slice(0, q);
+}
+
+export function loggerOptions(level: string): LoggerOptions {
+  return {
+    level,
+    redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
+    serializers: {
+      req: (req: FastifyRequest) => ({ method: req.method, path: pathOnly(req.url) }),
+    },
+  };
+}
+
+/** The process logger: JSON lines to `stream` (default stdout). */
+export function createLogger(level: string, stream?: DestinationStream): Logger {
+  return stream ? pino(loggerOptions(level), stream) : pino(loggerOptions(level));
+}
