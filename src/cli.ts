@@ -9,6 +9,7 @@
  */
 import { Command, CommanderError, Option } from 'commander';
 import type { PortalSummary } from './accounts/accounts-service.ts';
+import type { AuditEvent } from './audit/audit-log.ts';
 import { adminSocketPath, sendAdminCommand } from './admin/admin-socket.ts';
 import { runCommand } from './admin/commands.ts';
 import { ConfigError, loadDotEnv, parseConfig, type Config } from './config.ts';
@@ -174,6 +175,31 @@ function buildProgram(): Command {
         (r) => {
           const u = r as { userId: number; email: string; isMainAdmin: boolean };
           return `User ${u.userId} (${u.email}) created${u.isMainAdmin ? ' as main administrator' : ''}.`;
+        },
+      ),
+    );
+  program
+    .command('audit')
+    .description('the audit log of a portal')
+    .command('list')
+    .description('list audit events, newest first')
+    .requiredOption(...portal)
+    .option('--limit <n>', 'how many events (1-500, default 50)', (v) => Number.parseInt(v, 10))
+    .addOption(json)
+    .action(
+      action(
+        'audit list',
+        (o) => ({ portal: o.portal, ...(o.limit !== undefined && { limit: o.limit }) }),
+        (r) => {
+          const events = r as AuditEvent[];
+          if (events.length === 0) return 'No audit events.';
+          return events
+            .map((e) =>
+              [e.occurredAt, e.action, `${e.actorType}:${e.actorId}`, e.reason ?? '']
+                .join('  ')
+                .trimEnd(),
+            )
+            .join('\n');
         },
       ),
     );

@@ -6,6 +6,7 @@
  */
 import { randomInt } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
+import { recordAuditEvent, type Actor } from '../audit/audit-log.ts';
 import type { Database } from '../db/client.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { apiTokens, portals, users } from '../db/schema/index.ts';
@@ -23,8 +24,7 @@ export interface TokenChange {
   /** Hash of the token that stops working, when one does (regeneration). */
   previousTokenHash: string | null;
   kind: 'created' | 'regenerated' | 'scopes_changed';
-  /** `cli`, or `user:<id>`. */
-  actor: string;
+  actor: Actor;
 }
 
 export interface AccountsServiceDeps {
@@ -78,7 +78,7 @@ export function createAccountsService({ db, onTokenChange }: AccountsServiceDeps
       adminEmail: string;
       code?: string | undefined;
       scopes?: readonly string[] | undefined;
-      actor: string;
+      actor: Actor;
     }): Promise<{
       portalId: number;
       portalCode: string;
@@ -112,7 +112,12 @@ export function createAccountsService({ db, onTokenChange }: AccountsServiceDeps
             tokenHash: hashApiToken(token),
             tokenHint: apiTokenHint(token),
             scopes,
-            createdBy: input.actor,
+            createdBy: `${input.actor.type}:${input.actor.id}`,
+          });
+          await recordAuditEvent(tx, {
+            portalId: portal!.id,
+            actor: input.actor,
+            action: 'api_token.created',
           });
           return { portalId: portal!.id, userId: user!.id };
         });
@@ -168,7 +173,7 @@ export function createAccountsService({ db, onTokenChange }: AccountsServiceDeps
      */
     async regenerateToken(input: {
       portalCode: string;
-      actor: string;
+      actor: Actor;
     }): Promise<{ token: string; hint: string }> {
       const portalId = await portalIdFor(input.portalCode);
       const token = generateApiToken();
@@ -185,9 +190,14 @@ export function createAccountsService({ db, onTokenChange }: AccountsServiceDeps
             tokenHash: hashApiToken(token),
             tokenHint: apiTokenHint(token),
             createdAt: new Date(),
-            createdBy: input.actor,
+            createdBy: `${input.actor.type}:${input.actor.id}`,
           })
           .where(eq(apiTokens.portalId, portalId));
+        await recordAuditEvent(tx, {
+          portalId,
+          actor: input.actor,
+          action: 'api_token.regenerated',
+        });
         return row.tokenHash;
       });
       await notify({
@@ -204,16 +214,24 @@ export function createAccountsService({ db, onTokenChange }: AccountsServiceDeps
      *
      * @throws UsageError listing valid scopes when a name is unknown.
      */
-    async setTokenScopes(input: { portalCode: string; scopes: readonly string[]; actor: string }) {
+    async setTokenScopes(input: { portalCode: string; scopes: readonly string[]; actor: Actor }) {
       const scopes = parseScopes(input.scopes);
       const portalId = await portalIdFor(input.portalCode);
-      const updated = await db
-        .update(apiTokens)
-        .set({ scopes })
-        .where(eq(apiTokens.portalId, portalId))
-        .returning({ tokenHash: apiTokens.tokenHash });
-      if (updated.length === 0)
-        throw new UsageError(`Portal ${input.portalCode} has no API token.`);
+      await db.transaction(async (tx) => {
+        const updated = await tx
+          .update(apiTokens)
+          .set({ scopes })
+          .where(eq(apiTokens.portalId, portalId))
+          .returning({ id: apiTokens.id });
+        if (updated.length === 0)
+          throw new UsageError(`Portal ${input.portalCode} has no API token.`);
+        await recordAuditEvent(tx, {
+          portalId,
+          actor: input.actor,
+          action: 'api_token.scopes_changed',
+          reason: `scopes set to ${scopes.join(' ')}`,
+        });
+      });
       await notify({
         portalId,
         previousTokenHash: null,
@@ -222,6 +240,9 @@ export function createAccountsService({ db, onTokenChange }: AccountsServiceDeps
       });
       return { portalCode: input.portalCode, scopes };
     },
+
+    /** The internal id of a portal. @throws UsageError for an unknown code. */
+    portalIdFor,
 
     /** A portal, its users and its token's hint and scopes. Never the token or its hash. */
     async showPortal(portalCode: string): Promise<PortalSummary> {

@@ -8,6 +8,7 @@
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
+import { CLI_ACTOR, listAuditEvents } from '../audit/audit-log.ts';
 import { UsageError } from '../platform/errors.ts';
 import type { Services } from '../services.ts';
 
@@ -40,7 +41,7 @@ export const COMMANDS: Record<string, Command> = {
       scopes: Type.Optional(Scopes),
     }),
     async (services, a) => {
-      const created = await services.accounts.createPortal({ ...a, actor: 'cli' });
+      const created = await services.accounts.createPortal({ ...a, actor: CLI_ACTOR });
       return {
         portalCode: created.portalCode,
         userId: created.userId,
@@ -55,12 +56,12 @@ export const COMMANDS: Record<string, Command> = {
   'token regenerate': command(Type.Object({ portal: Portal }), async (services, a) => {
     const { token } = await services.accounts.regenerateToken({
       portalCode: a.portal,
-      actor: 'cli',
+      actor: CLI_ACTOR,
     });
     return { token };
   }),
   'token scopes': command(Type.Object({ portal: Portal, set: Scopes }), (services, a) =>
-    services.accounts.setTokenScopes({ portalCode: a.portal, scopes: a.set, actor: 'cli' }),
+    services.accounts.setTokenScopes({ portalCode: a.portal, scopes: a.set, actor: CLI_ACTOR }),
   ),
   'user create': command(
     Type.Object({
@@ -74,6 +75,20 @@ export const COMMANDS: Record<string, Command> = {
         email: a.email,
         mainAdmin: a.mainAdmin,
       }),
+  ),
+  'audit list': command(
+    Type.Object({
+      portal: Portal,
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500 })),
+    }),
+    async (services, a) => {
+      const portalId = await services.accounts.portalIdFor(a.portal);
+      return listAuditEvents(
+        services.storage.db,
+        portalId,
+        a.limit === undefined ? {} : { limit: a.limit },
+      );
+    },
   ),
 };
 

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { generateApiToken } from '../../src/accounts/api-token.ts';
 import { SCOPES } from '../../src/accounts/scopes.ts';
+import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
 import { backends } from '../helpers/storage.ts';
 
@@ -106,7 +107,7 @@ for (const backend of backends()) {
       );
       const { token } = await services.accounts.regenerateToken({
         portalCode: portal.portalCode,
-        actor: 'cli',
+        actor: CLI_ACTOR,
       });
       const old = await app.inject({ url: VERIFY, headers: { authorization: portal.token } });
       assert.equal(old.statusCode, 401);

@@ -9,6 +9,7 @@ import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
+import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { parseConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createServices, type Services } from '../../src/services.ts';
@@ -68,6 +69,6 @@ export async function createPortal(
     adminEmail: input.email ?? `admin-${Math.random().toString(36).slice(2)}@example.test`,
     code: input.code,
     scopes: input.scopes,
-    actor: 'cli',
+    actor: CLI_ACTOR,
   });
 }

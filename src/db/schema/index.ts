@@ -1,3 +1,4 @@
 export * from './portals.ts';
 export * from './users.ts';
 export * from './api-tokens.ts';
+export * from './audit-events.ts';

@@ -1,0 +1,93 @@
+/**
+ * The audit log: append and list. Every revocation, token change and key rotation is written
+ * here with an actor and a timestamp.
+ *
+ * @see ../../../shared/spec/external-api-and-partner-flow.md §3, §6
+ */
+import { and, desc, eq, lt } from 'drizzle-orm';
+import type { Database } from '../db/client.ts';
+import { auditEvents } from '../db/schema/index.ts';
+
+export type ActorType = 'user' | 'provider' | 'system';
+
+/** Who did something: a user (id), the provider (its user id), or a system component (`cli`, ...). */
+export interface Actor {
+  type: ActorType;
+  id: string;
+}
+
+/** The operator at the admin CLI. */
+export const CLI_ACTOR: Actor = { type: 'system', id: 'cli' };
+
+/** The actions written so far; extend as features add events. */
+export type AuditAction =
+  | 'api_token.created'
+  | 'api_token.regenerated'
+  | 'api_token.scopes_changed'
+  | 'connection.created'
+  | 'connection.revoked'
+  | 'encryption_key.rotated'
+  | 'secret.redacted'
+  | 'data_deletion.requested';
+
+export interface AuditEventInput {
+  portalId: number | null;
+  actor: Actor;
+  action: AuditAction;
+  /** Plain words; never a secret. */
+  reason?: string | null;
+  requestId?: string | null;
+}
+
+export interface AuditEvent {
+  id: number;
+  portalId: number | null;
+  actorType: ActorType;
+  actorId: string;
+  action: string;
+  reason: string | null;
+  requestId: string | null;
+  /** ISO 8601 UTC. */
+  occurredAt: string;
+}
+
+/**
+ * Append one event. Pass a transaction as `db` to write it atomically with the change it records.
+ */
+export async function recordAuditEvent(
+  db: Pick<Database, 'insert'>,
+  event: AuditEventInput,
+): Promise<void> {
+  await db.insert(auditEvents).values({
+    portalId: event.portalId,
+    actorType: event.actor.type,
+    actorId: event.actor.id,
+    action: event.action,
+    reason: event.reason ?? null,
+    requestId: event.requestId ?? null,
+  });
+}
+
+/**
+ * A portal's events, newest first.
+ *
+ * @param options.limit 1–500 (default 50); `before` an event id to page backwards.
+ */
+export async function listAuditEvents(
+  db: Database,
+  portalId: number,
+  options: { limit?: number; before?: number } = {},
+): Promise<AuditEvent[]> {
+  const limit = Math.min(Math.max(options.limit ?? 50, 1), 500);
+  const rows = await db
+    .select()
+    .from(auditEvents)
+    .where(
+      options.before === undefined
+        ? eq(auditEvents.portalId, portalId)
+        : and(eq(auditEvents.portalId, portalId), lt(auditEvents.id, options.before)),
+    )
+    .orderBy(desc(auditEvents.occurredAt), desc(auditEvents.id))
+    .limit(limit);
+  return rows.map((r) => ({ ...r, occurredAt: r.occurredAt.toISOString() }));
+}
