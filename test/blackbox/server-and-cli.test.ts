@@ -1,0 +1,93 @@
+/**
+ * Black box: the real server process with a temporary data directory, the real CLI, verify over
+ * HTTP with fetch. The CLI hands its commands to the running server over the admin socket.
+ */
+import assert from 'node:assert/strict';
+import { after, describe, test } from 'node:test';
+import { runCli, startServer, tempDataDir, type RunningServer } from '../helpers/spawn.ts';
+
+const VERIFY = '/api/v1/external/auth/verify';
+
+describe('server + CLI on the embedded database', () => {
+  const env = { DATA_DIR: tempDataDir() };
+  let server: RunningServer;
+  let token = '';
+  let portalCode = '';
+  after(() => server?.stop());
+
+  const verify = (headers: Record<string, string>) =>
+    fetch(`${server.url}${VERIFY}`, { headers: { accept: 'application/json', ...headers } });
+
+  test('start, create a portal with the CLI (through the admin socket)', async () => {
+    server = await startServer(env);
+    const res = await runCli(
+      ['portal', 'create', '--name', 'Acme', '--admin-email', 'admin@acme.test', '--json'],
+      env,
+    );
+    assert.equal(res.code, 0, res.stderr);
+    const created = JSON.parse(res.stdout);
+    assert.deepEqual(Object.keys(created).sort(), ['portalCode', 'scopes', 'token', 'userId']);
+    assert.match(created.portalCode, /^[0-9]+$/);
+    ({ token, portalCode } = created);
+  });
+
+  test('verify over HTTP: both header methods, both, none, wrong, bad checksum', async () => {
+    for (const headers of [{ authorization: token }, { 'x-api-key': token }]) {
+      const res = await verify(headers);
+      assert.equal(res.status, 200);
+      assert.match(res.headers.get('content-type')!, /^application\/json/);
+      const body = (await res.json()) as {
+        success: boolean;
+        data: { portalCode: string; isMainAdmin: boolean };
+      };
+      assert.equal(body.success, true);
+      assert.equal(body.data.portalCode, portalCode);
+      assert.equal(body.data.isMainAdmin, true);
+    }
+    const cases: [Record<string, string>, number, string][] = [
+      [{ authorization: token, 'x-api-key': token }, 400, 'invalid_request'],
+      [{}, 401, 'missing_token'],
+      [{ authorization: 'ptk_wrong' }, 401, 'invalid_token'],
+      [
+        { authorization: `${token.slice(0, -1)}${token.endsWith('A') ? 'B' : 'A'}` },
+        401,
+        'invalid_token',
+      ],
+    ];
+    for (const [headers, status, code] of cases) {
+      const res = await verify(headers);
+      assert.equal(res.status, status);
+      assert.equal(((await res.json()) as { error: { code: string } }).error.code, code);
+      assert.ok(res.headers.get('x-request-id'));
+    }
+  });
+
+  test('regenerate: old token 401 at once, new token 200', async () => {
+    const res = await runCli(['token', 'regenerate', '--portal', portalCode, '--json'], env);
+    assert.equal(res.code, 0, res.stderr);
+    const { token: fresh } = JSON.parse(res.stdout);
+    assert.equal((await verify({ authorization: token })).status, 401);
+    assert.equal((await verify({ authorization: fresh })).status, 200);
+    token = fresh;
+  });
+
+  test('the log never holds a token', () => {
+    const all = server.output.join('\n');
+    assert.ok(!all.includes(token.slice(4, 30)));
+  });
+
+  test('a second server on the same data directory is refused with a clear message', async () => {
+    await assert.rejects(startServer(env, 20_000), /in use by another Portico process/);
+  });
+
+  test('restart keeps portals and tokens', async () => {
+    assert.equal(await server.stop(), 0);
+    // With no server running, the CLI opens the data directory itself.
+    const show = await runCli(['portal', 'show', '--portal', portalCode, '--json'], env);
+    assert.equal(show.code, 0, show.stderr);
+    assert.equal(JSON.parse(show.stdout).token.hint, token.slice(-4));
+    assert.ok(!show.stdout.includes(token));
+    server = await startServer(env);
+    assert.equal((await verify({ 'x-api-key': token })).status, 200);
+  });
+});
