@@ -3,6 +3,7 @@
  * HTTP with fetch. The CLI hands its commands to the running server over the admin socket.
  */
 import assert from 'node:assert/strict';
+import { connect } from 'node:net';
 import { after, describe, test } from 'node:test';
 import { runCli, startServer, tempDataDir, type RunningServer } from '../helpers/spawn.ts';
 
@@ -69,6 +70,29 @@ describe('server + CLI on the embedded database', () => {
     assert.equal((await verify({ authorization: token })).status, 401);
     assert.equal((await verify({ authorization: fresh })).status, 200);
     token = fresh;
+  });
+
+  test('requests the HTTP parser refuses still get the envelope; the server keeps serving', async () => {
+    const { port } = new URL(server.url);
+    const raw = (head: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect(Number(port), '127.0.0.1', () => socket.write(head));
+        let out = '';
+        socket.on('data', (c: Buffer) => (out += c.toString('latin1')));
+        socket.on('end', () => resolve(out));
+        socket.on('error', reject);
+      });
+    const control = await raw(
+      `GET ${VERIFY} HTTP/1.1\r\nHost: x\r\nAuthorization: ptk_a\u0001b\r\n\r\n`,
+    );
+    assert.match(control, /^HTTP\/1\.1 400 /);
+    assert.match(control, /"code":"invalid_request"/);
+    const huge = await raw(
+      `GET ${VERIFY} HTTP/1.1\r\nHost: x\r\nX-API-Key: ${'a'.repeat(20_000)}\r\n\r\n`,
+    );
+    assert.match(huge, /^HTTP\/1\.1 431 /);
+    assert.match(huge, /"success":false/);
+    assert.equal((await verify({ authorization: token })).status, 200);
   });
 
   test('the log never holds a token', () => {
