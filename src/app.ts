@@ -39,6 +39,9 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
     return503OnClosing: true,
     clientErrorHandler,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    // A schema that says `additionalProperties: false` refuses unknown fields (400 naming them)
+    // instead of silently dropping them: a misspelt optional field is a client bug to report.
+    ajv: { customOptions: { removeAdditional: false } },
   });
 
   recordRoutes(app);

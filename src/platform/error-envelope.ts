@@ -103,7 +103,7 @@ export function toAppError(err: unknown): AppError {
     validation?: {
       instancePath?: string;
       message?: string;
-      params?: { missingProperty?: string };
+      params?: { missingProperty?: string; additionalProperty?: string };
     }[];
   };
   if (e.validation) {
@@ -111,12 +111,12 @@ export function toAppError(err: unknown): AppError {
       field:
         [
           e.validationContext,
-          (v.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.') ||
-            v.params?.missingProperty,
+          (v.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.'),
+          v.params?.missingProperty ?? v.params?.additionalProperty,
         ]
           .filter(Boolean)
           .join('.') || 'request',
-      message: v.message ?? 'is invalid',
+      message: v.params?.additionalProperty ? 'is not a known field' : (v.message ?? 'is invalid'),
     }));
     return new AppError('invalid_request', 'The request is not valid; see details.', {
       details,

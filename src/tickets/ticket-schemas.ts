@@ -107,7 +107,6 @@ export const ListTicketsQuerySchema = Type.Object(
     ),
     status: Type.Optional(literals(TICKET_STATUSES, { description: 'Only tickets in this status.' })),
   },
-  { additionalProperties: false },
 );
 export type ListTicketsQuery = Static<typeof ListTicketsQuerySchema>;
 
