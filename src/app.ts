@@ -118,6 +118,7 @@ async function connectRedis(url: string, logger: FastifyBaseLogger): Promise<Red
     redis.disconnect();
     throw new Error(
       `Redis at REDIS_URL did not answer: ${err instanceof Error ? err.message : String(err)}`,
+      { cause: err },
     );
   }
   return redis;

@@ -53,6 +53,37 @@ function rateLimited(message: string, limit: number, resetSeconds: number): AppE
   });
 }
 
+type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
+
+/**
+ * One counter family (its own Redis key namespace, `{prefix}rate-limit:{name}:{key}`), from
+ * its own registration of the plugin in a private child context.
+ */
+async function limiter(
+  api: FastifyInstance,
+  settings: RateLimitSettings,
+  name: string,
+  max: number,
+  keyGenerator: (request: FastifyRequest) => string,
+): Promise<Limiter> {
+  let created: Limiter | undefined;
+  await api.register(async (scope) => {
+    await scope.register(rateLimit, {
+      global: false,
+      max,
+      timeWindow: WINDOW_MS,
+      keyGenerator,
+      cache: 10_000,
+      // If Redis stops answering, serve rather than fail every request (ioredis logs it).
+      skipOnError: true,
+      nameSpace: `${settings.keyPrefix}rate-limit:${name}:`,
+      ...(settings.redis ? { redis: settings.redis } : {}),
+    });
+    created = scope.createRateLimit();
+  });
+  return created!;
+}
+
 /**
  * Install the counters in `api` (the external API's context) and return the three steps the
  * authentication hook calls.
@@ -61,27 +92,21 @@ export async function installRateLimits(
   api: FastifyInstance,
   settings: RateLimitSettings,
 ): Promise<ApiRateLimits> {
-  await api.register(rateLimit, {
-    global: false,
-    timeWindow: WINDOW_MS,
-    cache: 10_000,
-    // If Redis stops answering, serve rather than fail every request; the error is logged.
-    skipOnError: true,
-    nameSpace: `${settings.keyPrefix}rate-limit:`,
-    ...(settings.redis ? { redis: settings.redis } : {}),
-  });
-
   const tokenHashes = new WeakMap<FastifyRequest, string>();
-  const perToken = api.createRateLimit({
-    max: settings.perMinute,
-    timeWindow: WINDOW_MS,
-    keyGenerator: (request) => `token:${tokenHashes.get(request) ?? ''}`,
-  });
-  const perIpFailures = api.createRateLimit({
-    max: settings.failuresPerMinute,
-    timeWindow: WINDOW_MS,
-    keyGenerator: (request) => `auth-failures:${normalizeIP(request.ip)}`,
-  });
+  const perToken = await limiter(
+    api,
+    settings,
+    'token',
+    settings.perMinute,
+    (request) => tokenHashes.get(request) ?? '',
+  );
+  const perIpFailures = await limiter(
+    api,
+    settings,
+    'auth-failures',
+    settings.failuresPerMinute,
+    (request) => normalizeIP(request.ip),
+  );
 
   return {
     async refuseFailingClient(request) {

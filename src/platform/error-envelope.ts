@@ -18,7 +18,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   invalid_token: 'The API token is unknown, malformed or was regenerated.',
   insufficient_scope: 'The token lacks a scope this route needs (see `requiredScopes`).',
   not_found: "Unknown route, or a resource that does not exist in the token's portal.",
-  idempotency_conflict: 'The Idempotency-Key was used in the last 24 hours with a different request.',
+  idempotency_conflict:
+    'The Idempotency-Key was used in the last 24 hours with a different request.',
   payload_too_large: 'The request body is over 64 KiB.',
   unsupported_media_type: 'The request body is not `application/json`.',
   rate_limited: 'Too many requests; wait the `Retry-After` seconds.',

@@ -62,7 +62,10 @@ export const CreateTicketBodySchema = Type.Object(
     subject: Text(SUBJECT_MAX, `Subject, 1–${SUBJECT_MAX} characters.`),
     description: Text(DESCRIPTION_MAX, `Description, 1–${DESCRIPTION_MAX} characters.`),
     priority: Type.Optional(
-      literals(TICKET_PRIORITIES, { default: 'normal', description: `${PRIORITY} Default normal.` }),
+      literals(TICKET_PRIORITIES, {
+        default: 'normal',
+        description: `${PRIORITY} Default normal.`,
+      }),
     ),
     category: Type.Optional(Text(CATEGORY_MAX, `Category, 1–${CATEGORY_MAX} characters.`)),
     tags: Type.Optional(
@@ -90,24 +93,22 @@ export const CreateTicketHeadersSchema = Type.Object({
   ),
 });
 
-export const ListTicketsQuerySchema = Type.Object(
-  {
-    limit: Type.Integer({
-      minimum: 1,
-      maximum: PAGE_LIMIT_MAX,
-      default: PAGE_LIMIT_DEFAULT,
-      description: `Page size, 1–${PAGE_LIMIT_MAX} (default ${PAGE_LIMIT_DEFAULT}).`,
+export const ListTicketsQuerySchema = Type.Object({
+  limit: Type.Integer({
+    minimum: 1,
+    maximum: PAGE_LIMIT_MAX,
+    default: PAGE_LIMIT_DEFAULT,
+    description: `Page size, 1–${PAGE_LIMIT_MAX} (default ${PAGE_LIMIT_DEFAULT}).`,
+  }),
+  cursor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'The `nextCursor` of the previous page; omit for the first page.',
     }),
-    cursor: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 200,
-        description: 'The `nextCursor` of the previous page; omit for the first page.',
-      }),
-    ),
-    status: Type.Optional(literals(TICKET_STATUSES, { description: 'Only tickets in this status.' })),
-  },
-);
+  ),
+  status: Type.Optional(literals(TICKET_STATUSES, { description: 'Only tickets in this status.' })),
+});
 export type ListTicketsQuery = Static<typeof ListTicketsQuerySchema>;
 
 export const TicketParamsSchema = Type.Object({

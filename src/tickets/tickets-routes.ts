@@ -100,10 +100,14 @@ export function ticketsRoutes(tickets: TicketsService) {
         config: { requiredScopes: ['support:tickets:read'] },
         schema: {
           summary: 'Read a support ticket',
-          description: "One ticket of the token's portal. Any other id, another portal's included, is 404.",
+          description:
+            "One ticket of the token's portal. Any other id, another portal's included, is 404.",
           tags: TAGS,
           params: TicketParamsSchema,
-          response: { 200: TicketEnvelopeSchema, ...errorResponses(['invalid_request', 'not_found']) },
+          response: {
+            200: TicketEnvelopeSchema,
+            ...errorResponses(['invalid_request', 'not_found']),
+          },
         },
       },
       async (request) => {

@@ -34,7 +34,8 @@ for (const backend of backends()) {
       for (const route of routes) {
         const operation = doc.paths[openApiPath(route.url)]?.[route.method.toLowerCase()];
         assert.ok(operation, `${route.method} ${route.url} is in the document`);
-        const scopes = (route.config as { requiredScopes?: string[] } | undefined)?.requiredScopes ?? [];
+        const scopes =
+          (route.config as { requiredScopes?: string[] } | undefined)?.requiredScopes ?? [];
         assert.deepEqual(operation['x-required-scopes'], scopes);
         assert.deepEqual(operation.security, [
           { AuthorizationHeader: scopes },

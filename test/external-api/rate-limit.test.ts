@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { Writable } from 'node:stream';
+import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, OPENAPI_URL } from '../../src/app.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createServices } from '../../src/services.ts';
@@ -11,7 +12,7 @@ import { backends } from '../helpers/storage.ts';
 const VERIFY = '/api/v1/external/auth/verify';
 const TICKETS = '/api/v1/external/support/tickets';
 
-function assertRateLimited(res: { statusCode: number; headers: any; json(): any }, limit: number) {
+function assertRateLimited(res: LightMyRequestResponse, limit: number) {
   assert.equal(res.statusCode, 429);
   assert.equal(res.json().success, false);
   assert.equal(res.json().error.code, 'rate_limited');
@@ -120,9 +121,18 @@ for (const backend of backends()) {
       assertRateLimited(await second.inject({ url: VERIFY, headers }), 4);
 
       // Failed authentications are shared too.
-      assert.equal((await first.app.inject({ url: VERIFY, remoteAddress: '192.0.2.9' })).statusCode, 401);
-      assert.equal((await second.inject({ url: VERIFY, remoteAddress: '192.0.2.9' })).statusCode, 401);
-      assert.equal((await first.app.inject({ url: VERIFY, remoteAddress: '192.0.2.9' })).statusCode, 429);
+      assert.equal(
+        (await first.app.inject({ url: VERIFY, remoteAddress: '192.0.2.9' })).statusCode,
+        401,
+      );
+      assert.equal(
+        (await second.inject({ url: VERIFY, remoteAddress: '192.0.2.9' })).statusCode,
+        401,
+      );
+      assert.equal(
+        (await first.app.inject({ url: VERIFY, remoteAddress: '192.0.2.9' })).statusCode,
+        429,
+      );
     });
 
     test('an unreachable REDIS_URL stops start-up with a message that hides the URL', async (t) => {

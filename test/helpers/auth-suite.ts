@@ -89,7 +89,10 @@ export function runAuthSuite(backend: Backend): void {
             // The same route with the scope gets past authentication.
             const allowed = await createPortal(services, { scopes: [...required] });
             const ok = await call({ authorization: allowed.token });
-            assert.ok(![401, 403].includes(ok.statusCode), `${name}: ${ok.statusCode} with the scope`);
+            assert.ok(
+              ![401, 403].includes(ok.statusCode),
+              `${name}: ${ok.statusCode} with the scope`,
+            );
           }
         });
       }

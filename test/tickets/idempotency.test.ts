@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { sql } from 'drizzle-orm';
+import { count, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
+import { supportTickets } from '../../src/db/schema/index.ts';
+import type { Services } from '../../src/services.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
 import { backends } from '../helpers/storage.ts';
 
@@ -16,11 +18,9 @@ function post(app: FastifyInstance, token: string, key: string | undefined, payl
   });
 }
 
-async function ticketCount(app: { services: { storage: { db: any } } }): Promise<number> {
-  const result = await app.services.storage.db.execute(
-    sql`select count(*)::int as n from support_tickets`,
-  );
-  return (result.rows ?? result)[0].n;
+async function ticketCount(app: { services: Services }): Promise<number> {
+  const [row] = await app.services.storage.db.select({ n: count() }).from(supportTickets);
+  return row!.n;
 }
 
 for (const backend of backends()) {
@@ -80,7 +80,7 @@ for (const backend of backends()) {
       const responses = await Promise.all(
         Array.from({ length: 8 }, () => post(app, token, 'same-key', body)),
       );
-      const ids = new Set(responses.map((r) => r.json().data.id));
+      const ids = new Set(responses.map((r) => String(r.json().data.id)));
       assert.deepEqual(
         responses.map((r) => r.statusCode),
         Array(8).fill(201),
@@ -95,10 +95,7 @@ for (const backend of backends()) {
           post(app, token, 'race', { subject: `Body ${i}`, description: 'x' }),
         ),
       );
-      assert.deepEqual(
-        mixed.map((r) => r.statusCode).sort(),
-        [201, 409, 409, 409],
-      );
+      assert.deepEqual(mixed.map((r) => r.statusCode).sort(), [201, 409, 409, 409]);
       assert.equal(await ticketCount(built), 2);
     });
 
@@ -121,7 +118,10 @@ for (const backend of backends()) {
         ['k'.repeat(255), 201],
         ['k'.repeat(256), 400],
       ] as const) {
-        const res = await post(app, a.token, key, { subject: `len ${key.length}`, description: 'd' });
+        const res = await post(app, a.token, key, {
+          subject: `len ${key.length}`,
+          description: 'd',
+        });
         assert.equal(res.statusCode, status, `key of ${key.length}`);
         if (status === 400) {
           assert.equal(res.json().error.details[0].field, 'headers.idempotency-key');

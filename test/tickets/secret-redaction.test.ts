@@ -14,10 +14,10 @@ const TICKETS = '/api/v1/external/support/tickets';
 async function storedText(services: Services): Promise<string> {
   const parts: unknown[] = [];
   for (const table of ['support_tickets', 'idempotency_keys', 'audit_events']) {
-    const result: any = await services.storage.db.execute(
+    const result: unknown = await services.storage.db.execute(
       sql.raw(`select row_to_json(t)::text as j from ${table} t`),
     );
-    parts.push(...(result.rows ?? result).map((r: { j: string }) => r.j));
+    parts.push(...(result as { rows: { j: string }[] }).rows.map((r) => r.j));
   }
   return parts.join('\n');
 }

@@ -105,7 +105,10 @@ for (const backend of backends()) {
       }
       const listB = await app.inject({ url: TICKETS, headers: { authorization: b.token } });
       assert.deepEqual(listB.json().data.items, []);
-      const mine = await app.inject({ url: `${TICKETS}/${id}`, headers: { authorization: a.token } });
+      const mine = await app.inject({
+        url: `${TICKETS}/${id}`,
+        headers: { authorization: a.token },
+      });
       assert.equal(mine.statusCode, 200);
     });
 
@@ -187,7 +190,10 @@ for (const backend of backends()) {
         });
         assert.equal(res.statusCode, status, `limit ${limit}`);
       }
-      const one = await app.inject({ url: `${TICKETS}?limit=1`, headers: { authorization: token } });
+      const one = await app.inject({
+        url: `${TICKETS}?limit=1`,
+        headers: { authorization: token },
+      });
       assert.equal(one.json().data.items.length, 1);
       assert.equal(typeof one.json().data.nextCursor, 'string');
       for (const cursor of ['garbage!', 'bm9wZQ', Buffer.from('["x","y"]').toString('base64url')]) {

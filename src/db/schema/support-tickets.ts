@@ -25,19 +25,18 @@ export const supportTickets = pgTable(
     priority: text('priority', { enum: TICKET_PRIORITIES }).notNull().default('normal'),
     status: text('status', { enum: TICKET_STATUSES }).notNull().default('open'),
     category: text('category'),
-    tags: text('tags').array().notNull().default(sql`'{}'::text[]`),
+    tags: text('tags')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     /** The owner of the token that created the ticket. */
     requesterUserId: integer('requester_user_id')
       .notNull()
       .references(() => users.id),
     /** True when a secret was found in subject or description and replaced by `[REDACTED]`. */
     secretRedacted: boolean('secret_redacted').notNull().default(false),
-    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 })
-      .notNull()
-      .defaultNow(),
-    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 })
-      .notNull()
-      .defaultNow(),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
     index('support_tickets_portal_page').on(t.portalId, t.createdAt.desc(), t.id.desc()),
