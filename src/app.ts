@@ -7,6 +7,7 @@ import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
+import { ConfigError } from './config.ts';
 import { EXTERNAL_API_PREFIX, externalApi } from './external-api/plugin.ts';
 import { OPENAPI_PATH, swaggerOptions } from './external-api/openapi.ts';
 import {
@@ -102,7 +103,7 @@ export const OPENAPI_URL = `${EXTERNAL_API_PREFIX}${OPENAPI_PATH}`;
  * splitting the rate limits per instance. Afterwards commands fail fast while disconnected
  * (no offline queue) and the limits fail open (logged).
  *
- * @throws Error when Redis does not answer; the message never contains the URL.
+ * @throws ConfigError when Redis does not answer; the message never contains the URL.
  */
 async function connectRedis(url: string, logger: FastifyBaseLogger): Promise<Redis> {
   const redis = new Redis(url, {
@@ -116,8 +117,9 @@ async function connectRedis(url: string, logger: FastifyBaseLogger): Promise<Red
     await redis.connect();
   } catch (err) {
     redis.disconnect();
-    throw new Error(
-      `Redis at REDIS_URL did not answer: ${err instanceof Error ? err.message : String(err)}`,
+    // A configuration problem for the operator: one line at start-up (main.ts).
+    throw new ConfigError(
+      `REDIS_URL: Redis at REDIS_URL did not answer (${err instanceof Error ? err.message : String(err)})`,
       { cause: err },
     );
   }

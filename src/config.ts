@@ -69,8 +69,8 @@ export type Config = Static<typeof ConfigSchema> & {
 };
 
 export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = 'ConfigError';
   }
 }

@@ -80,7 +80,10 @@ export function ticketsRoutes(tickets: TicketsService) {
             'a new first page, never as duplicates or gaps in the pages being read.',
           tags: TAGS,
           querystring: ListTicketsQuerySchema,
-          response: { 200: TicketPageSchema, ...errorResponses(['invalid_request']) },
+          response: {
+            200: { ...TicketPageSchema, description: 'A page of tickets, newest first.' },
+            ...errorResponses(['invalid_request']),
+          },
         },
       },
       async (request) => {
@@ -105,7 +108,7 @@ export function ticketsRoutes(tickets: TicketsService) {
           tags: TAGS,
           params: TicketParamsSchema,
           response: {
-            200: TicketEnvelopeSchema,
+            200: { ...TicketEnvelopeSchema, description: 'The ticket.' },
             ...errorResponses(['invalid_request', 'not_found']),
           },
         },
