@@ -66,6 +66,10 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
       content: () => app.swagger(),
       withDefaultFonts: false,
       telemetry: false,
+      // A reference for integrators: no hosted AI agent, no Scalar developer toolbar.
+      agent: { disabled: true },
+      showDeveloperTools: 'never',
+      authentication: { preferredSecurityScheme: 'AuthorizationHeader' },
     },
   });
 
