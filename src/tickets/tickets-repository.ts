@@ -2,7 +2,7 @@
  * Queries over `support_tickets` and `idempotency_keys`. Invariant (DESIGN.md, security
  * invariant 3): every statement filters by portal id in the statement itself.
  */
-import { and, desc, eq, inArray, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { apiTokens, idempotencyKeys, supportTickets } from '../db/schema/index.ts';
 
@@ -117,6 +117,20 @@ export async function saveIdempotentResponse(
     .update(idempotencyKeys)
     .set({ responseStatus: response.status, responseBody: response.body })
     .where(and(eq(idempotencyKeys.portalId, portalId), eq(idempotencyKeys.key, key)));
+}
+
+/**
+ * Delete the portal's expired keys. One statement outside any ticket transaction: it only waits
+ * on rows being claimed, and a claim never waits on two rows, so the two cannot deadlock.
+ *
+ * @returns how many rows were deleted.
+ */
+export async function purgeExpiredIdempotencyKeys(db: Database, portalId: number): Promise<number> {
+  const deleted = await db
+    .delete(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.portalId, portalId), lt(idempotencyKeys.expiresAt, sql`now()`)))
+    .returning({ key: idempotencyKeys.key });
+  return deleted.length;
 }
 
 /** Portal ids owning live API tokens with these hashes (to tell each to regenerate). */

@@ -22,6 +22,7 @@ import {
   insertTicket,
   listTicketPage,
   portalsOwningTokens,
+  purgeExpiredIdempotencyKeys,
   saveIdempotentResponse,
   type TicketRow,
   type Tx,
@@ -236,6 +237,12 @@ export function createTicketsService({ db, providerAppSecret, logger }: TicketsS
         return created;
       });
 
+      if (idempotencyKey !== undefined && !result.replayed) {
+        // Housekeeping after commit: a failure here costs nothing but disk, so it is logged.
+        await purgeExpiredIdempotencyKeys(db, principal.portalId).catch((err: unknown) =>
+          logger.warn({ err, portalId: principal.portalId }, 'could not purge expired keys'),
+        );
+      }
       if (!result.replayed && secretRedacted) {
         // Counts and ids only: the secret itself never reaches a log line.
         logger.warn(

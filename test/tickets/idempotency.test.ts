@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { count, sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
-import { supportTickets } from '../../src/db/schema/index.ts';
+import { idempotencyKeys, supportTickets } from '../../src/db/schema/index.ts';
 import type { Services } from '../../src/services.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
 import { backends } from '../helpers/storage.ts';
@@ -145,6 +145,21 @@ for (const backend of backends()) {
       assert.notEqual(reused.json().data.id, first.json().data.id);
       const replay = await post(app, token, 'old', { subject: 'Second', description: 'd' });
       assert.equal(replay.json().data.id, reused.json().data.id);
+
+      // Expired keys are purged when the portal next creates with a key.
+      await post(app, token, 'will-expire', { subject: 'Third', description: 'd' });
+      await services.storage.db.execute(
+        sql`update idempotency_keys set expires_at = now() - interval '1 second' where key = 'will-expire'`,
+      );
+      await post(app, token, 'fresh', { subject: 'Fourth', description: 'd' });
+      const keys = await services.storage.db
+        .select({ key: idempotencyKeys.key })
+        .from(idempotencyKeys)
+        .orderBy(idempotencyKeys.key);
+      assert.deepEqual(
+        keys.map((k) => k.key),
+        ['fresh', 'old'],
+      );
     });
   });
 }
