@@ -70,6 +70,40 @@ function sharedErrorCodes(scoped: boolean): ErrorCode[] {
   ];
 }
 
+const integer = (description: string) => ({ type: 'integer', description });
+const RATE_LIMIT_HEADERS = {
+  'X-RateLimit-Limit': integer('Requests allowed per minute for this token.'),
+  'X-RateLimit-Remaining': integer('Requests left in the current window.'),
+  'X-RateLimit-Reset': integer('Seconds until the window ends.'),
+};
+
+/** Response headers per status, documented on every operation. */
+function responseHeaders(status: string, method: string): Record<string, object> {
+  const headers: Record<string, object> = {
+    'X-Request-Id': { type: 'string', description: 'Quote it when you contact support.' },
+  };
+  if (status.startsWith('2')) Object.assign(headers, RATE_LIMIT_HEADERS);
+  if (status === '201' && method === 'POST') {
+    headers['Idempotent-Replayed'] = {
+      type: 'string',
+      enum: ['true'],
+      description: 'Present when this is the replay of an earlier request with the same key.',
+    };
+  }
+  if (status === '401' || status === '403') {
+    headers['WWW-Authenticate'] = {
+      type: 'string',
+      description: 'The Bearer challenge of RFC 6750 §3 (error and scope).',
+    };
+  }
+  if (status === '429') {
+    Object.assign(headers, RATE_LIMIT_HEADERS, {
+      'Retry-After': integer('Seconds to wait before retrying.'),
+    });
+  }
+  return headers;
+}
+
 /**
  * `@fastify/swagger` options: OpenAPI 3.1, only routes under `apiPrefix` (and not public), each
  * completed with security, scopes and the shared error responses.
@@ -103,10 +137,15 @@ export function swaggerOptions(apiPrefix: string): SwaggerOptions {
           description,
           security: Object.keys(SECURITY_SCHEMES).map((name) => ({ [name]: scopes })),
           'x-required-scopes': scopes,
-          response: {
-            ...errorResponses(sharedErrorCodes(scopes.length > 0)),
-            ...(base.response as Record<string, unknown> | undefined),
-          },
+          response: Object.fromEntries(
+            Object.entries<object>({
+              ...(errorResponses(sharedErrorCodes(scopes.length > 0)) as Record<string, object>),
+              ...(base.response as Record<string, object> | undefined),
+            }).map(([status, response]) => [
+              status,
+              { ...response, headers: responseHeaders(status, String(route.method)) },
+            ]),
+          ),
         },
       };
     },

@@ -60,6 +60,10 @@ for (const backend of backends()) {
       }
 
       const create = doc.paths['/api/v1/external/support/tickets'].post;
+      assert.ok(create.responses['429'].headers['Retry-After']);
+      assert.ok(create.responses['201'].headers['X-RateLimit-Remaining']);
+      assert.ok(create.responses['201'].headers['Idempotent-Replayed']);
+      assert.ok(create.responses['401'].headers['WWW-Authenticate']);
       for (const s of ['201', '409', '413', '415']) assert.ok(create.responses[s], s);
       assert.ok(
         create.parameters.some(
