@@ -43,6 +43,16 @@ export function runAuthSuite(backend: Backend): void {
       await app.ready();
       const routes = protectedRoutes(app.routeTable);
       assert.ok(routes.length >= 4, 'the route table lists the API routes');
+      // The only route under the base that skips authentication is the OpenAPI document.
+      const open = app.routeTable.filter(
+        (r) =>
+          r.url.startsWith(`${EXTERNAL_API_PREFIX}/`) &&
+          (r.config as { public?: true } | undefined)?.public,
+      );
+      assert.deepEqual(
+        [...new Set(open.map((r) => r.url))],
+        [`${EXTERNAL_API_PREFIX}/openapi.json`],
+      );
 
       const regenerated = await createPortal(services);
       await services.accounts.regenerateToken({
