@@ -3,8 +3,13 @@
  * order. Performs no I/O at import; `services` carries the open storage.
  */
 import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import scalar from '@scalar/fastify-api-reference';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { externalApi, EXTERNAL_API_PREFIX } from './external-api/plugin.ts';
+import { Redis } from 'ioredis';
+import { ConfigError } from './config.ts';
+import { EXTERNAL_API_PREFIX, externalApi } from './external-api/plugin.ts';
+import { OPENAPI_PATH, swaggerOptions } from './external-api/openapi.ts';
 import {
   clientErrorHandler,
   installErrorHandlers,
@@ -12,7 +17,9 @@ import {
   sendError,
 } from './platform/error-envelope.ts';
 import { AppError } from './platform/errors.ts';
+import { recordRoutes } from './platform/route-table.ts';
 import type { Services } from './services.ts';
+import { ticketsRoutes } from './tickets/tickets-routes.ts';
 
 /** Largest request body accepted, in bytes (64 KiB). */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -33,12 +40,38 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
     return503OnClosing: true,
     clientErrorHandler,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
+    // A schema that says `additionalProperties: false` refuses unknown fields (400 naming them)
+    // instead of silently dropping them: a misspelt optional field is a client bug to report.
+    ajv: { customOptions: { removeAdditional: false } },
   });
 
+  recordRoutes(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
   installErrorHandlers(app);
+
+  const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL, logger) : undefined;
+  if (redis) app.addHook('onClose', async () => void (await redis.quit()));
+
+  // Before any route: the document is built from the routes registered after it.
+  await app.register(swagger, swaggerOptions(EXTERNAL_API_PREFIX));
+  // The reference page and its JavaScript bundle are served from this process; no CDN, no
+  // web fonts from elsewhere.
+  await app.register(scalar, {
+    routePrefix: '/docs',
+    logLevel: 'warn',
+    configuration: {
+      pageTitle: 'Portico API reference',
+      content: () => app.swagger(),
+      withDefaultFonts: false,
+      telemetry: false,
+      // A reference for integrators: no hosted AI agent, no Scalar developer toolbar.
+      agent: { disabled: true },
+      showDeveloperTools: 'never',
+      authentication: { preferredSecurityScheme: 'AuthorizationHeader' },
+    },
+  });
 
   app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
   app.get('/readyz', { logLevel: 'warn' }, async (request, reply) => {
@@ -54,7 +87,45 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
   await app.register(externalApi, {
     prefix: EXTERNAL_API_PREFIX,
     lookupPrincipal: (hash) => services.accounts.principalForTokenHash(hash),
+    rateLimits: {
+      perMinute: config.RATE_LIMIT_PER_MINUTE,
+      failuresPerMinute: config.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE,
+      redis,
+      keyPrefix: config.REDIS_KEY_PREFIX,
+    },
+    routes: [ticketsRoutes(services.tickets)],
   });
 
   return app;
+}
+
+/** Where the OpenAPI document is served (no token needed). */
+export const OPENAPI_URL = `${EXTERNAL_API_PREFIX}${OPENAPI_PATH}`;
+
+/**
+ * Connect to Redis before serving, so a wrong REDIS_URL stops start-up instead of silently
+ * splitting the rate limits per instance. Afterwards commands fail fast while disconnected
+ * (no offline queue) and the limits fail open (logged).
+ *
+ * @throws ConfigError when Redis does not answer; the message never contains the URL.
+ */
+async function connectRedis(url: string, logger: FastifyBaseLogger): Promise<Redis> {
+  const redis = new Redis(url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectTimeout: 5_000,
+  });
+  redis.on('error', (err: Error) => logger.warn({ reason: err.message }, 'Redis error'));
+  try {
+    await redis.connect();
+  } catch (err) {
+    redis.disconnect();
+    // A configuration problem for the operator: one line at start-up (main.ts).
+    throw new ConfigError(
+      `REDIS_URL: Redis at REDIS_URL did not answer (${err instanceof Error ? err.message : String(err)})`,
+      { cause: err },
+    );
+  }
+  return redis;
 }

@@ -38,6 +38,28 @@ export const ConfigSchema = Type.Object({
   ),
   TRUST_PROXY: Bool('whether to trust X-Forwarded-* headers from a load balancer', false),
   SHUTDOWN_TIMEOUT_MS: Int('milliseconds from 0 to 600000', 0, 600_000, 10_000),
+  PROVIDER_APP_SECRET: Type.Optional(Str('the provider application secret')),
+  REDIS_URL: Type.Optional(
+    Str('a Redis URL (redis://host:6379 or rediss://…) shared by every instance for rate limits', {
+      pattern: '^rediss?://',
+    }),
+  ),
+  REDIS_KEY_PREFIX: Str('a prefix for every Redis key this service writes', {
+    default: 'portico:',
+    maxLength: 100,
+  }),
+  RATE_LIMIT_PER_MINUTE: Int(
+    'requests per minute per API token, from 1 to 1000000',
+    1,
+    1_000_000,
+    600,
+  ),
+  RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: Int(
+    'failed authentications per minute per client IP, from 1 to 1000000',
+    1,
+    1_000_000,
+    60,
+  ),
 });
 
 export type Config = Static<typeof ConfigSchema> & {
@@ -47,8 +69,8 @@ export type Config = Static<typeof ConfigSchema> & {
 };
 
 export class ConfigError extends Error {
-  constructor(message: string) {
-    super(message);
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
     this.name = 'ConfigError';
   }
 }
@@ -95,7 +117,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /** Variables whose values must never be printed, even in a config error. */
-const SECRET_VARIABLES = new Set<string>(['DATABASE_URL']);
+const SECRET_VARIABLES = new Set<string>(['DATABASE_URL', 'PROVIDER_APP_SECRET', 'REDIS_URL']);
 
 /**
  * Rules that only production enforces (DESIGN.md, security invariant 4). Each entry is the one

@@ -6,11 +6,13 @@ import type { FastifyBaseLogger } from 'fastify';
 import { createAccountsService, type AccountsService } from './accounts/accounts-service.ts';
 import type { Config } from './config.ts';
 import type { Storage } from './db/client.ts';
+import { createTicketsService, type TicketsService } from './tickets/tickets-service.ts';
 
 export interface Services {
   config: Config;
   storage: Storage;
   accounts: AccountsService;
+  tickets: TicketsService;
 }
 
 export function createServices(deps: {
@@ -18,7 +20,12 @@ export function createServices(deps: {
   storage: Storage;
   logger: FastifyBaseLogger;
 }): Services {
-  const { config, storage } = deps;
+  const { config, storage, logger } = deps;
   const accounts = createAccountsService({ db: storage.db });
-  return { config, storage, accounts };
+  const tickets = createTicketsService({
+    db: storage.db,
+    providerAppSecret: config.PROVIDER_APP_SECRET,
+    logger,
+  });
+  return { config, storage, accounts, tickets };
 }

@@ -55,6 +55,31 @@ export function invalidToken(): AppError {
 /** Looks a token hash up; null when no live token has it. */
 export type PrincipalLookup = (tokenHash: string) => Promise<Principal | null>;
 
+/** A successful authentication: the principal, and the hash of the token (the rate-limit key). */
+export interface Authenticated {
+  principal: Principal;
+  /** SHA-256 hex of the presented token; never the token itself. */
+  tokenHash: string;
+}
+
+/**
+ * Authenticate a request's headers.
+ *
+ * @returns the principal of the presented token and the token's hash.
+ * @throws AppError `invalid_request`, `missing_token` or `invalid_token`.
+ */
+export async function authenticateToken(
+  headers: IncomingHttpHeaders,
+  lookup: PrincipalLookup,
+): Promise<Authenticated> {
+  const token = presentedToken(headers);
+  if (!isWellFormedApiToken(token)) throw invalidToken();
+  const tokenHash = hashApiToken(token);
+  const principal = await lookup(tokenHash);
+  if (!principal) throw invalidToken();
+  return { principal, tokenHash };
+}
+
 /**
  * Authenticate a request's headers.
  *
@@ -65,11 +90,7 @@ export async function authenticate(
   headers: IncomingHttpHeaders,
   lookup: PrincipalLookup,
 ): Promise<Principal> {
-  const token = presentedToken(headers);
-  if (!isWellFormedApiToken(token)) throw invalidToken();
-  const principal = await lookup(hashApiToken(token));
-  if (!principal) throw invalidToken();
-  return principal;
+  return (await authenticateToken(headers, lookup)).principal;
 }
 
 /**

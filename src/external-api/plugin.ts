@@ -1,14 +1,19 @@
 /**
  * The external API, mounted at `/api/v1/external`. Every route under it, the unknown ones
- * included, passes the authentication hook first; routes declare the scopes they need in
- * `config.requiredScopes`.
+ * included, passes the authentication hook first (only a route marked `config.public`, the
+ * OpenAPI document, is reachable without a token); routes declare the scopes they need in
+ * `config.requiredScopes`. Bodies are JSON only (anything else is 415) and at most the app's
+ * body limit (413).
  *
  * @see ../../../shared/spec/external-api-and-partner-flow.md §4, §5.1
+ * @see ../../../shared/DESIGN.md "Error envelope"
  */
 import type { FastifyInstance } from 'fastify';
 import { sendError } from '../platform/error-envelope.ts';
 import { AppError } from '../platform/errors.ts';
-import { authenticate, requireScopes, type PrincipalLookup } from './authenticate.ts';
+import { authenticateToken, requireScopes, type PrincipalLookup } from './authenticate.ts';
+import { openApiDocumentRoute } from './openapi.ts';
+import { installRateLimits, type RateLimitSettings } from './rate-limits.ts';
 import './request-principal.ts';
 import { verifyRoute } from './verify-route.ts';
 
@@ -16,6 +21,7 @@ export const EXTERNAL_API_PREFIX = '/api/v1/external';
 
 export interface ExternalApiOptions {
   lookupPrincipal: PrincipalLookup;
+  rateLimits: RateLimitSettings;
   /** Feature route plugins mounted under the API base (tickets, ...). */
   routes?: ((api: FastifyInstance) => Promise<void>)[];
 }
@@ -26,10 +32,28 @@ export async function externalApi(
 ): Promise<void> {
   api.decorateRequest('principal', null);
 
-  api.addHook('onRequest', async (request) => {
-    request.principal = await authenticate(request.headers, options.lookupPrincipal);
-    const required = request.routeOptions.config.requiredScopes;
-    if (required) requireScopes(request.principal, required);
+  // JSON is the only body the API reads: without a parser for them, other media types (text,
+  // forms registered elsewhere in the app) are refused with 415 `unsupported_media_type`.
+  const json = api.getDefaultJsonParser('error', 'error');
+  api.removeAllContentTypeParsers();
+  api.addContentTypeParser('application/json', { parseAs: 'string' }, json);
+
+  const limits = await installRateLimits(api, options.rateLimits);
+
+  api.addHook('onRequest', async (request, reply) => {
+    const config = request.routeOptions.config;
+    if (config.public) return;
+    await limits.refuseFailingClient(request);
+    let authenticated;
+    try {
+      authenticated = await authenticateToken(request.headers, options.lookupPrincipal);
+    } catch (err) {
+      if (err instanceof AppError && err.status === 401) await limits.countFailure(request);
+      throw err;
+    }
+    request.principal = authenticated.principal;
+    await limits.countTokenRequest(request, reply, authenticated.tokenHash);
+    if (config.requiredScopes) requireScopes(request.principal, config.requiredScopes);
   });
 
   api.setNotFoundHandler((request, reply) =>
@@ -39,6 +63,7 @@ export async function externalApi(
     ),
   );
 
+  await api.register(openApiDocumentRoute);
   await api.register(verifyRoute);
   for (const routes of options.routes ?? []) await api.register(routes);
 }

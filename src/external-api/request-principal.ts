@@ -7,6 +7,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Scopes the token must carry for this route (all of them). */
     requiredScopes?: readonly Scope[];
+    /**
+     * Reachable without a token (the OpenAPI document only). Loud on purpose: every other route
+     * under the API base, unknown ones included, requires a token.
+     */
+    public?: true;
   }
   interface FastifyRequest {
     /** Set by the external API's authentication hook; null elsewhere. */

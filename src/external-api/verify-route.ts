@@ -28,6 +28,7 @@ export async function verifyRoute(api: FastifyInstance): Promise<void> {
       schema: {
         summary: 'Verify the API token',
         description: 'Returns the owner of the token and the scopes granted to it.',
+        tags: ['Authentication'],
         response: {
           200: Type.Object({ success: Type.Literal(true), data: VerificationSchema }),
           '4xx': ErrorEnvelopeSchema,

@@ -7,25 +7,74 @@
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import { Type, type TSchema } from 'typebox';
 import { AppError, ERROR_CODES, ERROR_STATUS, type ErrorCode, type ErrorDetail } from './errors.ts';
 
-/** JSON schema of the envelope, for route `response` declarations and OpenAPI. */
-export const ErrorEnvelopeSchema = Type.Object(
-  {
-    success: Type.Literal(false),
-    error: Type.Object({
-      code: Type.Union(ERROR_CODES.map((c) => Type.Literal(c))),
-      message: Type.String(),
-      requestId: Type.String(),
-      details: Type.Optional(
-        Type.Array(Type.Object({ field: Type.String(), message: Type.String() })),
-      ),
-      requiredScopes: Type.Optional(Type.Array(Type.String())),
-    }),
-  },
-  { $id: 'ErrorEnvelope' },
-);
+/** What each error code means, for the API reference. */
+export const ERROR_MEANINGS: Record<ErrorCode, string> = {
+  invalid_request:
+    'Malformed input: body or query validation (see `details`), both token headers, bad JSON.',
+  missing_token: 'No API token was sent (a `WWW-Authenticate` challenge is included).',
+  invalid_token: 'The API token is unknown, malformed or was regenerated.',
+  insufficient_scope: 'The token lacks a scope this route needs (see `requiredScopes`).',
+  not_found: "Unknown route, or a resource that does not exist in the token's portal.",
+  idempotency_conflict:
+    'The Idempotency-Key was used in the last 24 hours with a different request.',
+  payload_too_large: 'The request body is over 64 KiB.',
+  unsupported_media_type: 'The request body is not `application/json`.',
+  rate_limited: 'Too many requests; wait the `Retry-After` seconds.',
+  internal_error: 'Something failed on our side; quote the request id to support.',
+  unavailable: 'Storage is not answering; retry later.',
+};
+
+/**
+ * JSON schema of the envelope restricted to `codes` (all codes by default), for route
+ * `response` declarations and OpenAPI.
+ */
+export function errorEnvelopeFor(codes: readonly ErrorCode[] = ERROR_CODES, description?: string) {
+  return Type.Object(
+    {
+      success: Type.Literal(false),
+      error: Type.Object({
+        code: Type.Union(codes.map((c) => Type.Literal(c))),
+        message: Type.String({ description: 'For people; never parse it, use `code`.' }),
+        requestId: Type.String({ description: 'Also in the `X-Request-Id` header.' }),
+        details: Type.Optional(
+          Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), {
+            description: 'Which input was wrong, and how (validation errors).',
+          }),
+        ),
+        requiredScopes: Type.Optional(
+          Type.Array(Type.String(), { description: 'The scopes the route needs.' }),
+        ),
+      }),
+    },
+    description === undefined ? {} : { description },
+  );
+}
+
+/** JSON schema of the envelope, any code. */
+export const ErrorEnvelopeSchema = errorEnvelopeFor(ERROR_CODES);
+
+/**
+ * Route `response` entries for the given error codes: one envelope schema per HTTP status,
+ * its `code` restricted to those codes and its description explaining each.
+ */
+export function errorResponses(codes: readonly ErrorCode[]): Record<number, TSchema> {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of codes) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  const out: Record<number, TSchema> = {};
+  for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) {
+    out[status] = errorEnvelopeFor(
+      group,
+      group.map((c) => `\`${c}\`: ${ERROR_MEANINGS[c]}`).join(' '),
+    );
+  }
+  return out;
+}
 
 export interface ErrorEnvelope {
   success: false;
@@ -55,7 +104,7 @@ export function toAppError(err: unknown): AppError {
     validation?: {
       instancePath?: string;
       message?: string;
-      params?: { missingProperty?: string };
+      params?: { missingProperty?: string; additionalProperty?: string };
     }[];
   };
   if (e.validation) {
@@ -63,12 +112,12 @@ export function toAppError(err: unknown): AppError {
       field:
         [
           e.validationContext,
-          (v.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.') ||
-            v.params?.missingProperty,
+          (v.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.'),
+          v.params?.missingProperty ?? v.params?.additionalProperty,
         ]
           .filter(Boolean)
           .join('.') || 'request',
-      message: v.message ?? 'is invalid',
+      message: v.params?.additionalProperty ? 'is not a known field' : (v.message ?? 'is invalid'),
     }));
     return new AppError('invalid_request', 'The request is not valid; see details.', {
       details,

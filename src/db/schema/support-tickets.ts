@@ -1,0 +1,50 @@
+import { sql } from 'drizzle-orm';
+import { boolean, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { portals } from './portals.ts';
+import { users } from './users.ts';
+
+export const TICKET_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
+export const TICKET_STATUSES = ['open', 'pending', 'resolved', 'closed'] as const;
+
+/**
+ * Support tickets of a portal. Invariants: every read filters by `portal_id` in the query;
+ * `subject` and `description` never hold a recognised secret (they are scanned and redacted
+ * before the insert). Times have millisecond precision so that the keyset pagination cursor,
+ * which carries `created_at` as a JavaScript date, compares exactly.
+ */
+export const supportTickets = pgTable(
+  'support_tickets',
+  {
+    /** Public id: `tkt_` + base62. */
+    id: text('id').primaryKey(),
+    portalId: integer('portal_id')
+      .notNull()
+      .references(() => portals.id, { onDelete: 'cascade' }),
+    subject: text('subject').notNull(),
+    description: text('description').notNull(),
+    priority: text('priority', { enum: TICKET_PRIORITIES }).notNull().default('normal'),
+    status: text('status', { enum: TICKET_STATUSES }).notNull().default('open'),
+    category: text('category'),
+    tags: text('tags')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    /** The owner of the token that created the ticket. */
+    requesterUserId: integer('requester_user_id')
+      .notNull()
+      .references(() => users.id),
+    /** True when a secret was found in subject or description and replaced by `[REDACTED]`. */
+    secretRedacted: boolean('secret_redacted').notNull().default(false),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('support_tickets_portal_page').on(t.portalId, t.createdAt.desc(), t.id.desc()),
+    index('support_tickets_portal_status_page').on(
+      t.portalId,
+      t.status,
+      t.createdAt.desc(),
+      t.id.desc(),
+    ),
+  ],
+);

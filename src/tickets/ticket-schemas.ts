@@ -1,0 +1,131 @@
+/**
+ * Request and response schemas of `/support/tickets` (validation, types and OpenAPI from one
+ * definition).
+ *
+ * @see ../../../shared/spec/external-api-and-partner-flow.md §4.2
+ */
+import { Type, type Static } from 'typebox';
+import { TICKET_PRIORITIES, TICKET_STATUSES } from '../db/schema/support-tickets.ts';
+
+export const SUBJECT_MAX = 200;
+export const DESCRIPTION_MAX = 10_000;
+export const CATEGORY_MAX = 100;
+export const TAGS_MAX = 10;
+export const TAG_MAX = 50;
+export const PAGE_LIMIT_MAX = 100;
+export const PAGE_LIMIT_DEFAULT = 20;
+export const IDEMPOTENCY_KEY_MAX = 255;
+
+const literals = <const T extends readonly string[]>(values: T, options: Record<string, unknown>) =>
+  Type.Enum(values, options);
+
+const PRIORITY = 'How urgent the request is.';
+const STATUS = 'Where the ticket stands; new tickets are `open`.';
+export const PrioritySchema = literals(TICKET_PRIORITIES, { description: PRIORITY });
+export const StatusSchema = literals(TICKET_STATUSES, { description: STATUS });
+
+export const TicketSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^tkt_[0-9A-Za-z]+$', description: 'Ticket id (`tkt_…`).' }),
+    subject: Type.String({
+      description: 'Subject; any secret found was replaced by `[REDACTED]`.',
+    }),
+    description: Type.String({
+      description: 'Description; any secret found was replaced by `[REDACTED]`.',
+    }),
+    priority: PrioritySchema,
+    status: StatusSchema,
+    category: Type.Union([Type.String(), Type.Null()], { description: 'Category, or null.' }),
+    tags: Type.Array(Type.String(), { description: 'Tags, in the order given.' }),
+    requester: Type.Object(
+      { userId: Type.Integer({ description: 'The user that owns the API token used.' }) },
+      { description: 'Who asked: the owner of the API token that created the ticket.' },
+    ),
+    secretRedacted: Type.Boolean({
+      description:
+        'True when an API token or the provider app secret was found in the subject or ' +
+        'description and replaced by `[REDACTED]`; regenerate that token (or rotate the secret).',
+    }),
+    createdAt: Type.String({ format: 'date-time', description: 'ISO 8601, UTC.' }),
+    updatedAt: Type.String({ format: 'date-time', description: 'ISO 8601, UTC.' }),
+  },
+  { description: 'A support ticket.' },
+);
+export type Ticket = Static<typeof TicketSchema>;
+
+/** Text of 1 to `max` characters with at least one non-space character. */
+const Text = (max: number, description: string) =>
+  Type.String({ minLength: 1, maxLength: max, pattern: '\\S', description });
+
+export const CreateTicketBodySchema = Type.Object(
+  {
+    subject: Text(SUBJECT_MAX, `Subject, 1–${SUBJECT_MAX} characters.`),
+    description: Text(DESCRIPTION_MAX, `Description, 1–${DESCRIPTION_MAX} characters.`),
+    priority: Type.Optional(
+      literals(TICKET_PRIORITIES, {
+        default: 'normal',
+        description: `${PRIORITY} Default normal.`,
+      }),
+    ),
+    category: Type.Optional(Text(CATEGORY_MAX, `Category, 1–${CATEGORY_MAX} characters.`)),
+    tags: Type.Optional(
+      Type.Array(Text(TAG_MAX, `A tag, 1–${TAG_MAX} characters.`), {
+        maxItems: TAGS_MAX,
+        uniqueItems: true,
+        description: `Up to ${TAGS_MAX} distinct tags.`,
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type CreateTicketBody = Static<typeof CreateTicketBodySchema>;
+
+export const CreateTicketHeadersSchema = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: IDEMPOTENCY_KEY_MAX,
+      description:
+        `Optional, 1–${IDEMPOTENCY_KEY_MAX} characters (a UUID is a good choice). A retry with ` +
+        'the same key and the same body within 24 hours returns the first response and creates ' +
+        'nothing; the same key with a different body is refused with 409 `idempotency_conflict`.',
+    }),
+  ),
+});
+
+export const ListTicketsQuerySchema = Type.Object({
+  limit: Type.Integer({
+    minimum: 1,
+    maximum: PAGE_LIMIT_MAX,
+    default: PAGE_LIMIT_DEFAULT,
+    description: `Page size, 1–${PAGE_LIMIT_MAX} (default ${PAGE_LIMIT_DEFAULT}).`,
+  }),
+  cursor: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description: 'The `nextCursor` of the previous page; omit for the first page.',
+    }),
+  ),
+  status: Type.Optional(literals(TICKET_STATUSES, { description: 'Only tickets in this status.' })),
+});
+export type ListTicketsQuery = Static<typeof ListTicketsQuerySchema>;
+
+export const TicketParamsSchema = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64, description: 'Ticket id (`tkt_…`).' }),
+});
+
+export const TicketEnvelopeSchema = Type.Object({
+  success: Type.Literal(true),
+  data: TicketSchema,
+});
+
+export const TicketPageSchema = Type.Object({
+  success: Type.Literal(true),
+  data: Type.Object({
+    items: Type.Array(TicketSchema, { description: 'Newest first.' }),
+    nextCursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Pass as `cursor` to get the next page; null on the last page.',
+    }),
+  }),
+});

@@ -1,0 +1,151 @@
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { describe, test } from 'node:test';
+import { Writable } from 'node:stream';
+import type { LightMyRequestResponse } from 'fastify';
+import { buildApp, OPENAPI_URL } from '../../src/app.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { createServices } from '../../src/services.ts';
+import { buildTestApp, createPortal, testConfig } from '../helpers/app.ts';
+import { backends } from '../helpers/storage.ts';
+
+const VERIFY = '/api/v1/external/auth/verify';
+const TICKETS = '/api/v1/external/support/tickets';
+
+function assertRateLimited(res: LightMyRequestResponse, limit: number) {
+  assert.equal(res.statusCode, 429);
+  assert.equal(res.json().success, false);
+  assert.equal(res.json().error.code, 'rate_limited');
+  const retryAfter = Number(res.headers['retry-after']);
+  assert.ok(Number.isInteger(retryAfter) && retryAfter >= 1 && retryAfter <= 60, `${retryAfter}`);
+  assert.equal(res.headers['x-ratelimit-limit'], String(limit));
+  assert.equal(res.headers['x-ratelimit-remaining'], '0');
+  assert.ok(res.headers['x-request-id']);
+}
+
+for (const backend of backends()) {
+  describe(`rate limits (${backend.name})`, () => {
+    test('in memory: per token, with headers; another token has its own budget', async (t) => {
+      const { app, services, logs } = await buildTestApp(t, backend, {
+        RATE_LIMIT_PER_MINUTE: '3',
+        LOG_LEVEL: 'trace',
+      });
+      const a = await createPortal(services);
+      const b = await createPortal(services);
+      const remaining: string[] = [];
+      for (let i = 0; i < 3; i++) {
+        // Any route under the base counts, whichever header carries the token.
+        const res = await app.inject({
+          url: i === 1 ? TICKETS : VERIFY,
+          headers: i === 2 ? { 'x-api-key': a.token } : { authorization: a.token },
+        });
+        assert.equal(res.statusCode, 200);
+        assert.equal(res.headers['x-ratelimit-limit'], '3');
+        const reset = Number(res.headers['x-ratelimit-reset']);
+        assert.ok(reset >= 1 && reset <= 60);
+        remaining.push(res.headers['x-ratelimit-remaining'] as string);
+      }
+      assert.deepEqual(remaining, ['2', '1', '0']);
+      assertRateLimited(await app.inject({ url: VERIFY, headers: { authorization: a.token } }), 3);
+      assertRateLimited(
+        await app.inject({
+          method: 'POST',
+          url: TICKETS,
+          headers: { authorization: a.token },
+          payload: { subject: 's', description: 'd' },
+        }),
+        3,
+      );
+      const other = await app.inject({ url: VERIFY, headers: { authorization: b.token } });
+      assert.equal(other.statusCode, 200);
+      // The document stays reachable.
+      assert.equal((await app.inject({ url: OPENAPI_URL })).statusCode, 200);
+      // The counter key is the token's hash; the token never reaches a log line.
+      for (const line of logs) assert.ok(!line.includes(a.token.slice(4)), line);
+    });
+
+    test('in memory: failed authentications per IP, then 429 for that address only', async (t) => {
+      const { app, services } = await buildTestApp(t, backend, {
+        RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '2',
+      });
+      const { token } = await createPortal(services);
+      const from = (remoteAddress: string, headers: Record<string, string> = {}) =>
+        app.inject({ url: VERIFY, remoteAddress, headers });
+      assert.equal((await from('203.0.113.7')).statusCode, 401);
+      assert.equal((await from('203.0.113.7', { authorization: 'ptk_nope' })).statusCode, 401);
+      const limited = await from('203.0.113.7', { authorization: 'ptk_again' });
+      assertRateLimited(limited, 2);
+      assert.match(limited.json().error.message, /failed authentications/);
+      // While over the budget even a valid token from that address waits (no token lookups).
+      assertRateLimited(await from('203.0.113.7', { authorization: token }), 2);
+      // Other addresses are unaffected, and successes never count.
+      assert.equal((await from('198.51.100.1')).statusCode, 401);
+      for (let i = 0; i < 5; i++) {
+        assert.equal((await from('198.51.100.2', { authorization: token })).statusCode, 200);
+      }
+      // IPv6 clients are counted per /64.
+      assert.equal((await from('2001:db8::1')).statusCode, 401);
+      assert.equal((await from('2001:db8::2')).statusCode, 401);
+      assert.equal((await from('2001:db8::3')).statusCode, 429);
+    });
+
+    test('Redis: two app instances share one limit', async (t) => {
+      const redisUrl = process.env.TEST_REDIS_URL;
+      if (!redisUrl) {
+        t.diagnostic('TEST_REDIS_URL is not set: the shared (Redis) rate-limit case did not run.');
+        return;
+      }
+      const env = {
+        REDIS_URL: redisUrl,
+        REDIS_KEY_PREFIX: `portico-test:${randomUUID()}:`,
+        RATE_LIMIT_PER_MINUTE: '4',
+        RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '2',
+      };
+      const first = await buildTestApp(t, backend, env);
+      // A second instance over the same storage and configuration, as behind a load balancer.
+      const second = await buildApp({
+        services: first.services,
+        logger: createLogger('silent', new Writable({ write: (_c, _e, done) => done() })),
+      });
+      t.after(() => second.close());
+      const { token } = await createPortal(first.services);
+      const headers = { authorization: token };
+      const seen: string[] = [];
+      for (const app of [first.app, second, first.app, second]) {
+        const res = await app.inject({ url: VERIFY, headers });
+        assert.equal(res.statusCode, 200);
+        seen.push(res.headers['x-ratelimit-remaining'] as string);
+      }
+      assert.deepEqual(seen, ['3', '2', '1', '0']);
+      assertRateLimited(await first.app.inject({ url: VERIFY, headers }), 4);
+      assertRateLimited(await second.inject({ url: VERIFY, headers }), 4);
+
+      // Failed authentications are shared too.
+      assert.equal(
+        (await first.app.inject({ url: VERIFY, remoteAddress: '192.0.2.9' })).statusCode,
+        401,
+      );
+      assert.equal(
+        (await second.inject({ url: VERIFY, remoteAddress: '192.0.2.9' })).statusCode,
+        401,
+      );
+      assert.equal(
+        (await first.app.inject({ url: VERIFY, remoteAddress: '192.0.2.9' })).statusCode,
+        429,
+      );
+    });
+
+    test('an unreachable REDIS_URL stops start-up with a message that hides the URL', async (t) => {
+      const config = testConfig({ REDIS_URL: 'redis://user:hunter2@127.0.0.1:1' });
+      const storage = await backend.open();
+      t.after(() => storage.close());
+      const logger = createLogger('silent');
+      const services = createServices({ config, storage, logger });
+      await assert.rejects(
+        buildApp({ services, logger }),
+        (err: Error) =>
+          /Redis at REDIS_URL did not answer/.test(err.message) && !err.message.includes('hunter2'),
+      );
+    });
+  });
+}
