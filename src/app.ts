@@ -6,6 +6,11 @@ import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { externalApi, EXTERNAL_API_PREFIX } from './external-api/plugin.ts';
 import {
+  startTokenChangeListener,
+  type ListenerTiming,
+  type TokenChangeListener,
+} from './external-api/token-change-listener.ts';
+import {
   clientErrorHandler,
   installErrorHandlers,
   requestIdFor,
@@ -21,9 +26,22 @@ export interface BuildAppOptions {
   services: Services;
   /** A pino logger made with `createLogger` (tests give it a stream to read the lines). */
   logger: FastifyBaseLogger;
+  /** Overrides of the token change listener's timings (tests shorten the reconnect backoff). */
+  listenerTiming?: Partial<ListenerTiming>;
 }
 
-export async function buildApp({ services, logger }: BuildAppOptions): Promise<FastifyInstance> {
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** This instance's token change listener (its state shows in tests and the benchmark). */
+    tokenChangeListener: TokenChangeListener;
+  }
+}
+
+export async function buildApp({
+  services,
+  logger,
+  listenerTiming,
+}: BuildAppOptions): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
     loggerInstance: logger,
@@ -51,9 +69,20 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
     }
   });
 
+  // The verification cache is trusted only while this listener hears token changes.
+  const listener = startTokenChangeListener({
+    storage: services.storage,
+    cache: services.principalCache,
+    logger,
+    ...(listenerTiming ? { timing: listenerTiming } : {}),
+  });
+  app.decorate('tokenChangeListener', listener);
+  app.addHook('onClose', () => listener.close());
+  await listener.ready;
+
   await app.register(externalApi, {
     prefix: EXTERNAL_API_PREFIX,
-    lookupPrincipal: (hash) => services.accounts.principalForTokenHash(hash),
+    lookupPrincipal: (tokenHash) => services.principalCache.lookup(tokenHash),
   });
 
   return app;

@@ -38,6 +38,18 @@ export const ConfigSchema = Type.Object({
   ),
   TRUST_PROXY: Bool('whether to trust X-Forwarded-* headers from a load balancer', false),
   SHUTDOWN_TIMEOUT_MS: Int('milliseconds from 0 to 600000', 0, 600_000, 10_000),
+  TOKEN_CACHE_SIZE: Int(
+    'a number of entries from 0 (cache off) to 1000000 for the API token verification cache',
+    0,
+    1_000_000,
+    10_000,
+  ),
+  TOKEN_CACHE_TTL_MS: Int(
+    'milliseconds from 1000 to 86400000 that a verification cache entry may live',
+    1_000,
+    86_400_000,
+    300_000,
+  ),
 });
 
 export type Config = Static<typeof ConfigSchema> & {

@@ -6,11 +6,17 @@ import type { FastifyBaseLogger } from 'fastify';
 import { createAccountsService, type AccountsService } from './accounts/accounts-service.ts';
 import type { Config } from './config.ts';
 import type { Storage } from './db/client.ts';
+import { createPrincipalCache, type PrincipalCache } from './external-api/principal-cache.ts';
 
 export interface Services {
   config: Config;
   storage: Storage;
   accounts: AccountsService;
+  /**
+   * The API token verification cache (token hash → principal). Distrusted, i.e. read-through,
+   * until a token change listener is started on it (`buildApp` does).
+   */
+  principalCache: PrincipalCache;
 }
 
 export function createServices(deps: {
@@ -19,6 +25,16 @@ export function createServices(deps: {
   logger: FastifyBaseLogger;
 }): Services {
   const { config, storage } = deps;
-  const accounts = createAccountsService({ db: storage.db });
-  return { config, storage, accounts };
+  const principalCache = createPrincipalCache({
+    maxEntries: config.TOKEN_CACHE_SIZE,
+    ttlMs: config.TOKEN_CACHE_TTL_MS,
+    load: (tokenHash) => accounts.principalForTokenHash(tokenHash),
+  });
+  const accounts = createAccountsService({
+    db: storage.db,
+    // This instance drops its own entry before the changing call returns: the old token fails
+    // here on the very next request, without waiting for the notification.
+    onTokenChange: (change) => principalCache.invalidatePortal(change.portalId),
+  });
+  return { config, storage, accounts, principalCache };
 }

@@ -14,6 +14,7 @@ import { UsageError } from '../platform/errors.ts';
 import { apiTokenHint, generateApiToken, hashApiToken } from './api-token.ts';
 import type { Principal } from './principal.ts';
 import { parseScopes, SCOPES, type Scope } from './scopes.ts';
+import { notifyTokenChange } from './token-change-channel.ts';
 
 const PORTAL_CODE = /^[1-9][0-9]{3,17}$/;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,253}\.[^\s@]{1,63}$/;
@@ -29,7 +30,12 @@ export interface TokenChange {
 
 export interface AccountsServiceDeps {
   db: Database;
-  /** Called after each committed token change; failures are the listener's to handle. */
+  /**
+   * Called after each committed token change, before the changing call returns (this
+   * instance's verification cache uses it); failures are the listener's to handle. Other
+   * instances learn of the change from the `portico_token_change` notification that the
+   * change's transaction sends (see token-change-channel.ts).
+   */
   onTokenChange?: (change: TokenChange) => void | Promise<void>;
 }
 
@@ -198,6 +204,8 @@ export function createAccountsService({ db, onTokenChange }: AccountsServiceDeps
           actor: input.actor,
           action: 'api_token.regenerated',
         });
+        // Delivered to every instance when this transaction commits (never if it rolls back).
+        await notifyTokenChange(tx, portalId);
         return row.tokenHash;
       });
       await notify({
@@ -231,6 +239,7 @@ export function createAccountsService({ db, onTokenChange }: AccountsServiceDeps
           action: 'api_token.scopes_changed',
           reason: `scopes set to ${scopes.join(' ')}`,
         });
+        await notifyTokenChange(tx, portalId);
       });
       await notify({
         portalId,
