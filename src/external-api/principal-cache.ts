@@ -92,7 +92,10 @@ export function createPrincipalCache(options: PrincipalCacheOptions): PrincipalC
       const principal = await load(tokenHash);
       // Invariant 2: nothing changed (and the listener stayed up) while we were reading.
       if (principal && trusted && generation === startedAt) {
-        const frozen = Object.freeze({ ...principal, scopes: Object.freeze([...principal.scopes]) });
+        const frozen = Object.freeze({
+          ...principal,
+          scopes: Object.freeze([...principal.scopes]),
+        });
         lru.set(tokenHash, frozen);
         return frozen;
       }

@@ -20,10 +20,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
-import {
-  parseTokenChangePayload,
-  TOKEN_CHANGE_CHANNEL,
-} from '../accounts/token-change-channel.ts';
+import { parseTokenChangePayload, TOKEN_CHANGE_CHANNEL } from '../accounts/token-change-channel.ts';
 import type { Storage } from '../db/client.ts';
 import type { PrincipalCache } from './principal-cache.ts';
 
@@ -199,10 +196,7 @@ function listenPostgres(
     beating = true;
     let timer: NodeJS.Timeout | undefined;
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new Error('heartbeat timed out')),
-        timing.heartbeatTimeoutMs,
-      );
+      timer = setTimeout(() => reject(new Error('heartbeat timed out')), timing.heartbeatTimeoutMs);
     });
     Promise.race([client.query('select 1'), timeout])
       .catch((err: unknown) => fail(err))
