@@ -17,6 +17,7 @@ import {
   sendError,
 } from './platform/error-envelope.ts';
 import { AppError } from './platform/errors.ts';
+import { AccessLogController } from './platform/access-log.ts';
 import type { Services } from './services.ts';
 
 /** Largest request body accepted, in bytes (64 KiB). */
@@ -49,6 +50,8 @@ export async function buildApp({
     trustProxy: config.TRUST_PROXY,
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
+    // One access line per request instead of Fastify's two (see access-log.ts).
+    logController: new AccessLogController(logger),
     clientErrorHandler,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
   });
