@@ -77,6 +77,7 @@ export async function buildApp({
     storage: services.storage,
     cache: services.principalCache,
     logger,
+    listenUrl: config.DATABASE_LISTEN_URL,
     ...(listenerTiming ? { timing: listenerTiming } : {}),
   });
   app.decorate('tokenChangeListener', listener);

@@ -31,6 +31,12 @@ export const ConfigSchema = Type.Object({
       pattern: '^postgres(ql)?://',
     }),
   ),
+  DATABASE_LISTEN_URL: Type.Optional(
+    Str(
+      'a PostgreSQL connection URL for the token-change listener session, when DATABASE_URL goes through a transaction-mode pooler',
+      { pattern: '^postgres(ql)?://' },
+    ),
+  ),
   DATABASE_POOL_SIZE: Int('a pool size from 1 to 100', 1, 100, 10),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -107,7 +113,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /** Variables whose values must never be printed, even in a config error. */
-const SECRET_VARIABLES = new Set<string>(['DATABASE_URL']);
+const SECRET_VARIABLES = new Set<string>(['DATABASE_URL', 'DATABASE_LISTEN_URL']);
 
 /**
  * Rules that only production enforces (DESIGN.md, security invariant 4). Each entry is the one

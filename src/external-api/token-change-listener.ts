@@ -60,8 +60,21 @@ export interface TokenChangeListenerDeps {
   storage: Storage;
   cache: PrincipalCache;
   logger: FastifyBaseLogger;
+  /**
+   * PostgreSQL URL for the listening session when it must differ from the storage's (the
+   * storage goes through a transaction-mode pooler, which cannot hold a LISTEN).
+   */
+  listenUrl?: string | undefined;
   timing?: Partial<ListenerTiming>;
 }
+
+/** Nothing to keep honest: the cache is off, so every lookup reads the database anyway. */
+const INERT: TokenChangeListener = {
+  ready: Promise.resolve(),
+  listening: false,
+  backendPid: null,
+  close: async () => {},
+};
 
 function handleNotification(cache: PrincipalCache, payload: string | undefined): void {
   const portalId = parseTokenChangePayload(payload);
@@ -71,8 +84,9 @@ function handleNotification(cache: PrincipalCache, payload: string | undefined):
 
 /** Start listening for token changes on `storage`; see the module comment. */
 export function startTokenChangeListener(deps: TokenChangeListenerDeps): TokenChangeListener {
+  if (!deps.cache.stats().enabled) return INERT;
   if (deps.storage.pglite) return listenPglite(deps);
-  const connectionString = deps.storage.pool?.options.connectionString;
+  const connectionString = deps.listenUrl ?? deps.storage.pool?.options.connectionString;
   if (!connectionString) throw new Error('PostgreSQL storage without a connection string.');
   return listenPostgres(connectionString, deps);
 }
@@ -113,6 +127,8 @@ function listenPostgres(
   const log = logger.child({ component: 'token-change-listener' });
   let closed = false;
   let current: pg.Client | null = null;
+  /** The client of the attempt in progress, so that close() can end it too. */
+  let connecting: pg.Client | null = null;
   let backendPid: number | null = null;
   let failures = 0;
   let retryTimer: NodeJS.Timeout | undefined;
@@ -149,6 +165,7 @@ function listenPostgres(
       keepAliveInitialDelayMillis: timing.heartbeatMs,
       connectionTimeoutMillis: timing.heartbeatTimeoutMs,
     });
+    connecting = client;
     let dead = false;
     const fail = (err?: unknown): void => {
       if (dead) return;
@@ -187,6 +204,8 @@ function listenPostgres(
       heartbeatTimer.unref();
     } catch (err) {
       fail(err);
+    } finally {
+      if (connecting === client) connecting = null;
     }
   }
 
@@ -220,6 +239,9 @@ function listenPostgres(
       clearTimeout(retryTimer);
       clearInterval(heartbeatTimer);
       await ready;
+      const pending = connecting;
+      connecting = null;
+      pending?.end().catch(() => {});
       const client = current;
       current = null;
       cache.distrust();
