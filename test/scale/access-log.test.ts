@@ -15,7 +15,7 @@ describe('access log', () => {
     });
     assert.equal(res.statusCode, 200);
     const lines = logs
-      .map((l) => JSON.parse(l))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
       .filter((l) => l.reqId === res.headers['x-request-id']);
     assert.equal(lines.length, 1);
     assert.equal(lines[0].msg, 'request completed');
