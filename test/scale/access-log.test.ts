@@ -18,11 +18,12 @@ describe('access log', () => {
       .map((l) => JSON.parse(l) as Record<string, unknown>)
       .filter((l) => l.reqId === res.headers['x-request-id']);
     assert.equal(lines.length, 1);
-    assert.equal(lines[0].msg, 'request completed');
-    assert.equal(lines[0].method, 'GET');
-    assert.equal(lines[0].path, '/api/v1/external/auth/verify');
-    assert.equal(lines[0].statusCode, 200);
-    assert.equal(typeof lines[0].responseTime, 'number');
+    const [line] = lines as [Record<string, unknown>];
+    assert.equal(line.msg, 'request completed');
+    assert.equal(line.method, 'GET');
+    assert.equal(line.path, '/api/v1/external/auth/verify');
+    assert.equal(line.statusCode, 200);
+    assert.equal(typeof line.responseTime, 'number');
     assert.ok(!logs.some((l) => l.includes('incoming request')));
     assert.ok(!logs.some((l) => l.includes(token) || l.includes('secret-looking')));
   });
