@@ -9,7 +9,9 @@
  *
  * Servers: the floor; Fastify with a constant route; `GET /auth/verify` of the real app with
  * the verification cache on and off, on PGlite and on PostgreSQL (a throwaway database on
- * BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres, dropped after).
+ * BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres, dropped after); and
+ * the cached PostgreSQL verify once more without its access log line (LOG_LEVEL=warn), to show
+ * what the log costs. The app logs at BENCH_LOG_LEVEL (default `info`, as in production).
  *
  * Writes `bench/results/verify-<time>.json` and an SVG chart (`--chart <path>`, default
  * `bench/results/verify.svg`; the README's chart is `docs/bench.svg`). BENCH_CPU_PROF=1 writes a
@@ -51,6 +53,8 @@ export interface Scenario {
   kind: ServerKind;
   storage?: 'pglite' | 'postgres';
   cache?: boolean;
+  /** Log level of the app for this server (default BENCH_LOG_LEVEL, itself `info`). */
+  logLevel?: string;
 }
 
 export interface Measurement extends Scenario {
@@ -100,6 +104,14 @@ const SCENARIOS: Scenario[] = [
     storage: 'postgres',
     cache: false,
   },
+  {
+    id: 'cache-postgres-warn',
+    label: 'verify, cache on, PostgreSQL, no access log',
+    kind: 'app',
+    storage: 'postgres',
+    cache: true,
+    logLevel: 'warn',
+  },
 ];
 
 async function load(server: BenchServer, path: string, seconds: number) {
@@ -112,7 +124,10 @@ async function load(server: BenchServer, path: string, seconds: number) {
 }
 
 async function measure(scenario: Scenario, database: ThrowawayDatabase | null) {
-  const env: Record<string, string> = { BENCH_CREATE_PORTAL: '1', LOG_LEVEL: LOG_LEVEL };
+  const env: Record<string, string> = {
+    BENCH_CREATE_PORTAL: '1',
+    LOG_LEVEL: scenario.logLevel ?? LOG_LEVEL,
+  };
   let dataDir: string | undefined;
   if (scenario.kind === 'app') {
     env.TOKEN_CACHE_SIZE = scenario.cache ? '10000' : '0';
@@ -152,12 +167,12 @@ function pad(value: string, width: number, right = false): string {
 }
 
 function printTable(rows: Measurement[]): void {
-  const head = `${pad('server', 32)}${pad('req/s', 9, true)}${pad('×floor', 8, true)}${pad('p50 ms', 8, true)}${pad('p99 ms', 8, true)}${pad('×floor', 8, true)}${pad('CPU µs/req', 12, true)}${pad('peak RSS MB', 13, true)}${pad('non-2xx', 9, true)}`;
+  const head = `${pad('server', 46)}${pad('req/s', 9, true)}${pad('×floor', 8, true)}${pad('p50 ms', 8, true)}${pad('p99 ms', 8, true)}${pad('×floor', 8, true)}${pad('CPU µs/req', 12, true)}${pad('peak RSS MB', 13, true)}${pad('non-2xx', 9, true)}`;
   console.log(head);
   console.log('-'.repeat(head.length));
   for (const r of rows) {
     console.log(
-      `${pad(r.label, 32)}${pad(r.reqPerSec.toFixed(0), 9, true)}${pad(r.reqRatio.toFixed(2), 8, true)}${pad(r.p50Ms.toFixed(0), 8, true)}${pad(r.p99Ms.toFixed(0), 8, true)}${pad(r.p99Ratio.toFixed(2), 8, true)}${pad(r.cpuUsPerReq.toFixed(0), 12, true)}${pad(r.maxRssMb.toFixed(0), 13, true)}${pad(String(r.non2xx + r.errors), 9, true)}`,
+      `${pad(r.label, 46)}${pad(r.reqPerSec.toFixed(0), 9, true)}${pad(r.reqRatio.toFixed(2), 8, true)}${pad(r.p50Ms.toFixed(0), 8, true)}${pad(r.p99Ms.toFixed(0), 8, true)}${pad(r.p99Ratio.toFixed(2), 8, true)}${pad(r.cpuUsPerReq.toFixed(0), 12, true)}${pad(r.maxRssMb.toFixed(0), 13, true)}${pad(String(r.non2xx + r.errors), 9, true)}`,
     );
   }
 }
