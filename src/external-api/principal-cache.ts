@@ -17,6 +17,8 @@
  *    the state before that change.
  * 4. Entries also expire after `ttlMs` whatever happens: a bound on staleness should a change
  *    ever be made without its notification (by hand in SQL, say).
+ * 5. Concurrent misses for one hash share one read, but never a read that began before the
+ *    last invalidation.
  *
  * Cached principals are frozen: callers share them.
  *
@@ -69,6 +71,7 @@ export function createPrincipalCache(options: PrincipalCacheOptions): PrincipalC
     ? new LRUCache<string, Readonly<Principal>>({ max: options.maxEntries, ttl: options.ttlMs })
     : null;
   let generation = 0;
+  const inflight = new Map<string, { generation: number; read: Promise<Principal | null> }>();
   let trusted = false;
   let hits = 0;
   let misses = 0;
@@ -88,18 +91,30 @@ export function createPrincipalCache(options: PrincipalCacheOptions): PrincipalC
         return cached;
       }
       misses++;
+      // Concurrent misses for one hash share one database read (a hot token after a change
+      // would otherwise send every waiting request to the database at once) — but only a read
+      // that began in the current generation, i.e. after the last invalidation.
+      const pending = inflight.get(tokenHash);
+      if (pending && pending.generation === generation) return pending.read;
       const startedAt = generation;
-      const principal = await load(tokenHash);
-      // Invariant 2: nothing changed (and the listener stayed up) while we were reading.
-      if (principal && trusted && generation === startedAt) {
-        const frozen = Object.freeze({
-          ...principal,
-          scopes: Object.freeze([...principal.scopes]),
-        });
-        lru.set(tokenHash, frozen);
-        return frozen;
+      const read = load(tokenHash).then((principal) => {
+        // Invariant 2: nothing changed (and the listener stayed up) while we were reading.
+        if (principal && trusted && generation === startedAt) {
+          const frozen = Object.freeze({
+            ...principal,
+            scopes: Object.freeze([...principal.scopes]),
+          });
+          lru.set(tokenHash, frozen);
+          return frozen;
+        }
+        return principal;
+      });
+      inflight.set(tokenHash, { generation: startedAt, read });
+      try {
+        return await read;
+      } finally {
+        if (inflight.get(tokenHash)?.read === read) inflight.delete(tokenHash);
       }
-      return principal;
     },
 
     invalidatePortal(portalId) {

@@ -89,6 +89,26 @@ describe('principal cache', () => {
     assert.equal(cache.has('h1'), false);
   });
 
+  test('concurrent misses share one read, but not one that began before a change', async () => {
+    const rows = new Map([['h1', principal(1, ['crm:contacts:read'])]]);
+    const db = heldLookup(rows);
+    const cache = createPrincipalCache({ maxEntries: 10, ttlMs: 60_000, load: db.load });
+    cache.trust();
+    db.holdNext();
+    const first = cache.lookup('h1');
+    const second = cache.lookup('h1');
+    assert.equal(db.reads, 1);
+    rows.set('h1', principal(1, ['support:tickets:read']));
+    cache.invalidatePortal(1);
+    const third = cache.lookup('h1'); // after the change: a read of its own
+    assert.equal(db.reads, 2);
+    db.releaseAll();
+    assert.deepEqual((await first)?.scopes, ['crm:contacts:read']);
+    assert.deepEqual((await second)?.scopes, ['crm:contacts:read']);
+    assert.deepEqual((await third)?.scopes, ['support:tickets:read']);
+    assert.deepEqual((await cache.lookup('h1'))?.scopes, ['support:tickets:read']);
+  });
+
   test('unknown tokens are never remembered; invalidation drops only that portal', async () => {
     const rows = new Map([
       ['h1', principal(1)],
