@@ -57,9 +57,9 @@ function serialize(node: Child): string {
 
 export function renderChart(record: Record): string {
   const rows = record.rows;
-  const labelW = 230;
-  const barMax = 420;
-  const noteW = 300;
+  const labelW = 300;
+  const barMax = 380;
+  const noteW = 330;
   const rowH = 34;
   const top = 56;
   const width = labelW + barMax + noteW + 20;
@@ -101,8 +101,8 @@ export function renderChart(record: Record): string {
       ),
       el(
         'text',
-        { x: labelW + barMax + 95, y: y + 18, ...font, 'font-size': 11, fill: '#333333' },
-        `p50 ${r.p50Ms} · p99 ${r.p99Ms} ms · ${r.cpuUsPerReq.toFixed(0)} µs CPU/req · ${r.maxRssMb.toFixed(0)} MB`,
+        { x: labelW + barMax + 110, y: y + 18, ...font, 'font-size': 11, fill: '#333333' },
+        `p50 ${r.p50Ms} / p99 ${r.p99Ms} ms · ${r.cpuUsPerReq.toFixed(0)} µs CPU/req · ${r.maxRssMb.toFixed(0)} MB peak RSS`,
       ),
     );
   });
