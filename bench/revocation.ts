@@ -79,9 +79,9 @@ async function main(): Promise<void> {
   let b: BenchServer | undefined;
   try {
     a = await startServer('app', {
-      env: { DATABASE_URL: created.url, BENCH_CREATE_PORTAL: '1', LOG_LEVEL: 'warn' },
+      env: { DATABASE_URL: created.url, BENCH_CREATE_PORTAL: '1' },
     });
-    b = await startServer('app', { env: { DATABASE_URL: created.url, LOG_LEVEL: 'warn' } });
+    b = await startServer('app', { env: { DATABASE_URL: created.url } });
     await untilTrusted(a);
     await untilTrusted(b);
     const portalCode = a.portalCode!;

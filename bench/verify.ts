@@ -16,8 +16,8 @@
  * Writes `bench/results/verify-<time>.json` and an SVG chart (`--chart <path>`, default
  * `bench/results/verify.svg`; the README's chart is `docs/bench.svg`). BENCH_CPU_PROF=1 writes a
  * V8 CPU profile of each server to `bench/results/profiles/`; BENCH_ONLY=<id,id> runs only those
- * servers (ids: fastify, cache-pglite, cache-postgres, nocache-pglite, nocache-postgres) and the
- * floor.
+ * servers (ids: fastify, cache-pglite, cache-postgres, nocache-pglite, nocache-postgres,
+ * cache-postgres-warn) and the floor.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
