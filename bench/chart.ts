@@ -23,6 +23,8 @@ interface Record {
   load: { connections: number; durationSeconds: number };
   loadAverage: { before: number[] };
   targets: { reqRatio: number };
+  /** The reference: mean of the floor runs. */
+  floor: { reqPerSec: number };
   rows: Row[];
 }
 
@@ -65,7 +67,7 @@ export function renderChart(record: Record): string {
   const width = labelW + barMax + noteW + 20;
   const height = top + rows.length * rowH + 44;
   const max = Math.max(...rows.map((r) => r.reqPerSec), 1);
-  const floor = rows[0]?.reqPerSec ?? max;
+  const floor = record.floor.reqPerSec;
   const x = (v: number) => labelW + (v / max) * barMax;
   const font = { 'font-family': 'system-ui, sans-serif', 'font-size': 13 };
 
@@ -85,6 +87,7 @@ export function renderChart(record: Record): string {
   rows.forEach((r, i) => {
     const y = top + i * rowH;
     const isVerify = r.label.startsWith('verify');
+    const isFloor = r.label.startsWith('node:http');
     children.push(
       el('text', { x: 10, y: y + 18, ...font }, r.label),
       el('rect', {
@@ -92,7 +95,13 @@ export function renderChart(record: Record): string {
         y: y + 4,
         width: Math.max(1, x(r.reqPerSec) - labelW),
         height: rowH - 12,
-        fill: isVerify ? (r.label.includes('cache on') ? '#2b7bb9' : '#9bbcd6') : '#888888',
+        fill: isVerify
+          ? r.label.includes('cache on')
+            ? '#2b7bb9'
+            : '#9bbcd6'
+          : isFloor
+            ? '#555555'
+            : '#999999',
       }),
       el(
         'text',
@@ -127,7 +136,7 @@ export function renderChart(record: Record): string {
         fill: '#c0392b',
         'text-anchor': 'middle',
       },
-      `target: ${record.targets.reqRatio} × floor`,
+      `target: ${record.targets.reqRatio} × floor (mean of the two floor runs)`,
     ),
   );
   return `${serialize(
