@@ -31,6 +31,12 @@ export const ConfigSchema = Type.Object({
       pattern: '^postgres(ql)?://',
     }),
   ),
+  DATABASE_LISTEN_URL: Type.Optional(
+    Str(
+      'a PostgreSQL connection URL for the token-change listener session, when DATABASE_URL goes through a transaction-mode pooler',
+      { pattern: '^postgres(ql)?://' },
+    ),
+  ),
   DATABASE_POOL_SIZE: Int('a pool size from 1 to 100', 1, 100, 10),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
@@ -59,6 +65,18 @@ export const ConfigSchema = Type.Object({
     1,
     1_000_000,
     60,
+  ),
+  TOKEN_CACHE_SIZE: Int(
+    'a number of entries from 0 (cache off) to 1000000 for the API token verification cache',
+    0,
+    1_000_000,
+    10_000,
+  ),
+  TOKEN_CACHE_TTL_MS: Int(
+    'milliseconds from 1000 to 86400000 that a verification cache entry may live',
+    1_000,
+    86_400_000,
+    300_000,
   ),
 });
 
@@ -117,7 +135,12 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
 }
 
 /** Variables whose values must never be printed, even in a config error. */
-const SECRET_VARIABLES = new Set<string>(['DATABASE_URL', 'PROVIDER_APP_SECRET', 'REDIS_URL']);
+const SECRET_VARIABLES = new Set<string>([
+  'DATABASE_URL',
+  'DATABASE_LISTEN_URL',
+  'PROVIDER_APP_SECRET',
+  'REDIS_URL',
+]);
 
 /**
  * Rules that only production enforces (DESIGN.md, security invariant 4). Each entry is the one

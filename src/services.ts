@@ -7,12 +7,18 @@ import { createAccountsService, type AccountsService } from './accounts/accounts
 import type { Config } from './config.ts';
 import type { Storage } from './db/client.ts';
 import { createTicketsService, type TicketsService } from './tickets/tickets-service.ts';
+import { createPrincipalCache, type PrincipalCache } from './external-api/principal-cache.ts';
 
 export interface Services {
   config: Config;
   storage: Storage;
   accounts: AccountsService;
   tickets: TicketsService;
+  /**
+   * The API token verification cache (token hash → principal). Distrusted, i.e. read-through,
+   * until a token change listener is started on it (`buildApp` does).
+   */
+  principalCache: PrincipalCache;
 }
 
 export function createServices(deps: {
@@ -21,11 +27,21 @@ export function createServices(deps: {
   logger: FastifyBaseLogger;
 }): Services {
   const { config, storage, logger } = deps;
-  const accounts = createAccountsService({ db: storage.db });
+  const principalCache = createPrincipalCache({
+    maxEntries: config.TOKEN_CACHE_SIZE,
+    ttlMs: config.TOKEN_CACHE_TTL_MS,
+    load: (tokenHash) => accounts.principalForTokenHash(tokenHash),
+  });
+  const accounts = createAccountsService({
+    db: storage.db,
+    // This instance drops its own entry before the changing call returns: the old token fails
+    // here on the very next request, without waiting for the notification.
+    onTokenChange: (change) => principalCache.invalidatePortal(change.portalId),
+  });
   const tickets = createTicketsService({
     db: storage.db,
     providerAppSecret: config.PROVIDER_APP_SECRET,
     logger,
   });
-  return { config, storage, accounts, tickets };
+  return { config, storage, accounts, principalCache, tickets };
 }

@@ -5,7 +5,7 @@
  * @see ../../../shared/spec/external-api-and-partner-flow.md §2.1–2.4, §5.1
  */
 import { randomInt } from 'node:crypto';
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { recordAuditEvent, type Actor } from '../audit/audit-log.ts';
 import type { Database } from '../db/client.ts';
 import { isUniqueViolation } from '../db/errors.ts';
@@ -14,6 +14,7 @@ import { UsageError } from '../platform/errors.ts';
 import { apiTokenHint, generateApiToken, hashApiToken } from './api-token.ts';
 import type { Principal } from './principal.ts';
 import { parseScopes, SCOPES, type Scope } from './scopes.ts';
+import { notifyTokenChange } from './token-change-channel.ts';
 
 const PORTAL_CODE = /^[1-9][0-9]{3,17}$/;
 const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,253}\.[^\s@]{1,63}$/;
@@ -29,7 +30,12 @@ export interface TokenChange {
 
 export interface AccountsServiceDeps {
   db: Database;
-  /** Called after each committed token change; failures are the listener's to handle. */
+  /**
+   * Called after each committed token change, before the changing call returns (this
+   * instance's verification cache uses it); failures are the listener's to handle. Other
+   * instances learn of the change from the `portico_token_change` notification that the
+   * change's transaction sends (see token-change-channel.ts).
+   */
   onTokenChange?: (change: TokenChange) => void | Promise<void>;
 }
 
@@ -48,6 +54,24 @@ export function createAccountsService({ db, onTokenChange }: AccountsServiceDeps
   async function notify(change: TokenChange): Promise<void> {
     await onTokenChange?.(change);
   }
+
+  // The token check's query, built once: building a Drizzle query per request cost more CPU
+  // than PostgreSQL took to answer it. Deliberately unnamed (''): a named server-side prepared
+  // statement breaks behind a transaction-mode pooler (PgBouncer before 1.21), and parsing
+  // this small statement is cheap for PostgreSQL.
+  const principalByTokenHash = db
+    .select({
+      portalId: portals.id,
+      portalCode: portals.portalCode,
+      userId: users.id,
+      isMainAdmin: users.isMainAdmin,
+      scopes: apiTokens.scopes,
+    })
+    .from(apiTokens)
+    .innerJoin(portals, eq(portals.id, apiTokens.portalId))
+    .innerJoin(users, and(eq(users.id, apiTokens.userId), eq(users.portalId, apiTokens.portalId)))
+    .where(eq(apiTokens.tokenHash, sql.placeholder('tokenHash')))
+    .prepare('');
 
   async function portalIdFor(portalCode: string): Promise<number> {
     const [row] = await db
@@ -198,6 +222,8 @@ export function createAccountsService({ db, onTokenChange }: AccountsServiceDeps
           actor: input.actor,
           action: 'api_token.regenerated',
         });
+        // Delivered to every instance when this transaction commits (never if it rolls back).
+        await notifyTokenChange(tx, portalId);
         return row.tokenHash;
       });
       await notify({
@@ -231,6 +257,7 @@ export function createAccountsService({ db, onTokenChange }: AccountsServiceDeps
           action: 'api_token.scopes_changed',
           reason: `scopes set to ${scopes.join(' ')}`,
         });
+        await notifyTokenChange(tx, portalId);
       });
       await notify({
         portalId,
@@ -278,21 +305,7 @@ export function createAccountsService({ db, onTokenChange }: AccountsServiceDeps
      * regenerated). One indexed query.
      */
     async principalForTokenHash(tokenHash: string): Promise<Principal | null> {
-      const [row] = await db
-        .select({
-          portalId: portals.id,
-          portalCode: portals.portalCode,
-          userId: users.id,
-          isMainAdmin: users.isMainAdmin,
-          scopes: apiTokens.scopes,
-        })
-        .from(apiTokens)
-        .innerJoin(portals, eq(portals.id, apiTokens.portalId))
-        .innerJoin(
-          users,
-          and(eq(users.id, apiTokens.userId), eq(users.portalId, apiTokens.portalId)),
-        )
-        .where(eq(apiTokens.tokenHash, tokenHash));
+      const [row] = await principalByTokenHash.execute({ tokenHash });
       return row ? { ...row, scopes: row.scopes as Scope[] } : null;
     },
   };

@@ -5,12 +5,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
+import type { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
-import { drizzle as drizzlePglite } from 'drizzle-orm/pglite';
-import { migrate as migratePglite } from 'drizzle-orm/pglite/migrator';
 import pg from 'pg';
 import { acquireDataDirLock } from '../platform/data-dir-lock.ts';
 import * as schema from './schema/index.ts';
@@ -49,6 +47,13 @@ export type StorageTarget =
  */
 export async function openStorage(target: StorageTarget): Promise<Storage> {
   if (target.kind === 'postgres') return openPostgres(target.url, target.poolSize ?? 10);
+  // Loaded only when used: PGlite's module alone adds ~40 MB of resident memory, which a
+  // PostgreSQL deployment should not carry.
+  const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('drizzle-orm/pglite'),
+    import('drizzle-orm/pglite/migrator'),
+  ]);
   let release = (): void => {};
   let client: PGlite;
   if (target.kind === 'pglite') {

@@ -1,0 +1,84 @@
+/**
+ * Start a benchmark server (`bench/server.ts`) in a child process and talk to it over IPC.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { FromServer, ServerKind, ToServer } from './server.ts';
+
+const SERVER = fileURLToPath(new URL('./server.ts', import.meta.url));
+
+export interface BenchServer {
+  port: number;
+  token?: string;
+  portalCode?: string;
+  /** Send a message and wait for the first answer of `type`. */
+  ask<T extends FromServer['type']>(
+    message: ToServer,
+    type: T,
+  ): Promise<Extract<FromServer, { type: T }>>;
+  /** Ask the server to close and wait for the process to exit. */
+  stop(): Promise<void>;
+}
+
+export interface StartOptions {
+  env?: Record<string, string>;
+  /** Extra node flags, e.g. `--cpu-prof`. */
+  execArgv?: string[];
+}
+
+function waitFor<T extends FromServer['type']>(
+  child: ChildProcess,
+  type: T,
+): Promise<Extract<FromServer, { type: T }>> {
+  return new Promise((resolve, reject) => {
+    const onMessage = (message: FromServer) => {
+      if (message.type === type) {
+        cleanup();
+        resolve(message as Extract<FromServer, { type: T }>);
+      } else if (message.type === 'error') {
+        cleanup();
+        reject(new Error(`benchmark server: ${message.message}`));
+      }
+    };
+    const onExit = (code: number | null) => {
+      cleanup();
+      reject(new Error(`benchmark server exited (${code}) before answering ${type}`));
+    };
+    const cleanup = () => {
+      child.off('message', onMessage);
+      child.off('exit', onExit);
+    };
+    child.on('message', onMessage);
+    child.on('exit', onExit);
+  });
+}
+
+export async function startServer(
+  kind: ServerKind,
+  { env = {}, execArgv = [] }: StartOptions = {},
+): Promise<BenchServer> {
+  const child = fork(SERVER, [kind], {
+    execArgv: ['--import', 'tsx', ...execArgv],
+    env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'info', ...env },
+    // The server's stdout (its request log) goes to /dev/null: it is written, not read.
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const ready = await waitFor(child, 'ready');
+  return {
+    port: ready.port,
+    ...(ready.token ? { token: ready.token } : {}),
+    ...(ready.portalCode ? { portalCode: ready.portalCode } : {}),
+    ask(message, type) {
+      const answer = waitFor(child, type);
+      child.send(message);
+      return answer;
+    },
+    async stop() {
+      if (child.exitCode === null) child.send({ type: 'stop' } satisfies ToServer);
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

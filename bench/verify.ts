@@ -1,0 +1,277 @@
+/**
+ * `npm run bench`: the token check under load, against a bare `node:http` floor measured in the
+ * same run with the same load.
+ *
+ * Each server runs in its own child process; autocannon (this process) drives it with
+ * BENCH_CONNECTIONS connections (default 50), first for BENCH_WARMUP_S seconds (default 3, not
+ * recorded), then for BENCH_DURATION_S seconds (default 10). Recorded per server: requests/s,
+ * latency p50/p99 (ms), non-2xx answers, and the server's peak RSS.
+ *
+ * Servers: the floor; Fastify with a constant route; `GET /auth/verify` of the real app with
+ * the verification cache on and off, on PGlite and on PostgreSQL (a throwaway database on
+ * BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres, dropped after); and
+ * the cached PostgreSQL verify once more without its access log line (LOG_LEVEL=warn), to show
+ * what the log costs. The app logs at BENCH_LOG_LEVEL (default `info`, as in production).
+ *
+ * Writes `bench/results/verify-<time>.json` and an SVG chart (`--chart <path>`, default
+ * `bench/results/verify.svg`; the README's chart is `docs/bench.svg`). BENCH_CPU_PROF=1 writes a
+ * V8 CPU profile of each server to `bench/results/profiles/`; BENCH_ONLY=<id,id> runs only those
+ * servers (ids: fastify, cache-pglite, cache-postgres, nocache-pglite, nocache-postgres,
+ * cache-postgres-warn) and the floor.
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon from 'autocannon';
+import { renderChart } from './chart.ts';
+import { startServer, type BenchServer } from './child.ts';
+import { createThrowawayDatabase, type ThrowawayDatabase } from './postgres.ts';
+import type { ServerKind } from './server.ts';
+
+const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
+const WARMUP_S = Number(process.env.BENCH_WARMUP_S ?? 3);
+const CPU_PROF = process.env.BENCH_CPU_PROF === '1';
+/** The app's log level under load; `info` (the default) writes one access line per request. */
+const LOG_LEVEL = process.env.BENCH_LOG_LEVEL ?? 'info';
+/** BENCH_ONLY=cache-postgres,fastify: run only these (and the floor, for the ratios). */
+const ONLY = process.env.BENCH_ONLY?.split(',');
+const chartArg = process.argv.indexOf('--chart');
+const CHART_PATH =
+  chartArg > 0 && process.argv[chartArg + 1]
+    ? process.argv[chartArg + 1]!
+    : join(RESULTS, 'verify.svg');
+
+/** The issue's targets for verify with the cache on PostgreSQL. */
+export const TARGETS = { reqRatio: 0.85, p99Ratio: 2, maxRssMb: 200 };
+
+export interface Scenario {
+  id: string;
+  label: string;
+  kind: ServerKind;
+  storage?: 'pglite' | 'postgres';
+  cache?: boolean;
+  /** Log level of the app for this server (default BENCH_LOG_LEVEL, itself `info`). */
+  logLevel?: string;
+}
+
+export interface Measurement extends Scenario {
+  reqPerSec: number;
+  p50Ms: number;
+  p99Ms: number;
+  maxRssMb: number;
+  non2xx: number;
+  errors: number;
+  /** Of the floor's req/s (higher is better) and p99 (lower is better); floor = mean of both floor runs. */
+  reqRatio: number;
+  p99Ratio: number;
+  /** Server CPU time (user + system) per request during the measured run, in microseconds. */
+  cpuUsPerReq: number;
+  /** The app's verification cache after the run (hits prove it served). */
+  cacheStats?: { trusted: boolean; size: number; hits: number; misses: number } | undefined;
+}
+
+const SCENARIOS: Scenario[] = [
+  { id: 'floor', label: 'node:http floor', kind: 'floor' },
+  { id: 'fastify', label: 'Fastify constant route', kind: 'fastify' },
+  {
+    id: 'cache-pglite',
+    label: 'verify, cache on, PGlite',
+    kind: 'app',
+    storage: 'pglite',
+    cache: true,
+  },
+  {
+    id: 'cache-postgres',
+    label: 'verify, cache on, PostgreSQL',
+    kind: 'app',
+    storage: 'postgres',
+    cache: true,
+  },
+  {
+    id: 'nocache-pglite',
+    label: 'verify, cache off, PGlite',
+    kind: 'app',
+    storage: 'pglite',
+    cache: false,
+  },
+  {
+    id: 'nocache-postgres',
+    label: 'verify, cache off, PostgreSQL',
+    kind: 'app',
+    storage: 'postgres',
+    cache: false,
+  },
+  {
+    id: 'cache-postgres-warn',
+    label: 'verify, cache on, PostgreSQL, no access log',
+    kind: 'app',
+    storage: 'postgres',
+    cache: true,
+    logLevel: 'warn',
+  },
+  // The floor again, last: the machine's drift during the run shows, and the ratios use the
+  // mean of both floors.
+  { id: 'floor-end', label: 'node:http floor (again, last)', kind: 'floor' },
+];
+
+async function load(server: BenchServer, path: string, seconds: number) {
+  return autocannon({
+    url: `http://127.0.0.1:${server.port}${path}`,
+    connections: CONNECTIONS,
+    duration: seconds,
+    headers: server.token ? { authorization: server.token } : {},
+  });
+}
+
+async function measure(scenario: Scenario, database: ThrowawayDatabase | null) {
+  const env: Record<string, string> = {
+    BENCH_CREATE_PORTAL: '1',
+    LOG_LEVEL: scenario.logLevel ?? LOG_LEVEL,
+  };
+  let dataDir: string | undefined;
+  if (scenario.kind === 'app') {
+    env.TOKEN_CACHE_SIZE = scenario.cache ? '10000' : '0';
+    if (scenario.storage === 'postgres') env.DATABASE_URL = database!.url;
+    else env.DATA_DIR = dataDir = mkdtempSync(join(tmpdir(), 'portico-bench-'));
+  }
+  const profDir = join(RESULTS, 'profiles');
+  const server = await startServer(scenario.kind, {
+    env,
+    // One directory per server: the main thread and tsx's loader thread each write a profile.
+    execArgv: CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(profDir, scenario.id)}`] : [],
+  });
+  try {
+    const path = scenario.kind === 'app' ? '/api/v1/external/auth/verify' : '/';
+    if (WARMUP_S > 0) await load(server, path, WARMUP_S);
+    const before = await server.ask({ type: 'stats' }, 'stats');
+    const result = await load(server, path, DURATION_S);
+    const stats = await server.ask({ type: 'stats' }, 'stats');
+    return {
+      reqPerSec: result.requests.average,
+      p50Ms: result.latency.p50,
+      p99Ms: result.latency.p99,
+      maxRssMb: stats.maxRssBytes / (1024 * 1024),
+      non2xx: result.non2xx,
+      errors: result.errors + result.timeouts,
+      cpuUsPerReq: (stats.cpuMicros - before.cpuMicros) / Math.max(result.requests.total, 1),
+      cacheStats: stats.cache,
+    };
+  } finally {
+    await server.stop();
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+function pad(value: string, width: number, right = false): string {
+  return right ? value.padStart(width) : value.padEnd(width);
+}
+
+function printTable(rows: Measurement[]): void {
+  const head = `${pad('server', 46)}${pad('req/s', 9, true)}${pad('×floor', 8, true)}${pad('p50 ms', 8, true)}${pad('p99 ms', 8, true)}${pad('×floor', 8, true)}${pad('CPU µs/req', 12, true)}${pad('peak RSS MB', 13, true)}${pad('non-2xx', 9, true)}`;
+  console.log(head);
+  console.log('-'.repeat(head.length));
+  for (const r of rows) {
+    console.log(
+      `${pad(r.label, 46)}${pad(r.reqPerSec.toFixed(0), 9, true)}${pad(r.reqRatio.toFixed(2), 8, true)}${pad(r.p50Ms.toFixed(0), 8, true)}${pad(r.p99Ms.toFixed(0), 8, true)}${pad(r.p99Ratio.toFixed(2), 8, true)}${pad(r.cpuUsPerReq.toFixed(0), 12, true)}${pad(r.maxRssMb.toFixed(0), 13, true)}${pad(String(r.non2xx + r.errors), 9, true)}`,
+    );
+  }
+}
+
+async function main(): Promise<void> {
+  mkdirSync(RESULTS, { recursive: true });
+  const loadBefore = loadavg();
+  const created = await createThrowawayDatabase();
+  const database = 'url' in created ? created : null;
+  if (!database) {
+    console.warn(
+      `PostgreSQL not reachable (${'error' in created ? created.error : ''}): its rows are skipped. Set BENCH_DATABASE_URL.`,
+    );
+  }
+  console.log(
+    `Portico bench: ${CONNECTIONS} connections, ${WARMUP_S} s warm-up + ${DURATION_S} s per server, node ${process.version}, ${cpus().length} CPUs, load average ${loadBefore.map((l) => l.toFixed(2)).join(' ')}\n`,
+  );
+  const raw: (Scenario & Omit<Measurement, keyof Scenario | 'reqRatio' | 'p99Ratio'>)[] = [];
+  const cleanup = async () => {
+    await database?.drop().catch(() => {});
+  };
+  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
+  try {
+    for (const scenario of SCENARIOS) {
+      if (scenario.storage === 'postgres' && !database) continue;
+      if (ONLY && scenario.kind !== 'floor' && !ONLY.includes(scenario.id)) continue;
+      process.stdout.write(`  ${scenario.label} …`);
+      const m = await measure(scenario, database);
+      raw.push({ ...scenario, ...m });
+      process.stdout.write(` ${m.reqPerSec.toFixed(0)} req/s\n`);
+    }
+  } finally {
+    await cleanup();
+  }
+  const floors = raw.filter((r) => r.kind === 'floor');
+  const floor = {
+    reqPerSec: floors.reduce((sum, r) => sum + r.reqPerSec, 0) / floors.length,
+    p99Ms: floors.reduce((sum, r) => sum + r.p99Ms, 0) / floors.length,
+  };
+  const rows: Measurement[] = raw.map((m) => ({
+    ...m,
+    reqRatio: m.reqPerSec / floor.reqPerSec,
+    p99Ratio: m.p99Ms / Math.max(floor.p99Ms, 1),
+  }));
+  const loadAfter = loadavg();
+  console.log('');
+  printTable(rows);
+
+  const target = rows.find((r) => r.id === 'cache-postgres');
+  const checks = target
+    ? [
+        {
+          what: `req/s ≥ ${TARGETS.reqRatio} × floor`,
+          ok: target.reqRatio >= TARGETS.reqRatio,
+          got: `${target.reqRatio.toFixed(2)} × (${target.reqPerSec.toFixed(0)} vs ${floor.reqPerSec.toFixed(0)} req/s)`,
+        },
+        {
+          what: `p99 ≤ ${TARGETS.p99Ratio} × floor p99`,
+          ok: target.p99Ratio <= TARGETS.p99Ratio,
+          got: `${target.p99Ratio.toFixed(2)} × (${target.p99Ms} ms vs ${floor.p99Ms.toFixed(1)} ms)`,
+        },
+        {
+          what: `peak RSS ≤ ${TARGETS.maxRssMb} MB`,
+          ok: target.maxRssMb <= TARGETS.maxRssMb,
+          got: `${target.maxRssMb.toFixed(0)} MB`,
+        },
+      ]
+    : [];
+  if (target) {
+    console.log('\nTargets for verify with the cache on PostgreSQL:');
+    for (const c of checks) console.log(`  ${c.ok ? 'met ' : 'MISSED'}  ${c.what}: ${c.got}`);
+  }
+  const bad = rows.filter((r) => r.non2xx + r.errors > 0);
+  if (bad.length > 0)
+    console.log(`\nWARNING: non-2xx answers or errors in: ${bad.map((r) => r.label).join(', ')}`);
+  console.log(
+    `\nload average before ${loadBefore.map((l) => l.toFixed(2)).join(' ')}, after ${loadAfter.map((l) => l.toFixed(2)).join(' ')} (the machine is shared: figures vary with its load)`,
+  );
+
+  const at = new Date().toISOString();
+  const record = {
+    at,
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    load: { connections: CONNECTIONS, warmupSeconds: WARMUP_S, durationSeconds: DURATION_S },
+    loadAverage: { before: loadBefore, after: loadAfter },
+    targets: TARGETS,
+    floor,
+    checks,
+    rows,
+  };
+  const jsonPath = join(RESULTS, `verify-${at.replace(/[:.]/g, '-')}.json`);
+  writeFileSync(jsonPath, `${JSON.stringify(record, null, 2)}\n`);
+  writeFileSync(CHART_PATH, renderChart(record));
+  console.log(`\nwrote ${jsonPath} and ${CHART_PATH}`);
+}
+
+await main();
