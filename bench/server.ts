@@ -6,21 +6,29 @@
  * - answers `{type: 'stats'}` with the peak RSS (bytes) and, for the app, the cache state;
  * - answers `{type: 'regenerate', portalCode}` by regenerating the portal's token through this
  *   instance's services, with the monotonic time (ns) at which the call returned;
+ * - `{type: 'profile-start'}` / `{type: 'profile-stop', path}` record a V8 CPU profile of the
+ *   main thread between the two (the steady state only, without start-up) into `path`;
  * - closes and exits on `{type: 'stop'}`.
  *
  * Usage: `bench/server.ts floor | fastify | app`. The app reads its configuration from the
  * environment like `npm start` does (DATABASE_URL or DATA_DIR, TOKEN_CACHE_SIZE, LOG_LEVEL);
  * `BENCH_CREATE_PORTAL=1` makes it create a portal and report its token.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { Session } from 'node:inspector';
 import type { AddressInfo } from 'node:net';
+import { dirname } from 'node:path';
 import Fastify from 'fastify';
 
 export type ServerKind = 'floor' | 'fastify' | 'app';
 
 export type ToServer =
-  { type: 'stats' } | { type: 'regenerate'; portalCode: string } | { type: 'stop' };
+  | { type: 'stats' }
+  | { type: 'regenerate'; portalCode: string }
+  | { type: 'profile-start' }
+  | { type: 'profile-stop'; path: string }
+  | { type: 'stop' };
 
 export type FromServer =
   | { type: 'ready'; port: number; token?: string; portalCode?: string }
@@ -32,6 +40,7 @@ export type FromServer =
       cache?: { trusted: boolean; size: number; hits: number; misses: number };
     }
   | { type: 'regenerated'; token: string; returnedAtNs: string }
+  | { type: 'profiled'; path: string | null }
   | { type: 'error'; message: string };
 
 /** The same body shape as a verify answer, so the floor serialises as much as the app does. */
@@ -154,7 +163,27 @@ async function main(kind: ServerKind): Promise<void> {
     };
   }
 
+  const profiler = new Session();
+  profiler.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) =>
+      profiler.post(method, params, (err, result) => (err ? reject(err) : resolve(result))),
+    );
   process.on('message', (message: ToServer) => {
+    if (message.type === 'profile-start') {
+      void post('Profiler.enable')
+        .then(() => post('Profiler.start'))
+        .then(() => send({ type: 'profiled', path: null }));
+      return;
+    }
+    if (message.type === 'profile-stop') {
+      void post('Profiler.stop').then((result) => {
+        mkdirSync(dirname(message.path), { recursive: true });
+        writeFileSync(message.path, JSON.stringify((result as { profile: unknown }).profile));
+        send({ type: 'profiled', path: message.path });
+      });
+      return;
+    }
     if (message.type === 'stop') {
       void close().finally(() => process.exit(0));
     } else if (message.type === 'stats' && kind !== 'app') {

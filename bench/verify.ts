@@ -15,7 +15,8 @@
  *
  * Writes `bench/results/verify-<time>.json` and an SVG chart (`--chart <path>`, default
  * `bench/results/verify.svg`; the README's chart is `docs/bench.svg`). BENCH_CPU_PROF=1 writes a
- * V8 CPU profile of each server to `bench/results/profiles/`; BENCH_ONLY=<id,id> runs only those
+ * V8 CPU profile of each server's measured run (not its start-up) to
+ * `bench/results/profiles/<id>.cpuprofile` (open it in Chrome DevTools or speedscope); BENCH_ONLY=<id,id> runs only those
  * servers (ids: fastify, cache-pglite, cache-postgres, nocache-pglite, nocache-postgres,
  * cache-postgres-warn) and the floor.
  */
@@ -140,15 +141,18 @@ async function measure(scenario: Scenario, database: ThrowawayDatabase | null) {
   const profDir = join(RESULTS, 'profiles');
   const server = await startServer(scenario.kind, {
     env,
-    // One directory per server: the main thread and tsx's loader thread each write a profile.
-    execArgv: CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${join(profDir, scenario.id)}`] : [],
   });
   try {
     const path = scenario.kind === 'app' ? '/api/v1/external/auth/verify' : '/';
     if (WARMUP_S > 0) await load(server, path, WARMUP_S);
+    if (CPU_PROF) await server.ask({ type: 'profile-start' }, 'profiled');
     const before = await server.ask({ type: 'stats' }, 'stats');
     const result = await load(server, path, DURATION_S);
     const stats = await server.ask({ type: 'stats' }, 'stats');
+    if (CPU_PROF) {
+      const file = join(profDir, `${scenario.id}.cpuprofile`);
+      await server.ask({ type: 'profile-stop', path: file }, 'profiled');
+    }
     return {
       reqPerSec: result.requests.average,
       p50Ms: result.latency.p50,

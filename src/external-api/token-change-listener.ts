@@ -31,8 +31,10 @@ export const LISTENER_APPLICATION_NAME = 'portico-token-listener';
 export interface ListenerTiming {
   /** Interval between heartbeat queries on the listening session. */
   heartbeatMs: number;
-  /** A heartbeat (or the initial connect) slower than this counts as a dead connection. */
+  /** A heartbeat slower than this counts as a dead connection (and is safe: read-through). */
   heartbeatTimeoutMs: number;
+  /** Longest a connection attempt may take. */
+  connectTimeoutMs: number;
   /** First reconnect delay; doubles per failed attempt up to `backoffMaxMs`. */
   backoffMinMs: number;
   backoffMaxMs: number;
@@ -41,6 +43,7 @@ export interface ListenerTiming {
 export const DEFAULT_LISTENER_TIMING: ListenerTiming = {
   heartbeatMs: 5_000,
   heartbeatTimeoutMs: 2_000,
+  connectTimeoutMs: 10_000,
   backoffMinMs: 100,
   backoffMaxMs: 5_000,
 };
@@ -163,7 +166,7 @@ function listenPostgres(
       application_name: LISTENER_APPLICATION_NAME,
       keepAlive: true,
       keepAliveInitialDelayMillis: timing.heartbeatMs,
-      connectionTimeoutMillis: timing.heartbeatTimeoutMs,
+      connectionTimeoutMillis: timing.connectTimeoutMs,
     });
     connecting = client;
     let dead = false;

@@ -69,6 +69,11 @@ export async function openInstances(
     const services = createServices({ config, storage, logger });
     const app = await buildApp({ services, logger, listenerTiming: FAST_LISTENER });
     instances.push({ app, services, logs });
+    // A first attempt that failed (a slow database) is retried: wait for it, so that tests
+    // start from the normal state, a trusted cache.
+    if (services.principalCache.stats().enabled) {
+      await eventually(() => app.tokenChangeListener.listening, 'the instance listens');
+    }
   }
   return instances;
 }
