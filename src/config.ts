@@ -38,6 +38,12 @@ export const ConfigSchema = Type.Object({
   ),
   TRUST_PROXY: Bool('whether to trust X-Forwarded-* headers from a load balancer', false),
   SHUTDOWN_TIMEOUT_MS: Int('milliseconds from 0 to 600000', 0, 600_000, 10_000),
+  SESSION_TTL_SECONDS: Int(
+    'seconds from 300 to 2592000 a browser session lasts after sign-in',
+    300,
+    2_592_000,
+    28_800,
+  ),
 });
 
 export type Config = Static<typeof ConfigSchema> & {

@@ -6,11 +6,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import { createAccountsService, type AccountsService } from './accounts/accounts-service.ts';
 import type { Config } from './config.ts';
 import type { Storage } from './db/client.ts';
+import { createSessionStore, type SessionStore } from './web/session-store.ts';
 
 export interface Services {
   config: Config;
   storage: Storage;
   accounts: AccountsService;
+  /** Browser sessions of the web pages. */
+  sessions: SessionStore;
 }
 
 export function createServices(deps: {
@@ -20,5 +23,6 @@ export function createServices(deps: {
 }): Services {
   const { config, storage } = deps;
   const accounts = createAccountsService({ db: storage.db });
-  return { config, storage, accounts };
+  const sessions = createSessionStore({ db: storage.db, ttlSeconds: config.SESSION_TTL_SECONDS });
+  return { config, storage, accounts, sessions };
 }

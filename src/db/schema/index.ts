@@ -2,3 +2,4 @@ export * from './portals.ts';
 export * from './users.ts';
 export * from './api-tokens.ts';
 export * from './audit-events.ts';
+export * from './sessions.ts';
