@@ -9,6 +9,7 @@ import { existsSync } from 'node:fs';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
+import { parseKeySpec } from './platform/keyring.ts';
 
 const Str = (description: string, options: object = {}) =>
   Type.String({ minLength: 1, description, ...options });
@@ -174,6 +175,13 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: resolve(parsed.DATA_DIR),
     isProduction: parsed.NODE_ENV === 'production',
   };
+  if (config.TOKEN_ENCRYPTION_KEYS) {
+    try {
+      parseKeySpec(config.TOKEN_ENCRYPTION_KEYS);
+    } catch (err) {
+      throw new ConfigError(`TOKEN_ENCRYPTION_KEYS: ${(err as Error).message}`);
+    }
+  }
   if (config.isProduction) {
     const problem = productionProblems(config, parsed.APP_BASE_URL !== undefined)[0];
     if (problem) throw new ConfigError(problem);

@@ -2,3 +2,5 @@ export * from './portals.ts';
 export * from './users.ts';
 export * from './api-tokens.ts';
 export * from './audit-events.ts';
+export * from './connections.ts';
+export * from './data-deletion-requests.ts';
