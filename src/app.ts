@@ -3,8 +3,13 @@
  * order. Performs no I/O at import; `services` carries the open storage.
  */
 import { randomUUID } from 'node:crypto';
+import fastifyCookie from '@fastify/cookie';
+import fastifyFormbody from '@fastify/formbody';
+import fastifyHelmet from '@fastify/helmet';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { externalApi, EXTERNAL_API_PREFIX } from './external-api/plugin.ts';
+import { authorizationRoutes } from './partner/authorization-routes.ts';
+import { isKnownCapability } from './partner/capability-words.ts';
 import {
   clientErrorHandler,
   installErrorHandlers,
@@ -13,6 +18,8 @@ import {
 } from './platform/error-envelope.ts';
 import { AppError } from './platform/errors.ts';
 import type { Services } from './services.ts';
+import { cspDirectives } from './web/content-security-policy.ts';
+import { webRoutes } from './web/web-routes.tsx';
 
 /** Largest request body accepted, in bytes (64 KiB). */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -40,6 +47,18 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
   });
   installErrorHandlers(app);
 
+  // Plugins first (cookies, form bodies, security headers), then the features.
+  await app.register(fastifyCookie);
+  await app.register(fastifyFormbody);
+  // Security headers on every response. Referrer-Policy: no-referrer keeps the callback's
+  // query (code, state) out of any Referer header (DESIGN.md invariant 5).
+  await app.register(fastifyHelmet, {
+    global: true,
+    referrerPolicy: { policy: 'no-referrer' },
+    contentSecurityPolicy: { useDefaults: false, directives: cspDirectives(config.isProduction) },
+    hsts: config.isProduction,
+  });
+
   app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
   app.get('/readyz', { logLevel: 'warn' }, async (request, reply) => {
     try {
@@ -54,6 +73,15 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
   await app.register(externalApi, {
     prefix: EXTERNAL_API_PREFIX,
     lookupPrincipal: (hash) => services.accounts.principalForTokenHash(hash),
+  });
+  await app.register(webRoutes, {
+    services,
+    partner: services.partner,
+    isKnownCapability,
+  });
+  await app.register(authorizationRoutes, {
+    services,
+    partner: services.partner,
   });
 
   return app;

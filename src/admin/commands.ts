@@ -76,6 +76,15 @@ export const COMMANDS: Record<string, Command> = {
         mainAdmin: a.mainAdmin,
       }),
   ),
+  'user set-password': command(
+    Type.Object({
+      portal: Portal,
+      email: Type.String({ maxLength: 1000 }),
+      password: Type.String({ maxLength: 1024 }),
+    }),
+    (services, a) =>
+      services.accounts.setPassword({ portalCode: a.portal, email: a.email, password: a.password }),
+  ),
   'audit list': command(
     Type.Object({
       portal: Portal,

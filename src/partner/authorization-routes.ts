@@ -33,11 +33,6 @@ export const STATE_BYTES = 32;
 export interface AuthorizationRoutesOptions {
   services: Services;
   partner: PartnerPort;
-  /**
-   * The catalog key of a missing capability as given by `completeAuthorization`, or null when
-   * the catalog does not know it. Only keys travel in the `/auth-error` URL.
-   */
-  capabilityKey: (capability: string) => string | null;
 }
 
 const Redirect = Type.String({ description: 'Redirect; see Location.' });
@@ -49,10 +44,13 @@ const CallbackQuery = Type.Object({
   error: Type.Optional(Type.String({ maxLength: 200 })),
 });
 
-/** `/auth-error?reason=…` (plus capability keys for `permission`). */
-function authError(reason: AuthErrorReason, missingKeys: string[] = []): string {
+/**
+ * `/auth-error?reason=…`, plus for `permission` one `missing` per capability (its plain words
+ * from the catalog; the page shows only words the catalog knows).
+ */
+function authError(reason: AuthErrorReason, missing: readonly string[] = []): string {
   const query = new URLSearchParams({ reason });
-  if (missingKeys.length > 0) query.set('missing', missingKeys.join(','));
+  for (const words of missing) query.append('missing', words);
   return `/auth-error?${query.toString()}`;
 }
 
@@ -175,10 +173,7 @@ export async function authorizationRoutes(
     }
     request.log.info({ reason: result.reason }, 'authorization not completed');
     if (result.reason === 'permission') {
-      const keys = result.missingCapabilities
-        .map((c) => opts.capabilityKey(c))
-        .filter((k): k is string => k !== null);
-      return reply.redirect(authError('permission', keys), 302);
+      return reply.redirect(authError('permission', result.missingCapabilities), 302);
     }
     return reply.redirect(authError(result.reason), 302);
   }

@@ -34,8 +34,8 @@ import {
 export interface WebRoutesOptions {
   services: Services;
   partner: PartnerPort;
-  /** Plain words for capability keys carried in `/auth-error?reason=permission&missing=…`. */
-  capabilityWords: (key: string) => string | null;
+  /** Whether text from `/auth-error?missing=…` is a capability as the catalog words it. */
+  isKnownCapability: (words: string) => boolean;
 }
 
 /** Lifetime of the sign-in form's CSRF cookie (seconds). */
@@ -59,7 +59,15 @@ const DONE_NOTICES: Record<string, string> = {
   disconnected: 'Your provider account is disconnected and the stored access is deleted.',
 };
 const ConnectQuery = Type.Object({ retry: FormField(10) });
-const AuthErrorQuery = Type.Object({ reason: FormField(32), missing: FormField(500) });
+const AuthErrorQuery = Type.Object({
+  reason: FormField(32),
+  missing: Type.Optional(
+    Type.Union([
+      Type.String({ maxLength: 200 }),
+      Type.Array(Type.String({ maxLength: 200 }), { maxItems: 20 }),
+    ]),
+  ),
+});
 
 export async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
   const { services, partner } = opts;
@@ -271,18 +279,14 @@ export async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): P
     { schema: { querystring: AuthErrorQuery, response: { 200: HtmlPage } } },
     async (request, reply) => {
       const reason = isAuthErrorReason(request.query.reason) ? request.query.reason : null;
-      // Only capability keys our catalog knows are shown, as its plain words: the query
-      // cannot be used to put arbitrary text on the page.
+      // Only capabilities worded by our catalog are shown: the query cannot be used to put
+      // arbitrary text on the page.
+      const given = request.query.missing;
       const missing =
         reason === 'permission'
-          ? [
-              ...new Set(
-                (request.query.missing ?? '')
-                  .split(',')
-                  .map((key) => opts.capabilityWords(key))
-                  .filter((w): w is string => w !== null),
-              ),
-            ]
+          ? [...new Set(Array.isArray(given) ? given : given ? [given] : [])].filter(
+              opts.isKnownCapability,
+            )
           : [];
       return sendPage(reply, <AuthErrorPage reason={reason} missingCapabilities={missing} />);
     },
