@@ -45,12 +45,13 @@ const HtmlPage = Type.String({ description: 'An HTML page (text/html).' });
 const Redirect = Type.String({ description: 'Redirect; see Location.' });
 const FormField = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 
-const LoginQuery = Type.Object({ next: FormField(512) });
+// `next` is length-checked by safeNext, so an overlong one is ignored rather than refused.
+const LoginQuery = Type.Object({ next: FormField(4096) });
 const LoginBody = Type.Object({
   email: FormField(1000),
   password: FormField(1024),
   csrf: FormField(100),
-  next: FormField(512),
+  next: FormField(4096),
 });
 const CsrfBody = Type.Object({ csrf: FormField(100) });
 const SettingsQuery = Type.Object({ done: FormField(32) });
