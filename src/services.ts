@@ -6,11 +6,14 @@ import type { FastifyBaseLogger } from 'fastify';
 import { createAccountsService, type AccountsService } from './accounts/accounts-service.ts';
 import type { Config } from './config.ts';
 import type { Storage } from './db/client.ts';
+import { createPartnerService, type PartnerService } from './partner/partner-service.ts';
+import { loadKeyring } from './platform/keyring.ts';
 
 export interface Services {
   config: Config;
   storage: Storage;
   accounts: AccountsService;
+  partner: PartnerService;
 }
 
 export function createServices(deps: {
@@ -18,7 +21,13 @@ export function createServices(deps: {
   storage: Storage;
   logger: FastifyBaseLogger;
 }): Services {
-  const { config, storage } = deps;
+  const { config, storage, logger } = deps;
   const accounts = createAccountsService({ db: storage.db });
-  return { config, storage, accounts };
+  const partner = createPartnerService({
+    config,
+    db: storage.db,
+    keyring: loadKeyring(config),
+    logger,
+  });
+  return { config, storage, accounts, partner };
 }

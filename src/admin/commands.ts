@@ -76,6 +76,7 @@ export const COMMANDS: Record<string, Command> = {
         mainAdmin: a.mainAdmin,
       }),
   ),
+  'keys rotate': command(Type.Object({}), (services) => services.partner.rotateKeys(CLI_ACTOR)),
   'audit list': command(
     Type.Object({
       portal: Portal,

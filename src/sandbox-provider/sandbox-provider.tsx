@@ -121,18 +121,21 @@ export async function startSandboxProvider(
   const state = new SandboxState(options.apps);
   const defaultUserId = options.defaultUserId ?? '100012345678';
   const app = Fastify({
-    ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
-    disableRequestLogging: true,
+    // No request logging: dialog URLs carry `state`, exchange bodies carry codes and secrets.
+    logger: false,
     bodyLimit: 64 * 1024,
   });
   await app.register(formbody);
 
+  const callOf = new WeakMap<FastifyRequest, SandboxCall>();
   app.addHook('onRequest', async (request) => {
-    state.calls.push({ method: request.method, url: request.url });
+    const call: SandboxCall = { method: request.method, url: request.url };
+    callOf.set(request, call);
+    state.calls.push(call);
   });
   const noteCall = (request: FastifyRequest, userId?: string, appId?: string) => {
-    const last = state.calls.findLast((c) => c.url === request.url);
-    if (last) Object.assign(last, userId && { userId }, appId && { appId });
+    const call = callOf.get(request);
+    if (call) Object.assign(call, userId && { userId }, appId && { appId });
   };
 
   const appName = (a: SandboxAppConfig) => a.name ?? `Sandbox app ${a.appId}`;
@@ -571,6 +574,7 @@ export async function startSandboxProvider(
   await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   const address = app.server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  options.logger?.info({ url: `http://${host}:${address.port}` }, 'sandbox provider listening');
   return {
     url: `http://${host}:${address.port}`,
     close: async () => {
