@@ -194,6 +194,24 @@ function buildProgram(): Command {
       )(opts);
     });
   program
+    .command('keys')
+    .description('the keys that encrypt provider tokens at rest')
+    .command('rotate')
+    .description(
+      're-encrypt every stored provider token under the first key of TOKEN_ENCRYPTION_KEYS (keep the old key listed until this has run)',
+    )
+    .addOption(json)
+    .action(
+      action(
+        'keys rotate',
+        () => ({}),
+        (r) => {
+          const k = r as { reencrypted: number; activeKeyId: string };
+          return `Re-encrypted ${k.reencrypted} provider token(s) under key ${k.activeKeyId}.`;
+        },
+      ),
+    );
+  program
     .command('audit')
     .description('the audit log of a portal')
     .command('list')

@@ -85,6 +85,7 @@ export const COMMANDS: Record<string, Command> = {
     (services, a) =>
       services.accounts.setPassword({ portalCode: a.portal, email: a.email, password: a.password }),
   ),
+  'keys rotate': command(Type.Object({}), (services) => services.partner.rotateKeys(CLI_ACTOR)),
   'audit list': command(
     Type.Object({
       portal: Portal,

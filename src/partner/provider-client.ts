@@ -102,7 +102,7 @@ interface GraphErrorBody {
   };
 }
 
-const TRANSIENT_CODES = new Set([1, 2, 4, 17, 32, 341, 613]);
+const TRANSIENT_CODES = new Set([2, 4, 17, 32, 341, 613]);
 
 /** Classify Graph's error object. @see Graph API "Handling Errors" */
 export function classifyGraphError(code: number | undefined, subcode: number | undefined) {
