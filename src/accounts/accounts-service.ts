@@ -275,7 +275,10 @@ export function createAccountsService({ db, onTokenChange }: AccountsServiceDeps
      * The user whose email and password these are, or null. Unknown emails cost the same
      * scrypt work as known ones, so timing does not tell which emails exist.
      */
-    async authenticatePassword(email: string, password: string): Promise<{ userId: number } | null> {
+    async authenticatePassword(
+      email: string,
+      password: string,
+    ): Promise<{ userId: number } | null> {
       const normalized = email.trim().toLowerCase();
       const [row] = EMAIL.test(normalized)
         ? await db

@@ -34,7 +34,10 @@ export function cookieNames(isProduction: boolean): CookieNames {
 }
 
 /** HttpOnly, SameSite=Lax, Path=/, Secure in production; `maxAge` in seconds. */
-export function cookieOptions(isProduction: boolean, maxAgeSeconds: number): CookieSerializeOptions {
+export function cookieOptions(
+  isProduction: boolean,
+  maxAgeSeconds: number,
+): CookieSerializeOptions {
   return {
     httpOnly: true,
     sameSite: 'lax',

@@ -35,11 +35,7 @@ export type SessionStore = ReturnType<typeof createSessionStore>;
  * @param deps.ttlSeconds lifetime of a session from sign-in (absolute, not sliding).
  * @param deps.now clock, for tests of expiry; defaults to `Date.now`.
  */
-export function createSessionStore(deps: {
-  db: Database;
-  ttlSeconds: number;
-  now?: () => number;
-}) {
+export function createSessionStore(deps: { db: Database; ttlSeconds: number; now?: () => number }) {
   const { db, ttlSeconds } = deps;
   const now = deps.now ?? Date.now;
 

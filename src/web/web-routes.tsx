@@ -89,7 +89,10 @@ export async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): P
     '/assets/portico.css',
     { schema: { response: { 200: Type.String({ description: 'The stylesheet.' }) } } },
     async (_request, reply) =>
-      reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(STYLESHEET),
+      reply
+        .type('text/css; charset=utf-8')
+        .header('cache-control', 'public, max-age=3600')
+        .send(STYLESHEET),
   );
 
   app.get('/', { schema: { response: { 302: Redirect } } }, async (_request, reply) =>
@@ -103,7 +106,11 @@ export async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): P
     const existing = request.cookies[names.loginCsrf];
     if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
     const token = randomBase64Url(32);
-    reply.setCookie(names.loginCsrf, token, cookieOptions(isProduction, LOGIN_CSRF_MAX_AGE_SECONDS));
+    reply.setCookie(
+      names.loginCsrf,
+      token,
+      cookieOptions(isProduction, LOGIN_CSRF_MAX_AGE_SECONDS),
+    );
     return token;
   }
 

@@ -129,8 +129,21 @@ describe('browser: sign in, connect, cancel, decline, disconnect, remove the app
       PROVIDER_HEALTH_CHECK_INTERVAL_MS: '0',
       TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
     };
-    await cli(env, ['portal', 'create', '--name', 'Acme', '--admin-email', email, '--code', portalCode]);
-    await cli(env, ['user', 'set-password', '--portal', portalCode, '--email', email], `${PASSWORD}\n`);
+    await cli(env, [
+      'portal',
+      'create',
+      '--name',
+      'Acme',
+      '--admin-email',
+      email,
+      '--code',
+      portalCode,
+    ]);
+    await cli(
+      env,
+      ['user', 'set-password', '--portal', portalCode, '--email', email],
+      `${PASSWORD}\n`,
+    );
     portico = await startPortico(env, output);
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   });
@@ -166,7 +179,10 @@ describe('browser: sign in, connect, cancel, decline, disconnect, remove the app
   /** Settings → Connect → consent → the sandbox dialog. */
   async function openDialog(page: Page, name?: string) {
     await page.goto(`${appUrl}/settings`);
-    await Promise.all([page.waitForURL(`${appUrl}/connect`), page.click('a.button[href="/connect"]')]);
+    await Promise.all([
+      page.waitForURL(`${appUrl}/connect`),
+      page.click('a.button[href="/connect"]'),
+    ]);
     if (name) await shot(page, `${name}-connect`);
     await Promise.all([
       page.waitForURL((u) => u.origin === sandbox.url),

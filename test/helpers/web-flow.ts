@@ -5,7 +5,10 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import type { TestContext } from 'node:test';
-import { startSandboxProvider, type SandboxProvider } from '../../src/sandbox-provider/sandbox-provider.tsx';
+import {
+  startSandboxProvider,
+  type SandboxProvider,
+} from '../../src/sandbox-provider/sandbox-provider.tsx';
 import { buildTestApp, type TestApp } from './app.ts';
 import type { Backend } from './storage.ts';
 import { Browser, csrfOf, portalWithPassword, setCookies } from './web.ts';

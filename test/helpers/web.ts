@@ -18,7 +18,9 @@ export function setCookies(res: LightMyRequestResponse): Cookie[] {
 
 /** Whether a parsed cookie deletes the cookie (Max-Age=0 or an expiry in the past). */
 export function isDeletion(cookie: Cookie): boolean {
-  return cookie.maxAge === 0 || (cookie.expires !== undefined && cookie.expires.getTime() <= Date.now());
+  return (
+    cookie.maxAge === 0 || (cookie.expires !== undefined && cookie.expires.getTime() <= Date.now())
+  );
 }
 
 export class Browser {

@@ -44,7 +44,10 @@ for (const backend of backends()) {
       assert.equal(cookie.maxAge, 600);
       assert.equal(cookie.secure, undefined, 'Secure only in production');
       assert.equal(cookie.domain, undefined);
-      assert.equal(`${location.origin}${location.pathname}`, `${flow.sandbox.url}/v21.0/dialog/oauth`);
+      assert.equal(
+        `${location.origin}${location.pathname}`,
+        `${flow.sandbox.url}/v21.0/dialog/oauth`,
+      );
       assert.deepEqual([...location.searchParams.keys()].sort(), [
         'client_id',
         'redirect_uri',
@@ -111,7 +114,10 @@ for (const backend of backends()) {
       const { browser } = await signedInBrowser(flow);
       const refused = await browser.post('/api/auth/partner/consent', { csrf: 'nope' });
       assert.equal(refused.statusCode, 403);
-      assert.equal((await browser.get('/api/auth/partner/start')).headers.location, '/connect?retry=consent');
+      assert.equal(
+        (await browser.get('/api/auth/partner/start')).headers.location,
+        '/connect?retry=consent',
+      );
       const anon = await new Browser(flow.app).post('/api/auth/partner/consent', { csrf: 'x' });
       assert.equal(anon.statusCode, 303);
       assert.equal(anon.headers.location, '/login?next=%2Fconnect');

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { sql } from 'drizzle-orm';
+import { sql, type SQL } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
 import type { Database } from '../../src/db/client.ts';
 import { connections } from '../../src/db/schema/index.ts';
@@ -23,15 +23,17 @@ import { csrfOf } from '../helpers/web.ts';
 
 /** Every row of every table of the public schema, as JSON text. */
 async function dumpDatabase(db: Database) {
-  const tables = (await db.execute(
+  const rowsOf = async <T>(query: SQL): Promise<T[]> => {
+    // node-postgres and PGlite both answer `{ rows }`.
+    const result: unknown = await db.execute(query);
+    return (result as { rows: T[] }).rows;
+  };
+  const tables = await rowsOf<{ table_name: string }>(
     sql`select table_name from information_schema.tables where table_schema = 'public' and table_type = 'BASE TABLE'`,
-  )) as unknown as { rows: { table_name: string }[] };
+  );
   const dump: Record<string, unknown[]> = {};
-  for (const { table_name } of tables.rows) {
-    const rows = (await db.execute(sql.raw(`select * from "${table_name}"`))) as unknown as {
-      rows: unknown[];
-    };
-    dump[table_name] = rows.rows;
+  for (const { table_name } of tables) {
+    dump[table_name] = await rowsOf(sql.raw(`select * from "${table_name}"`));
   }
   return JSON.stringify(dump);
 }
@@ -122,7 +124,10 @@ for (const backend of backends()) {
             ] as [string, string],
         ),
       ];
-      assert.ok(flow.logs.some((l) => l.includes('/api/auth/partner/callback')), 'logs captured');
+      assert.ok(
+        flow.logs.some((l) => l.includes('/api/auth/partner/callback')),
+        'logs captured',
+      );
       assert.ok(flow.logs.length > 20);
       for (const [what, secret] of secrets) {
         for (const [where, text] of places) {

@@ -51,7 +51,10 @@ for (const backend of backends()) {
       await b.post('/api/auth/partner/consent', { csrf: csrfOf(connect.body) });
       const start = await b.get('/api/auth/partner/start');
       assert.equal(start.statusCode, 302);
-      assert.match(String(start.headers.location), /^https:\/\/www\.facebook\.com\/v21\.0\/dialog\/oauth\?/);
+      assert.match(
+        String(start.headers.location),
+        /^https:\/\/www\.facebook\.com\/v21\.0\/dialog\/oauth\?/,
+      );
       assert.ok(!String(start.headers.location).includes(PRODUCTION.PROVIDER_APP_SECRET));
       const state = setCookies(start).find((c) => c.name === '__Host-portico_oauth_state');
       assert.ok(state, 'state cookie has the __Host- prefix');
@@ -61,7 +64,10 @@ for (const backend of backends()) {
       assert.equal(state.path, '/');
       assert.equal(state.maxAge, 600);
       assert.equal(state.domain, undefined);
-      assert.equal(setCookies(start).some((c) => c.name === 'portico_oauth_state'), false);
+      assert.equal(
+        setCookies(start).some((c) => c.name === 'portico_oauth_state'),
+        false,
+      );
 
       const cb = await b.get(callbackUrl({ error: 'access_denied', state: state.value }));
       const cleared = setCookies(cb).find((c) => c.name === '__Host-portico_oauth_state');

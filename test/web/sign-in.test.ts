@@ -114,7 +114,11 @@ for (const backend of backends()) {
       assert.equal(b.jar.has('portico_session'), false);
       // A cookie but a wrong field.
       await b.get('/login');
-      const wrong = await b.post('/login', { email, password: TEST_PASSWORD, csrf: 'y'.repeat(43) });
+      const wrong = await b.post('/login', {
+        email,
+        password: TEST_PASSWORD,
+        csrf: 'y'.repeat(43),
+      });
       assert.equal(wrong.statusCode, 403);
       assert.equal(b.jar.has('portico_session'), false);
     });
@@ -153,7 +157,10 @@ for (const backend of backends()) {
       assert.equal(out.headers.location, '/login');
       assert.equal(b.jar.has('portico_session'), false, 'cookie cleared');
       // The old id no longer works even if a copy was kept.
-      const replay = await app.inject({ url: '/settings', headers: { cookie: `portico_session=${id}` } });
+      const replay = await app.inject({
+        url: '/settings',
+        headers: { cookie: `portico_session=${id}` },
+      });
       assert.equal(replay.statusCode, 302);
     });
 
@@ -163,7 +170,9 @@ for (const backend of backends()) {
       const b = new Browser(app);
       await b.signIn(email);
       assert.equal((await b.get('/settings')).statusCode, 200);
-      await services.storage.db.update(sessions).set({ expiresAt: sql`now() - interval '1 second'` });
+      await services.storage.db
+        .update(sessions)
+        .set({ expiresAt: sql`now() - interval '1 second'` });
       const res = await b.get('/settings');
       assert.equal(res.statusCode, 302);
       assert.equal(res.headers.location, '/login?next=%2Fsettings');

@@ -58,10 +58,9 @@ export function AuthErrorPage({
       body = (
         <>
           <p>
-            We could not match this answer from the provider to a connection you started here,
-            so we ignored it. This happens when the connection took more than ten minutes, was
-            started in another browser or tab, your sign-in ended in between, or the link was
-            opened twice.
+            We could not match this answer from the provider to a connection you started here, so we
+            ignored it. This happens when the connection took more than ten minutes, was started in
+            another browser or tab, your sign-in ended in between, or the link was opened twice.
           </p>
           <p>Nothing was connected. Start again from the beginning.</p>
           {RETRY}
@@ -79,8 +78,8 @@ export function AuthErrorPage({
           <p>
             <strong>For the administrator:</strong> compare the redirect URI registered in the
             provider's app settings with the <code>PROVIDER_REDIRECT_URI</code> Portico is
-            configured with. They must match exactly (scheme, host, port, path and trailing
-            slash, with no query). Also check <code>PROVIDER_APP_ID</code> and the app secret.
+            configured with. They must match exactly (scheme, host, port, path and trailing slash,
+            with no query). Also check <code>PROVIDER_APP_ID</code> and the app secret.
           </p>
           <p>
             <a href="/settings">Back to settings</a>
@@ -114,8 +113,8 @@ export function AuthErrorPage({
       body = (
         <>
           <p>
-            The provider did not complete the connection just now. Nothing was connected. This
-            is usually temporary: wait a minute and try again.
+            The provider did not complete the connection just now. Nothing was connected. This is
+            usually temporary: wait a minute and try again.
           </p>
           {RETRY}
         </>

@@ -26,9 +26,9 @@ export function ConnectPage({
           </p>
         )}
         <p>
-          Connecting lets Portico act for your business at the provider: send and receive
-          messages, and read the business assets you choose. You will be taken to the provider to
-          sign in there and choose what to allow; Portico never sees your provider password.
+          Connecting lets Portico act for your business at the provider: send and receive messages,
+          and read the business assets you choose. You will be taken to the provider to sign in
+          there and choose what to allow; Portico never sees your provider password.
         </p>
         <p class="muted">
           The access the provider gives is stored encrypted. You can disconnect at any time from

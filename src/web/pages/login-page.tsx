@@ -28,7 +28,14 @@ export function LoginPage({ csrfToken, next, email, failed, notice }: LoginPageP
           <input type="hidden" name="csrf" value={csrfToken} />
           {next && <input type="hidden" name="next" value={next} />}
           <label for="email">Email</label>
-          <input id="email" name="email" type="email" autocomplete="username" required value={email ?? ''} />
+          <input
+            id="email"
+            name="email"
+            type="email"
+            autocomplete="username"
+            required
+            value={email ?? ''}
+          />
           <label for="password">Password</label>
           <input
             id="password"

@@ -60,8 +60,8 @@ export function SettingsPage(p: SettingsPageProps) {
         {p.newToken && (
           <div role="status">
             <p class="ok">
-              New API token. Copy it now: it is shown only this once. The previous token no
-              longer works.
+              New API token. Copy it now: it is shown only this once. The previous token no longer
+              works.
             </p>
             <code class="secret" data-testid="new-token">
               {p.newToken}
