@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { externalApi, EXTERNAL_API_PREFIX } from './external-api/plugin.ts';
+import { providerCallbacksRoutes } from './partner/provider-callbacks-routes.ts';
 import {
   clientErrorHandler,
   installErrorHandlers,
@@ -55,6 +56,8 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
     prefix: EXTERNAL_API_PREFIX,
     lookupPrincipal: (hash) => services.accounts.principalForTokenHash(hash),
   });
+
+  await app.register(providerCallbacksRoutes, { services });
 
   return app;
 }
