@@ -38,6 +38,14 @@ export async function providerCallbacksRoutes(
 
   /** The provider user id of a verified request, or a 400 sent (nothing echoed). */
   function verified(request: FastifyRequest, reply: FastifyReply): string | null {
+    // The provider posts a form; a JSON body (parsed by the app's default parser) is refused.
+    if (!/^application\/x-www-form-urlencoded\b/i.test(request.headers['content-type'] ?? '')) {
+      void sendError(
+        reply,
+        new AppError('unsupported_media_type', 'Send signed_request as a form field.'),
+      );
+      return null;
+    }
     const { signed_request: signedRequest } = request.body as { signed_request: string };
     const result = services.partner.verifySignedRequest(signedRequest);
     if (result.ok) return result.userId;
