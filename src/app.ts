@@ -10,6 +10,7 @@ import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { externalApi, EXTERNAL_API_PREFIX } from './external-api/plugin.ts';
 import { authorizationRoutes } from './partner/authorization-routes.ts';
 import { isKnownCapability } from './partner/capability-words.ts';
+import { providerCallbacksRoutes } from './partner/provider-callbacks-routes.ts';
 import {
   clientErrorHandler,
   installErrorHandlers,
@@ -83,6 +84,8 @@ export async function buildApp({ services, logger }: BuildAppOptions): Promise<F
     services,
     partner: services.partner,
   });
+
+  await app.register(providerCallbacksRoutes, { services });
 
   return app;
 }

@@ -24,6 +24,7 @@ import {
   type ConnectionsStore,
 } from './connections-store.ts';
 import { capabilitiesOf, missingPermissions } from './permissions.ts';
+import { verifySignedRequest, type SignedRequestResult } from './signed-request.ts';
 import { createProviderClient, ProviderError, type ProviderClient } from './provider-client.ts';
 
 export { ConnectionInactiveError } from './connections-store.ts';
@@ -452,6 +453,18 @@ export function createPartnerService(deps: PartnerServiceDeps) {
         confirmationCode,
         url: `${config.APP_BASE_URL}/data-deletion?code=${confirmationCode}`,
       };
+    },
+
+    /**
+     * Verify a provider `signed_request` with the app secret (deauthorize and data-deletion
+     * callbacks). An unconfigured provider verifies nothing.
+     */
+    verifySignedRequest(signedRequest: string): SignedRequestResult {
+      if (!settings) return { ok: false, reason: 'signature' };
+      return verifySignedRequest(signedRequest, settings.appSecret, {
+        nowS: Math.floor(Date.now() / 1000),
+        maxAgeS: config.PROVIDER_SIGNED_REQUEST_MAX_AGE_S,
+      });
     },
 
     /** The status of a data deletion request, or null for an unknown code. */

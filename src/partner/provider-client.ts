@@ -212,14 +212,27 @@ export function createProviderClient(options: ProviderClientOptions) {
      * @see RFC 6749 §4.1.3
      */
     async exchangeCode(authorizationCode: string): Promise<AccessTokenResponse> {
-      const body = await call('code exchange', `${base}/oauth/access_token`, {
-        body: new URLSearchParams({
-          client_id: options.appId,
-          client_secret: options.appSecret,
-          redirect_uri: options.redirectUri,
-          code: authorizationCode,
-        }),
-      });
+      let body: Record<string, unknown>;
+      try {
+        body = await call('code exchange', `${base}/oauth/access_token`, {
+          body: new URLSearchParams({
+            client_id: options.appId,
+            client_secret: options.appSecret,
+            redirect_uri: options.redirectUri,
+            code: authorizationCode,
+          }),
+        });
+      } catch (err) {
+        // At the token endpoint, any other "invalid parameter" (100) is about the code.
+        if (err instanceof ProviderError && err.kind === 'other' && err.graphCode === 100)
+          throw new ProviderError('invalid_code', err.message, {
+            graphCode: err.graphCode,
+            graphSubcode: err.graphSubcode,
+            fbtraceId: err.fbtraceId,
+            httpStatus: err.httpStatus,
+          });
+        throw err;
+      }
       return tokenResponse('code exchange', body);
     },
 

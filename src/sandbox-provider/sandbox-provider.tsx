@@ -69,6 +69,10 @@ export interface SandboxProvider {
   deleteData(appId: string, userId: string): Promise<{ status: number; body: unknown }>;
   /** A correctly signed `signed_request` for a person of an app (tests). */
   signedRequestFor(appId: string, userId: string): string;
+  /** The live (unrevoked) tokens issued to a person of an app (tests scan storage for them). */
+  tokensOf(appId: string, userId: string): string[];
+  /** Change an app's registration (e.g. its callback URLs once the app's port is known). */
+  configureApp(appId: string, patch: Partial<Omit<SandboxAppConfig, 'appId'>>): void;
 }
 
 const VERSION = '^v[0-9]+\\.[0-9]+$';
@@ -593,5 +597,14 @@ export async function startSandboxProvider(
     removeApp,
     deleteData,
     signedRequestFor: (appId, userId) => state.signedRequestFor(appId, userId),
+    tokensOf: (appId, userId) =>
+      [...state.tokens.entries()]
+        .filter(([, r]) => r.appId === appId && r.userId === userId && !r.revoked)
+        .map(([token]) => token),
+    configureApp: (appId, patch) => {
+      const current = state.apps.get(appId);
+      if (!current) throw new Error(`unknown sandbox app ${appId}`);
+      state.apps.set(appId, { ...current, ...patch });
+    },
   };
 }
