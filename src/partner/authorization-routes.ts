@@ -54,6 +54,10 @@ function authError(reason: AuthErrorReason, missing: readonly string[] = []): st
   return `/auth-error?${query.toString()}`;
 }
 
+/**
+ * Register consent, start, callback and disconnect. The pages they redirect to are in
+ * `web/web-routes.tsx`.
+ */
 export async function authorizationRoutes(
   app: FastifyInstance,
   opts: AuthorizationRoutesOptions,
@@ -185,13 +189,15 @@ export async function authorizationRoutes(
       const session = await readSession(request, services);
       if (!session) return redirectToLogin(reply, '/settings', 303);
       if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
-      await partner.revokeConnection(session.portalId, {
+      // The one revocation cleanup (issue 4): ciphertext deleted, inactive, audit record with
+      // this user as the actor, outbound calls stopped. Idempotent.
+      const { revoked } = await partner.revokeConnection(session.portalId, {
         actor: { type: 'user', id: String(session.userId) },
         reason: 'user disconnected',
         requestId: request.id,
       });
-      request.log.info({ portalId: session.portalId }, 'provider account disconnected by user');
-      return reply.redirect('/settings?done=disconnected', 303);
+      request.log.info({ portalId: session.portalId, revoked }, 'disconnect requested by user');
+      return reply.redirect(`/settings?done=${revoked ? 'disconnected' : 'not-connected'}`, 303);
     },
   );
 }

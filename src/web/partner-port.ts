@@ -33,9 +33,9 @@ export interface PartnerPort {
     requestId?: string;
   }): Promise<CompleteAuthorizationResult>;
   connectionSummary(portalId: number): Promise<ConnectionSummary>;
-  /** The one revocation cleanup (issue 4). */
+  /** The one revocation cleanup (issue 4); `revoked` is false when it was already inactive. */
   revokeConnection(
     portalId: number,
     opts: { actor: { type: ActorType; id: string }; reason: string; requestId?: string },
-  ): Promise<unknown>;
+  ): Promise<{ revoked: boolean }>;
 }

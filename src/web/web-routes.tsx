@@ -58,6 +58,7 @@ const SettingsQuery = Type.Object({ done: FormField(32) });
 /** Confirmations `/settings?done=…` can show; anything else shows nothing. */
 const DONE_NOTICES: Record<string, string> = {
   disconnected: 'Your provider account is disconnected and the stored access is deleted.',
+  'not-connected': 'Your provider account was not connected; nothing changed.',
 };
 const ConnectQuery = Type.Object({ retry: FormField(10) });
 const AuthErrorQuery = Type.Object({
@@ -70,6 +71,10 @@ const AuthErrorQuery = Type.Object({
   ),
 });
 
+/**
+ * Register the pages. Every page that needs a session sends a visitor without one to
+ * `/login?next=…`; every state-changing form is checked against the session's CSRF token.
+ */
 export async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
   const { services, partner } = opts;
   const { isProduction } = services.config;
