@@ -68,7 +68,9 @@ export async function verifyPassword(password: string, stored: string | null): P
   if (!Number.isInteger(Math.log2(N)) || N < 2 ** 14 || N > 2 ** 20) return false;
   if (Number(r) < 1 || Number(r) > 32 || Number(p) < 1 || Number(p) > 16) return false;
   const expected = Buffer.from(hash!, 'base64url');
-  const actual = await derive(password, Buffer.from(salt!, 'base64url'), expected.length, {
+  // scrypt's output for a shorter length is a prefix of the longer one: insist on the full key.
+  if (expected.length !== KEY_BYTES) return false;
+  const actual = await derive(password, Buffer.from(salt!, 'base64url'), KEY_BYTES, {
     N,
     r: Number(r),
     p: Number(p),
