@@ -90,7 +90,14 @@ export async function authorizationRoutes(
         return reply.redirect('/connect?retry=consent', 302);
       }
       const state = randomBase64Url(STATE_BYTES);
-      const location = partner.authorizationUrl(state);
+      let location: string;
+      try {
+        location = partner.authorizationUrl(state);
+      } catch (err) {
+        // The provider settings are missing: an administrator's problem, not the user's.
+        request.log.error({ err }, 'cannot build the authorization address');
+        return reply.redirect(authError('config'), 302);
+      }
       reply.setCookie(
         names.state,
         state,

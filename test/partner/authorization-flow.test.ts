@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import type { LightMyRequestResponse } from 'fastify';
+import { sessions } from '../../src/db/schema/index.ts';
 import { buildTestApp } from '../helpers/app.ts';
 import { backends } from '../helpers/storage.ts';
 import {
@@ -11,8 +14,7 @@ import {
   signedInBrowser,
   startAuthorization,
 } from '../helpers/web-flow.ts';
-import { Browser, csrfOf, isDeletion, setCookies } from '../helpers/web.ts';
-import type { LightMyRequestResponse } from 'fastify';
+import { Browser, csrfOf, isDeletion, portalWithPassword, setCookies } from '../helpers/web.ts';
 
 const STATE_COOKIE = 'portico_oauth_state';
 
@@ -100,8 +102,6 @@ for (const backend of backends()) {
       const { browser } = await signedInBrowser(flow);
       const connect = await browser.get('/connect');
       await browser.post('/api/auth/partner/consent', { csrf: csrfOf(connect.body) });
-      const { sessions } = await import('../../src/db/schema/index.ts');
-      const { sql } = await import('drizzle-orm');
       await flow.services.storage.db
         .update(sessions)
         .set({ partnerConsentAt: sql`now() - interval '301 seconds'` });
@@ -384,6 +384,23 @@ for (const backend of backends()) {
       assert.doesNotMatch(unknown.body, /<b>hi/);
       const bare = await app.inject({ url: '/auth-error' });
       assert.equal(bare.statusCode, 200);
+    });
+  });
+}
+
+for (const backend of backends()) {
+  describe(`start without provider settings (${backend.name})`, () => {
+    test('→ /auth-error?reason=config, no state cookie', async (t) => {
+      const { app, services } = await buildTestApp(t, backend);
+      const { email } = await portalWithPassword(services);
+      const browser = new Browser(app);
+      await browser.signIn(email);
+      const connect = await browser.get('/connect');
+      assert.equal(connect.statusCode, 200);
+      await browser.post('/api/auth/partner/consent', { csrf: csrfOf(connect.body) });
+      const res = await browser.get('/api/auth/partner/start');
+      assertRedirect(res, '/auth-error?reason=config');
+      assert.equal(setCookies(res).filter((c) => c.name === STATE_COOKIE).length, 0);
     });
   });
 }
