@@ -493,7 +493,10 @@ export function createPartnerService(deps: PartnerServiceDeps) {
       const body = await withProvider(portalId, 'profile read', (c, token, signal) =>
         c.graphGet(token, 'me?fields=id,name', signal),
       );
-      return { id: String(body.id ?? ''), name: String(body.name ?? '') };
+      return {
+        id: typeof body.id === 'string' ? body.id : '',
+        name: typeof body.name === 'string' ? body.name : '',
+      };
     },
 
     /** How many outbound provider calls are in flight for the portal (0 after revocation). */

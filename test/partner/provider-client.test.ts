@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import {
@@ -131,7 +131,7 @@ describe('provider client against the sandbox provider (real HTTP)', () => {
   });
 
   test('a provider that does not answer → unavailable after the timeout', async (t) => {
-    const held: import('node:http').ServerResponse[] = [];
+    const held: ServerResponse[] = [];
     const server = createServer((_req, res) => held.push(res));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     t.after(() => {

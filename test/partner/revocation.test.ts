@@ -9,6 +9,7 @@ import { createLogger } from '../../src/platform/logger.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { buildTestApp, createPortal, testConfig, type TestApp } from '../helpers/app.ts';
 import { connectPortal, startTestProvider, type TestProvider } from '../helpers/provider.ts';
+import { queryRows } from '../helpers/sql.ts';
 import { backends, type Backend } from '../helpers/storage.ts';
 
 const PROVIDER_USER = '100077';
@@ -45,10 +46,11 @@ async function connectedStart(
 }
 
 async function connectionRow(storage: Storage, portalId: number) {
-  const r = (await storage.db.execute(
+  const rows = await queryRows(
+    storage,
     sql`select status, token_ciphertext, token_iv, token_tag, key_id, provider_user_id, asset_ids, revoke_reason, revoked_at from connections where portal_id = ${portalId}`,
-  )) as unknown as { rows: Record<string, unknown>[] };
-  return r.rows[0];
+  );
+  return rows[0];
 }
 
 async function revocations(services: Services, portalId: number) {
@@ -282,10 +284,11 @@ for (const backend of backends()) {
       }
       assert.equal((await c.t.services.partner.connectionSummary(c.portalId)).status, 'active');
       assert.equal((await revocations(c.t.services, c.portalId)).length, 0);
-      const rows = (await c.t.services.storage.db.execute(
+      const rows = await queryRows<{ n: number }>(
+        c.t.services.storage,
         sql`select count(*)::int as n from data_deletion_requests`,
-      )) as unknown as { rows: { n: number }[] };
-      assert.equal(rows.rows[0]?.n, 0);
+      );
+      assert.equal(rows[0]?.n, 0);
       const ok = await c.t.app.inject({
         method: 'POST',
         url: '/api/auth/partner/deauthorize',
