@@ -347,7 +347,9 @@ export function createPartnerService(deps: PartnerServiceDeps) {
           return { ok: false, reason: 'storage' };
         }
       } catch (err) {
-        log.error({ portalId, err }, 'authorization: storing the connection failed');
+        // Not the error object: a driver error quotes the query's parameters (the ciphertext).
+        const code = (err as { code?: unknown; cause?: { code?: unknown } }).cause?.code;
+        log.error({ portalId, code }, 'authorization: storing the connection failed');
         return { ok: false, reason: 'storage' };
       }
       stopOutbound(portalId); // calls made with a replaced token must not land afterwards

@@ -254,3 +254,23 @@ describe('sandbox provider dialog (HTTP)', () => {
     }
   });
 });
+
+describe('sandbox provider apps page (HTTP)', () => {
+  test('lists a grant; "Revoke the token" makes the token dead (190)', async (t) => {
+    const p = await startTestProvider(t);
+    const client = clientFor(p);
+    const code = p.sandbox.authorize({ appId: p.appId, redirectUri: p.redirectUri, userId: '61' });
+    const { accessToken } = await client.exchangeCode(code);
+    const page = await (await fetch(`${p.sandbox.url}/sandbox/apps`)).text();
+    assert.match(page, /person 61/);
+    assert.match(page, /Remove the app/);
+    assert.match(page, /Delete my data/);
+    const res = await fetch(`${p.sandbox.url}/sandbox/grants/revoke-token`, {
+      method: 'POST',
+      body: new URLSearchParams({ app_id: p.appId, user_id: '61' }),
+    });
+    assert.equal(res.status, 200);
+    assert.match(await res.text(), /1 token\(s\) of person 61 revoked/);
+    assert.equal((await client.inspectToken(accessToken)).isValid, false);
+  });
+});
