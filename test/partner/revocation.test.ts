@@ -386,3 +386,31 @@ for (const backend of backends()) {
     });
   });
 }
+
+describe('background health checker', () => {
+  test('started, it finds a token revoked at the provider and revokes; stopped, it calls no more', async (t) => {
+    const [backend] = backends();
+    const p = await startTestProvider(t);
+    const { services } = await buildTestApp(t, backend!, {
+      ...p.env,
+      PROVIDER_HEALTH_CHECK_INTERVAL_MS: '1000',
+    });
+    t.after(() => services.partner.stopHealthChecker());
+    const portal = await createPortal(services);
+    const portalId = await services.accounts.portalIdFor(portal.portalCode);
+    await connectPortal(services, p, { portalId, userId: portal.userId, providerUserId: '71' });
+    p.sandbox.revokeTokens(p.appId, '71');
+    services.partner.startHealthChecker();
+    // Wait for the condition, not for a duration.
+    while ((await services.partner.connectionSummary(portalId)).status === 'active')
+      await new Promise((r) => setTimeout(r, 100));
+    await services.partner.stopHealthChecker();
+    const [event] = (await listAuditEvents(services.storage.db, portalId)).filter(
+      (e) => e.action === 'connection.revoked',
+    );
+    assert.equal(event?.actorId, 'health-checker');
+    const calls = p.sandbox.calls.length;
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(p.sandbox.calls.length, calls, 'a stopped checker makes no call');
+  });
+});
