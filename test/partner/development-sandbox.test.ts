@@ -41,7 +41,8 @@ describe('npm start and the sandbox provider', () => {
       DATA_DIR: mkdtempSync(join(tmpdir(), 'portico-dev-')),
     });
     t.after(() => run.child.kill('SIGKILL'));
-    while (!run.out().includes('Portico is serving')) {
+    for (let i = 0; !run.out().includes('Portico is serving'); i++) {
+      assert.ok(i < 600, `never started: ${run.err()}`);
       const code = await Promise.race([run.exited, new Promise((r) => setTimeout(r, 200, 'wait'))]);
       if (code !== 'wait') assert.fail(`exited early: ${run.err()}`);
     }
