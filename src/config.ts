@@ -258,7 +258,7 @@ export function productionProblems(config: Config, appBaseUrlSet = true): string
 }
 
 function propsOf(): Record<string, TSchema> {
-  return ConfigSchema.properties as Record<string, TSchema>;
+  return ConfigSchema.properties;
 }
 
 function isInside(path: string, dir: string): boolean {

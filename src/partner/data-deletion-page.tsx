@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
 /**
  * The human-readable status page of a data deletion request (`GET /data-deletion?code=…`),
  * the URL the provider shows the person after its data-deletion callback.

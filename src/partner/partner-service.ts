@@ -347,7 +347,9 @@ export function createPartnerService(deps: PartnerServiceDeps) {
           return { ok: false, reason: 'storage' };
         }
       } catch (err) {
-        log.error({ portalId, err }, 'authorization: storing the connection failed');
+        // Not the error object: a driver error quotes the query's parameters (the ciphertext).
+        const code = (err as { code?: unknown; cause?: { code?: unknown } }).cause?.code;
+        log.error({ portalId, code }, 'authorization: storing the connection failed');
         return { ok: false, reason: 'storage' };
       }
       stopOutbound(portalId); // calls made with a replaced token must not land afterwards
@@ -493,7 +495,10 @@ export function createPartnerService(deps: PartnerServiceDeps) {
       const body = await withProvider(portalId, 'profile read', (c, token, signal) =>
         c.graphGet(token, 'me?fields=id,name', signal),
       );
-      return { id: String(body.id ?? ''), name: String(body.name ?? '') };
+      return {
+        id: typeof body.id === 'string' ? body.id : '',
+        name: typeof body.name === 'string' ? body.name : '',
+      };
     },
 
     /** How many outbound provider calls are in flight for the portal (0 after revocation). */

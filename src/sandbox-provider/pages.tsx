@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
 /**
  * The sandbox provider's pages, rendered with preact (auto-escaping): the authorization dialog,
  * the "your apps" settings page with remove / delete data / revoke buttons, and a result page.

@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
 /**
  * The sandbox provider: an emulator of the provider (Meta's Graph platform, Facebook Login for
  * Business) for development and tests, speaking its documented wire format so the production

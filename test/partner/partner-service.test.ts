@@ -10,6 +10,7 @@ import { createLogger } from '../../src/platform/logger.ts';
 import { createServices } from '../../src/services.ts';
 import { buildTestApp, createPortal, testConfig } from '../helpers/app.ts';
 import { connectPortal, startTestProvider } from '../helpers/provider.ts';
+import { queryRows } from '../helpers/sql.ts';
 import { backends } from '../helpers/storage.ts';
 
 /** Every row of every table, as one JSON text (what an attacker with the database sees). */
@@ -23,10 +24,7 @@ async function dumpDatabase(storage: Storage): Promise<string> {
     'connections',
     'data_deletion_requests',
   ]) {
-    const result = (await storage.db.execute(sql.raw(`select * from ${table}`))) as unknown as {
-      rows: unknown[];
-    };
-    out.push(result.rows);
+    out.push(await queryRows(storage, sql.raw(`select * from ${table}`)));
   }
   return JSON.stringify(out);
 }
@@ -210,11 +208,10 @@ for (const backend of backends()) {
 
       const rowA = async () =>
         JSON.stringify(
-          (
-            (await services.storage.db.execute(
-              sql`select * from connections where portal_id = ${a.portalId}`,
-            )) as unknown as { rows: unknown[] }
-          ).rows,
+          await queryRows(
+            services.storage,
+            sql`select * from connections where portal_id = ${a.portalId}`,
+          ),
         );
       const before = await rowA();
       await services.storage.db.execute(sql`
@@ -248,10 +245,11 @@ for (const backend of backends()) {
         providerUserId: '12',
       });
       assert.equal((await services.partner.fetchProviderProfile(a.portalId)).id, '12');
-      const rows = (await services.storage.db.execute(
+      const rows = await queryRows<{ n: number }>(
+        services.storage,
         sql`select count(*)::int as n from connections where portal_id = ${a.portalId}`,
-      )) as unknown as { rows: { n: number }[] };
-      assert.equal(rows.rows[0]?.n, 1);
+      );
+      assert.equal(rows[0]?.n, 1);
       const [latest] = await listAuditEvents(services.storage.db, a.portalId, { limit: 1 });
       assert.match(latest?.reason ?? '', /replacing the previous connection/);
     });
@@ -297,11 +295,12 @@ for (const backend of backends()) {
       });
       assert.equal((await onlyNew.partner.fetchProviderProfile(a.portalId)).id, '21');
       assert.equal((await onlyNew.partner.fetchProviderProfile(b.portalId)).id, '22');
-      const rows = (await services.storage.db.execute(
+      const rows = await queryRows<{ reason: string }>(
+        services.storage,
         sql`select action, reason from audit_events where action = 'encryption_key.rotated' order by id`,
-      )) as unknown as { rows: { reason: string }[] };
-      assert.equal(rows.rows.length, 2);
-      assert.match(rows.rows[0]!.reason, /re-encrypted 2 provider token\(s\) under key new/);
+      );
+      assert.equal(rows.length, 2);
+      assert.match(rows[0]!.reason, /re-encrypted 2 provider token\(s\) under key new/);
     });
   });
 }

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import {
@@ -131,7 +131,7 @@ describe('provider client against the sandbox provider (real HTTP)', () => {
   });
 
   test('a provider that does not answer → unavailable after the timeout', async (t) => {
-    const held: import('node:http').ServerResponse[] = [];
+    const held: ServerResponse[] = [];
     const server = createServer((_req, res) => held.push(res));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     t.after(() => {
@@ -252,5 +252,25 @@ describe('sandbox provider dialog (HTTP)', () => {
       assert.equal(res.status, 400);
       assert.equal(res.headers.get('location'), null);
     }
+  });
+});
+
+describe('sandbox provider apps page (HTTP)', () => {
+  test('lists a grant; "Revoke the token" makes the token dead (190)', async (t) => {
+    const p = await startTestProvider(t);
+    const client = clientFor(p);
+    const code = p.sandbox.authorize({ appId: p.appId, redirectUri: p.redirectUri, userId: '61' });
+    const { accessToken } = await client.exchangeCode(code);
+    const page = await (await fetch(`${p.sandbox.url}/sandbox/apps`)).text();
+    assert.match(page, /person 61/);
+    assert.match(page, /Remove the app/);
+    assert.match(page, /Delete my data/);
+    const res = await fetch(`${p.sandbox.url}/sandbox/grants/revoke-token`, {
+      method: 'POST',
+      body: new URLSearchParams({ app_id: p.appId, user_id: '61' }),
+    });
+    assert.equal(res.status, 200);
+    assert.match(await res.text(), /1 token\(s\) of person 61 revoked/);
+    assert.equal((await client.inspectToken(accessToken)).isValid, false);
   });
 });

@@ -9,6 +9,7 @@ import { createLogger } from '../../src/platform/logger.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { buildTestApp, createPortal, testConfig, type TestApp } from '../helpers/app.ts';
 import { connectPortal, startTestProvider, type TestProvider } from '../helpers/provider.ts';
+import { queryRows } from '../helpers/sql.ts';
 import { backends, type Backend } from '../helpers/storage.ts';
 
 const PROVIDER_USER = '100077';
@@ -45,10 +46,11 @@ async function connectedStart(
 }
 
 async function connectionRow(storage: Storage, portalId: number) {
-  const r = (await storage.db.execute(
+  const rows = await queryRows(
+    storage,
     sql`select status, token_ciphertext, token_iv, token_tag, key_id, provider_user_id, asset_ids, revoke_reason, revoked_at from connections where portal_id = ${portalId}`,
-  )) as unknown as { rows: Record<string, unknown>[] };
-  return r.rows[0];
+  );
+  return rows[0];
 }
 
 async function revocations(services: Services, portalId: number) {
@@ -282,10 +284,11 @@ for (const backend of backends()) {
       }
       assert.equal((await c.t.services.partner.connectionSummary(c.portalId)).status, 'active');
       assert.equal((await revocations(c.t.services, c.portalId)).length, 0);
-      const rows = (await c.t.services.storage.db.execute(
+      const rows = await queryRows<{ n: number }>(
+        c.t.services.storage,
         sql`select count(*)::int as n from data_deletion_requests`,
-      )) as unknown as { rows: { n: number }[] };
-      assert.equal(rows.rows[0]?.n, 0);
+      );
+      assert.equal(rows[0]?.n, 0);
       const ok = await c.t.app.inject({
         method: 'POST',
         url: '/api/auth/partner/deauthorize',
@@ -383,3 +386,33 @@ for (const backend of backends()) {
     });
   });
 }
+
+describe('background health checker', () => {
+  test('started, it finds a token revoked at the provider and revokes; stopped, it calls no more', async (t) => {
+    const [backend] = backends();
+    const p = await startTestProvider(t);
+    const { services } = await buildTestApp(t, backend!, {
+      ...p.env,
+      PROVIDER_HEALTH_CHECK_INTERVAL_MS: '1000',
+    });
+    t.after(() => services.partner.stopHealthChecker());
+    const portal = await createPortal(services);
+    const portalId = await services.accounts.portalIdFor(portal.portalCode);
+    await connectPortal(services, p, { portalId, userId: portal.userId, providerUserId: '71' });
+    p.sandbox.revokeTokens(p.appId, '71');
+    services.partner.startHealthChecker();
+    // Wait for the condition, not for a duration.
+    for (let i = 0; (await services.partner.connectionSummary(portalId)).status === 'active'; i++) {
+      assert.ok(i < 600, 'the checker never revoked (gave up after about a minute)');
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    await services.partner.stopHealthChecker();
+    const [event] = (await listAuditEvents(services.storage.db, portalId)).filter(
+      (e) => e.action === 'connection.revoked',
+    );
+    assert.equal(event?.actorId, 'health-checker');
+    const calls = p.sandbox.calls.length;
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.equal(p.sandbox.calls.length, calls, 'a stopped checker makes no call');
+  });
+});
