@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
 /**
  * Pages that refuse a form: an expired or missing CSRF token, or an action the user may not
  * take. Nothing was changed when either is shown.

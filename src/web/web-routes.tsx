@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
 /**
  * The pages: sign-in and sign-out, `/settings` (with API token regeneration), `/connect`,
  * `/authorized`, `/auth-error`, and the stylesheet. Routes stay thin: read the session, check

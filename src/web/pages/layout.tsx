@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
 /**
  * The frame of every page: head, a header with the sign-out form when signed in, and the main
  * content. No script: the pages work as plain HTML forms.

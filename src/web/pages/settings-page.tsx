@@ -1,3 +1,5 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
 import type { AuditEvent } from '../../audit/audit-log.ts';
 import type { ConnectionSummary } from '../partner-port.ts';
 import { Layout } from './layout.tsx';
