@@ -222,6 +222,7 @@ export async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): P
         newToken={extra.newToken}
         connection={connection}
         auditEvents={auditEvents}
+        userEmails={new Map(portal.users.map((u) => [String(u.userId), u.email]))}
         notice={extra.notice}
       />,
     );

@@ -198,6 +198,21 @@ describe('browser: sign in, connect, cancel, decline, disconnect, remove the app
     assert.equal(await page.textContent('[data-testid=connection-status]'), 'Not connected');
     assert.equal(await page.textContent('[data-testid=portal-code]'), portalCode);
 
+    // The main administrator regenerates the API token: shown once, and it works at once.
+    await Promise.all([
+      page.waitForURL(`${appUrl}/settings/token`),
+      page.click('text=Regenerate token'),
+    ]);
+    const token = (await page.textContent('[data-testid=new-token]')) ?? '';
+    assert.match(token, /^ptk_/);
+    await shot(page, '01-settings-token-regenerated');
+    const verify = await fetch(`${appUrl}/api/v1/external/auth/verify`, {
+      headers: { authorization: token },
+    });
+    assert.equal(verify.status, 200);
+    await page.goto(`${appUrl}/settings`);
+    assert.equal(await page.$('[data-testid=new-token]'), null, 'shown only once');
+
     await openDialog(page, '02');
     await Promise.all([page.waitForURL(`${appUrl}/authorized`), page.click('button[value=allow]')]);
     await shot(page, '03-authorized');

@@ -13,6 +13,8 @@ export interface SettingsPageProps {
   newToken?: string | undefined;
   connection: ConnectionSummary | null;
   auditEvents: AuditEvent[];
+  /** Emails of the portal's users by id, to name user actors in the audit log. */
+  userEmails: ReadonlyMap<string, string>;
   /** A one-line confirmation of what the last action did. */
   notice?: string | undefined;
 }
@@ -117,7 +119,9 @@ export function SettingsPage(p: SettingsPageProps) {
                   <td>{when(e.occurredAt)}</td>
                   <td>{ACTION_WORDS[e.action] ?? e.action}</td>
                   <td>
-                    {ACTOR_WORDS[e.actorType]} {e.actorId}
+                    {e.actorType === 'user' && p.userEmails.has(e.actorId)
+                      ? p.userEmails.get(e.actorId)
+                      : `${ACTOR_WORDS[e.actorType]} ${e.actorId}`}
                   </td>
                   <td>{e.reason ?? ''}</td>
                 </tr>
