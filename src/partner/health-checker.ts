@@ -28,7 +28,12 @@ export interface HealthCheckerDeps {
   withProvider: <T>(
     portalId: number,
     what: string,
-    fn: (client: ProviderClient, accessToken: string, signal: AbortSignal) => Promise<T>,
+    fn: (
+      client: ProviderClient,
+      accessToken: string,
+      signal: AbortSignal,
+      tokenVersion: string,
+    ) => Promise<T>,
   ) => Promise<T>;
   revokeConnection: (portalId: number, options: RevokeOptions) => Promise<{ revoked: boolean }>;
   /** Abort every in-flight provider call (on stop). */
@@ -43,48 +48,60 @@ export function createHealthChecker(deps: HealthCheckerDeps) {
 
   /** One health check of one leased connection. */
   async function checkConnection(portalId: number): Promise<'ok' | 'refreshed' | 'revoked'> {
-    let outcome: { revoke: string } | 'ok' | 'refreshed';
+    let outcome: { revoke: string; tokenVersion: string } | 'ok' | 'refreshed';
     try {
-      outcome = await withProvider(portalId, 'health check', async (c, token, signal) => {
-        const info = await c.inspectToken(token, signal);
-        if (!info.isValid)
-          return {
-            revoke:
-              info.errorCode === 190 ? REVOKE_REASONS.tokenInvalid190 : REVOKE_REASONS.tokenInvalid,
-          };
-        const expiresAtMs = info.expiresAt ? info.expiresAt * 1000 : undefined;
-        if (
-          expiresAtMs === undefined ||
-          expiresAtMs - Date.now() > config.PROVIDER_TOKEN_REFRESH_WINDOW_S * 1000
-        )
-          return 'ok' as const;
-        try {
-          const fresh = await c.exchangeForLongLived(token, signal);
-          const fresher = await c.inspectToken(fresh.accessToken, signal);
-          const expiresAt = fresher.expiresAt
-            ? new Date(fresher.expiresAt * 1000)
-            : fresh.expiresIn
-              ? new Date(Date.now() + fresh.expiresIn * 1000)
-              : null;
-          await store.replaceToken(portalId, fresh.accessToken, expiresAt);
-          return 'refreshed' as const;
-        } catch (err) {
-          if (err instanceof ProviderError && err.kind === 'unavailable') throw err;
-          return {
-            revoke:
-              expiresAtMs <= Date.now()
-                ? REVOKE_REASONS.tokenExpired
-                : REVOKE_REASONS.tokenUnrefreshable,
-          };
-        }
-      });
+      outcome = await withProvider(
+        portalId,
+        'health check',
+        async (c, token, signal, tokenVersion) => {
+          const info = await c.inspectToken(token, signal);
+          if (!info.isValid)
+            return {
+              revoke:
+                info.errorCode === 190
+                  ? REVOKE_REASONS.tokenInvalid190
+                  : REVOKE_REASONS.tokenInvalid,
+              tokenVersion,
+            };
+          const expiresAtMs = info.expiresAt ? info.expiresAt * 1000 : undefined;
+          if (
+            expiresAtMs === undefined ||
+            expiresAtMs - Date.now() > config.PROVIDER_TOKEN_REFRESH_WINDOW_S * 1000
+          )
+            return 'ok' as const;
+          try {
+            const fresh = await c.exchangeForLongLived(token, signal);
+            const fresher = await c.inspectToken(fresh.accessToken, signal);
+            const expiresAt = fresher.expiresAt
+              ? new Date(fresher.expiresAt * 1000)
+              : fresh.expiresIn
+                ? new Date(Date.now() + fresh.expiresIn * 1000)
+                : null;
+            await store.replaceToken(portalId, tokenVersion, fresh.accessToken, expiresAt);
+            return 'refreshed' as const;
+          } catch (err) {
+            if (err instanceof ProviderError && err.kind === 'unavailable') throw err;
+            return {
+              revoke:
+                expiresAtMs <= Date.now()
+                  ? REVOKE_REASONS.tokenExpired
+                  : REVOKE_REASONS.tokenUnrefreshable,
+              tokenVersion,
+            };
+          }
+        },
+      );
     } catch (err) {
       if (err instanceof ConnectionInactiveError) return 'revoked';
       if (err instanceof ProviderError && err.kind === 'dead_token') return 'revoked';
       throw err;
     }
     if (typeof outcome === 'object') {
-      await revokeConnection(portalId, { actor: HEALTH_CHECKER_ACTOR, reason: outcome.revoke });
+      await revokeConnection(portalId, {
+        actor: HEALTH_CHECKER_ACTOR,
+        reason: outcome.revoke,
+        tokenVersion: outcome.tokenVersion,
+      });
       return 'revoked';
     }
     return outcome;

@@ -82,7 +82,7 @@ export function createPartnerService(deps: PartnerServiceDeps) {
 
   /** In-flight outbound calls per portal, aborted the moment the connection is revoked. */
   const inflight = new Map<number, Set<AbortController>>();
-  /** Portals whose revocation committed in this process while a call was in flight. */
+  /** Called after each revocation committed by this process. */
   const revokedListeners = new Set<(portalId: number) => void>();
 
   function stopOutbound(portalId: number): void {
@@ -104,7 +104,12 @@ export function createPartnerService(deps: PartnerServiceDeps) {
         },
         `${what}: ${err.message}`,
       );
-    else log.error({ portalId, err }, `${what} failed`);
+    else
+      // Not the error object: a driver error quotes its query's parameters.
+      log.error(
+        { portalId, error: err instanceof Error ? err.name : typeof err },
+        `${what} failed`,
+      );
   }
 
   async function revokeConnection(portalId: number, options: RevokeOptions) {
@@ -112,6 +117,7 @@ export function createPartnerService(deps: PartnerServiceDeps) {
       const changed = await store.markRevoked(tx, portalId, {
         reason: options.reason,
         eraseProviderData: options.eraseProviderData ?? false,
+        tokenVersion: options.tokenVersion,
       });
       if (!changed) return false;
       await recordAuditEvent(tx, {
@@ -142,20 +148,30 @@ export function createPartnerService(deps: PartnerServiceDeps) {
   async function withProvider<T>(
     portalId: number,
     what: string,
-    fn: (client: ProviderClient, accessToken: string, signal: AbortSignal) => Promise<T>,
+    fn: (
+      client: ProviderClient,
+      accessToken: string,
+      signal: AbortSignal,
+      tokenVersion: string,
+    ) => Promise<T>,
   ): Promise<T> {
     if (!client) throw new ProviderError('other', 'The provider is not configured.');
     const controller = new AbortController();
+    let version: string | undefined;
     let set = inflight.get(portalId);
     if (!set) inflight.set(portalId, (set = new Set()));
     set.add(controller);
     try {
-      return await store.withAccessToken(portalId, (token) => fn(client, token, controller.signal));
+      return await store.withAccessToken(portalId, (token, tokenVersion) => {
+        version = tokenVersion;
+        return fn(client, token, controller.signal, tokenVersion);
+      });
     } catch (err) {
       if (err instanceof ProviderError && err.kind === 'dead_token') {
         await revokeConnection(portalId, {
           actor: PROVIDER_CLIENT_ACTOR,
           reason: `${REVOKE_REASONS.tokenInvalid190} during ${what}`,
+          tokenVersion: version,
         });
       }
       throw err;

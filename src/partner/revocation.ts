@@ -28,4 +28,9 @@ export interface RevokeOptions {
   requestId?: string | undefined;
   /** Also erase provider-derived data (provider user id, assets, permissions). */
   eraseProviderData?: boolean;
+  /**
+   * Revoke only if the stored token is still this one (`withAccessToken`'s `tokenVersion`):
+   * for paths that found a token dead, so a reconnection meanwhile is left alone.
+   */
+  tokenVersion?: string | undefined;
 }
