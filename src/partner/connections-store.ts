@@ -119,15 +119,17 @@ export function createConnectionsStore({ db, keyring }: { db: Database; keyring:
     },
 
     /**
-     * Run `fn` with the portal's decrypted provider token. Refuses — before any network I/O the
-     * caller would do — when the connection is not active.
+     * Run `fn` with the portal's decrypted provider token and its `tokenVersion` (an opaque
+     * value that changes whenever the stored token does; pass it to `replaceToken` or
+     * `markRevoked` so a reconnection meanwhile is never overwritten or revoked by mistake).
+     * Refuses — before any network I/O the caller would do — when the connection is not active.
      *
      * @throws ConnectionInactiveError when there is no active connection with a token.
      * @throws DecryptionError when the stored ciphertext does not open for this portal.
      */
     async withAccessToken<T>(
       portalId: number,
-      fn: (accessToken: string) => Promise<T>,
+      fn: (accessToken: string, tokenVersion: string) => Promise<T>,
     ): Promise<T> {
       const [row] = await db
         .select({
@@ -144,15 +146,22 @@ export function createConnectionsStore({ db, keyring }: { db: Database; keyring:
         { ciphertext: row.ciphertext, iv: row.iv, tag: row.tag, keyId: row.keyId },
         portalId,
       );
-      return fn(token);
+      return fn(token, row.ciphertext);
     },
 
     /**
-     * Replace the portal's token (after a refresh) if the connection is still active.
+     * Replace the portal's token (after a refresh) if the connection is still active and still
+     * holds the token of `tokenVersion`.
      *
-     * @returns whether a row was updated (false: revoked meanwhile; the new token is dropped).
+     * @returns whether a row was updated (false: revoked or reconnected meanwhile; the new token
+     *   is dropped).
      */
-    async replaceToken(portalId: number, accessToken: string, tokenExpiresAt: Date | null) {
+    async replaceToken(
+      portalId: number,
+      tokenVersion: string,
+      accessToken: string,
+      tokenExpiresAt: Date | null,
+    ) {
       const sealed = keyring.seal(accessToken, portalId);
       const rows = await db
         .update(connections)
@@ -163,7 +172,13 @@ export function createConnectionsStore({ db, keyring }: { db: Database; keyring:
           keyId: sealed.keyId,
           tokenExpiresAt,
         })
-        .where(and(eq(connections.portalId, portalId), eq(connections.status, 'active')))
+        .where(
+          and(
+            eq(connections.portalId, portalId),
+            eq(connections.status, 'active'),
+            eq(connections.tokenCiphertext, tokenVersion),
+          ),
+        )
         .returning({ portalId: connections.portalId });
       return rows.length === 1;
     },
@@ -175,12 +190,14 @@ export function createConnectionsStore({ db, keyring }: { db: Database; keyring:
      *
      * @param eraseProviderData also clear the provider user id, assets and permissions (data
      *   deletion path).
+     * @param tokenVersion only if the stored token is still this one (from `withAccessToken`):
+     *   a token found dead never revokes a connection made again meanwhile.
      * @returns true when this call revoked it (false: already inactive or never connected).
      */
     async markRevoked(
       q: Queryable,
       portalId: number,
-      input: { reason: string; eraseProviderData: boolean },
+      input: { reason: string; eraseProviderData: boolean; tokenVersion?: string | undefined },
     ): Promise<boolean> {
       const rows = await q
         .update(connections)
@@ -201,7 +218,15 @@ export function createConnectionsStore({ db, keyring }: { db: Database; keyring:
             grantedPermissions: [],
           }),
         })
-        .where(and(eq(connections.portalId, portalId), eq(connections.status, 'active')))
+        .where(
+          and(
+            eq(connections.portalId, portalId),
+            eq(connections.status, 'active'),
+            input.tokenVersion === undefined
+              ? undefined
+              : eq(connections.tokenCiphertext, input.tokenVersion),
+          ),
+        )
         .returning({ portalId: connections.portalId });
       return rows.length === 1;
     },

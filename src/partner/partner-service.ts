@@ -18,32 +18,21 @@ import type { Database } from '../db/client.ts';
 import { dataDeletionRequests, users } from '../db/schema/index.ts';
 import { randomBase62 } from '../platform/crypto.ts';
 import type { Keyring } from '../platform/keyring.ts';
-import {
-  ConnectionInactiveError,
-  createConnectionsStore,
-  type ConnectionsStore,
-} from './connections-store.ts';
+import { createConnectionsStore, type ConnectionsStore } from './connections-store.ts';
 import { capabilitiesOf, missingPermissions } from './permissions.ts';
 import { verifySignedRequest, type SignedRequestResult } from './signed-request.ts';
+import { createHealthChecker } from './health-checker.ts';
+import { PROVIDER_CLIENT_ACTOR, REVOKE_REASONS, type RevokeOptions } from './revocation.ts';
 import { createProviderClient, ProviderError, type ProviderClient } from './provider-client.ts';
 
 export { ConnectionInactiveError } from './connections-store.ts';
 export { ProviderError } from './provider-client.ts';
-
-/** The health checker and the provider client act as these system actors. */
-export const HEALTH_CHECKER_ACTOR: Actor = { type: 'system', id: 'health-checker' };
-export const PROVIDER_CLIENT_ACTOR: Actor = { type: 'system', id: 'provider-client' };
-
-/** Revocation reasons, in plain words (they appear in the audit log and on /settings). */
-export const REVOKE_REASONS = {
-  userDisconnected: 'disconnected by a user in Portico',
-  deauthorized: 'the app was removed in the provider account settings',
-  dataDeletion: 'the person asked the provider to delete their data',
-  tokenInvalid190: 'the provider reported the token invalid (error 190)',
-  tokenInvalid: 'the provider reported the token invalid',
-  tokenUnrefreshable: 'the token is expiring and could not be refreshed',
-  tokenExpired: 'the token expired and could not be refreshed',
-} as const;
+export {
+  HEALTH_CHECKER_ACTOR,
+  PROVIDER_CLIENT_ACTOR,
+  REVOKE_REASONS,
+  type RevokeOptions,
+} from './revocation.ts';
 
 export type CompleteAuthorizationResult =
   | { ok: true }
@@ -61,15 +50,6 @@ export type ConnectionSummary =
       assetIds: string[];
     }
   | { status: 'inactive'; revokedAt: string | null; revokeReason: string | null };
-
-export interface RevokeOptions {
-  actor: Actor;
-  /** Plain words, never a secret. */
-  reason: string;
-  requestId?: string | undefined;
-  /** Also erase provider-derived data (provider user id, assets, permissions). */
-  eraseProviderData?: boolean;
-}
 
 export interface DataDeletionStatus {
   confirmationCode: string;
@@ -102,7 +82,7 @@ export function createPartnerService(deps: PartnerServiceDeps) {
 
   /** In-flight outbound calls per portal, aborted the moment the connection is revoked. */
   const inflight = new Map<number, Set<AbortController>>();
-  /** Portals whose revocation committed in this process while a call was in flight. */
+  /** Called after each revocation committed by this process. */
   const revokedListeners = new Set<(portalId: number) => void>();
 
   function stopOutbound(portalId: number): void {
@@ -124,7 +104,12 @@ export function createPartnerService(deps: PartnerServiceDeps) {
         },
         `${what}: ${err.message}`,
       );
-    else log.error({ portalId, err }, `${what} failed`);
+    else
+      // Not the error object: a driver error quotes its query's parameters.
+      log.error(
+        { portalId, error: err instanceof Error ? err.name : typeof err },
+        `${what} failed`,
+      );
   }
 
   async function revokeConnection(portalId: number, options: RevokeOptions) {
@@ -132,6 +117,7 @@ export function createPartnerService(deps: PartnerServiceDeps) {
       const changed = await store.markRevoked(tx, portalId, {
         reason: options.reason,
         eraseProviderData: options.eraseProviderData ?? false,
+        tokenVersion: options.tokenVersion,
       });
       if (!changed) return false;
       await recordAuditEvent(tx, {
@@ -162,20 +148,30 @@ export function createPartnerService(deps: PartnerServiceDeps) {
   async function withProvider<T>(
     portalId: number,
     what: string,
-    fn: (client: ProviderClient, accessToken: string, signal: AbortSignal) => Promise<T>,
+    fn: (
+      client: ProviderClient,
+      accessToken: string,
+      signal: AbortSignal,
+      tokenVersion: string,
+    ) => Promise<T>,
   ): Promise<T> {
     if (!client) throw new ProviderError('other', 'The provider is not configured.');
     const controller = new AbortController();
+    let version: string | undefined;
     let set = inflight.get(portalId);
     if (!set) inflight.set(portalId, (set = new Set()));
     set.add(controller);
     try {
-      return await store.withAccessToken(portalId, (token) => fn(client, token, controller.signal));
+      return await store.withAccessToken(portalId, (token, tokenVersion) => {
+        version = tokenVersion;
+        return fn(client, token, controller.signal, tokenVersion);
+      });
     } catch (err) {
       if (err instanceof ProviderError && err.kind === 'dead_token') {
         await revokeConnection(portalId, {
           actor: PROVIDER_CLIENT_ACTOR,
           reason: `${REVOKE_REASONS.tokenInvalid190} during ${what}`,
+          tokenVersion: version,
         });
       }
       throw err;
@@ -185,58 +181,19 @@ export function createPartnerService(deps: PartnerServiceDeps) {
     }
   }
 
-  /** One health check of one leased connection. */
-  async function checkConnection(portalId: number): Promise<'ok' | 'refreshed' | 'revoked'> {
-    let outcome: { revoke: string } | 'ok' | 'refreshed';
-    try {
-      outcome = await withProvider(portalId, 'health check', async (c, token, signal) => {
-        const info = await c.inspectToken(token, signal);
-        if (!info.isValid)
-          return {
-            revoke:
-              info.errorCode === 190 ? REVOKE_REASONS.tokenInvalid190 : REVOKE_REASONS.tokenInvalid,
-          };
-        const expiresAtMs = info.expiresAt ? info.expiresAt * 1000 : undefined;
-        if (
-          expiresAtMs === undefined ||
-          expiresAtMs - Date.now() > config.PROVIDER_TOKEN_REFRESH_WINDOW_S * 1000
-        )
-          return 'ok' as const;
-        try {
-          const fresh = await c.exchangeForLongLived(token, signal);
-          const fresher = await c.inspectToken(fresh.accessToken, signal);
-          const expiresAt = fresher.expiresAt
-            ? new Date(fresher.expiresAt * 1000)
-            : fresh.expiresIn
-              ? new Date(Date.now() + fresh.expiresIn * 1000)
-              : null;
-          await store.replaceToken(portalId, fresh.accessToken, expiresAt);
-          return 'refreshed' as const;
-        } catch (err) {
-          if (err instanceof ProviderError && err.kind === 'unavailable') throw err;
-          return {
-            revoke:
-              expiresAtMs <= Date.now()
-                ? REVOKE_REASONS.tokenExpired
-                : REVOKE_REASONS.tokenUnrefreshable,
-          };
-        }
-      });
-    } catch (err) {
-      if (err instanceof ConnectionInactiveError) return 'revoked';
-      if (err instanceof ProviderError && err.kind === 'dead_token') return 'revoked';
-      throw err;
-    }
-    if (typeof outcome === 'object') {
-      await revokeConnection(portalId, { actor: HEALTH_CHECKER_ACTOR, reason: outcome.revoke });
-      return 'revoked';
-    }
-    return outcome;
-  }
-
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  let stopped = true;
+  const healthChecker = createHealthChecker({
+    config,
+    store,
+    enabled: client !== null,
+    instanceId,
+    log,
+    withProvider,
+    revokeConnection,
+    abortAll: () => {
+      for (const portalId of [...inflight.keys()]) stopOutbound(portalId);
+    },
+    logProviderError,
+  });
 
   const service = {
     /** Whether the provider settings are complete (app id and secret known). */
@@ -512,53 +469,16 @@ export function createPartnerService(deps: PartnerServiceDeps) {
      *
      * @returns the portal ids this instance checked.
      */
-    async checkConnections(options: { limit?: number } = {}): Promise<number[]> {
-      if (!client) return [];
-      const ids = await store.leaseDue({
-        owner: instanceId,
-        leaseMs: config.PROVIDER_HEALTH_CHECK_LEASE_MS,
-        dueBefore: new Date(Date.now() - config.PROVIDER_HEALTH_CHECK_INTERVAL_MS),
-        limit: options.limit ?? 50,
-      });
-      for (const portalId of ids) {
-        try {
-          await checkConnection(portalId);
-        } catch (err) {
-          logProviderError('health check', err, portalId);
-        } finally {
-          await store.finishCheck(portalId, instanceId).catch(() => {});
-        }
-      }
-      return ids;
-    },
+    checkConnections: healthChecker.runOnce,
 
     /**
-     * Start the background health checker: a cycle every min(interval, 60 s). No-op when the
-     * interval is 0 or the provider is not configured.
+     * Start the background health checker (main.ts): a cycle every min(interval, 60 s). No-op
+     * when the interval is 0 or the provider is not configured.
      */
-    startHealthChecker(): void {
-      if (!client || config.PROVIDER_HEALTH_CHECK_INTERVAL_MS === 0 || !stopped) return;
-      stopped = false;
-      const tick = Math.min(config.PROVIDER_HEALTH_CHECK_INTERVAL_MS, 60_000);
-      const loop = () => {
-        running = service
-          .checkConnections()
-          .catch((err: unknown) => log.error({ err }, 'health check cycle failed'))
-          .finally(() => {
-            running = undefined;
-            if (!stopped) timer = setTimeout(loop, tick).unref();
-          });
-      };
-      timer = setTimeout(loop, Math.min(tick, 5_000)).unref();
-    },
+    startHealthChecker: healthChecker.start,
 
     /** Stop the health checker and abort every in-flight provider call; waits for the cycle. */
-    async stopHealthChecker(): Promise<void> {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      for (const portalId of [...inflight.keys()]) stopOutbound(portalId);
-      await running;
-    },
+    stopHealthChecker: healthChecker.stop,
 
     /**
      * Re-encrypt every stored token under the active key and audit `encryption_key.rotated`.

@@ -188,6 +188,27 @@ for (const backend of backends()) {
       });
     });
 
+    test('a dead token found after the portal reconnected never revokes the new connection', async (t) => {
+      const c = await connectedStart(t, backend);
+      const [before] = await queryRows<{ token_ciphertext: string }>(
+        c.t.services.storage,
+        sql`select token_ciphertext from connections where portal_id = ${c.portalId}`,
+      );
+      await connectPortal(c.t.services, c.p, {
+        portalId: c.portalId,
+        userId: c.userId,
+        providerUserId: PROVIDER_USER,
+      });
+      const stale = await c.t.services.partner.revokeConnection(c.portalId, {
+        actor: { type: 'system', id: 'health-checker' },
+        reason: REVOKE_REASONS.tokenInvalid190,
+        tokenVersion: before!.token_ciphertext,
+      });
+      assert.deepEqual(stale, { revoked: false });
+      assert.equal((await c.t.services.partner.connectionSummary(c.portalId)).status, 'active');
+      assert.equal((await revocations(c.t.services, c.portalId)).length, 0);
+    });
+
     test('the health checker refreshes a token near expiry and keeps the connection', async (t) => {
       const p = await startTestProvider(t);
       const { services } = await buildTestApp(t, backend, {
