@@ -292,12 +292,17 @@ export async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): P
 
   app.get<{ Querystring: Static<typeof AuthErrorQuery> }>(
     '/auth-error',
-    { schema: { querystring: AuthErrorQuery, response: { 200: HtmlPage } } },
+    {
+      // A mangled query still lands on a (generic) page rather than a JSON error.
+      attachValidation: true,
+      schema: { querystring: AuthErrorQuery, response: { 200: HtmlPage } },
+    },
     async (request, reply) => {
-      const reason = isAuthErrorReason(request.query.reason) ? request.query.reason : null;
+      const query = request.validationError ? {} : request.query;
+      const reason = isAuthErrorReason(query.reason) ? query.reason : null;
       // Only capabilities worded by our catalog are shown: the query cannot be used to put
       // arbitrary text on the page.
-      const given = request.query.missing;
+      const given = query.missing;
       const missing =
         reason === 'permission'
           ? [...new Set(Array.isArray(given) ? given : given ? [given] : [])].filter(

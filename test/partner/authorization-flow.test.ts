@@ -384,6 +384,11 @@ for (const backend of backends()) {
       assert.doesNotMatch(unknown.body, /<b>hi/);
       const bare = await app.inject({ url: '/auth-error' });
       assert.equal(bare.statusCode, 200);
+      const mangled = await app.inject({
+        url: `/auth-error?reason=${'x'.repeat(100)}&missing=${'y'.repeat(300)}`,
+      });
+      assert.equal(mangled.statusCode, 200);
+      assert.match(String(mangled.headers['content-type']), /^text\/html/);
     });
   });
 }
