@@ -164,6 +164,33 @@ for (const backend of backends()) {
       assert.equal(replay.statusCode, 302);
     });
 
+    test('every sign-in gets a new session id; the previous one ends', async (t) => {
+      const { app, services } = await buildTestApp(t, backend);
+      const { email } = await portalWithPassword(services);
+      const b = new Browser(app);
+      // Two tabs open /login before signing in; both forms carry the same double-submit token.
+      const tab1 = await b.get('/login');
+      const tab2 = await b.get('/login');
+      assert.equal(csrfOf(tab1.body), csrfOf(tab2.body));
+      const form = { email, password: TEST_PASSWORD, csrf: csrfOf(tab1.body) };
+      const cookie = b.jar.get('portico_login_csrf')!;
+      assert.equal((await b.post('/login', form)).statusCode, 303);
+      const first = b.jar.get('portico_session')!;
+      // The second tab submits later (its cookie is back, as the browser still had the page).
+      b.jar.set('portico_login_csrf', cookie);
+      assert.equal((await b.post('/login', form)).statusCode, 303);
+      const second = b.jar.get('portico_session')!;
+      assert.notEqual(second, first);
+      const old = await app.inject({
+        url: '/settings',
+        headers: { cookie: `portico_session=${first}` },
+      });
+      assert.equal(old.statusCode, 302, 'the previous session ended');
+      assert.equal((await b.get('/settings')).statusCode, 200);
+      // Signed in, /login goes straight home.
+      assert.equal((await b.get('/login')).headers.location, '/settings');
+    });
+
     test('an expired session sends back to /login', async (t) => {
       const { app, services } = await buildTestApp(t, backend);
       const { email } = await portalWithPassword(services);
