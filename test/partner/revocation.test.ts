@@ -20,6 +20,8 @@ interface Connected {
   portalId: number;
   userId: number;
   baseUrl: string;
+  /** Every provider token issued for the connection (to scan logs and storage for). */
+  tokens: string[];
 }
 
 /** The same connected start for every path: a listening app, a sandbox that can call it. */
@@ -42,7 +44,8 @@ async function connectedStart(
     providerUserId: PROVIDER_USER,
   });
   assert.deepEqual(result, { ok: true });
-  return { p, t, portalId, userId: portal.userId, baseUrl };
+  const tokens = p.sandbox.tokensOf(p.appId, PROVIDER_USER);
+  return { p, t, portalId, userId: portal.userId, baseUrl, tokens };
 }
 
 async function connectionRow(storage: Storage, portalId: number) {
@@ -83,6 +86,9 @@ async function assertRevokedEndState(
   await assert.rejects(services.partner.fetchProviderProfile(c.portalId), ConnectionInactiveError);
   assert.equal(c.p.sandbox.calls.length, before, 'no provider call after revocation');
   assert.equal(services.partner.inflightCalls(c.portalId), 0);
+  const logs = c.t.logs.join('\n');
+  for (const secret of [...c.tokens, c.p.appSecret])
+    assert.ok(!logs.includes(secret), 'no token or secret in the logs');
 }
 
 for (const backend of backends()) {
