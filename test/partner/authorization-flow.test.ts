@@ -352,6 +352,28 @@ for (const backend of backends()) {
       assert.match(page.body, /PROVIDER_REDIRECT_URI/);
     });
 
+    test('storage failing after the exchange → storage, nothing stored', async (t) => {
+      const flow = await buildFlowApp(t, backend);
+      const { browser, portal } = await signedInBrowser(flow);
+      const { state } = await startAuthorization(browser);
+      // A real database refusal (not a stand-in): every write to connections fails.
+      await flow.services.storage.db.execute(sql`
+        create function portico_test_refuse() returns trigger language plpgsql as
+          $$ begin raise exception 'storage refused (test)'; end $$`);
+      await flow.services.storage.db.execute(sql`
+        create trigger portico_test_refuse before insert or update on connections
+          for each row execute function portico_test_refuse()`);
+      const res = await browser.get(callbackUrl({ code: allow(flow), state }));
+      assertRedirect(res, '/auth-error?reason=storage');
+      assertStateCookieCleared(res);
+      assert.equal(
+        (await flow.services.partner.connectionSummary(portal.portalId)).status,
+        'inactive',
+      );
+      const page = await browser.get('/auth-error?reason=storage');
+      assert.doesNotMatch(page.body, /storage refused/);
+    });
+
     test('a malformed query (repeated parameters) still clears the cookie → state', async (t) => {
       const flow = await buildFlowApp(t, backend);
       const { browser } = await signedInBrowser(flow);
