@@ -135,15 +135,13 @@ export async function authorizationRoutes(
     reply.clearCookie(names.state, cookieOptions(isProduction, 0));
 
     // The user cancelled (or the provider refused) at the dialog: no code to exchange.
-    if (error !== undefined || !valid) {
-      if (error === 'access_denied') {
-        request.log.info('authorization cancelled at the provider');
-        return reply.redirect(authError('cancelled'), 302);
-      }
-      if (error !== undefined) {
-        request.log.warn('the provider answered the authorization with an error');
-        return reply.redirect(authError('provider'), 302);
-      }
+    if (error === 'access_denied') {
+      request.log.info('authorization cancelled at the provider');
+      return reply.redirect(authError('cancelled'), 302);
+    }
+    if (error !== undefined) {
+      request.log.warn('the provider answered the authorization with an error');
+      return reply.redirect(authError('provider'), 302);
     }
     // 3. Anything missing: reject, no exchange.
     if (!code || !state || !expected) {
