@@ -90,6 +90,7 @@ describe('browser: sign in, connect, cancel, decline, disconnect, remove the app
   const output: string[] = [];
   const dataDir = mkdtempSync(join(tmpdir(), 'portico-browser-'));
   const email = 'owner@acme.test';
+  const consoleErrors: string[] = [];
   const portalCode = '7007';
 
   before(async () => {
@@ -167,6 +168,12 @@ describe('browser: sign in, connect, cancel, decline, disconnect, remove the app
   async function signIn(name: string): Promise<Page> {
     const context = await browser.newContext();
     const page = await context.newPage();
+    // A Content-Security-Policy violation shows up as a console error ("Refused to …").
+    page.on('console', (m) => {
+      if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text()))
+        consoleErrors.push(`${page.url()}: ${m.text()}`);
+    });
+    page.on('pageerror', (err) => consoleErrors.push(`${page.url()}: ${err.message}`));
     await page.goto(`${appUrl}/settings`);
     assert.equal(new URL(page.url()).pathname, '/login');
     if (name) await shot(page, `${name}-login`);
@@ -243,6 +250,7 @@ describe('browser: sign in, connect, cancel, decline, disconnect, remove the app
     assert.match((await page.textContent('#audit')) ?? '', /Provider account disconnected/);
     assert.match((await page.textContent('#audit')) ?? '', /user disconnected/);
     await shot(page, '05-settings-disconnected');
+    assert.deepEqual(consoleErrors, [], 'no CSP violation or page error on the way');
     await page.context().close();
   });
 
