@@ -3,6 +3,12 @@
  * order. Performs no I/O at import; `services` carries the open storage.
  */
 import { randomUUID } from 'node:crypto';
+import fastifyCookie from '@fastify/cookie';
+import fastifyFormbody from '@fastify/formbody';
+import fastifyHelmet from '@fastify/helmet';
+import { authorizationRoutes } from './partner/authorization-routes.ts';
+import { isKnownCapability } from './partner/capability-words.ts';
+import { providerCallbacksRoutes } from './partner/provider-callbacks-routes.ts';
 import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -26,6 +32,8 @@ import { recordRoutes } from './platform/route-table.ts';
 import { AccessLogController } from './platform/access-log.ts';
 import type { Services } from './services.ts';
 import { ticketsRoutes } from './tickets/tickets-routes.ts';
+import { cspDirectives } from './web/content-security-policy.ts';
+import { webRoutes } from './web/web-routes.tsx';
 
 /** Largest request body accepted, in bytes (64 KiB). */
 export const BODY_LIMIT_BYTES = 64 * 1024;
@@ -71,6 +79,18 @@ export async function buildApp({
     reply.header('x-request-id', request.id);
   });
   installErrorHandlers(app);
+
+  // Plugins first (cookies, form bodies, security headers), then the features.
+  await app.register(fastifyCookie);
+  await app.register(fastifyFormbody);
+  // Security headers on every response. Referrer-Policy: no-referrer keeps the callback's
+  // query (code, state) out of any Referer header (DESIGN.md invariant 5).
+  await app.register(fastifyHelmet, {
+    global: true,
+    referrerPolicy: { policy: 'no-referrer' },
+    contentSecurityPolicy: { useDefaults: false, directives: cspDirectives(config.isProduction) },
+    hsts: config.isProduction,
+  });
 
   const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL, logger) : undefined;
   if (redis) app.addHook('onClose', async () => void (await redis.quit()));
@@ -128,6 +148,17 @@ export async function buildApp({
     },
     routes: [ticketsRoutes(services.tickets)],
   });
+  await app.register(webRoutes, {
+    services,
+    partner: services.partner,
+    isKnownCapability,
+  });
+  await app.register(authorizationRoutes, {
+    services,
+    partner: services.partner,
+  });
+
+  await app.register(providerCallbacksRoutes, { services });
 
   return app;
 }

@@ -159,9 +159,8 @@ function buildProgram(): Command {
       ),
     );
 
-  program
-    .command('user')
-    .description('users of a portal')
+  const userCmd = program.command('user').description('users of a portal');
+  userCmd
     .command('create')
     .description('add a user to a portal')
     .requiredOption(...portal)
@@ -175,6 +174,40 @@ function buildProgram(): Command {
         (r) => {
           const u = r as { userId: number; email: string; isMainAdmin: boolean };
           return `User ${u.userId} (${u.email}) created${u.isMainAdmin ? ' as main administrator' : ''}.`;
+        },
+      ),
+    );
+  userCmd
+    .command('set-password')
+    .description(
+      'set the sign-in password of a user; the password is read from standard input (one line)',
+    )
+    .requiredOption(...portal)
+    .requiredOption('--email <email>', 'email address of the user')
+    .addOption(json)
+    .action(async (opts: Record<string, unknown>) => {
+      const password = await readPassword();
+      await action(
+        'user set-password',
+        (o) => ({ portal: o.portal, email: o.email, password }),
+        (r) => `Password set for ${(r as { email: string }).email}; they can sign in at /login.`,
+      )(opts);
+    });
+  program
+    .command('keys')
+    .description('the keys that encrypt provider tokens at rest')
+    .command('rotate')
+    .description(
+      're-encrypt every stored provider token under the first key of TOKEN_ENCRYPTION_KEYS (keep the old key listed until this has run)',
+    )
+    .addOption(json)
+    .action(
+      action(
+        'keys rotate',
+        () => ({}),
+        (r) => {
+          const k = r as { reencrypted: number; activeKeyId: string };
+          return `Re-encrypted ${k.reencrypted} provider token(s) under key ${k.activeKeyId}.`;
         },
       ),
     );
@@ -204,6 +237,49 @@ function buildProgram(): Command {
       ),
     );
   return program;
+}
+
+/**
+ * The password from standard input: its first line, without the line ending. Never an argument
+ * (arguments are visible to other users in the process list and kept in shell history).
+ * On a terminal the typed characters are not echoed.
+ */
+async function readPassword(): Promise<string> {
+  const stdin = process.stdin;
+  if (stdin.isTTY) {
+    process.stderr.write('Password: ');
+    stdin.setRawMode(true);
+  }
+  const bytes: number[] = [];
+  let cancelled = false;
+  try {
+    read: for await (const chunk of stdin) {
+      for (const b of chunk as Buffer) {
+        if (b === 0x0a || b === 0x0d || b === 0x04) break read;
+        if (stdin.isTTY && b === 0x03) {
+          cancelled = true;
+          break read;
+        }
+        if (stdin.isTTY && (b === 0x7f || b === 0x08)) {
+          // Backspace: drop the last character (with its UTF-8 continuation bytes).
+          while (bytes.length > 0 && ((bytes.pop() ?? 0) & 0xc0) === 0x80);
+          continue;
+        }
+        bytes.push(b);
+        if (bytes.length > 4096) break read;
+      }
+    }
+  } finally {
+    if (stdin.isTTY) {
+      stdin.setRawMode(false);
+      process.stderr.write('\n');
+    }
+    stdin.pause();
+  }
+  if (cancelled) throw new UsageError('Cancelled.');
+  const password = Buffer.from(bytes).toString('utf8');
+  if (!password) throw new UsageError('Give the password on standard input.');
+  return password;
 }
 
 async function cli(argv: string[]): Promise<number> {

@@ -6,9 +6,10 @@
  * Empty values count as unset, so `FOO=` in a `.env` file falls back to the default.
  */
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
+import { parseKeySpec } from './platform/keyring.ts';
 
 const Str = (description: string, options: object = {}) =>
   Type.String({ minLength: 1, description, ...options });
@@ -44,7 +45,6 @@ export const ConfigSchema = Type.Object({
   ),
   TRUST_PROXY: Bool('whether to trust X-Forwarded-* headers from a load balancer', false),
   SHUTDOWN_TIMEOUT_MS: Int('milliseconds from 0 to 600000', 0, 600_000, 10_000),
-  PROVIDER_APP_SECRET: Type.Optional(Str('the provider application secret')),
   REDIS_URL: Type.Optional(
     Str('a Redis URL (redis://host:6379 or rediss://…) shared by every instance for rate limits', {
       pattern: '^rediss?://',
@@ -78,13 +78,104 @@ export const ConfigSchema = Type.Object({
     86_400_000,
     300_000,
   ),
+  SESSION_TTL_SECONDS: Int(
+    'seconds from 300 to 2592000 a browser session lasts after sign-in',
+    300,
+    2_592_000,
+    28_800,
+  ),
+
+  // ---- Partner connection (the provider) -------------------------------------------------
+  APP_BASE_URL: Type.Optional(
+    Str('the public origin of Portico, such as https://portico.example.com (no path)', {
+      pattern: '^https?://[^/?#\\s]+$',
+    }),
+  ),
+  PROVIDER_AUTHORIZATION_BASE_URL: Str(
+    'the origin of the provider authorization dialog, such as https://www.facebook.com',
+    { pattern: '^https?://[^?#\\s]+[^/?#\\s]$', default: 'https://www.facebook.com' },
+  ),
+  PROVIDER_GRAPH_BASE_URL: Str(
+    'the origin of the provider Graph API, such as https://graph.facebook.com',
+    { pattern: '^https?://[^?#\\s]+[^/?#\\s]$', default: 'https://graph.facebook.com' },
+  ),
+  PROVIDER_API_VERSION: Str('a provider API version such as v21.0', {
+    pattern: '^v[0-9]+\\.[0-9]+$',
+    default: 'v21.0',
+  }),
+  PROVIDER_APP_ID: Type.Optional(
+    Str('the provider app id (digits or letters, sent as client_id)', {
+      pattern: '^[A-Za-z0-9_-]{1,100}$',
+    }),
+  ),
+  PROVIDER_APP_SECRET: Type.Optional(
+    Str('the provider app secret (at least 16 characters)', { minLength: 16, maxLength: 512 }),
+  ),
+  PROVIDER_REDIRECT_URI: Type.Optional(
+    Str('the registered redirect URI, {APP_BASE_URL}/api/auth/partner/callback', {
+      pattern: '^https?://',
+    }),
+  ),
+  PROVIDER_CONFIG_ID: Type.Optional(
+    Str('a provider login configuration id (sent as config_id only when set)', {
+      pattern: '^[A-Za-z0-9_-]{1,100}$',
+    }),
+  ),
+  PROVIDER_REQUIRED_PERMISSIONS: Str(
+    'a comma-separated list of provider permissions Portico needs',
+    {
+      pattern: '^[a-z0-9_]+(,[a-z0-9_]+)*$',
+      default: 'business_management,whatsapp_business_messaging,whatsapp_business_management',
+    },
+  ),
+  PROVIDER_TIMEOUT_MS: Int('milliseconds from 100 to 120000', 100, 120_000, 10_000),
+  PROVIDER_HEALTH_CHECK_INTERVAL_MS: Int(
+    'milliseconds between token health checks, 0 to turn the checker off (at most 86400000)',
+    0,
+    86_400_000,
+    900_000,
+  ),
+  PROVIDER_HEALTH_CHECK_LEASE_MS: Int(
+    'milliseconds one instance may hold a connection while checking it (1000 to 3600000)',
+    1_000,
+    3_600_000,
+    120_000,
+  ),
+  PROVIDER_TOKEN_REFRESH_WINDOW_S: Int(
+    'seconds before expiry at which a token is refreshed (0 to 5184000)',
+    0,
+    5_184_000,
+    604_800,
+  ),
+  PROVIDER_SIGNED_REQUEST_MAX_AGE_S: Int(
+    'seconds a provider signed_request stays acceptable after issued_at (10 to 86400)',
+    10,
+    86_400,
+    900,
+  ),
+  TOKEN_ENCRYPTION_KEYS: Type.Optional(
+    Str('kid:base64key pairs separated by commas; the first is active; 32-byte keys', {
+      pattern: '^[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/=_-]+(,[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/=_-]+)*$',
+    }),
+  ),
+  TOKEN_ENCRYPTION_KEY_FILE: Type.Optional(
+    Str('a path to a file of kid:base64key lines (first is active), outside DATA_DIR'),
+  ),
+  SANDBOX_PROVIDER_PORT: Int('a TCP port from 0 to 65535', 0, 65535, 3001),
 });
 
-export type Config = Static<typeof ConfigSchema> & {
+export type Config = Omit<Static<typeof ConfigSchema>, 'APP_BASE_URL'> & {
+  /** Public origin; defaults to `http://localhost:${PORT}` outside production. */
+  APP_BASE_URL: string;
   /** Absolute path of DATA_DIR. */
   dataDir: string;
   isProduction: boolean;
+  /** True when main.ts filled the provider settings from a sandbox provider it started. */
+  providerIsSandbox?: boolean;
 };
+
+/** Path of the redirect URI under APP_BASE_URL (spec §5.3). */
+export const PARTNER_CALLBACK_PATH = '/api/auth/partner/callback';
 
 export class ConfigError extends Error {
   constructor(message: string, options?: ErrorOptions) {
@@ -124,11 +215,20 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = value as Static<typeof ConfigSchema>;
   const config: Config = {
     ...parsed,
+    // Cross-field default: the public origin follows PORT unless set (production requires it).
+    APP_BASE_URL: parsed.APP_BASE_URL ?? `http://localhost:${parsed.PORT}`,
     dataDir: resolve(parsed.DATA_DIR),
     isProduction: parsed.NODE_ENV === 'production',
   };
+  if (config.TOKEN_ENCRYPTION_KEYS) {
+    try {
+      parseKeySpec(config.TOKEN_ENCRYPTION_KEYS);
+    } catch (err) {
+      throw new ConfigError(`TOKEN_ENCRYPTION_KEYS: ${(err as Error).message}`);
+    }
+  }
   if (config.isProduction) {
-    const problem = productionProblems(config)[0];
+    const problem = productionProblems(config, parsed.APP_BASE_URL !== undefined)[0];
     if (problem) throw new ConfigError(problem);
   }
   return config;
@@ -140,15 +240,103 @@ const SECRET_VARIABLES = new Set<string>([
   'DATABASE_LISTEN_URL',
   'PROVIDER_APP_SECRET',
   'REDIS_URL',
+  'TOKEN_ENCRYPTION_KEYS',
 ]);
 
+/** Hosts that can only be a local emulator (the sandbox provider), never the real provider. */
+const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.0)$/i;
+
+/** App ids the sandbox provider generates; a real provider never issues them. */
+export const SANDBOX_APP_ID_PREFIX = 'sandbox';
+
 /**
- * Rules that only production enforces (DESIGN.md, security invariant 4). Each entry is the one
- * line start-up fails with.
+ * Rules that only production enforces (DESIGN.md, security invariant 4; spec §5.3). Each entry
+ * is the one line start-up fails with.
+ *
+ * Cross-field rules: the redirect URI must be exactly `{APP_BASE_URL}/api/auth/partner/callback`
+ * over HTTPS with no query, because the provider compares it byte for byte and the callback
+ * route is the only registered target. The provider must not be the sandbox: its URLs would be
+ * loopback addresses or its app id the sandbox's generated one.
  */
-function productionProblems(_config: Config): string[] {
+export function productionProblems(config: Config, appBaseUrlSet = true): string[] {
   const problems: string[] = [];
+  const missing = (name: string) =>
+    problems.push(`${name}: required in production (${describe(propsOf()[name])})`);
+  if (!config.TOKEN_ENCRYPTION_KEYS && !config.TOKEN_ENCRYPTION_KEY_FILE)
+    problems.push(
+      'TOKEN_ENCRYPTION_KEYS: required in production (or TOKEN_ENCRYPTION_KEY_FILE); provider tokens are encrypted with a key held outside the database',
+    );
+  if (
+    config.TOKEN_ENCRYPTION_KEY_FILE &&
+    isInside(resolve(config.TOKEN_ENCRYPTION_KEY_FILE), config.dataDir)
+  )
+    problems.push('TOKEN_ENCRYPTION_KEY_FILE: must be outside DATA_DIR in production');
+  if (!appBaseUrlSet) missing('APP_BASE_URL');
+  else if (!config.APP_BASE_URL.startsWith('https://'))
+    problems.push('APP_BASE_URL: must use https: in production');
+  if (!config.PROVIDER_APP_ID) missing('PROVIDER_APP_ID');
+  else if (config.PROVIDER_APP_ID.toLowerCase().startsWith(SANDBOX_APP_ID_PREFIX))
+    problems.push(
+      "PROVIDER_APP_ID: is the sandbox provider's app; production needs the real provider",
+    );
+  if (!config.PROVIDER_APP_SECRET) missing('PROVIDER_APP_SECRET');
+  for (const name of ['PROVIDER_AUTHORIZATION_BASE_URL', 'PROVIDER_GRAPH_BASE_URL'] as const) {
+    const url = new URL(config[name]);
+    if (url.protocol !== 'https:') problems.push(`${name}: must use https: in production`);
+    else if (LOOPBACK_HOST.test(url.hostname) || config.providerIsSandbox)
+      problems.push(`${name}: points at the sandbox provider; production needs the real provider`);
+  }
+  const redirect = config.PROVIDER_REDIRECT_URI;
+  const expected = `${config.APP_BASE_URL}${PARTNER_CALLBACK_PATH}`;
+  if (!redirect) missing('PROVIDER_REDIRECT_URI');
+  else if (redirect.startsWith('http:'))
+    problems.push('PROVIDER_REDIRECT_URI: must use https: in production (spec 5.3)');
+  else if (redirect !== expected)
+    problems.push(
+      `PROVIDER_REDIRECT_URI: must be exactly ${expected} (no query, no trailing slash; spec 5.3)`,
+    );
   return problems;
+}
+
+function propsOf(): Record<string, TSchema> {
+  return ConfigSchema.properties;
+}
+
+function isInside(path: string, dir: string): boolean {
+  const rel = relative(dir, path);
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
+}
+
+/** The provider settings, complete, or null when the app id, secret or redirect URI is unset. */
+export interface ProviderSettings {
+  authorizationBaseUrl: string;
+  graphBaseUrl: string;
+  apiVersion: string;
+  appId: string;
+  appSecret: string;
+  redirectUri: string;
+  configId: string | undefined;
+  requiredPermissions: string[];
+  timeoutMs: number;
+}
+
+/**
+ * The provider settings of `config`. The redirect URI defaults (outside production, where
+ * production rules require it) to `{APP_BASE_URL}/api/auth/partner/callback`.
+ */
+export function providerSettings(config: Config): ProviderSettings | null {
+  if (!config.PROVIDER_APP_ID || !config.PROVIDER_APP_SECRET) return null;
+  return {
+    authorizationBaseUrl: config.PROVIDER_AUTHORIZATION_BASE_URL,
+    graphBaseUrl: config.PROVIDER_GRAPH_BASE_URL,
+    apiVersion: config.PROVIDER_API_VERSION,
+    appId: config.PROVIDER_APP_ID,
+    appSecret: config.PROVIDER_APP_SECRET,
+    redirectUri: config.PROVIDER_REDIRECT_URI ?? `${config.APP_BASE_URL}${PARTNER_CALLBACK_PATH}`,
+    configId: config.PROVIDER_CONFIG_ID,
+    requiredPermissions: config.PROVIDER_REQUIRED_PERMISSIONS.split(','),
+    timeoutMs: config.PROVIDER_TIMEOUT_MS,
+  };
 }
 
 /**

@@ -11,17 +11,28 @@ import { ConfigError, loadDotEnv, parseConfig } from './config.ts';
 import { openStorage, storageTargetFor } from './db/client.ts';
 import { DataDirLockedError } from './platform/data-dir-lock.ts';
 import { createLogger } from './platform/logger.ts';
+import {
+  startDevelopmentSandbox,
+  wantsDevelopmentSandbox,
+} from './sandbox-provider/development.ts';
 import { createServices } from './services.ts';
 
 async function main(): Promise<void> {
   loadDotEnv();
-  const config = parseConfig();
+  let config = parseConfig();
   const logger = createLogger(config.LOG_LEVEL);
   const storage = await openStorage(storageTargetFor(config));
   const closers: (() => Promise<unknown>)[] = [() => storage.close()];
   try {
     await storage.migrate();
+    if (wantsDevelopmentSandbox(config)) {
+      const started = await startDevelopmentSandbox(config, logger);
+      config = started.config;
+      closers.unshift(() => started.sandbox.close());
+    }
     const services = createServices({ config, storage, logger });
+    services.partner.startHealthChecker();
+    closers.unshift(() => services.partner.stopHealthChecker());
     const app = await buildApp({ services, logger });
     closers.unshift(() => app.close());
     let admin: FastifyInstance | undefined;

@@ -8,6 +8,9 @@ import type { Config } from './config.ts';
 import type { Storage } from './db/client.ts';
 import { createTicketsService, type TicketsService } from './tickets/tickets-service.ts';
 import { createPrincipalCache, type PrincipalCache } from './external-api/principal-cache.ts';
+import { createPartnerService, type PartnerService } from './partner/partner-service.ts';
+import { loadKeyring } from './platform/keyring.ts';
+import { createSessionStore, type SessionStore } from './web/session-store.ts';
 
 export interface Services {
   config: Config;
@@ -19,6 +22,9 @@ export interface Services {
    * until a token change listener is started on it (`buildApp` does).
    */
   principalCache: PrincipalCache;
+  partner: PartnerService;
+  /** Browser sessions of the web pages. */
+  sessions: SessionStore;
 }
 
 export function createServices(deps: {
@@ -43,5 +49,12 @@ export function createServices(deps: {
     providerAppSecret: config.PROVIDER_APP_SECRET,
     logger,
   });
-  return { config, storage, accounts, principalCache, tickets };
+  const partner = createPartnerService({
+    config,
+    db: storage.db,
+    keyring: loadKeyring(config),
+    logger,
+  });
+  const sessions = createSessionStore({ db: storage.db, ttlSeconds: config.SESSION_TTL_SECONDS });
+  return { config, storage, accounts, principalCache, tickets, partner, sessions };
 }

@@ -11,6 +11,7 @@ import type { Database } from '../db/client.ts';
 import { isUniqueViolation } from '../db/errors.ts';
 import { apiTokens, portals, users } from '../db/schema/index.ts';
 import { UsageError } from '../platform/errors.ts';
+import { hashPassword, passwordProblem, verifyPassword } from '../platform/passwords.ts';
 import { apiTokenHint, generateApiToken, hashApiToken } from './api-token.ts';
 import type { Principal } from './principal.ts';
 import { parseScopes, SCOPES, type Scope } from './scopes.ts';
@@ -270,6 +271,51 @@ export function createAccountsService({ db, onTokenChange }: AccountsServiceDeps
 
     /** The internal id of a portal. @throws UsageError for an unknown code. */
     portalIdFor,
+
+    /**
+     * Set (or replace) the sign-in password of a user of a portal. Existing sessions of the
+     * user are not touched here; the caller ends them when it should.
+     *
+     * @throws UsageError on an unknown portal, a user not in that portal, or a password that is
+     *   too short or too long.
+     */
+    async setPassword(input: {
+      portalCode: string;
+      email: string;
+      password: string;
+    }): Promise<{ userId: number; email: string }> {
+      const problem = passwordProblem(input.password);
+      if (problem) throw new UsageError(problem);
+      const portalId = await portalIdFor(input.portalCode);
+      const email = checkEmail(input.email);
+      const passwordHash = await hashPassword(input.password);
+      const [row] = await db
+        .update(users)
+        .set({ passwordHash })
+        .where(and(eq(users.portalId, portalId), eq(users.email, email)))
+        .returning({ id: users.id });
+      if (!row) throw new UsageError(`Portal ${input.portalCode} has no user ${email}.`);
+      return { userId: row.id, email };
+    },
+
+    /**
+     * The user whose email and password these are, or null. Unknown emails cost the same
+     * scrypt work as known ones, so timing does not tell which emails exist.
+     */
+    async authenticatePassword(
+      email: string,
+      password: string,
+    ): Promise<{ userId: number } | null> {
+      const normalized = email.trim().toLowerCase();
+      const [row] = EMAIL.test(normalized)
+        ? await db
+            .select({ id: users.id, passwordHash: users.passwordHash })
+            .from(users)
+            .where(eq(users.email, normalized))
+        : [];
+      const ok = await verifyPassword(password, row?.passwordHash ?? null);
+      return ok && row ? { userId: row.id } : null;
+    },
 
     /** A portal, its users and its token's hint and scopes. Never the token or its hash. */
     async showPortal(portalCode: string): Promise<PortalSummary> {

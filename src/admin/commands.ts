@@ -76,6 +76,16 @@ export const COMMANDS: Record<string, Command> = {
         mainAdmin: a.mainAdmin,
       }),
   ),
+  'user set-password': command(
+    Type.Object({
+      portal: Portal,
+      email: Type.String({ maxLength: 1000 }),
+      password: Type.String({ maxLength: 1024 }),
+    }),
+    (services, a) =>
+      services.accounts.setPassword({ portalCode: a.portal, email: a.email, password: a.password }),
+  ),
+  'keys rotate': command(Type.Object({}), (services) => services.partner.rotateKeys(CLI_ACTOR)),
   'audit list': command(
     Type.Object({
       portal: Portal,

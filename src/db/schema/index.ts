@@ -4,3 +4,6 @@ export * from './api-tokens.ts';
 export * from './audit-events.ts';
 export * from './support-tickets.ts';
 export * from './idempotency-keys.ts';
+export * from './sessions.ts';
+export * from './connections.ts';
+export * from './data-deletion-requests.ts';

@@ -1,0 +1,54 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { portals } from './portals.ts';
+import { users } from './users.ts';
+
+/**
+ * A portal's connection to the provider: at most one per portal (`portal_id` is the key), so a
+ * repeated connection replaces the previous one.
+ *
+ * Invariants: the provider token is held only as AES-256-GCM ciphertext with its IV, tag and
+ * key id (additional authenticated data: the portal id), never in clear. An `inactive` row holds
+ * no ciphertext at all: revocation deletes it. Every query filters by `portal_id`.
+ *
+ * @see ../../../../shared/DESIGN.md "Data model", "Encryption at rest"
+ */
+export const connections = pgTable(
+  'connections',
+  {
+    portalId: integer('portal_id')
+      .primaryKey()
+      .references(() => portals.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: ['active', 'inactive'] }).notNull(),
+    /** The provider's id of the person who granted access (signed_request `user_id`). */
+    providerUserId: text('provider_user_id'),
+    /** Provider assets the grant covers (`granular_scopes[].target_ids`). */
+    assetIds: text('asset_ids')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    grantedPermissions: text('granted_permissions')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
+    /** base64 AES-256-GCM ciphertext of the provider token; null once revoked. */
+    tokenCiphertext: text('token_ciphertext'),
+    tokenIv: text('token_iv'),
+    tokenTag: text('token_tag'),
+    keyId: text('key_id'),
+    /** Null when the provider reports no expiry. */
+    tokenExpiresAt: timestamp('token_expires_at', { withTimezone: true }),
+    connectedAt: timestamp('connected_at', { withTimezone: true }).notNull().defaultNow(),
+    connectedBy: integer('connected_by').references(() => users.id, { onDelete: 'set null' }),
+    lastCheckedAt: timestamp('last_checked_at', { withTimezone: true }),
+    /** Health-check lease: which instance checks this connection, and until when. */
+    checkLeaseOwner: text('check_lease_owner'),
+    checkLeaseUntil: timestamp('check_lease_until', { withTimezone: true }),
+    revokedAt: timestamp('revoked_at', { withTimezone: true }),
+    revokeReason: text('revoke_reason'),
+  },
+  (t) => [
+    index('connections_provider_user').on(t.providerUserId),
+    index('connections_status_checked').on(t.status, t.lastCheckedAt),
+  ],
+);

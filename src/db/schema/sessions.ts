@@ -1,0 +1,24 @@
+import { index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { users } from './users.ts';
+
+/**
+ * Browser sessions. The session id lives only in the visitor's cookie; the row keeps its
+ * SHA-256, so a copy of the table does not let anyone sign in. `csrf_secret` is the
+ * synchronizer token every state-changing form of the session carries.
+ */
+export const sessions = pgTable(
+  'sessions',
+  {
+    /** Lower-case hex SHA-256 of the session id. */
+    idHash: text('id_hash').primaryKey(),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    csrfSecret: text('csrf_secret').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
+    /** When the user last confirmed consent on /connect; start accepts it for a few minutes. */
+    partnerConsentAt: timestamp('partner_consent_at', { withTimezone: true }),
+  },
+  (t) => [index('sessions_user_id').on(t.userId), index('sessions_expires_at').on(t.expiresAt)],
+);

@@ -1,0 +1,54 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+/**
+ * The human-readable status page of a data deletion request (`GET /data-deletion?code=…`),
+ * the URL the provider shows the person after its data-deletion callback.
+ */
+import { render } from 'preact-render-to-string';
+import type { DataDeletionStatus } from './partner-service.ts';
+
+function when(iso: string): string {
+  return `${iso.slice(0, 10)} at ${iso.slice(11, 19)} UTC`;
+}
+
+/** The page for a known request, or the "not found" page when `status` is null. */
+export function dataDeletionPage(status: DataDeletionStatus | null): string {
+  const body = status ? (
+    <main>
+      <h1>Data deletion request</h1>
+      <p>
+        Confirmation code: <strong>{status.confirmationCode}</strong>
+      </p>
+      <p>Received on {when(status.requestedAt)}.</p>
+      <p>
+        {status.completedAt
+          ? `Completed on ${when(status.completedAt)}.`
+          : 'In progress: come back to this page later.'}
+      </p>
+      <h2>What was deleted</h2>
+      <p>{status.summary}</p>
+      <p>
+        Portico keeps a record that this request was received and when, without any data from your
+        provider account.
+      </p>
+    </main>
+  ) : (
+    <main>
+      <h1>No such data deletion request</h1>
+      <p>
+        Check the confirmation code you were given. It is the link the provider showed you after you
+        asked for your data to be deleted.
+      </p>
+    </main>
+  );
+  return `<!doctype html>${render(
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>Data deletion — Portico</title>
+      </head>
+      <body>{body}</body>
+    </html>,
+  )}`;
+}

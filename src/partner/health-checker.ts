@@ -1,0 +1,162 @@
+/**
+ * The token health checker (revocation path 3): polls each active connection's token with
+ * `debug_token` every PROVIDER_HEALTH_CHECK_INTERVAL_MS, refreshes a token near expiry with the
+ * long-lived exchange, and revokes (actor system) a token the provider reports invalid or that
+ * cannot be refreshed.
+ *
+ * Several Portico instances on one PostgreSQL: each cycle leases the due connections with
+ * `FOR UPDATE SKIP LOCKED` and a lease column (connections-store `leaseDue`), so a connection is
+ * checked by one instance at a time, and a crashed instance's lease expires.
+ *
+ * @see ../../../shared/spec/external-api-and-partner-flow.md §3 (token revoked or expired)
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import type { Config } from '../config.ts';
+import { ConnectionInactiveError, type ConnectionsStore } from './connections-store.ts';
+import { ProviderError, type ProviderClient } from './provider-client.ts';
+import { HEALTH_CHECKER_ACTOR, REVOKE_REASONS, type RevokeOptions } from './revocation.ts';
+
+export interface HealthCheckerDeps {
+  config: Config;
+  store: ConnectionsStore;
+  /** False when the provider is not configured: the checker does nothing. */
+  enabled: boolean;
+  /** This instance's name in leases. */
+  instanceId: string;
+  log: FastifyBaseLogger;
+  /** Runs a provider call with the portal's token (refused for an inactive connection). */
+  withProvider: <T>(
+    portalId: number,
+    what: string,
+    fn: (
+      client: ProviderClient,
+      accessToken: string,
+      signal: AbortSignal,
+      tokenVersion: string,
+    ) => Promise<T>,
+  ) => Promise<T>;
+  revokeConnection: (portalId: number, options: RevokeOptions) => Promise<{ revoked: boolean }>;
+  /** Abort every in-flight provider call (on stop). */
+  abortAll: () => void;
+  logProviderError: (what: string, err: unknown, portalId: number) => void;
+}
+
+export type HealthChecker = ReturnType<typeof createHealthChecker>;
+
+export function createHealthChecker(deps: HealthCheckerDeps) {
+  const { config, store, withProvider, revokeConnection, instanceId } = deps;
+
+  /** One health check of one leased connection. */
+  async function checkConnection(portalId: number): Promise<'ok' | 'refreshed' | 'revoked'> {
+    let outcome: { revoke: string; tokenVersion: string } | 'ok' | 'refreshed';
+    try {
+      outcome = await withProvider(
+        portalId,
+        'health check',
+        async (c, token, signal, tokenVersion) => {
+          const info = await c.inspectToken(token, signal);
+          if (!info.isValid)
+            return {
+              revoke:
+                info.errorCode === 190
+                  ? REVOKE_REASONS.tokenInvalid190
+                  : REVOKE_REASONS.tokenInvalid,
+              tokenVersion,
+            };
+          const expiresAtMs = info.expiresAt ? info.expiresAt * 1000 : undefined;
+          if (
+            expiresAtMs === undefined ||
+            expiresAtMs - Date.now() > config.PROVIDER_TOKEN_REFRESH_WINDOW_S * 1000
+          )
+            return 'ok' as const;
+          try {
+            const fresh = await c.exchangeForLongLived(token, signal);
+            const fresher = await c.inspectToken(fresh.accessToken, signal);
+            const expiresAt = fresher.expiresAt
+              ? new Date(fresher.expiresAt * 1000)
+              : fresh.expiresIn
+                ? new Date(Date.now() + fresh.expiresIn * 1000)
+                : null;
+            await store.replaceToken(portalId, tokenVersion, fresh.accessToken, expiresAt);
+            return 'refreshed' as const;
+          } catch (err) {
+            if (err instanceof ProviderError && err.kind === 'unavailable') throw err;
+            return {
+              revoke:
+                expiresAtMs <= Date.now()
+                  ? REVOKE_REASONS.tokenExpired
+                  : REVOKE_REASONS.tokenUnrefreshable,
+              tokenVersion,
+            };
+          }
+        },
+      );
+    } catch (err) {
+      if (err instanceof ConnectionInactiveError) return 'revoked';
+      if (err instanceof ProviderError && err.kind === 'dead_token') return 'revoked';
+      throw err;
+    }
+    if (typeof outcome === 'object') {
+      await revokeConnection(portalId, {
+        actor: HEALTH_CHECKER_ACTOR,
+        reason: outcome.revoke,
+        tokenVersion: outcome.tokenVersion,
+      });
+      return 'revoked';
+    }
+    return outcome;
+  }
+
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<unknown> | undefined;
+  let stopped = true;
+
+  /** One cycle; returns the portal ids this instance leased and checked. */
+  async function runOnce(options: { limit?: number } = {}): Promise<number[]> {
+    if (!deps.enabled) return [];
+    const ids = await store.leaseDue({
+      owner: instanceId,
+      leaseMs: config.PROVIDER_HEALTH_CHECK_LEASE_MS,
+      dueBefore: new Date(Date.now() - config.PROVIDER_HEALTH_CHECK_INTERVAL_MS),
+      limit: options.limit ?? 50,
+    });
+    for (const portalId of ids) {
+      try {
+        await checkConnection(portalId);
+      } catch (err) {
+        deps.logProviderError('health check', err, portalId);
+      } finally {
+        await store.finishCheck(portalId, instanceId).catch(() => {});
+      }
+    }
+    return ids;
+  }
+
+  return {
+    runOnce,
+
+    /** Start the timer: a cycle every min(interval, 60 s); no-op if disabled or interval 0. */
+    start: (): void => {
+      if (!deps.enabled || config.PROVIDER_HEALTH_CHECK_INTERVAL_MS === 0 || !stopped) return;
+      stopped = false;
+      const tick = Math.min(config.PROVIDER_HEALTH_CHECK_INTERVAL_MS, 60_000);
+      const loop = () => {
+        running = runOnce()
+          .catch((err: unknown) => deps.log.error({ err }, 'health check cycle failed'))
+          .finally(() => {
+            running = undefined;
+            if (!stopped) timer = setTimeout(loop, tick).unref();
+          });
+      };
+      timer = setTimeout(loop, Math.min(tick, 5_000)).unref();
+    },
+
+    /** Stop the timer, abort in-flight calls, and wait for the running cycle to finish. */
+    stop: async (): Promise<void> => {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      deps.abortAll();
+      await running;
+    },
+  };
+}

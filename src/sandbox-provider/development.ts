@@ -1,0 +1,62 @@
+/**
+ * Development convenience: when `npm start` runs in development with no PROVIDER_APP_ID, start
+ * the sandbox provider on SANDBOX_PROVIDER_PORT (host 127.0.0.1, a different site from the
+ * app's `localhost`) with a generated app id and secret, and fill the provider settings from
+ * it. Production and test never do this (main.ts checks NODE_ENV; production config refuses a
+ * sandbox provider).
+ */
+import type { FastifyBaseLogger } from 'fastify';
+import { PARTNER_CALLBACK_PATH, SANDBOX_APP_ID_PREFIX, type Config } from '../config.ts';
+import { randomBase62 } from '../platform/crypto.ts';
+import { startSandboxProvider, type SandboxProvider } from './sandbox-provider.tsx';
+
+/** Whether main.ts should start the sandbox for this configuration. */
+export function wantsDevelopmentSandbox(config: Config): boolean {
+  return config.NODE_ENV === 'development' && !config.PROVIDER_APP_ID;
+}
+
+/**
+ * Start the sandbox and return the configuration that points Portico at it.
+ *
+ * @returns the filled config and the sandbox (close it on shutdown).
+ */
+export async function startDevelopmentSandbox(
+  config: Config,
+  logger: FastifyBaseLogger,
+): Promise<{ config: Config; sandbox: SandboxProvider }> {
+  const appId = `${SANDBOX_APP_ID_PREFIX}${randomBase62(8)}`;
+  const appSecret = randomBase62(32);
+  const redirectUri =
+    config.PROVIDER_REDIRECT_URI ?? `${config.APP_BASE_URL}${PARTNER_CALLBACK_PATH}`;
+  const sandbox = await startSandboxProvider({
+    host: '127.0.0.1',
+    port: config.SANDBOX_PROVIDER_PORT,
+    apps: [
+      {
+        appId,
+        appSecret,
+        name: 'Portico (development)',
+        redirectUris: [redirectUri],
+        permissions: config.PROVIDER_REQUIRED_PERMISSIONS.split(','),
+        deauthorizeCallbackUrl: `${config.APP_BASE_URL}/api/auth/partner/deauthorize`,
+        dataDeletionCallbackUrl: `${config.APP_BASE_URL}/api/auth/partner/data-deletion`,
+      },
+    ],
+  });
+  logger.info(
+    { sandboxUrl: sandbox.url, appsPage: `${sandbox.url}/sandbox/apps`, appId },
+    'no PROVIDER_APP_ID in development: started the sandbox provider and connected Portico to it',
+  );
+  return {
+    sandbox,
+    config: {
+      ...config,
+      PROVIDER_AUTHORIZATION_BASE_URL: sandbox.url,
+      PROVIDER_GRAPH_BASE_URL: sandbox.url,
+      PROVIDER_APP_ID: appId,
+      PROVIDER_APP_SECRET: appSecret,
+      PROVIDER_REDIRECT_URI: redirectUri,
+      providerIsSandbox: true,
+    },
+  };
+}

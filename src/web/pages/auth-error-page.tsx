@@ -1,0 +1,147 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+import type { ComponentChildren } from 'preact';
+import { Layout } from './layout.tsx';
+
+/** The failure reasons of the authorization flow. @see ../../../../shared/DESIGN.md "Routes" */
+export const AUTH_ERROR_REASONS = [
+  'cancelled',
+  'state',
+  'config',
+  'permission',
+  'provider',
+  'storage',
+] as const;
+export type AuthErrorReason = (typeof AUTH_ERROR_REASONS)[number];
+
+export function isAuthErrorReason(value: unknown): value is AuthErrorReason {
+  return typeof value === 'string' && (AUTH_ERROR_REASONS as readonly string[]).includes(value);
+}
+
+const RETRY = (
+  <p>
+    <a class="button" href="/connect">
+      Try again
+    </a>{' '}
+    <a href="/settings">Back to settings</a>
+  </p>
+);
+
+/**
+ * `/auth-error`: every failure of the flow lands here with a generic, useful message. Nothing
+ * from the provider is shown; for `permission`, the missing capabilities come as plain words
+ * from our own catalog.
+ *
+ * @see ../../../../shared/spec/external-api-and-partner-flow.md §7.2
+ */
+export function AuthErrorPage({
+  reason,
+  missingCapabilities,
+}: {
+  /** null: an unknown reason; the page stays generic. */
+  reason: AuthErrorReason | null;
+  missingCapabilities: string[];
+}) {
+  let title: string;
+  let body: ComponentChildren;
+  switch (reason) {
+    case 'cancelled':
+      title = 'Connection cancelled';
+      body = (
+        <>
+          <p>You cancelled at the provider, so nothing was connected. That is fine.</p>
+          <p>If you change your mind, you can start again at any time.</p>
+          {RETRY}
+        </>
+      );
+      break;
+    case 'state':
+      title = 'Please start again';
+      body = (
+        <>
+          <p>
+            We could not match this answer from the provider to a connection you started here, so we
+            ignored it. This happens when the connection took more than ten minutes, was started in
+            another browser or tab, your sign-in ended in between, or the link was opened twice.
+          </p>
+          <p>Nothing was connected. Start again from the beginning.</p>
+          {RETRY}
+        </>
+      );
+      break;
+    case 'config':
+      title = 'The connection is not set up correctly';
+      body = (
+        <>
+          <p>
+            The provider refused the connection because of how Portico is registered with it.
+            Nothing was connected.
+          </p>
+          <p>
+            <strong>For the administrator:</strong> compare the redirect URI registered in the
+            provider's app settings with the <code>PROVIDER_REDIRECT_URI</code> Portico is
+            configured with. They must match exactly (scheme, host, port, path and trailing slash,
+            with no query). Also check <code>PROVIDER_APP_ID</code> and the app secret.
+          </p>
+          <p>
+            <a href="/settings">Back to settings</a>
+          </p>
+        </>
+      );
+      break;
+    case 'permission':
+      title = 'Some access was not given';
+      body = (
+        <>
+          <p>
+            Portico needs all the access it asked for, and some was not allowed, so nothing was
+            connected.
+            {missingCapabilities.length > 0 ? ' Without it Portico cannot:' : ''}
+          </p>
+          {missingCapabilities.length > 0 && (
+            <ul>
+              {missingCapabilities.map((c) => (
+                <li key={c}>{c}</li>
+              ))}
+            </ul>
+          )}
+          <p>Start again and leave every permission switched on at the provider.</p>
+          {RETRY}
+        </>
+      );
+      break;
+    case 'provider':
+      title = 'The provider could not complete the connection';
+      body = (
+        <>
+          <p>
+            The provider did not complete the connection just now. Nothing was connected. This is
+            usually temporary: wait a minute and try again.
+          </p>
+          {RETRY}
+        </>
+      );
+      break;
+    case 'storage':
+    case null:
+      title = 'The connection could not be completed';
+      body = (
+        <>
+          <p>
+            Something went wrong on our side and nothing was connected. Please try again in a
+            moment; if it keeps happening, contact support.
+          </p>
+          {RETRY}
+        </>
+      );
+      break;
+  }
+  return (
+    <Layout title={title}>
+      <section>
+        <h1>{title}</h1>
+        {body}
+      </section>
+    </Layout>
+  );
+}

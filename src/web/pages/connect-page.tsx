@@ -1,0 +1,49 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+import { Layout } from './layout.tsx';
+
+/**
+ * `/connect`: what connecting gives, and one form that posts the consent confirmation. It holds
+ * no app identity: the server builds the authorization address after the consent.
+ *
+ * @see ../../../../shared/spec/external-api-and-partner-flow.md §4.5
+ */
+export function ConnectPage({
+  email,
+  csrfToken,
+  refused,
+}: {
+  email: string;
+  csrfToken: string;
+  /** Set when start sent the visitor back (no recent consent). */
+  refused?: boolean;
+}) {
+  return (
+    <Layout title="Connect your provider account" signedIn={{ email, csrfToken }}>
+      <section>
+        <h1>Connect your provider account</h1>
+        {refused && (
+          <p class="error" role="alert">
+            Please confirm below to start connecting.
+          </p>
+        )}
+        <p>
+          Connecting lets Portico act for your business at the provider: send and receive messages,
+          and read the business assets you choose. You will be taken to the provider to sign in
+          there and choose what to allow; Portico never sees your provider password.
+        </p>
+        <p class="muted">
+          The access the provider gives is stored encrypted. You can disconnect at any time from
+          Settings, or remove Portico in your provider account settings.
+        </p>
+        <form method="post" action="/api/auth/partner/consent">
+          <input type="hidden" name="csrf" value={csrfToken} />
+          <button type="submit">Continue to the provider</button>
+        </form>
+        <p>
+          <a href="/settings">Back to settings</a>
+        </p>
+      </section>
+    </Layout>
+  );
+}

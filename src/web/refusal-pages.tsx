@@ -1,0 +1,45 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+/**
+ * Pages that refuse a form: an expired or missing CSRF token, or an action the user may not
+ * take. Nothing was changed when either is shown.
+ */
+import type { FastifyReply } from 'fastify';
+import { MessagePage } from './pages/message-page.tsx';
+import { sendPage } from './render.ts';
+import type { WebSession } from './session-store.ts';
+
+const signedInOf = (session: WebSession | null) =>
+  session ? { email: session.email, csrfToken: session.csrfToken } : undefined;
+
+/** 403: the form's CSRF token was missing or wrong. */
+export function sendFormExpired(reply: FastifyReply, session: WebSession | null): FastifyReply {
+  return sendPage(
+    reply,
+    <MessagePage title="This form has expired" signedIn={signedInOf(session)}>
+      <p>Nothing was changed. Go back, reload the page and try again.</p>
+      <p>
+        <a href="/settings">Back to settings</a>
+      </p>
+    </MessagePage>,
+    403,
+  );
+}
+
+/** 403: the signed-in user may not do this. */
+export function sendNotAllowed(
+  reply: FastifyReply,
+  session: WebSession,
+  what: string,
+): FastifyReply {
+  return sendPage(
+    reply,
+    <MessagePage title="Not allowed" signedIn={signedInOf(session)}>
+      <p>{what}</p>
+      <p>
+        <a href="/settings">Back to settings</a>
+      </p>
+    </MessagePage>,
+    403,
+  );
+}

@@ -1,0 +1,127 @@
+/**
+ * Server-side browser sessions. The session id (32 random bytes, base64url) exists only in the
+ * visitor's cookie; the database keeps its SHA-256, so reading the table does not let anyone
+ * sign in. Each session carries a CSRF synchronizer token and, for a few minutes after the user
+ * confirms on /connect, the moment of that consent.
+ *
+ * @see ../../../shared/DESIGN.md "Data model" (sessions), "Security invariants" 5
+ */
+import { and, eq, gt, isNotNull, lt } from 'drizzle-orm';
+import type { Database } from '../db/client.ts';
+import { portals, sessions, users } from '../db/schema/index.ts';
+import { randomBase64Url, sha256Hex } from '../platform/crypto.ts';
+
+/** What a request knows about its signed-in user. Never carries the session id. */
+export interface WebSession {
+  /** SHA-256 of the session id (the row key). */
+  idHash: string;
+  userId: number;
+  email: string;
+  isMainAdmin: boolean;
+  portalId: number;
+  portalCode: string;
+  portalName: string;
+  /** The synchronizer token of this session's forms. */
+  csrfToken: string;
+  expiresAt: Date;
+}
+
+/** How long a consent given on /connect lets `/api/auth/partner/start` proceed (seconds). */
+export const CONSENT_MAX_AGE_SECONDS = 300;
+
+export type SessionStore = ReturnType<typeof createSessionStore>;
+
+/**
+ * @param deps.ttlSeconds lifetime of a session from sign-in (absolute, not sliding).
+ * @param deps.now clock, for tests of expiry; defaults to `Date.now`.
+ */
+export function createSessionStore(deps: { db: Database; ttlSeconds: number; now?: () => number }) {
+  const { db, ttlSeconds } = deps;
+  const now = deps.now ?? Date.now;
+
+  return {
+    /**
+     * Start a session for a user who has just proven who they are. Expired sessions are swept
+     * on the way.
+     *
+     * @returns the session id (for the cookie only; never stored or logged) and its expiry.
+     */
+    async create(userId: number): Promise<{ sessionId: string; expiresAt: Date }> {
+      const sessionId = randomBase64Url(32);
+      const expiresAt = new Date(now() + ttlSeconds * 1000);
+      await db.delete(sessions).where(lt(sessions.expiresAt, new Date(now())));
+      await db.insert(sessions).values({
+        idHash: sha256Hex(sessionId),
+        userId,
+        csrfSecret: randomBase64Url(32),
+        createdAt: new Date(now()),
+        expiresAt,
+      });
+      return { sessionId, expiresAt };
+    },
+
+    /** The live session with this id, or null (unknown, expired, or malformed id). */
+    async find(sessionId: string): Promise<WebSession | null> {
+      if (!/^[A-Za-z0-9_-]{43}$/.test(sessionId)) return null;
+      const [row] = await db
+        .select({
+          idHash: sessions.idHash,
+          userId: users.id,
+          email: users.email,
+          isMainAdmin: users.isMainAdmin,
+          portalId: portals.id,
+          portalCode: portals.portalCode,
+          portalName: portals.name,
+          csrfToken: sessions.csrfSecret,
+          expiresAt: sessions.expiresAt,
+        })
+        .from(sessions)
+        .innerJoin(users, eq(users.id, sessions.userId))
+        .innerJoin(portals, eq(portals.id, users.portalId))
+        .where(
+          and(eq(sessions.idHash, sha256Hex(sessionId)), gt(sessions.expiresAt, new Date(now()))),
+        );
+      return row ?? null;
+    },
+
+    /** End a session (sign-out). Idempotent. */
+    async destroy(idHash: string): Promise<void> {
+      await db.delete(sessions).where(eq(sessions.idHash, idHash));
+    },
+
+    /** Record that the user confirmed the consent on /connect just now. */
+    async recordConsent(idHash: string): Promise<void> {
+      await db
+        .update(sessions)
+        .set({ partnerConsentAt: new Date(now()) })
+        .where(eq(sessions.idHash, idHash));
+    },
+
+    /**
+     * Use up the consent of this session: true when one was given within
+     * CONSENT_MAX_AGE_SECONDS. Either way the consent is cleared, so one confirmation starts
+     * at most one authorization.
+     */
+    async takeConsent(idHash: string): Promise<boolean> {
+      const since = new Date(now() - CONSENT_MAX_AGE_SECONDS * 1000);
+      const taken = await db
+        .update(sessions)
+        .set({ partnerConsentAt: null })
+        .where(
+          and(
+            eq(sessions.idHash, idHash),
+            isNotNull(sessions.partnerConsentAt),
+            gt(sessions.partnerConsentAt, since),
+          ),
+        )
+        .returning({ idHash: sessions.idHash });
+      if (taken.length === 0) {
+        await db
+          .update(sessions)
+          .set({ partnerConsentAt: null })
+          .where(eq(sessions.idHash, idHash));
+      }
+      return taken.length === 1;
+    },
+  };
+}

@@ -1,0 +1,306 @@
+/**
+ * Real browser: headless Chromium (Debian's, driven by playwright-core) against Portico started
+ * as `npm start` would (a child process with its own data directory) on `localhost`, and the
+ * sandbox provider on `127.0.0.1`, so that the two are different sites as in production.
+ *
+ * Screenshots of every page land in test-output/screenshots/ for people to look at.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import {
+  startSandboxProvider,
+  type SandboxProvider,
+} from '../../src/sandbox-provider/sandbox-provider.tsx';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const SCREENSHOTS = join(ROOT, 'test-output', 'screenshots');
+const PASSWORD = 'correct horse battery staple';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Run the admin CLI like a person would; resolves with its stdout. */
+function cli(env: NodeJS.ProcessEnv, args: string[], stdin?: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+      cwd: ROOT,
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    child.on('exit', (code) =>
+      code === 0 ? resolve(out) : reject(new Error(`cli ${args.join(' ')}: ${code} ${err}`)),
+    );
+    child.stdin.end(stdin ?? '');
+  });
+}
+
+/** Start Portico; resolves once it logs that it is serving. Output is kept for inspection. */
+function startPortico(env: NodeJS.ProcessEnv, output: string[]): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const onData = (d: Buffer) => {
+      output.push(d.toString());
+      if (output.join('').includes('Portico is serving')) resolve(child);
+    };
+    child.stdout.on('data', onData);
+    child.stderr.on('data', onData);
+    child.once('exit', (code) => reject(new Error(`portico exited ${code}: ${output.join('')}`)));
+  });
+}
+
+describe('browser: sign in, connect, cancel, decline, disconnect, remove the app', () => {
+  let sandbox: SandboxProvider;
+  let portico: ChildProcess;
+  let browser: Browser;
+  let appUrl: string;
+  const output: string[] = [];
+  const dataDir = mkdtempSync(join(tmpdir(), 'portico-browser-'));
+  const email = 'owner@acme.test';
+  const consoleErrors: string[] = [];
+  const portalCode = '7007';
+
+  before(async () => {
+    mkdirSync(SCREENSHOTS, { recursive: true });
+    const port = await freePort();
+    appUrl = `http://localhost:${port}`;
+    const appId = `1${randomBytes(5).readUIntBE(0, 5)}`;
+    const appSecret = randomBytes(24).toString('hex');
+    const redirectUri = `${appUrl}/api/auth/partner/callback`;
+    sandbox = await startSandboxProvider({
+      host: '127.0.0.1',
+      port: 0,
+      apps: [
+        {
+          appId,
+          appSecret,
+          redirectUris: [redirectUri],
+          name: 'Portico (browser test)',
+          deauthorizeCallbackUrl: `${appUrl}/api/auth/partner/deauthorize`,
+          dataDeletionCallbackUrl: `${appUrl}/api/auth/partner/data-deletion`,
+        },
+      ],
+    });
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      NODE_ENV: 'development',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      APP_BASE_URL: appUrl,
+      PROVIDER_APP_ID: appId,
+      PROVIDER_APP_SECRET: appSecret,
+      PROVIDER_AUTHORIZATION_BASE_URL: sandbox.url,
+      PROVIDER_GRAPH_BASE_URL: sandbox.url,
+      PROVIDER_REDIRECT_URI: redirectUri,
+      PROVIDER_HEALTH_CHECK_INTERVAL_MS: '0',
+      TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+    };
+    await cli(env, [
+      'portal',
+      'create',
+      '--name',
+      'Acme',
+      '--admin-email',
+      email,
+      '--code',
+      portalCode,
+    ]);
+    await cli(
+      env,
+      ['user', 'set-password', '--portal', portalCode, '--email', email],
+      `${PASSWORD}\n`,
+    );
+    portico = await startPortico(env, output);
+    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+  });
+
+  after(async () => {
+    await browser?.close();
+    if (portico && portico.exitCode === null) {
+      const exited = new Promise((r) => portico.once('exit', r));
+      portico.kill('SIGTERM');
+      await exited;
+    }
+    await sandbox?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function shot(page: Page, name: string) {
+    await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  }
+
+  /** A fresh context (its own cookies), signed in through /login. */
+  async function signIn(name: string): Promise<Page> {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    // A Content-Security-Policy violation shows up as a console error ("Refused to …").
+    page.on('console', (m) => {
+      if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text()))
+        consoleErrors.push(`${page.url()}: ${m.text()}`);
+    });
+    page.on('pageerror', (err) => consoleErrors.push(`${page.url()}: ${err.message}`));
+    await page.goto(`${appUrl}/settings`);
+    assert.equal(new URL(page.url()).pathname, '/login');
+    if (name) await shot(page, `${name}-login`);
+    await page.fill('#email', email);
+    await page.fill('#password', PASSWORD);
+    await Promise.all([page.waitForURL(`${appUrl}/settings`), page.click('button[type=submit]')]);
+    return page;
+  }
+
+  /** Settings → Connect → consent → the sandbox dialog. */
+  async function openDialog(page: Page, name?: string) {
+    await page.goto(`${appUrl}/settings`);
+    await Promise.all([
+      page.waitForURL(`${appUrl}/connect`),
+      page.click('a.button[href="/connect"]'),
+    ]);
+    if (name) await shot(page, `${name}-connect`);
+    await Promise.all([
+      page.waitForURL((u) => u.origin === sandbox.url),
+      page.click('text=Continue to the provider'),
+    ]);
+    assert.equal(new URL(page.url()).hostname, '127.0.0.1');
+    if (name) await shot(page, `${name}-provider-dialog`);
+  }
+
+  test('sign in → settings → connect → Allow → /authorized → settings shows connected; Disconnect', async () => {
+    const page = await signIn('01');
+    await shot(page, '01-settings-not-connected');
+    assert.equal(await page.textContent('[data-testid=connection-status]'), 'Not connected');
+    assert.equal(await page.textContent('[data-testid=portal-code]'), portalCode);
+
+    // The main administrator regenerates the API token: shown once, and it works at once.
+    await Promise.all([
+      page.waitForURL(`${appUrl}/settings/token`),
+      page.click('text=Regenerate token'),
+    ]);
+    const token = (await page.textContent('[data-testid=new-token]')) ?? '';
+    assert.match(token, /^ptk_/);
+    await shot(page, '01-settings-token-regenerated');
+    const verify = await fetch(`${appUrl}/api/v1/external/auth/verify`, {
+      headers: { authorization: token },
+    });
+    assert.equal(verify.status, 200);
+    await page.goto(`${appUrl}/settings`);
+    assert.equal(await page.$('[data-testid=new-token]'), null, 'shown only once');
+
+    await openDialog(page, '02');
+    await Promise.all([page.waitForURL(`${appUrl}/authorized`), page.click('button[value=allow]')]);
+    await shot(page, '03-authorized');
+    assert.match((await page.textContent('h1')) ?? '', /connected/);
+    // The callback's query (code, state) never reaches the page's address.
+    assert.equal(new URL(page.url()).search, '');
+
+    await Promise.all([page.waitForURL(`${appUrl}/settings`), page.click('text=Go to settings')]);
+    assert.equal(await page.textContent('[data-testid=connection-status]'), 'Connected');
+    assert.match((await page.textContent('#connection')) ?? '', /by owner@acme\.test/);
+    assert.match((await page.textContent('#connection')) ?? '', /send messages for your business/);
+    assert.match((await page.textContent('#audit')) ?? '', /Provider account connected/);
+    await shot(page, '04-settings-connected');
+
+    // No state cookie survives the flow.
+    const cookies = await page.context().cookies(appUrl);
+    assert.deepEqual(
+      cookies.map((c) => c.name).sort(),
+      ['portico_session'],
+      'only the session cookie remains',
+    );
+
+    await Promise.all([
+      page.waitForURL(`${appUrl}/settings?done=disconnected`),
+      page.click('text=Disconnect'),
+    ]);
+    assert.equal(await page.textContent('[data-testid=connection-status]'), 'Not connected');
+    assert.match((await page.textContent('#audit')) ?? '', /Provider account disconnected/);
+    assert.match((await page.textContent('#audit')) ?? '', /user disconnected/);
+    await shot(page, '05-settings-disconnected');
+    assert.deepEqual(consoleErrors, [], 'no CSP violation or page error on the way');
+    await page.context().close();
+  });
+
+  test('Cancel at the provider → /auth-error with a retry', async () => {
+    const page = await signIn('');
+    await openDialog(page);
+    await Promise.all([
+      page.waitForURL(`${appUrl}/auth-error?reason=cancelled`),
+      page.click('button[value=cancel]'),
+    ]);
+    await shot(page, '06-auth-error-cancelled');
+    assert.match((await page.textContent('h1')) ?? '', /cancelled/);
+    await Promise.all([page.waitForURL(`${appUrl}/connect`), page.click('text=Try again')]);
+    await page.context().close();
+  });
+
+  test('declining a permission → /auth-error naming the capability in plain words', async () => {
+    const page = await signIn('');
+    await openDialog(page);
+    await page.uncheck('input[name=permission][value=whatsapp_business_messaging]');
+    await Promise.all([
+      page.waitForURL((u) => u.pathname === '/auth-error'),
+      page.click('button[value=allow]'),
+    ]);
+    await shot(page, '07-auth-error-permission');
+    const text = (await page.textContent('main')) ?? '';
+    assert.match(text, /send messages for your business/);
+    assert.doesNotMatch(text, /whatsapp_business_messaging/);
+    await page.goto(`${appUrl}/settings`);
+    assert.equal(await page.textContent('[data-testid=connection-status]'), 'Not connected');
+    await page.context().close();
+  });
+
+  test('"Remove the app" at the provider → settings shows inactive after a reload', async () => {
+    const page = await signIn('');
+    await openDialog(page);
+    await Promise.all([page.waitForURL(`${appUrl}/authorized`), page.click('button[value=allow]')]);
+    await page.goto(`${appUrl}/settings`);
+    assert.equal(await page.textContent('[data-testid=connection-status]'), 'Connected');
+
+    const provider = await page.context().newPage();
+    await provider.goto(`${sandbox.url}/sandbox/apps`);
+    await shot(provider, '08-provider-apps');
+    await Promise.all([provider.waitForLoadState('load'), provider.click('text=Remove the app')]);
+    await shot(provider, '09-provider-app-removed');
+
+    await page.reload();
+    assert.equal(await page.textContent('[data-testid=connection-status]'), 'Not connected');
+    assert.match((await page.textContent('#audit')) ?? '', /Provider account disconnected/);
+    await shot(page, '10-settings-after-remove');
+    await page.context().close();
+  });
+});

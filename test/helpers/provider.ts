@@ -1,0 +1,82 @@
+/**
+ * A sandbox provider for tests, on a free port, closed in `t.after`, plus the environment that
+ * points Portico at it. Outbound provider calls in tests go over real HTTP to it.
+ */
+import { randomBytes, randomInt } from 'node:crypto';
+import type { TestContext } from 'node:test';
+import {
+  startSandboxProvider,
+  type SandboxProvider,
+} from '../../src/sandbox-provider/sandbox-provider.tsx';
+import type { Services } from '../../src/services.ts';
+
+export interface TestProvider {
+  sandbox: SandboxProvider;
+  appId: string;
+  appSecret: string;
+  redirectUri: string;
+  appBaseUrl: string;
+  /** Environment for `buildTestApp(t, backend, env)`. */
+  env: Record<string, string>;
+}
+
+export async function startTestProvider(
+  t: Pick<TestContext, 'after'>,
+  options: { appBaseUrl?: string; permissions?: string[] } = {},
+): Promise<TestProvider> {
+  const appBaseUrl = options.appBaseUrl ?? 'http://localhost:3000';
+  const appId = String(randomInt(100_000_000, 999_999_999));
+  const appSecret = randomBytes(24).toString('hex');
+  const redirectUri = `${appBaseUrl}/api/auth/partner/callback`;
+  const sandbox = await startSandboxProvider({
+    port: 0,
+    apps: [
+      {
+        appId,
+        appSecret,
+        redirectUris: [redirectUri],
+        ...(options.permissions && { permissions: options.permissions }),
+        deauthorizeCallbackUrl: `${appBaseUrl}/api/auth/partner/deauthorize`,
+        dataDeletionCallbackUrl: `${appBaseUrl}/api/auth/partner/data-deletion`,
+      },
+    ],
+  });
+  t.after(() => sandbox.close());
+  return {
+    sandbox,
+    appId,
+    appSecret,
+    redirectUri,
+    appBaseUrl,
+    env: {
+      APP_BASE_URL: appBaseUrl,
+      PROVIDER_AUTHORIZATION_BASE_URL: sandbox.url,
+      PROVIDER_GRAPH_BASE_URL: sandbox.url,
+      PROVIDER_APP_ID: appId,
+      PROVIDER_APP_SECRET: appSecret,
+      PROVIDER_REDIRECT_URI: redirectUri,
+    },
+  };
+}
+
+/**
+ * Connect a portal through the sandbox as the dialog's Allow would, then complete the
+ * authorization through the service.
+ */
+export async function connectPortal(
+  services: Services,
+  provider: TestProvider,
+  input: { portalId: number; userId: number; providerUserId?: string; permissions?: string[] },
+) {
+  const authorizationCode = provider.sandbox.authorize({
+    appId: provider.appId,
+    redirectUri: provider.redirectUri,
+    ...(input.providerUserId && { userId: input.providerUserId }),
+    ...(input.permissions && { permissions: input.permissions }),
+  });
+  return services.partner.completeAuthorization({
+    portalId: input.portalId,
+    userId: input.userId,
+    authorizationCode,
+  });
+}
