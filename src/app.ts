@@ -35,6 +35,19 @@ import { ticketsRoutes } from './tickets/tickets-routes.ts';
 import { cspDirectives } from './web/content-security-policy.ts';
 import { webRoutes } from './web/web-routes.tsx';
 
+/** Content-Security-Policy of the API reference page (/docs): same origin only. */
+const DOCS_CSP = [
+  "default-src 'self'",
+  "script-src 'self' 'unsafe-inline'",
+  "style-src 'self' 'unsafe-inline'",
+  "img-src 'self' data:",
+  "font-src 'self' data:",
+  "connect-src 'self'",
+  "frame-ancestors 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+].join('; ');
+
 /** Largest request body accepted, in bytes (64 KiB). */
 export const BODY_LIMIT_BYTES = 64 * 1024;
 
@@ -98,20 +111,27 @@ export async function buildApp({
   // Before any route: the document is built from the routes registered after it.
   await app.register(swagger, swaggerOptions(EXTERNAL_API_PREFIX));
   // The reference page and its JavaScript bundle are served from this process; no CDN, no
-  // web fonts from elsewhere.
-  await app.register(scalar, {
-    routePrefix: '/docs',
-    logLevel: 'warn',
-    configuration: {
-      pageTitle: 'Portico API reference',
-      content: () => app.swagger(),
-      withDefaultFonts: false,
-      telemetry: false,
-      // A reference for integrators: no hosted AI agent, no Scalar developer toolbar.
-      agent: { disabled: true },
-      showDeveloperTools: 'never',
-      authentication: { preferredSecurityScheme: 'AuthorizationHeader' },
-    },
+  // web fonts from elsewhere. It runs Scalar's bundle plus one inline bootstrap script, so it
+  // gets its own Content-Security-Policy (same-origin only); the strict one stays everywhere
+  // else. The page shows only the public API description, never user data.
+  await app.register(async (docs) => {
+    docs.addHook('onSend', async (_request, reply) => {
+      reply.header('content-security-policy', DOCS_CSP);
+    });
+    await docs.register(scalar, {
+      routePrefix: '/docs',
+      logLevel: 'warn',
+      configuration: {
+        pageTitle: 'Portico API reference',
+        content: () => app.swagger(),
+        withDefaultFonts: false,
+        telemetry: false,
+        // A reference for integrators: no hosted AI agent, no Scalar developer toolbar.
+        agent: { disabled: true },
+        showDeveloperTools: 'never',
+        authentication: { preferredSecurityScheme: 'AuthorizationHeader' },
+      },
+    });
   });
 
   app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));

@@ -94,6 +94,12 @@ for (const backend of backends()) {
       assert.deepEqual(scripts, ['js/scalar.js']);
       assert.doesNotMatch(page.body, /https?:\/\//);
       assert.match(page.body, /"withDefaultFonts": false/);
+      // Its own policy lets its same-origin script and inline bootstrap run (the app's strict
+      // default-src 'none' would blank the page), and nothing from another origin.
+      const csp = page.headers['content-security-policy'] as string;
+      assert.match(csp, /script-src 'self' 'unsafe-inline'/);
+      assert.match(csp, /default-src 'self'/);
+      assert.doesNotMatch(csp, /https?:|\*/);
       const script = await app.inject({ url: '/docs/js/scalar.js' });
       assert.equal(script.statusCode, 200);
       assert.match(script.headers['content-type'] as string, /javascript/);
