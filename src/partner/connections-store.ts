@@ -12,9 +12,20 @@
 import { and, eq, inArray, isNotNull, isNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { connections, users } from '../db/schema/index.ts';
-import type { Keyring } from '../platform/keyring.ts';
+import type { Keyring, SealedValue } from '../platform/keyring.ts';
 
 /** A transaction or the database: anything that can run the store's queries. */
+
+/** The columns that hold a sealed token (ciphertext, IV, tag, key id). */
+function sealedColumns(sealed: SealedValue) {
+  return {
+    tokenCiphertext: sealed.ciphertext,
+    tokenIv: sealed.iv,
+    tokenTag: sealed.tag,
+    keyId: sealed.keyId,
+  };
+}
+
 export type Queryable = Pick<Database, 'select' | 'insert' | 'update' | 'execute'>;
 
 /** Thrown when a call needs the provider token of a portal that has no active connection. */
@@ -65,10 +76,7 @@ export function createConnectionsStore({ db, keyring }: { db: Database; keyring:
         providerUserId: input.providerUserId,
         assetIds: input.assetIds,
         grantedPermissions: input.grantedPermissions,
-        tokenCiphertext: sealed.ciphertext,
-        tokenIv: sealed.iv,
-        tokenTag: sealed.tag,
-        keyId: sealed.keyId,
+        ...sealedColumns(sealed),
         tokenExpiresAt: input.tokenExpiresAt,
         connectedAt: new Date(),
         connectedBy: input.userId,
@@ -166,10 +174,7 @@ export function createConnectionsStore({ db, keyring }: { db: Database; keyring:
       const rows = await db
         .update(connections)
         .set({
-          tokenCiphertext: sealed.ciphertext,
-          tokenIv: sealed.iv,
-          tokenTag: sealed.tag,
-          keyId: sealed.keyId,
+          ...sealedColumns(sealed),
           tokenExpiresAt,
         })
         .where(
@@ -345,10 +350,7 @@ export function createConnectionsStore({ db, keyring }: { db: Database; keyring:
         const updated = await db
           .update(connections)
           .set({
-            tokenCiphertext: sealed.ciphertext,
-            tokenIv: sealed.iv,
-            tokenTag: sealed.tag,
-            keyId: sealed.keyId,
+            ...sealedColumns(sealed),
           })
           .where(
             and(

@@ -16,6 +16,21 @@ import { ConnectionInactiveError, type ConnectionsStore } from './connections-st
 import { ProviderError, type ProviderClient } from './provider-client.ts';
 import { HEALTH_CHECKER_ACTOR, REVOKE_REASONS, type RevokeOptions } from './revocation.ts';
 
+/**
+ * Run `fn` with the portal's decrypted provider token (and an abort signal that revocation
+ * fires). Refused before any network I/O when the connection is inactive.
+ */
+export type WithProvider = <T>(
+  portalId: number,
+  what: string,
+  fn: (
+    client: ProviderClient,
+    accessToken: string,
+    signal: AbortSignal,
+    tokenVersion: string,
+  ) => Promise<T>,
+) => Promise<T>;
+
 export interface HealthCheckerDeps {
   config: Config;
   store: ConnectionsStore;
@@ -25,16 +40,7 @@ export interface HealthCheckerDeps {
   instanceId: string;
   log: FastifyBaseLogger;
   /** Runs a provider call with the portal's token (refused for an inactive connection). */
-  withProvider: <T>(
-    portalId: number,
-    what: string,
-    fn: (
-      client: ProviderClient,
-      accessToken: string,
-      signal: AbortSignal,
-      tokenVersion: string,
-    ) => Promise<T>,
-  ) => Promise<T>;
+  withProvider: WithProvider;
   revokeConnection: (portalId: number, options: RevokeOptions) => Promise<{ revoked: boolean }>;
   /** Abort every in-flight provider call (on stop). */
   abortAll: () => void;

@@ -21,7 +21,7 @@ import type { Keyring } from '../platform/keyring.ts';
 import { createConnectionsStore, type ConnectionsStore } from './connections-store.ts';
 import { capabilitiesOf, missingPermissions } from './permissions.ts';
 import { verifySignedRequest, type SignedRequestResult } from './signed-request.ts';
-import { createHealthChecker } from './health-checker.ts';
+import { createHealthChecker, type WithProvider } from './health-checker.ts';
 import { PROVIDER_CLIENT_ACTOR, REVOKE_REASONS, type RevokeOptions } from './revocation.ts';
 import { createProviderClient, ProviderError, type ProviderClient } from './provider-client.ts';
 
@@ -145,16 +145,7 @@ export function createPartnerService(deps: PartnerServiceDeps) {
    * Run an outbound provider call with the portal's token. Refused before any network I/O when
    * the connection is inactive; a Graph error 190 revokes the connection (actor system).
    */
-  async function withProvider<T>(
-    portalId: number,
-    what: string,
-    fn: (
-      client: ProviderClient,
-      accessToken: string,
-      signal: AbortSignal,
-      tokenVersion: string,
-    ) => Promise<T>,
-  ): Promise<T> {
+  const withProvider: WithProvider = async (portalId, what, fn) => {
     if (!client) throw new ProviderError('other', 'The provider is not configured.');
     const controller = new AbortController();
     let version: string | undefined;
@@ -179,7 +170,7 @@ export function createPartnerService(deps: PartnerServiceDeps) {
       set.delete(controller);
       if (set.size === 0 && inflight.get(portalId) === set) inflight.delete(portalId);
     }
-  }
+  };
 
   const healthChecker = createHealthChecker({
     config,

@@ -35,13 +35,8 @@ export function testConfig(env: Record<string, string> = {}): Config {
   });
 }
 
-export async function buildTestApp(
-  t: Hookable,
-  backend: Backend,
-  env: Record<string, string> = {},
-): Promise<TestApp> {
-  const config = testConfig(env);
-  const storage = await backend.open();
+/** A stream for a logger that keeps every line written to it in `logs` (raw JSON strings). */
+export function captureLogs(): { logs: string[]; stream: Writable } {
   const logs: string[] = [];
   const stream = new Writable({
     write(chunk: Buffer, _enc, done) {
@@ -49,6 +44,17 @@ export async function buildTestApp(
       done();
     },
   });
+  return { logs, stream };
+}
+
+export async function buildTestApp(
+  t: Hookable,
+  backend: Backend,
+  env: Record<string, string> = {},
+): Promise<TestApp> {
+  const config = testConfig(env);
+  const storage = await backend.open();
+  const { logs, stream } = captureLogs();
   const logger = createLogger(config.LOG_LEVEL, stream);
   const services = createServices({ config, storage, logger });
   const app = await buildApp({ services, logger });

@@ -3,7 +3,6 @@
  * on PGlite, shares the one embedded database the way a single process would), its own
  * verification cache and its own token change listener. Closed in `t.after`.
  */
-import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
@@ -11,7 +10,7 @@ import { openStorage, type Storage } from '../../src/db/client.ts';
 import type { ListenerTiming } from '../../src/external-api/token-change-listener.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createServices, type Services } from '../../src/services.ts';
-import { testConfig } from './app.ts';
+import { captureLogs, testConfig } from './app.ts';
 import { createPostgresDatabase, type Backend } from './storage.ts';
 
 export interface Instance {
@@ -58,13 +57,7 @@ export async function openInstances(
   });
   for (const storage of storages) {
     const config = testConfig(env);
-    const logs: string[] = [];
-    const stream = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        logs.push(...chunk.toString('utf8').split('\n').filter(Boolean));
-        done();
-      },
-    });
+    const { logs, stream } = captureLogs();
     const logger = createLogger(config.LOG_LEVEL, stream);
     const services = createServices({ config, storage, logger });
     const app = await buildApp({ services, logger, listenerTiming: FAST_LISTENER });

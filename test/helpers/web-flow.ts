@@ -25,15 +25,10 @@ export interface FlowApp extends TestApp {
 }
 
 /**
- * A sandbox provider with one app registered for REDIRECT_URI, and the app configured for it.
- *
- * @param options.redirectUri what the app is configured with (default: the registered one).
+ * A sandbox provider with one app registered for REDIRECT_URI (closed in `t.after`), and the
+ * environment that configures Portico for it (one fresh encryption key).
  */
-export async function buildFlowApp(
-  t: Pick<TestContext, 'after'>,
-  backend: Backend,
-  options: { redirectUri?: string; env?: Record<string, string> } = {},
-): Promise<FlowApp> {
+export async function startFlowSandbox(t: Pick<TestContext, 'after'>) {
   const appId = `1${randomBytes(6).readUIntBE(0, 6)}`;
   const appSecret = randomBytes(24).toString('hex');
   const sandbox = await startSandboxProvider({
@@ -43,15 +38,33 @@ export async function buildFlowApp(
   });
   t.after(() => sandbox.close());
   const encryptionKeys = `k1:${randomBytes(32).toString('base64')}`;
-  const testApp = await buildTestApp(t, backend, {
+  const env = {
     APP_BASE_URL: APP_ORIGIN,
     PROVIDER_APP_ID: appId,
     PROVIDER_APP_SECRET: appSecret,
     PROVIDER_AUTHORIZATION_BASE_URL: sandbox.url,
     PROVIDER_GRAPH_BASE_URL: sandbox.url,
-    PROVIDER_REDIRECT_URI: options.redirectUri ?? REDIRECT_URI,
+    PROVIDER_REDIRECT_URI: REDIRECT_URI,
     PROVIDER_HEALTH_CHECK_INTERVAL_MS: '0',
     TOKEN_ENCRYPTION_KEYS: encryptionKeys,
+  };
+  return { sandbox, appId, appSecret, encryptionKeys, env };
+}
+
+/**
+ * A sandbox provider with one app registered for REDIRECT_URI, and the app configured for it.
+ *
+ * @param options.redirectUri what the app is configured with (default: the registered one).
+ */
+export async function buildFlowApp(
+  t: Pick<TestContext, 'after'>,
+  backend: Backend,
+  options: { redirectUri?: string; env?: Record<string, string> } = {},
+): Promise<FlowApp> {
+  const { sandbox, appId, appSecret, encryptionKeys, env } = await startFlowSandbox(t);
+  const testApp = await buildTestApp(t, backend, {
+    ...env,
+    PROVIDER_REDIRECT_URI: options.redirectUri ?? REDIRECT_URI,
     ...options.env,
   });
   return { ...testApp, sandbox, appId, appSecret, encryptionKeys };
