@@ -24,6 +24,7 @@ import {
 import {
   clientErrorHandler,
   installErrorHandlers,
+  toAppError,
   requestIdFor,
   sendError,
 } from './platform/error-envelope.ts';
@@ -81,6 +82,11 @@ export async function buildApp({
     // One access line per request instead of Fastify's two (see access-log.ts).
     logController: new AccessLogController(logger),
     clientErrorHandler,
+    // The router's own refusals (a malformed URL encoding, a path parameter over the length
+    // limit) get the envelope too, and never echo the path.
+    frameworkErrors: (err, _request, reply) => {
+      void sendError(reply, toAppError(err));
+    },
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
     // A schema that says `additionalProperties: false` refuses unknown fields (400 naming them)
     // instead of silently dropping them: a misspelt optional field is a client bug to report.

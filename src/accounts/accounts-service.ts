@@ -18,7 +18,8 @@ import { parseScopes, SCOPES, type Scope } from './scopes.ts';
 import { notifyTokenChange } from './token-change-channel.ts';
 
 const PORTAL_CODE = /^[1-9][0-9]{3,17}$/;
-const EMAIL = /^[^\s@]{1,64}@[^\s@]{1,253}\.[^\s@]{1,63}$/;
+// No white space, no control characters (a NUL cannot even be stored).
+const EMAIL = /^[^\s@\x00-\x1f\x7f]{1,64}@[^\s@\x00-\x1f\x7f]{1,253}\.[^\s@\x00-\x1f\x7f]{1,63}$/;
 
 /** What a token change looks like to the rest of the system (cache invalidation, audit). */
 export interface TokenChange {

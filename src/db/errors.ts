@@ -13,3 +13,42 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   }
   return false;
 }
+
+/** Network error codes of a database connection that cannot be made or was lost. */
+const CONNECTION_ERRNOS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'ENOTFOUND',
+]);
+
+/**
+ * What kind of database failure `err` is (walking Drizzle's `cause` chain):
+ * - `data`: PostgreSQL refused a value (SQLSTATE class 22, e.g. a NUL byte in text, a number
+ *   out of range) — the client's input;
+ * - `unavailable`: the database cannot be reached (class 08, admin shutdown 57P01–57P03, a
+ *   refused or lost connection, a pool timeout, a closed PGlite);
+ * - null: anything else (a bug of ours).
+ *
+ * @see https://www.postgresql.org/docs/current/errcodes-appendix.html
+ */
+export function databaseFailureKind(err: unknown): 'data' | 'unavailable' | null {
+  for (let e: unknown = err; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (typeof code === 'string') {
+      if (/^22[0-9A-Z]{3}$/.test(code)) return 'data';
+      if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[1-3]$/.test(code)) return 'unavailable';
+      if (CONNECTION_ERRNOS.has(code)) return 'unavailable';
+    }
+    if (
+      typeof message === 'string' &&
+      /timeout exceeded when trying to connect|PGlite is closed|Connection terminated|Cannot use a pool after calling end/i.test(
+        message,
+      )
+    ) {
+      return 'unavailable';
+    }
+  }
+  return null;
+}

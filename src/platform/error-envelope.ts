@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
+import { databaseFailureKind } from '../db/errors.ts';
 import { AppError, ERROR_CODES, ERROR_STATUS, type ErrorCode, type ErrorDetail } from './errors.ts';
 
 /** What each error code means, for the API reference. */
@@ -142,6 +143,18 @@ export function toAppError(err: unknown): AppError {
   if (typeof e.statusCode === 'number' && e.statusCode >= 400 && e.statusCode < 500) {
     return new AppError('invalid_request', 'The request is not valid.', { cause: err });
   }
+  switch (databaseFailureKind(err)) {
+    case 'data':
+      return new AppError(
+        'invalid_request',
+        'The request contains a value that cannot be stored (such as a NUL character).',
+        { cause: err },
+      );
+    case 'unavailable':
+      return new AppError('unavailable', 'Storage is not answering; retry later.', { cause: err });
+    case null:
+      break;
+  }
   return new AppError(
     'internal_error',
     'Something went wrong on our side. Quote the request id if you contact support.',
@@ -205,5 +218,8 @@ const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export function requestIdFor(req: IncomingMessage, mint: () => string): string {
   const incoming = req.headers['x-request-id'];
-  return typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) ? incoming : mint();
+  // A value shaped like an API token is never echoed or logged (a client pasting the wrong header).
+  return typeof incoming === 'string' && SANE_REQUEST_ID.test(incoming) && !/ptk_/i.test(incoming)
+    ? incoming
+    : mint();
 }

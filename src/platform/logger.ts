@@ -8,7 +8,13 @@
  * @see ../../../shared/DESIGN.md "Security invariants" 1
  */
 import type { FastifyRequest } from 'fastify';
-import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import {
+  pino,
+  stdSerializers,
+  type DestinationStream,
+  type Logger,
+  type LoggerOptions,
+} from 'pino';
 
 export const REDACTED_PATHS = [
   'req.headers.authorization',
@@ -33,12 +39,33 @@ export function pathOnly(url: string): string {
   return q === -1 ? url : url.slice(0, q);
 }
 
+/**
+ * pino's error serializer, minus query parameters: a failed Drizzle query puts
+ * `params: <values>` in its message (and stack), and those values can be user input or secrets.
+ */
+export function serializeError(err: Error): Record<string, unknown> {
+  const out = stdSerializers.err(err) as unknown as Record<string, unknown>;
+  const scrub = (text: unknown) =>
+    typeof text === 'string'
+      ? text.replace(/\nparams: [\s\S]*?(?=\n {4}at |$)/g, '\nparams: [REDACTED]')
+      : text;
+  out.message = scrub(out.message);
+  out.stack = scrub(out.stack);
+  if (out.cause && typeof out.cause === 'object') {
+    const cause = out.cause as Record<string, unknown>;
+    cause.message = scrub(cause.message);
+    cause.stack = scrub(cause.stack);
+  }
+  return out;
+}
+
 export function loggerOptions(level: string): LoggerOptions {
   return {
     level,
     redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
     serializers: {
       req: (req: FastifyRequest) => ({ method: req.method, path: pathOnly(req.url) }),
+      err: serializeError,
     },
   };
 }
