@@ -6,6 +6,7 @@
  * Empty values count as unset, so `FOO=` in a `.env` file falls back to the default.
  */
 import { existsSync } from 'node:fs';
+import { isIPv4, isIPv6 } from 'node:net';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
@@ -243,8 +244,26 @@ const SECRET_VARIABLES = new Set<string>([
   'TOKEN_ENCRYPTION_KEYS',
 ]);
 
-/** Hosts that can only be a local emulator (the sandbox provider), never the real provider. */
-const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\]|0\.0\.0\.0)$/i;
+/**
+ * Whether a URL host can only be this machine (so a local emulator such as the sandbox provider,
+ * never the real provider): `localhost` (with or without a trailing dot), 127.0.0.0/8, 0.0.0.0,
+ * `::1`, `::` and IPv4-mapped loopback.
+ */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '')
+    .toLowerCase();
+  if (host === 'localhost' || host.endsWith('.localhost')) return true;
+  if (isIPv4(host)) return host.startsWith('127.') || host === '0.0.0.0';
+  if (isIPv6(host)) {
+    if (host === '::1' || host === '::') return true;
+    // IPv4-mapped (::ffff:127.0.0.1, normalised by URL to ::ffff:7f00:1).
+    const mapped = /^::ffff:(.+)$/.exec(host)?.[1];
+    if (mapped) return mapped.startsWith('127.') || /^7f[0-9a-f]{2}:/.test(mapped);
+  }
+  return false;
+}
 
 /** App ids the sandbox provider generates; a real provider never issues them. */
 export const SANDBOX_APP_ID_PREFIX = 'sandbox';
@@ -271,6 +290,8 @@ export function productionProblems(config: Config, appBaseUrlSet = true): string
     isInside(resolve(config.TOKEN_ENCRYPTION_KEY_FILE), config.dataDir)
   )
     problems.push('TOKEN_ENCRYPTION_KEY_FILE: must be outside DATA_DIR in production');
+  if (config.TOKEN_ENCRYPTION_KEY_FILE && !existsSync(config.TOKEN_ENCRYPTION_KEY_FILE))
+    problems.push('TOKEN_ENCRYPTION_KEY_FILE: the file does not exist');
   if (!appBaseUrlSet) missing('APP_BASE_URL');
   else if (!config.APP_BASE_URL.startsWith('https://'))
     problems.push('APP_BASE_URL: must use https: in production');
@@ -281,9 +302,10 @@ export function productionProblems(config: Config, appBaseUrlSet = true): string
     );
   if (!config.PROVIDER_APP_SECRET) missing('PROVIDER_APP_SECRET');
   for (const name of ['PROVIDER_AUTHORIZATION_BASE_URL', 'PROVIDER_GRAPH_BASE_URL'] as const) {
-    const url = new URL(config[name]);
-    if (url.protocol !== 'https:') problems.push(`${name}: must use https: in production`);
-    else if (LOOPBACK_HOST.test(url.hostname) || config.providerIsSandbox)
+    const url = URL.parse(config[name]);
+    if (!url) problems.push(`${name}: expected an absolute URL`);
+    else if (url.protocol !== 'https:') problems.push(`${name}: must use https: in production`);
+    else if (isLoopbackHost(url.hostname) || config.providerIsSandbox)
       problems.push(`${name}: points at the sandbox provider; production needs the real provider`);
   }
   const redirect = config.PROVIDER_REDIRECT_URI;

@@ -10,6 +10,7 @@ import { buildApp } from './app.ts';
 import { ConfigError, loadDotEnv, parseConfig } from './config.ts';
 import { openStorage, storageTargetFor } from './db/client.ts';
 import { DataDirLockedError } from './platform/data-dir-lock.ts';
+import { KeySpecError } from './platform/keyring.ts';
 import { createLogger } from './platform/logger.ts';
 import {
   startDevelopmentSandbox,
@@ -81,7 +82,11 @@ async function closeAll(closers: (() => Promise<unknown>)[]): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  if (err instanceof ConfigError || err instanceof DataDirLockedError) {
+  if (
+    err instanceof ConfigError ||
+    err instanceof DataDirLockedError ||
+    err instanceof KeySpecError
+  ) {
     process.stderr.write(`portico: ${err.message}\n`);
   } else {
     process.stderr.write(

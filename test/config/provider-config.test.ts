@@ -131,6 +131,26 @@ describe('provider configuration', () => {
       /^PROVIDER_AUTHORIZATION_BASE_URL: must use https:/,
     ],
     [
+      'the sandbox provider (localhost with a trailing dot)',
+      { PROVIDER_GRAPH_BASE_URL: 'https://localhost.:4200' },
+      /^PROVIDER_GRAPH_BASE_URL: points at the sandbox provider/,
+    ],
+    [
+      'the sandbox provider (IPv4-mapped IPv6 loopback)',
+      { PROVIDER_GRAPH_BASE_URL: 'https://[::ffff:127.0.0.1]:4200' },
+      /^PROVIDER_GRAPH_BASE_URL: points at the sandbox provider/,
+    ],
+    [
+      'the sandbox provider (IPv6 loopback)',
+      { PROVIDER_AUTHORIZATION_BASE_URL: 'https://[::1]:4200' },
+      /^PROVIDER_AUTHORIZATION_BASE_URL: points at the sandbox provider/,
+    ],
+    [
+      'a key file that does not exist',
+      { TOKEN_ENCRYPTION_KEYS: undefined, TOKEN_ENCRYPTION_KEY_FILE: '/nonexistent/portico-keys' },
+      /^TOKEN_ENCRYPTION_KEY_FILE: the file does not exist/,
+    ],
+    [
       "the sandbox provider's generated app id",
       { PROVIDER_APP_ID: 'sandboxAbc123' },
       /^PROVIDER_APP_ID: is the sandbox provider's app/,
