@@ -11,6 +11,7 @@ import { isKnownCapability } from './partner/capability-words.ts';
 import { providerCallbacksRoutes } from './partner/provider-callbacks-routes.ts';
 import swagger from '@fastify/swagger';
 import scalar from '@scalar/fastify-api-reference';
+import { Type } from 'typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { Redis } from 'ioredis';
 import { ConfigError } from './config.ts';
@@ -23,6 +24,7 @@ import {
 } from './external-api/token-change-listener.ts';
 import {
   clientErrorHandler,
+  errorEnvelopeFor,
   installErrorHandlers,
   toAppError,
   requestIdFor,
@@ -140,16 +142,35 @@ export async function buildApp({
     });
   });
 
-  app.get('/healthz', { logLevel: 'warn' }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { logLevel: 'warn' }, async (request, reply) => {
-    try {
-      await services.storage.ping();
-      return { status: 'ready' };
-    } catch (err) {
-      request.log.warn({ err }, 'storage is not answering');
-      return sendError(reply, new AppError('unavailable', 'Storage is not answering.'));
-    }
-  });
+  app.get(
+    '/healthz',
+    {
+      logLevel: 'warn',
+      schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+  app.get(
+    '/readyz',
+    {
+      logLevel: 'warn',
+      schema: {
+        response: {
+          200: Type.Object({ status: Type.Literal('ready') }),
+          503: errorEnvelopeFor(['unavailable']),
+        },
+      },
+    },
+    async (request, reply) => {
+      try {
+        await services.storage.ping();
+        return { status: 'ready' };
+      } catch (err) {
+        request.log.warn({ err }, 'storage is not answering');
+        return sendError(reply, new AppError('unavailable', 'Storage is not answering.'));
+      }
+    },
+  );
 
   // The verification cache is trusted only while this listener hears token changes.
   const listener = startTokenChangeListener({

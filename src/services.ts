@@ -2,7 +2,6 @@
  * The services of every feature, built once over one storage. Shared by the HTTP app, the
  * admin socket and the CLI, so that all three apply the same rules.
  */
-import type { FastifyBaseLogger } from 'fastify';
 import { createAccountsService, type AccountsService } from './accounts/accounts-service.ts';
 import type { Config } from './config.ts';
 import type { Storage } from './db/client.ts';
@@ -11,6 +10,7 @@ import { createPrincipalCache, type PrincipalCache } from './external-api/princi
 import { createPartnerService, type PartnerService } from './partner/partner-service.ts';
 import { loadKeyring } from './platform/keyring.ts';
 import { createSessionStore, type SessionStore } from './web/session-store.ts';
+import type { Logger } from './platform/logger.ts';
 
 export interface Services {
   config: Config;
@@ -30,7 +30,7 @@ export interface Services {
 export function createServices(deps: {
   config: Config;
   storage: Storage;
-  logger: FastifyBaseLogger;
+  logger: Logger;
 }): Services {
   const { config, storage, logger } = deps;
   const principalCache = createPrincipalCache({

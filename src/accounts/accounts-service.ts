@@ -19,7 +19,7 @@ import { notifyTokenChange } from './token-change-channel.ts';
 
 const PORTAL_CODE = /^[1-9][0-9]{3,17}$/;
 // No white space, no control characters (a NUL cannot even be stored).
-const EMAIL = /^[^\s@\x00-\x1f\x7f]{1,64}@[^\s@\x00-\x1f\x7f]{1,253}\.[^\s@\x00-\x1f\x7f]{1,63}$/;
+const EMAIL = /^[^\s@\p{Cc}]{1,64}@[^\s@\p{Cc}]{1,253}\.[^\s@\p{Cc}]{1,63}$/u;
 
 /** What a token change looks like to the rest of the system (cache invalidation, audit). */
 export interface TokenChange {

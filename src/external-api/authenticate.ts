@@ -81,19 +81,6 @@ export async function authenticateToken(
 }
 
 /**
- * Authenticate a request's headers.
- *
- * @returns the principal of the presented token.
- * @throws AppError `invalid_request`, `missing_token` or `invalid_token`.
- */
-export async function authenticate(
-  headers: IncomingHttpHeaders,
-  lookup: PrincipalLookup,
-): Promise<Principal> {
-  return (await authenticateToken(headers, lookup)).principal;
-}
-
-/**
  * @throws AppError `insufficient_scope` (403) naming the scopes the route needs.
  * @see https://www.rfc-editor.org/rfc/rfc6750#section-3.1
  */

@@ -9,7 +9,7 @@
  * @see ../../../shared/DESIGN.md "Error envelope"
  */
 import type { FastifyInstance } from 'fastify';
-import { sendError } from '../platform/error-envelope.ts';
+import { notFoundHandler } from '../platform/error-envelope.ts';
 import { AppError } from '../platform/errors.ts';
 import { authenticateToken, requireScopes, type PrincipalLookup } from './authenticate.ts';
 import { openApiDocumentRoute } from './openapi.ts';
@@ -56,12 +56,7 @@ export async function externalApi(
     if (config.requiredScopes) requireScopes(request.principal, config.requiredScopes);
   });
 
-  api.setNotFoundHandler((request, reply) =>
-    sendError(
-      reply,
-      new AppError('not_found', `No route ${request.method} ${request.url.split('?')[0] ?? ''}.`),
-    ),
-  );
+  api.setNotFoundHandler(notFoundHandler);
 
   await api.register(openApiDocumentRoute);
   await api.register(verifyRoute);

@@ -18,11 +18,11 @@
  * @see https://www.postgresql.org/docs/current/sql-listen.html
  * @see ./principal-cache.ts for the invariants this feeds
  */
-import type { FastifyBaseLogger } from 'fastify';
 import pg from 'pg';
 import { parseTokenChangePayload, TOKEN_CHANGE_CHANNEL } from '../accounts/token-change-channel.ts';
 import type { Storage } from '../db/client.ts';
 import type { PrincipalCache } from './principal-cache.ts';
+import type { Logger } from '../platform/logger.ts';
 
 /** `application_name` of the listening session, to find it in `pg_stat_activity`. */
 export const LISTENER_APPLICATION_NAME = 'portico-token-listener';
@@ -62,7 +62,7 @@ export interface TokenChangeListener {
 export interface TokenChangeListenerDeps {
   storage: Storage;
   cache: PrincipalCache;
-  logger: FastifyBaseLogger;
+  logger: Logger;
   /**
    * PostgreSQL URL for the listening session when it must differ from the storage's (the
    * storage goes through a transaction-mode pooler, which cannot hold a LISTEN).

@@ -28,8 +28,8 @@ export function dataDeletionPage(status: DataDeletionStatus | null): string {
       <h2>What was deleted</h2>
       <p>{status.summary}</p>
       <p>
-        Portico keeps a record that this request was received and when, without any data from your
-        provider account.
+        Portico keeps only a record of this request so that this page can answer: the confirmation
+        code, your account id at the provider, and when the request was received and completed.
       </p>
     </main>
   ) : (

@@ -10,11 +10,11 @@
  *
  * @see ../../../shared/spec/external-api-and-partner-flow.md §3 (token revoked or expired)
  */
-import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from '../config.ts';
 import { ConnectionInactiveError, type ConnectionsStore } from './connections-store.ts';
 import { ProviderError, type ProviderClient } from './provider-client.ts';
 import { HEALTH_CHECKER_ACTOR, REVOKE_REASONS, type RevokeOptions } from './revocation.ts';
+import type { Logger } from '../platform/logger.ts';
 
 /**
  * Run `fn` with the portal's decrypted provider token (and an abort signal that revocation
@@ -38,7 +38,7 @@ export interface HealthCheckerDeps {
   enabled: boolean;
   /** This instance's name in leases. */
   instanceId: string;
-  log: FastifyBaseLogger;
+  log: Logger;
   /** Runs a provider call with the portal's token (refused for an inactive connection). */
   withProvider: WithProvider;
   revokeConnection: (portalId: number, options: RevokeOptions) => Promise<{ revoked: boolean }>;

@@ -11,7 +11,6 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { eq } from 'drizzle-orm';
-import type { FastifyBaseLogger } from 'fastify';
 import { recordAuditEvent, type Actor } from '../audit/audit-log.ts';
 import { providerSettings, type Config, type ProviderSettings } from '../config.ts';
 import type { Database } from '../db/client.ts';
@@ -33,6 +32,7 @@ export {
   REVOKE_REASONS,
   type RevokeOptions,
 } from './revocation.ts';
+import type { Logger } from '../platform/logger.ts';
 
 export type CompleteAuthorizationResult =
   | { ok: true }
@@ -66,7 +66,7 @@ export interface PartnerServiceDeps {
   config: Config;
   db: Database;
   keyring: Keyring;
-  logger: FastifyBaseLogger;
+  logger: Logger;
   /** Identifies this instance in health-check leases (default host:pid:random). */
   instanceId?: string;
 }
@@ -82,8 +82,6 @@ export function createPartnerService(deps: PartnerServiceDeps) {
 
   /** In-flight outbound calls per portal, aborted the moment the connection is revoked. */
   const inflight = new Map<number, Set<AbortController>>();
-  /** Called after each revocation committed by this process. */
-  const revokedListeners = new Set<(portalId: number) => void>();
 
   function stopOutbound(portalId: number): void {
     for (const c of inflight.get(portalId) ?? []) c.abort();
@@ -132,7 +130,6 @@ export function createPartnerService(deps: PartnerServiceDeps) {
     if (revoked) {
       // After commit: no further polling or outbound call for this portal.
       stopOutbound(portalId);
-      for (const listener of revokedListeners) listener(portalId);
       log.info(
         { portalId, actor: `${options.actor.type}:${options.actor.id}` },
         'connection revoked',
@@ -485,12 +482,6 @@ export function createPartnerService(deps: PartnerServiceDeps) {
         reason: `re-encrypted ${reencrypted} provider token(s) under key ${keyring.activeKeyId}`,
       });
       return { reencrypted, activeKeyId: keyring.activeKeyId };
-    },
-
-    /** Called (in this process) after each committed revocation. */
-    onRevoked(listener: (portalId: number) => void): () => void {
-      revokedListeners.add(listener);
-      return () => revokedListeners.delete(listener);
     },
   };
   return service;

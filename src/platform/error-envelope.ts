@@ -182,12 +182,18 @@ export function installErrorHandlers(app: FastifyInstance): void {
     else request.log.info({ code: error.code }, 'request refused');
     return sendError(reply, error);
   });
-  app.setNotFoundHandler((request, reply) => {
-    return sendError(
-      reply,
-      new AppError('not_found', `No route ${request.method} ${request.url.split('?')[0] ?? ''}.`),
-    );
-  });
+  app.setNotFoundHandler(notFoundHandler);
+}
+
+/**
+ * 404 `not_found` for an unknown route. The path is not echoed: a client that put a credential
+ * in it would get it back in a response body.
+ */
+export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  return sendError(
+    reply,
+    new AppError('not_found', `No ${request.method} route matches this path.`),
+  );
 }
 
 /**

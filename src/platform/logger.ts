@@ -12,7 +12,8 @@ import {
   pino,
   stdSerializers,
   type DestinationStream,
-  type Logger,
+  type BaseLogger,
+  type Logger as PinoLogger,
   type LoggerOptions,
 } from 'pino';
 
@@ -71,6 +72,17 @@ export function loggerOptions(level: string): LoggerOptions {
 }
 
 /** The process logger: JSON lines to `stream` (default stdout). */
-export function createLogger(level: string, stream?: DestinationStream): Logger {
+export function createLogger(level: string, stream?: DestinationStream): PinoLogger {
   return stream ? pino(loggerOptions(level), stream) : pino(loggerOptions(level));
+}
+
+/**
+ * The logger services receive: pino's, seen through only what services use. Services never
+ * import Fastify; Fastify's logger (the same pino instance) fits this type.
+ */
+export interface Logger extends Pick<
+  BaseLogger,
+  'level' | 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent'
+> {
+  child(bindings: Record<string, unknown>): Logger;
 }

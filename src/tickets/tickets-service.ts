@@ -5,7 +5,6 @@
  * @see ../../../shared/spec/external-api-and-partner-flow.md §4.2, §5.2 rule 7
  * @see ../../../shared/DESIGN.md "Error envelope", "Security invariants" 1 and 3
  */
-import type { FastifyBaseLogger } from 'fastify';
 import type { Principal } from '../accounts/principal.ts';
 import { recordAuditEvent, type Actor } from '../audit/audit-log.ts';
 import type { Database } from '../db/client.ts';
@@ -27,6 +26,7 @@ import {
   type TicketRow,
   type Tx,
 } from './tickets-repository.ts';
+import type { Logger } from '../platform/logger.ts';
 
 export type TicketPriority = (typeof TICKET_PRIORITIES)[number];
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
@@ -52,7 +52,7 @@ export interface TicketsServiceDeps {
   db: Database;
   /** The provider app secret to scan for; undefined when no provider is configured. */
   providerAppSecret: string | undefined;
-  logger: FastifyBaseLogger;
+  logger: Logger;
 }
 
 export type TicketsService = ReturnType<typeof createTicketsService>;
