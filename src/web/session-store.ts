@@ -84,6 +84,18 @@ export function createSessionStore(deps: { db: Database; ttlSeconds: number; now
       return row ?? null;
     },
 
+    /**
+     * Replace the session's CSRF secret, so that the form just submitted cannot be submitted
+     * again (a reload or a replay of a one-shot action such as token regeneration).
+     *
+     * @returns the new CSRF token for the page that answers.
+     */
+    async rotateCsrf(idHash: string): Promise<string> {
+      const csrfSecret = randomBase64Url(32);
+      await db.update(sessions).set({ csrfSecret }).where(eq(sessions.idHash, idHash));
+      return csrfSecret;
+    },
+
     /** End a session (sign-out). Idempotent. */
     async destroy(idHash: string): Promise<void> {
       await db.delete(sessions).where(eq(sessions.idHash, idHash));

@@ -259,8 +259,10 @@ export async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): P
         actor: { type: 'user', id: String(session.userId) },
       });
       request.log.info({ userId: session.userId }, 'API token regenerated from settings');
-      // Answered in place (no redirect): the token exists only in this one response.
-      return renderSettings(request, reply, session, { newToken: token });
+      // Answered in place (no redirect): the token exists only in this one response. The form's
+      // CSRF token is spent, so reloading this page cannot regenerate a second time.
+      const csrfToken = await services.sessions.rotateCsrf(session.idHash);
+      return renderSettings(request, reply, { ...session, csrfToken }, { newToken: token });
     },
   );
 

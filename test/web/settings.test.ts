@@ -53,6 +53,27 @@ for (const backend of backends()) {
       assert.deepEqual([events[0]!.actorType, events[0]!.actorId], ['user', String(portal.userId)]);
     });
 
+    test('reloading the new-token page (the same POST again) does not regenerate twice', async (t) => {
+      const { app, services } = await buildTestApp(t, backend);
+      const portal = await portalWithPassword(services);
+      const b = new Browser(app);
+      await b.signIn(portal.email);
+      const csrf = csrfOf((await b.get('/settings')).body);
+      const first = await b.post('/settings/token', { csrf });
+      const token = /data-testid="new-token">([^<]+)</.exec(first.body)![1]!;
+      const replay = await b.post('/settings/token', { csrf });
+      assert.equal(replay.statusCode, 403);
+      assert.ok(!replay.body.includes('data-testid="new-token"'));
+      // The token that was shown still works; one regeneration in the audit log.
+      const fresh = await app.inject({ url: VERIFY, headers: { authorization: token } });
+      assert.equal(fresh.statusCode, 200);
+      const events = await listAuditEvents(services.storage.db, portal.portalId);
+      assert.equal(events.filter((e) => e.action === 'api_token.regenerated').length, 1);
+      // The page that answered carries the new form token, so the user can go on.
+      const next = await b.post('/settings/token', { csrf: csrfOf(first.body) });
+      assert.equal(next.statusCode, 200);
+    });
+
     test('regeneration without the CSRF token is refused and changes nothing', async (t) => {
       const { app, services } = await buildTestApp(t, backend);
       const portal = await portalWithPassword(services);
