@@ -61,10 +61,10 @@ const json = new Option('--json', 'print the result as JSON');
 const portal = ['--portal <code>', 'portal code (digits)'] as const;
 
 function buildProgram(): Command {
-  const program = new Command('portico')
+  const program = new Command('npm run cli --')
     .description('Portico admin: portals, users and API tokens')
     .exitOverride()
-    .showHelpAfterError();
+    .showHelpAfterError('(add --help for usage)');
 
   program
     .command('migrate')

@@ -5,6 +5,7 @@
  * the URL the provider shows the person after its data-deletion callback.
  */
 import { render } from 'preact-render-to-string';
+import { Layout } from '../web/pages/layout.tsx';
 import type { DataDeletionStatus } from './partner-service.ts';
 
 function when(iso: string): string {
@@ -14,7 +15,7 @@ function when(iso: string): string {
 /** The page for a known request, or the "not found" page when `status` is null. */
 export function dataDeletionPage(status: DataDeletionStatus | null): string {
   const body = status ? (
-    <main>
+    <>
       <h1>Data deletion request</h1>
       <p>
         Confirmation code: <strong>{status.confirmationCode}</strong>
@@ -31,24 +32,15 @@ export function dataDeletionPage(status: DataDeletionStatus | null): string {
         Portico keeps only a record of this request so that this page can answer: the confirmation
         code, your account id at the provider, and when the request was received and completed.
       </p>
-    </main>
+    </>
   ) : (
-    <main>
+    <>
       <h1>No such data deletion request</h1>
       <p>
         Check the confirmation code you were given. It is the link the provider showed you after you
         asked for your data to be deleted.
       </p>
-    </main>
+    </>
   );
-  return `<!doctype html>${render(
-    <html lang="en">
-      <head>
-        <meta charset="utf-8" />
-        <meta name="viewport" content="width=device-width, initial-scale=1" />
-        <title>Data deletion — Portico</title>
-      </head>
-      <body>{body}</body>
-    </html>,
-  )}`;
+  return `<!doctype html>${render(<Layout title="Data deletion">{body}</Layout>)}`;
 }

@@ -118,7 +118,7 @@ export function createTicketsService({ db, providerAppSecret, logger }: TicketsS
             `A Portico API token was pasted into support ticket ${input.ticketId} and redacted. ` +
             (owner === undefined
               ? 'It is no longer a live token; nothing else to do.'
-              : "It is this portal's token: regenerate it now (portico token regenerate)."),
+              : "It is this portal's token: regenerate it now (Regenerate token on the settings page, or `npm run cli -- token regenerate`)."),
         });
       } else {
         // A token of another portal: that portal must regenerate; this one only learns that a
@@ -133,7 +133,7 @@ export function createTicketsService({ db, providerAppSecret, logger }: TicketsS
           portalId: owner,
           reason:
             "This portal's API token was found pasted into a support ticket of another portal " +
-            'and redacted: regenerate it now (portico token regenerate).',
+            'and redacted: regenerate it now (Regenerate token on the settings page, or `npm run cli -- token regenerate`).',
         });
       }
     }

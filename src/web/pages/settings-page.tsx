@@ -116,7 +116,7 @@ export function SettingsPage(p: SettingsPageProps) {
             <tbody>
               {p.auditEvents.map((e) => (
                 <tr key={e.id}>
-                  <td>{when(e.occurredAt)}</td>
+                  <td class="nowrap">{when(e.occurredAt)}</td>
                   <td>{ACTION_WORDS[e.action] ?? e.action}</td>
                   <td>
                     {e.actorType === 'user' && p.userEmails.has(e.actorId)

@@ -24,5 +24,6 @@ button.danger { background: var(--bad); }
 .secret { display: block; padding: 0.5rem; background: #fff8e1; border: 1px solid #e0c36a; border-radius: 6px; font-family: ui-monospace, monospace; word-break: break-all; }
 table { width: 100%; border-collapse: collapse; font-size: 0.9rem; }
 th, td { text-align: left; padding: 0.3rem 0.4rem; border-bottom: 1px solid var(--line); vertical-align: top; }
+td.nowrap { white-space: nowrap; }
 code { font-family: ui-monospace, monospace; }
 `;
