@@ -22,7 +22,7 @@ import { Agent, request } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { startServer, type BenchServer } from './child.ts';
+import { BENCH_RATE_LIMITS, startServer, type BenchServer } from './child.ts';
 import { createThrowawayDatabase } from './postgres.ts';
 
 const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
@@ -79,9 +79,9 @@ async function main(): Promise<void> {
   let b: BenchServer | undefined;
   try {
     a = await startServer('app', {
-      env: { DATABASE_URL: created.url, BENCH_CREATE_PORTAL: '1' },
+      env: { DATABASE_URL: created.url, BENCH_CREATE_PORTAL: '1', ...BENCH_RATE_LIMITS },
     });
-    b = await startServer('app', { env: { DATABASE_URL: created.url } });
+    b = await startServer('app', { env: { DATABASE_URL: created.url, ...BENCH_RATE_LIMITS } });
     await untilTrusted(a);
     await untilTrusted(b);
     const portalCode = a.portalCode!;

@@ -26,7 +26,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { renderChart } from './chart.ts';
-import { startServer, type BenchServer } from './child.ts';
+import { BENCH_RATE_LIMITS, startServer, type BenchServer } from './child.ts';
 import { createThrowawayDatabase, type ThrowawayDatabase } from './postgres.ts';
 import type { ServerKind } from './server.ts';
 
@@ -131,6 +131,7 @@ async function measure(scenario: Scenario, database: ThrowawayDatabase | null) {
   const env: Record<string, string> = {
     BENCH_CREATE_PORTAL: '1',
     LOG_LEVEL: scenario.logLevel ?? LOG_LEVEL,
+    ...BENCH_RATE_LIMITS,
   };
   let dataDir: string | undefined;
   if (scenario.kind === 'app') {
