@@ -34,6 +34,9 @@ for (const backend of backends()) {
           },
         });
         assert.ok(res.headers['x-request-id']);
+        // A JSON API answer: nosniff, none of the HTML pages' headers.
+        assert.equal(res.headers['x-content-type-options'], 'nosniff');
+        assert.equal(res.headers['content-security-policy'], undefined);
       }
     });
 
