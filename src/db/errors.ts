@@ -6,12 +6,19 @@ const UNIQUE_VIOLATION = '23505';
  * of the named constraint. Works for node-postgres and PGlite errors alike.
  */
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
-  for (let e: unknown = err; e instanceof Error || (e && typeof e === 'object');) {
-    const { code, constraint: name } = e as { code?: unknown; constraint?: unknown };
+  for (const { code, constraint: name } of causeChain(err)) {
     if (code === UNIQUE_VIOLATION) return constraint === undefined || name === constraint;
-    e = (e as { cause?: unknown }).cause;
   }
   return false;
+}
+
+/** `err` and its causes, outermost first: Drizzle wraps the driver's error in `cause`. */
+function* causeChain(
+  err: unknown,
+): Generator<{ code?: unknown; constraint?: unknown; message?: unknown }> {
+  for (let e: unknown = err; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
+    yield e;
+  }
 }
 
 /** Network error codes of a database connection that cannot be made or was lost. */
@@ -34,8 +41,7 @@ const CONNECTION_ERRNOS = new Set([
  * @see https://www.postgresql.org/docs/current/errcodes-appendix.html
  */
 export function databaseFailureKind(err: unknown): 'data' | 'unavailable' | null {
-  for (let e: unknown = err; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
-    const { code, message } = e as { code?: unknown; message?: unknown };
+  for (const { code, message } of causeChain(err)) {
     if (typeof code === 'string') {
       if (/^22[0-9A-Z]{3}$/.test(code)) return 'data';
       if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[1-3]$/.test(code)) return 'unavailable';
