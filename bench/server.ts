@@ -146,7 +146,7 @@ async function main(kind: ServerKind): Promise<void> {
     };
     onMessage = async (message) => {
       if (message.type === 'stats') {
-        const { trusted, size, hits, misses } = services.principalCache.stats();
+        const { trusted, size, hits, misses } = services.tokenVerification.cache.stats();
         send({
           type: 'stats',
           maxRssBytes: maxRssBytes(),

@@ -1,58 +1,45 @@
 /**
- * buildApp: the HTTP application. Registers Fastify's plugins, then the features, in a fixed
- * order. Performs no I/O at import; `services` carries the open storage.
+ * buildApp: the HTTP application, as the ordered list of its registrations: Fastify's options,
+ * the platform's hooks and plugins, then the features. Performs no I/O at import; `services`
+ * carries the open storage.
+ *
+ * @see docs/architecture.md
  */
 import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import fastifyHelmet from '@fastify/helmet';
-import { authorizationRoutes } from './partner/authorization-routes.ts';
-import { isKnownCapability } from './partner/capability-words.ts';
-import { providerCallbacksRoutes } from './partner/provider-callbacks-routes.ts';
 import swagger from '@fastify/swagger';
-import scalar from '@scalar/fastify-api-reference';
-import { Type } from 'typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { Redis } from 'ioredis';
-import { ConfigError } from './config.ts';
-import { EXTERNAL_API_PREFIX, externalApi } from './external-api/plugin.ts';
+import type { ListenerTiming, TokenChangeListener } from './accounts/token-change-listener.ts';
+import { listAuditEvents } from './audit/audit-log.ts';
+import { cspDirectives } from './browser/content-security-policy.ts';
+import { createPageSessions } from './browser/web-session.ts';
+import { apiReferencePage } from './external-api/docs-page.ts';
 import { OPENAPI_PATH, swaggerOptions } from './external-api/openapi.ts';
-import {
-  startTokenChangeListener,
-  type ListenerTiming,
-  type TokenChangeListener,
-} from './external-api/token-change-listener.ts';
+import { EXTERNAL_API_PREFIX, externalApi } from './external-api/plugin.ts';
+import { authorizationRoutes } from './partner/authorization-routes.ts';
+import { providerCallbacksRoutes } from './partner/provider-callbacks-routes.ts';
+import { AccessLogController } from './platform/access-log.ts';
 import {
   clientErrorHandler,
-  errorEnvelopeFor,
   installErrorHandlers,
-  toAppError,
   requestIdFor,
   sendError,
+  toAppError,
 } from './platform/error-envelope.ts';
-import { AppError } from './platform/errors.ts';
+import { probes } from './platform/probes.ts';
+import { connectRedis } from './platform/redis.ts';
 import { recordRoutes } from './platform/route-table.ts';
-import { AccessLogController } from './platform/access-log.ts';
 import type { Services } from './services.ts';
 import { ticketsRoutes } from './tickets/tickets-routes.ts';
-import { cspDirectives } from './web/content-security-policy.ts';
 import { webRoutes } from './web/web-routes.tsx';
-
-/** Content-Security-Policy of the API reference page (/docs): same origin only. */
-const DOCS_CSP = [
-  "default-src 'self'",
-  "script-src 'self' 'unsafe-inline'",
-  "style-src 'self' 'unsafe-inline'",
-  "img-src 'self' data:",
-  "font-src 'self' data:",
-  "connect-src 'self'",
-  "frame-ancestors 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-].join('; ');
 
 /** Largest request body accepted, in bytes (64 KiB). */
 export const BODY_LIMIT_BYTES = 64 * 1024;
+
+/** Where the OpenAPI document is served (no token needed). */
+export const OPENAPI_URL = `${EXTERNAL_API_PREFIX}${OPENAPI_PATH}`;
 
 export interface BuildAppOptions {
   services: Services;
@@ -105,7 +92,7 @@ export async function buildApp({
   await app.register(fastifyCookie);
   await app.register(fastifyFormbody);
   // Security headers on every response. Referrer-Policy: no-referrer keeps the callback's
-  // query (code, state) out of any Referer header (DESIGN.md invariant 5).
+  // query (code, state) out of any Referer header.
   await app.register(fastifyHelmet, {
     global: true,
     referrerPolicy: { policy: 'no-referrer' },
@@ -118,75 +105,17 @@ export async function buildApp({
 
   // Before any route: the document is built from the routes registered after it.
   await app.register(swagger, swaggerOptions(EXTERNAL_API_PREFIX));
-  // The reference page and its JavaScript bundle are served from this process; no CDN, no
-  // web fonts from elsewhere. It runs Scalar's bundle plus one inline bootstrap script, so it
-  // gets its own Content-Security-Policy (same-origin only); the strict one stays everywhere
-  // else. The page shows only the public API description, never user data.
-  await app.register(async (docs) => {
-    docs.addHook('onSend', async (_request, reply) => {
-      reply.header('content-security-policy', DOCS_CSP);
-    });
-    await docs.register(scalar, {
-      routePrefix: '/docs',
-      logLevel: 'warn',
-      configuration: {
-        pageTitle: 'Portico API reference',
-        content: () => app.swagger(),
-        withDefaultFonts: false,
-        telemetry: false,
-        // A reference for integrators: no hosted AI agent, no Scalar developer toolbar.
-        agent: { disabled: true },
-        showDeveloperTools: 'never',
-        authentication: { preferredSecurityScheme: 'AuthorizationHeader' },
-      },
-    });
-  });
-
-  app.get(
-    '/healthz',
-    {
-      logLevel: 'warn',
-      schema: { response: { 200: Type.Object({ status: Type.Literal('ok') }) } },
-    },
-    async () => ({ status: 'ok' as const }),
-  );
-  app.get(
-    '/readyz',
-    {
-      logLevel: 'warn',
-      schema: {
-        response: {
-          200: Type.Object({ status: Type.Literal('ready') }),
-          503: errorEnvelopeFor(['unavailable']),
-        },
-      },
-    },
-    async (request, reply) => {
-      try {
-        await services.storage.ping();
-        return { status: 'ready' };
-      } catch (err) {
-        request.log.warn({ err }, 'storage is not answering');
-        return sendError(reply, new AppError('unavailable', 'Storage is not answering.'));
-      }
-    },
-  );
+  await app.register(apiReferencePage, { document: () => app.swagger() });
+  await app.register(probes, { ping: () => services.storage.ping() });
 
   // The verification cache is trusted only while this listener hears token changes.
-  const listener = startTokenChangeListener({
-    storage: services.storage,
-    cache: services.principalCache,
-    logger,
-    listenUrl: config.DATABASE_LISTEN_URL,
-    ...(listenerTiming ? { timing: listenerTiming } : {}),
-  });
+  const listener = await services.tokenVerification.listen(listenerTiming);
   app.decorate('tokenChangeListener', listener);
   app.addHook('onClose', () => listener.close());
-  await listener.ready;
 
   await app.register(externalApi, {
     prefix: EXTERNAL_API_PREFIX,
-    lookupPrincipal: (tokenHash) => services.principalCache.lookup(tokenHash),
+    lookupPrincipal: services.tokenVerification.lookup,
     rateLimits: {
       perMinute: config.RATE_LIMIT_PER_MINUTE,
       failuresPerMinute: config.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE,
@@ -195,48 +124,17 @@ export async function buildApp({
     },
     routes: [ticketsRoutes(services.tickets)],
   });
-  await app.register(webRoutes, {
-    services,
-    partner: services.partner,
-    isKnownCapability,
-  });
-  await app.register(authorizationRoutes, {
-    services,
-    partner: services.partner,
-  });
 
-  await app.register(providerCallbacksRoutes, { services });
+  const sessions = createPageSessions(services.sessions, config.isProduction);
+  await app.register(webRoutes, {
+    sessions,
+    sessionTtlSeconds: config.SESSION_TTL_SECONDS,
+    accounts: services.accounts,
+    partner: services.partner,
+    recentAuditEvents: (portalId) => listAuditEvents(services.storage.db, portalId, { limit: 20 }),
+  });
+  await app.register(authorizationRoutes, { sessions, partner: services.partner });
+  await app.register(providerCallbacksRoutes, { partner: services.partner });
 
   return app;
-}
-
-/** Where the OpenAPI document is served (no token needed). */
-export const OPENAPI_URL = `${EXTERNAL_API_PREFIX}${OPENAPI_PATH}`;
-
-/**
- * Connect to Redis before serving, so a wrong REDIS_URL stops start-up instead of silently
- * splitting the rate limits per instance. Afterwards commands fail fast while disconnected
- * (no offline queue) and the limits fail open (logged).
- *
- * @throws ConfigError when Redis does not answer; the message never contains the URL.
- */
-async function connectRedis(url: string, logger: FastifyBaseLogger): Promise<Redis> {
-  const redis = new Redis(url, {
-    lazyConnect: true,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 1,
-    connectTimeout: 5_000,
-  });
-  redis.on('error', (err: Error) => logger.warn({ reason: err.message }, 'Redis error'));
-  try {
-    await redis.connect();
-  } catch (err) {
-    redis.disconnect();
-    // A configuration problem for the operator: one line at start-up (main.ts).
-    throw new ConfigError(
-      `REDIS_URL: Redis at REDIS_URL did not answer (${err instanceof Error ? err.message : String(err)})`,
-      { cause: err },
-    );
-  }
-  return redis;
 }

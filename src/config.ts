@@ -10,6 +10,7 @@ import { isIPv4, isIPv6 } from 'node:net';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
+import { ConfigError } from './platform/errors.ts';
 import { parseKeySpec } from './platform/keyring.ts';
 
 const Str = (description: string, options: object = {}) =>
@@ -178,12 +179,7 @@ export type Config = Omit<Static<typeof ConfigSchema>, 'APP_BASE_URL'> & {
 /** Path of the redirect URI under APP_BASE_URL (spec §5.3). */
 export const PARTNER_CALLBACK_PATH = '/api/auth/partner/callback';
 
-export class ConfigError extends Error {
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError } from './platform/errors.ts';
 
 function describe(schema: TSchema | undefined): string {
   const d = (schema as { description?: unknown } | undefined)?.description;

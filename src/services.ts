@@ -1,16 +1,18 @@
 /**
  * The services of every feature, built once over one storage. Shared by the HTTP app, the
- * admin socket and the CLI, so that all three apply the same rules.
+ * admin socket and the CLI, so that all three apply the same rules. Only the composition roots
+ * (`main.ts`, `app.ts`, `cli.ts`) and `admin/` import this file; a feature's route plugin gets
+ * the few services it uses.
  */
 import { createAccountsService, type AccountsService } from './accounts/accounts-service.ts';
+import { createTokenVerification, type TokenVerification } from './accounts/token-verification.ts';
+import { createSessionStore, type SessionStore } from './browser/session-store.ts';
 import type { Config } from './config.ts';
 import type { Storage } from './db/client.ts';
-import { createTicketsService, type TicketsService } from './tickets/tickets-service.ts';
-import { createPrincipalCache, type PrincipalCache } from './external-api/principal-cache.ts';
 import { createPartnerService, type PartnerService } from './partner/partner-service.ts';
 import { loadKeyring } from './platform/keyring.ts';
-import { createSessionStore, type SessionStore } from './web/session-store.ts';
 import type { Logger } from './platform/logger.ts';
+import { createTicketsService, type TicketsService } from './tickets/tickets-service.ts';
 
 export interface Services {
   config: Config;
@@ -18,10 +20,10 @@ export interface Services {
   accounts: AccountsService;
   tickets: TicketsService;
   /**
-   * The API token verification cache (token hash → principal). Distrusted, i.e. read-through,
-   * until a token change listener is started on it (`buildApp` does).
+   * API token verification (hash → cache → lookup), distrusted, i.e. read-through, until its
+   * listener is started (`buildApp` does).
    */
-  principalCache: PrincipalCache;
+  tokenVerification: TokenVerification;
   partner: PartnerService;
   /** Browser sessions of the web pages. */
   sessions: SessionStore;
@@ -33,28 +35,23 @@ export function createServices(deps: {
   logger: Logger;
 }): Services {
   const { config, storage, logger } = deps;
-  const principalCache = createPrincipalCache({
-    maxEntries: config.TOKEN_CACHE_SIZE,
-    ttlMs: config.TOKEN_CACHE_TTL_MS,
-    load: (tokenHash) => accounts.principalForTokenHash(tokenHash),
-  });
-  const accounts = createAccountsService({
-    db: storage.db,
-    // This instance drops its own entry before the changing call returns: the old token fails
-    // here on the very next request, without waiting for the notification.
-    onTokenChange: (change) => principalCache.invalidatePortal(change.portalId),
-  });
-  const tickets = createTicketsService({
-    db: storage.db,
-    providerAppSecret: config.PROVIDER_APP_SECRET,
-    logger,
-  });
-  const partner = createPartnerService({
+  const tokenVerification = createTokenVerification({ storage, settings: config, logger });
+  return {
     config,
-    db: storage.db,
-    keyring: loadKeyring(config),
-    logger,
-  });
-  const sessions = createSessionStore({ db: storage.db, ttlSeconds: config.SESSION_TTL_SECONDS });
-  return { config, storage, accounts, principalCache, tickets, partner, sessions };
+    storage,
+    tokenVerification,
+    accounts: createAccountsService({
+      db: storage.db,
+      // This instance drops its own entry before the changing call returns: the old token fails
+      // here on the very next request, without waiting for the notification.
+      onTokenChange: (portalId) => tokenVerification.dropPortal(portalId),
+    }),
+    tickets: createTicketsService({
+      db: storage.db,
+      providerAppSecret: config.PROVIDER_APP_SECRET,
+      logger,
+    }),
+    partner: createPartnerService({ config, db: storage.db, keyring: loadKeyring(config), logger }),
+    sessions: createSessionStore({ db: storage.db, ttlSeconds: config.SESSION_TTL_SECONDS }),
+  };
 }

@@ -2,17 +2,24 @@
  * Portals, users and API tokens: the rules (what is valid, what is unique, what a token may
  * carry) over the repository queries. Used by the CLI, the admin socket and the web pages.
  *
- * @see ../../../shared/spec/external-api-and-partner-flow.md §2.1–2.4, §5.1
+ * @see docs/api-tokens.md
  */
 import { randomInt } from 'node:crypto';
-import { and, eq, sql } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
 import { recordAuditEvent, type Actor } from '../audit/audit-log.ts';
 import type { Database } from '../db/client.ts';
-import { isUniqueViolation } from '../db/errors.ts';
+import { isUniqueViolation } from '../platform/database-errors.ts';
 import { apiTokens, portals, users } from '../db/schema/index.ts';
 import { UsageError } from '../platform/errors.ts';
 import { hashPassword, passwordProblem, verifyPassword } from '../platform/passwords.ts';
 import { apiTokenHint, generateApiToken, hashApiToken } from './api-token.ts';
+import {
+  createPrincipalLookup,
+  findPortalId,
+  findUserByEmail,
+  lockTokenHash,
+  readPortal,
+} from './accounts-repository.ts';
 import type { Principal } from './principal.ts';
 import { parseScopes, SCOPES, type Scope } from './scopes.ts';
 import { notifyTokenChange } from './token-change-channel.ts';
@@ -20,15 +27,6 @@ import { notifyTokenChange } from './token-change-channel.ts';
 const PORTAL_CODE = /^[1-9][0-9]{3,17}$/;
 // No white space, no control characters (a NUL cannot even be stored).
 const EMAIL = /^[^\s@\p{Cc}]{1,64}@[^\s@\p{Cc}]{1,253}\.[^\s@\p{Cc}]{1,63}$/u;
-
-/** What a token change looks like to the rest of the system (cache invalidation, audit). */
-export interface TokenChange {
-  portalId: number;
-  /** Hash of the token that stops working, when one does (regeneration). */
-  previousTokenHash: string | null;
-  kind: 'created' | 'regenerated' | 'scopes_changed';
-  actor: Actor;
-}
 
 export interface AccountsServiceDeps {
   db: Database;
@@ -38,7 +36,7 @@ export interface AccountsServiceDeps {
    * instances learn of the change from the `portico_token_change` notification that the
    * change's transaction sends (see token-change-channel.ts).
    */
-  onTokenChange?: (change: TokenChange) => void | Promise<void>;
+  onTokenChange?: (portalId: number) => void;
 }
 
 export interface PortalSummary {
@@ -50,310 +48,255 @@ export interface PortalSummary {
   token: { hint: string; scopes: Scope[]; ownerUserId: number; createdAt: string } | null;
 }
 
-export type AccountsService = ReturnType<typeof createAccountsService>;
+function checkEmail(email: string): string {
+  const normalized = email.trim().toLowerCase();
+  if (!EMAIL.test(normalized)) throw new UsageError(`Not an email address: ${email}`);
+  return normalized;
+}
 
-export function createAccountsService({ db, onTokenChange }: AccountsServiceDeps) {
-  async function notify(change: TokenChange): Promise<void> {
-    await onTokenChange?.(change);
+/**
+ * The accounts rules. A class rather than a closure so that each operation is its own small
+ * method; callers hold the instance and never pass its methods around unbound.
+ */
+export class AccountsService {
+  readonly #db: Database;
+  readonly #onTokenChange: (portalId: number) => void;
+  readonly #principalLookup: (tokenHash: string) => Promise<Principal | null>;
+
+  constructor({ db, onTokenChange }: AccountsServiceDeps) {
+    this.#db = db;
+    this.#onTokenChange = onTokenChange ?? (() => {});
+    this.#principalLookup = createPrincipalLookup(db);
   }
 
-  // The token check's query, built once: building a Drizzle query per request cost more CPU
-  // than PostgreSQL took to answer it. Deliberately unnamed (''): a named server-side prepared
-  // statement breaks behind a transaction-mode pooler (PgBouncer before 1.21), and parsing
-  // this small statement is cheap for PostgreSQL.
-  const principalByTokenHash = db
-    .select({
-      portalId: portals.id,
-      portalCode: portals.portalCode,
-      userId: users.id,
-      isMainAdmin: users.isMainAdmin,
-      scopes: apiTokens.scopes,
-    })
-    .from(apiTokens)
-    .innerJoin(portals, eq(portals.id, apiTokens.portalId))
-    .innerJoin(users, and(eq(users.id, apiTokens.userId), eq(users.portalId, apiTokens.portalId)))
-    .where(eq(apiTokens.tokenHash, sql.placeholder('tokenHash')))
-    .prepare('');
-
-  async function portalIdFor(portalCode: string): Promise<number> {
-    const [row] = await db
-      .select({ id: portals.id })
-      .from(portals)
-      .where(eq(portals.portalCode, portalCode));
-    if (!row) throw new UsageError(`No portal with code ${portalCode}.`);
-    return row.id;
+  /** The internal id of a portal. @throws UsageError for an unknown code. */
+  async portalIdFor(portalCode: string): Promise<number> {
+    const id = await findPortalId(this.#db, portalCode);
+    if (id === null) throw new UsageError(`No portal with code ${portalCode}.`);
+    return id;
   }
 
-  function checkEmail(email: string): string {
-    const normalized = email.trim().toLowerCase();
-    if (!EMAIL.test(normalized)) throw new UsageError(`Not an email address: ${email}`);
-    return normalized;
-  }
-
-  return {
-    /**
-     * Create a portal, its main administrator and its first API token.
-     *
-     * @param input.code digits (4–18, no leading zero); random 8 digits when omitted.
-     * @param input.scopes defaults to the whole catalog.
-     * @returns the token in clear: the only time it is ever available.
-     * @throws UsageError on a bad name, email, code or scope, or a code/email already in use.
-     */
-    async createPortal(input: {
-      name: string;
-      adminEmail: string;
-      code?: string | undefined;
-      scopes?: readonly string[] | undefined;
-      actor: Actor;
-    }): Promise<{
-      portalId: number;
-      portalCode: string;
-      userId: number;
-      token: string;
-      scopes: Scope[];
-    }> {
-      const name = input.name.trim();
-      if (name.length < 1 || name.length > 200)
-        throw new UsageError('Give a name of 1 to 200 characters.');
-      const email = checkEmail(input.adminEmail);
-      if (input.code !== undefined && !PORTAL_CODE.test(input.code)) {
-        throw new UsageError('A portal code is 4 to 18 digits and does not start with 0.');
-      }
-      const scopes = input.scopes ? parseScopes(input.scopes) : [...SCOPES];
-      const portalCode = input.code ?? String(randomInt(10_000_000, 100_000_000));
-      const token = generateApiToken();
-      try {
-        const result = await db.transaction(async (tx) => {
-          const [portal] = await tx
-            .insert(portals)
-            .values({ portalCode, name })
-            .returning({ id: portals.id });
-          const [user] = await tx
-            .insert(users)
-            .values({ portalId: portal!.id, email, isMainAdmin: true })
-            .returning({ id: users.id });
-          await tx.insert(apiTokens).values({
-            portalId: portal!.id,
-            userId: user!.id,
-            tokenHash: hashApiToken(token),
-            tokenHint: apiTokenHint(token),
-            scopes,
-            createdBy: `${input.actor.type}:${input.actor.id}`,
-          });
-          await recordAuditEvent(tx, {
-            portalId: portal!.id,
-            actor: input.actor,
-            action: 'api_token.created',
-          });
-          return { portalId: portal!.id, userId: user!.id };
-        });
-        await notify({
-          portalId: result.portalId,
-          previousTokenHash: null,
-          kind: 'created',
-          actor: input.actor,
-        });
-        return { ...result, portalCode, token, scopes };
-      } catch (err) {
-        if (isUniqueViolation(err, 'portals_portal_code_unique')) {
-          throw new UsageError(`A portal with code ${portalCode} already exists.`);
-        }
-        if (isUniqueViolation(err, 'users_email_unique')) {
-          throw new UsageError(`A user with email ${email} already exists.`);
-        }
-        throw err;
-      }
-    },
-
-    /**
-     * Add a user to a portal.
-     *
-     * @throws UsageError on an unknown portal, a bad or taken email, or a second main admin.
-     */
-    async createUser(input: { portalCode: string; email: string; mainAdmin: boolean }) {
-      const portalId = await portalIdFor(input.portalCode);
-      const email = checkEmail(input.email);
-      try {
-        const [user] = await db
+  /**
+   * Create a portal, its main administrator and its first API token.
+   *
+   * @param input.code digits (4–18, no leading zero); random 8 digits when omitted.
+   * @param input.scopes defaults to the whole catalog.
+   * @returns the token in clear: the only time it is ever available.
+   * @throws UsageError on a bad name, email, code or scope, or a code/email already in use.
+   */
+  async createPortal(input: {
+    name: string;
+    adminEmail: string;
+    code?: string | undefined;
+    scopes?: readonly string[] | undefined;
+    actor: Actor;
+  }): Promise<{
+    portalId: number;
+    portalCode: string;
+    userId: number;
+    token: string;
+    scopes: Scope[];
+  }> {
+    const name = input.name.trim();
+    if (name.length < 1 || name.length > 200)
+      throw new UsageError('Give a name of 1 to 200 characters.');
+    const email = checkEmail(input.adminEmail);
+    if (input.code !== undefined && !PORTAL_CODE.test(input.code)) {
+      throw new UsageError('A portal code is 4 to 18 digits and does not start with 0.');
+    }
+    const scopes = input.scopes ? parseScopes(input.scopes) : [...SCOPES];
+    const portalCode = input.code ?? String(randomInt(10_000_000, 100_000_000));
+    const token = generateApiToken();
+    try {
+      const result = await this.#db.transaction(async (tx) => {
+        const [portal] = await tx
+          .insert(portals)
+          .values({ portalCode, name })
+          .returning({ id: portals.id });
+        const [user] = await tx
           .insert(users)
-          .values({ portalId, email, isMainAdmin: input.mainAdmin })
+          .values({ portalId: portal!.id, email, isMainAdmin: true })
           .returning({ id: users.id });
-        return { userId: user!.id, email, isMainAdmin: input.mainAdmin };
-      } catch (err) {
-        if (isUniqueViolation(err, 'users_email_unique')) {
-          throw new UsageError(`A user with email ${email} already exists.`);
-        }
-        if (isUniqueViolation(err, 'users_one_main_admin_per_portal')) {
-          throw new UsageError(`Portal ${input.portalCode} already has a main administrator.`);
-        }
-        throw err;
+        await tx.insert(apiTokens).values({
+          portalId: portal!.id,
+          userId: user!.id,
+          tokenHash: hashApiToken(token),
+          tokenHint: apiTokenHint(token),
+          scopes,
+          createdBy: `${input.actor.type}:${input.actor.id}`,
+        });
+        await recordAuditEvent(tx, {
+          portalId: portal!.id,
+          actor: input.actor,
+          action: 'api_token.created',
+        });
+        return { portalId: portal!.id, userId: user!.id };
+      });
+      this.#onTokenChange(result.portalId);
+      return { ...result, portalCode, token, scopes };
+    } catch (err) {
+      if (isUniqueViolation(err, 'portals_portal_code_unique')) {
+        throw new UsageError(`A portal with code ${portalCode} already exists.`);
       }
-    },
+      if (isUniqueViolation(err, 'users_email_unique')) {
+        throw new UsageError(`A user with email ${email} already exists.`);
+      }
+      throw err;
+    }
+  }
 
-    /**
-     * Replace the portal's token with a new one, keeping owner and scopes. The previous token
-     * fails from the moment this commits.
-     *
-     * @returns the new token in clear (shown once).
-     * @see spec §2.4 "Regenerating it invalidates the previous token immediately"
-     */
-    async regenerateToken(input: {
-      portalCode: string;
-      actor: Actor;
-    }): Promise<{ token: string; hint: string }> {
-      const portalId = await portalIdFor(input.portalCode);
-      const token = generateApiToken();
-      const previous = await db.transaction(async (tx) => {
-        const [row] = await tx
-          .select({ tokenHash: apiTokens.tokenHash })
-          .from(apiTokens)
-          .where(eq(apiTokens.portalId, portalId))
-          .for('update');
-        if (!row) throw new UsageError(`Portal ${input.portalCode} has no API token.`);
-        await tx
-          .update(apiTokens)
-          .set({
-            tokenHash: hashApiToken(token),
-            tokenHint: apiTokenHint(token),
-            createdAt: new Date(),
-            createdBy: `${input.actor.type}:${input.actor.id}`,
-          })
-          .where(eq(apiTokens.portalId, portalId));
-        await recordAuditEvent(tx, {
-          portalId,
-          actor: input.actor,
-          action: 'api_token.regenerated',
-        });
-        // Delivered to every instance when this transaction commits (never if it rolls back).
-        await notifyTokenChange(tx, portalId);
-        return row.tokenHash;
-      });
-      await notify({
-        portalId,
-        previousTokenHash: previous,
-        kind: 'regenerated',
-        actor: input.actor,
-      });
-      return { token, hint: apiTokenHint(token) };
-    },
-
-    /**
-     * Set the scopes of the portal's token (the token itself stays valid).
-     *
-     * @throws UsageError listing valid scopes when a name is unknown.
-     */
-    async setTokenScopes(input: { portalCode: string; scopes: readonly string[]; actor: Actor }) {
-      const scopes = parseScopes(input.scopes);
-      const portalId = await portalIdFor(input.portalCode);
-      await db.transaction(async (tx) => {
-        const updated = await tx
-          .update(apiTokens)
-          .set({ scopes })
-          .where(eq(apiTokens.portalId, portalId))
-          .returning({ id: apiTokens.id });
-        if (updated.length === 0)
-          throw new UsageError(`Portal ${input.portalCode} has no API token.`);
-        await recordAuditEvent(tx, {
-          portalId,
-          actor: input.actor,
-          action: 'api_token.scopes_changed',
-          reason: `scopes set to ${scopes.join(' ')}`,
-        });
-        await notifyTokenChange(tx, portalId);
-      });
-      await notify({
-        portalId,
-        previousTokenHash: null,
-        kind: 'scopes_changed',
-        actor: input.actor,
-      });
-      return { portalCode: input.portalCode, scopes };
-    },
-
-    /** The internal id of a portal. @throws UsageError for an unknown code. */
-    portalIdFor,
-
-    /**
-     * Set (or replace) the sign-in password of a user of a portal. Existing sessions of the
-     * user are not touched here; the caller ends them when it should.
-     *
-     * @throws UsageError on an unknown portal, a user not in that portal, or a password that is
-     *   too short or too long.
-     */
-    async setPassword(input: {
-      portalCode: string;
-      email: string;
-      password: string;
-    }): Promise<{ userId: number; email: string }> {
-      const problem = passwordProblem(input.password);
-      if (problem) throw new UsageError(problem);
-      const portalId = await portalIdFor(input.portalCode);
-      const email = checkEmail(input.email);
-      const passwordHash = await hashPassword(input.password);
-      const [row] = await db
-        .update(users)
-        .set({ passwordHash })
-        .where(and(eq(users.portalId, portalId), eq(users.email, email)))
+  /**
+   * Add a user to a portal.
+   *
+   * @throws UsageError on an unknown portal, a bad or taken email, or a second main admin.
+   */
+  async createUser(input: { portalCode: string; email: string; mainAdmin: boolean }) {
+    const portalId = await this.portalIdFor(input.portalCode);
+    const email = checkEmail(input.email);
+    try {
+      const [user] = await this.#db
+        .insert(users)
+        .values({ portalId, email, isMainAdmin: input.mainAdmin })
         .returning({ id: users.id });
-      if (!row) throw new UsageError(`Portal ${input.portalCode} has no user ${email}.`);
-      return { userId: row.id, email };
-    },
+      return { userId: user!.id, email, isMainAdmin: input.mainAdmin };
+    } catch (err) {
+      if (isUniqueViolation(err, 'users_email_unique')) {
+        throw new UsageError(`A user with email ${email} already exists.`);
+      }
+      if (isUniqueViolation(err, 'users_one_main_admin_per_portal')) {
+        throw new UsageError(`Portal ${input.portalCode} already has a main administrator.`);
+      }
+      throw err;
+    }
+  }
 
-    /**
-     * The user whose email and password these are, or null. Unknown emails cost the same
-     * scrypt work as known ones, so timing does not tell which emails exist.
-     */
-    async authenticatePassword(
-      email: string,
-      password: string,
-    ): Promise<{ userId: number } | null> {
-      const normalized = email.trim().toLowerCase();
-      const [row] = EMAIL.test(normalized)
-        ? await db
-            .select({ id: users.id, passwordHash: users.passwordHash })
-            .from(users)
-            .where(eq(users.email, normalized))
-        : [];
-      const ok = await verifyPassword(password, row?.passwordHash ?? null);
-      return ok && row ? { userId: row.id } : null;
-    },
-
-    /** A portal, its users and its token's hint and scopes. Never the token or its hash. */
-    async showPortal(portalCode: string): Promise<PortalSummary> {
-      const [portal] = await db.select().from(portals).where(eq(portals.portalCode, portalCode));
-      if (!portal) throw new UsageError(`No portal with code ${portalCode}.`);
-      const people = await db
-        .select({ userId: users.id, email: users.email, isMainAdmin: users.isMainAdmin })
-        .from(users)
-        .where(eq(users.portalId, portal.id))
-        .orderBy(users.id);
-      const [token] = await db
-        .select({
-          hint: apiTokens.tokenHint,
-          scopes: apiTokens.scopes,
-          ownerUserId: apiTokens.userId,
-          createdAt: apiTokens.createdAt,
+  /**
+   * Replace the portal's token with a new one, keeping owner and scopes. The previous token
+   * fails from the moment this commits.
+   *
+   * @returns the new token in clear (shown once).
+   * @see spec §2.4 "Regenerating it invalidates the previous token immediately"
+   */
+  async regenerateToken(input: {
+    portalCode: string;
+    actor: Actor;
+  }): Promise<{ token: string; hint: string }> {
+    const portalId = await this.portalIdFor(input.portalCode);
+    const token = generateApiToken();
+    await this.#db.transaction(async (tx) => {
+      if ((await lockTokenHash(tx, portalId)) === undefined)
+        throw new UsageError(`Portal ${input.portalCode} has no API token.`);
+      await tx
+        .update(apiTokens)
+        .set({
+          tokenHash: hashApiToken(token),
+          tokenHint: apiTokenHint(token),
+          createdAt: new Date(),
+          createdBy: `${input.actor.type}:${input.actor.id}`,
         })
-        .from(apiTokens)
-        .where(eq(apiTokens.portalId, portal.id));
-      return {
-        portalCode: portal.portalCode,
-        name: portal.name,
-        createdAt: portal.createdAt.toISOString(),
-        users: people,
-        token: token
-          ? { ...token, scopes: token.scopes as Scope[], createdAt: token.createdAt.toISOString() }
-          : null,
-      };
-    },
+        .where(eq(apiTokens.portalId, portalId));
+      await recordAuditEvent(tx, {
+        portalId,
+        actor: input.actor,
+        action: 'api_token.regenerated',
+      });
+      // Delivered to every instance when this transaction commits (never if it rolls back).
+      await notifyTokenChange(tx, portalId);
+    });
+    this.#onTokenChange(portalId);
+    return { token, hint: apiTokenHint(token) };
+  }
 
-    /**
-     * The principal a token hash belongs to, or null when no token has that hash (unknown or
-     * regenerated). One indexed query.
-     */
-    async principalForTokenHash(tokenHash: string): Promise<Principal | null> {
-      const [row] = await principalByTokenHash.execute({ tokenHash });
-      return row ? { ...row, scopes: row.scopes as Scope[] } : null;
-    },
-  };
+  /**
+   * Set the scopes of the portal's token (the token itself stays valid).
+   *
+   * @throws UsageError listing valid scopes when a name is unknown.
+   */
+  async setTokenScopes(input: { portalCode: string; scopes: readonly string[]; actor: Actor }) {
+    const scopes = parseScopes(input.scopes);
+    const portalId = await this.portalIdFor(input.portalCode);
+    await this.#db.transaction(async (tx) => {
+      const updated = await tx
+        .update(apiTokens)
+        .set({ scopes })
+        .where(eq(apiTokens.portalId, portalId))
+        .returning({ id: apiTokens.id });
+      if (updated.length === 0)
+        throw new UsageError(`Portal ${input.portalCode} has no API token.`);
+      await recordAuditEvent(tx, {
+        portalId,
+        actor: input.actor,
+        action: 'api_token.scopes_changed',
+        reason: `scopes set to ${scopes.join(' ')}`,
+      });
+      await notifyTokenChange(tx, portalId);
+    });
+    this.#onTokenChange(portalId);
+    return { portalCode: input.portalCode, scopes };
+  }
+
+  /**
+   * Set (or replace) the sign-in password of a user of a portal. Existing sessions of the
+   * user are not touched here; the caller ends them when it should.
+   *
+   * @throws UsageError on an unknown portal, a user not in that portal, or a password that is
+   *   too short or too long.
+   */
+  async setPassword(input: {
+    portalCode: string;
+    email: string;
+    password: string;
+  }): Promise<{ userId: number; email: string }> {
+    const problem = passwordProblem(input.password);
+    if (problem) throw new UsageError(problem);
+    const portalId = await this.portalIdFor(input.portalCode);
+    const email = checkEmail(input.email);
+    const passwordHash = await hashPassword(input.password);
+    const [row] = await this.#db
+      .update(users)
+      .set({ passwordHash })
+      .where(and(eq(users.portalId, portalId), eq(users.email, email)))
+      .returning({ id: users.id });
+    if (!row) throw new UsageError(`Portal ${input.portalCode} has no user ${email}.`);
+    return { userId: row.id, email };
+  }
+
+  /**
+   * The user whose email and password these are, or null. Unknown emails cost the same
+   * scrypt work as known ones, so timing does not tell which emails exist.
+   */
+  async authenticatePassword(email: string, password: string): Promise<{ userId: number } | null> {
+    const normalized = email.trim().toLowerCase();
+    const row = EMAIL.test(normalized) ? await findUserByEmail(this.#db, normalized) : undefined;
+    const ok = await verifyPassword(password, row?.passwordHash ?? null);
+    return ok && row ? { userId: row.id } : null;
+  }
+
+  /** A portal, its users and its token's hint and scopes. Never the token or its hash. */
+  async showPortal(portalCode: string): Promise<PortalSummary> {
+    const found = await readPortal(this.#db, portalCode);
+    if (!found) throw new UsageError(`No portal with code ${portalCode}.`);
+    const { portal, people, token } = found;
+    return {
+      portalCode: portal.portalCode,
+      name: portal.name,
+      createdAt: portal.createdAt.toISOString(),
+      users: people,
+      token: token
+        ? { ...token, scopes: token.scopes as Scope[], createdAt: token.createdAt.toISOString() }
+        : null,
+    };
+  }
+
+  /**
+   * The principal a token hash belongs to, or null when no token has that hash (unknown or
+   * regenerated). One indexed query.
+   */
+  async principalForTokenHash(tokenHash: string): Promise<Principal | null> {
+    return this.#principalLookup(tokenHash);
+  }
+}
+
+export function createAccountsService(deps: AccountsServiceDeps): AccountsService {
+  return new AccountsService(deps);
 }

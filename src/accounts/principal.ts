@@ -12,3 +12,6 @@ export interface Principal {
   isMainAdmin: boolean;
   scopes: readonly Scope[];
 }
+
+/** Looks a token hash (SHA-256 hex) up; null when no live token has it. */
+export type PrincipalLookup = (tokenHash: string) => Promise<Principal | null>;

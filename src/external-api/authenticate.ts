@@ -6,12 +6,12 @@
  * `WWW-Authenticate` challenge. A token whose shape or checksum is wrong is refused here,
  * before any cache or database read.
  *
- * @see ../../../shared/spec/external-api-and-partner-flow.md §5.1
+ * @see docs/api-tokens.md "Presenting a token"
  * @see https://www.rfc-editor.org/rfc/rfc6750#section-3
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { hashApiToken, isWellFormedApiToken } from '../accounts/api-token.ts';
-import type { Principal } from '../accounts/principal.ts';
+import type { Principal, PrincipalLookup } from '../accounts/principal.ts';
 import { AppError } from '../platform/errors.ts';
 
 const REALM = 'Bearer realm="portico"';
@@ -51,9 +51,6 @@ export function invalidToken(): AppError {
     headers: { 'www-authenticate': `${REALM}, error="invalid_token"` },
   });
 }
-
-/** Looks a token hash up; null when no live token has it. */
-export type PrincipalLookup = (tokenHash: string) => Promise<Principal | null>;
 
 /** A successful authentication: the principal, and the hash of the token (the rate-limit key). */
 export interface Authenticated {

@@ -11,7 +11,8 @@
 import type { FastifyInstance } from 'fastify';
 import { notFoundHandler } from '../platform/error-envelope.ts';
 import { AppError } from '../platform/errors.ts';
-import { authenticateToken, requireScopes, type PrincipalLookup } from './authenticate.ts';
+import type { PrincipalLookup } from '../accounts/principal.ts';
+import { authenticateToken, requireScopes } from './authenticate.ts';
 import { openApiDocumentRoute } from './openapi.ts';
 import { installRateLimits, type RateLimitSettings } from './rate-limits.ts';
 import './request-principal.ts';

@@ -13,26 +13,26 @@
  * logged, stored or echoed); the state leaves the server only in the cookie and the provider
  * redirect; the portal always comes from the session, never from the query.
  *
- * @see ../../../shared/spec/external-api-and-partner-flow.md §4.3, §4.4, §5.2, §7.2
- * @see https://www.rfc-editor.org/rfc/rfc9700 §2.1 (CSRF protection with state), §4.7
- * @see ../../../shared/DESIGN.md "Cookies", "Security invariants" 1, 2, 5
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1
+ * @see https://www.rfc-editor.org/rfc/rfc9700#section-2.1 (CSRF protection with state)
+ * @see docs/partner-connection.md "The callback, step by step"
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { randomBase64Url, safeEqual } from '../platform/crypto.ts';
-import type { Services } from '../services.ts';
-import { cookieNames, cookieOptions, STATE_COOKIE_MAX_AGE_SECONDS } from '../web/cookies.ts';
-import type { AuthErrorReason } from '../web/pages/auth-error-page.tsx';
-import type { PartnerPort } from '../web/partner-port.ts';
-import { sendFormExpired } from '../web/refusal-pages.tsx';
-import { csrfOk, readSession, redirectToLogin } from '../web/web-session.ts';
+import { cookieOptions, STATE_COOKIE_MAX_AGE_SECONDS } from '../browser/cookies.ts';
+import { sendFormExpired } from '../browser/refusal-pages.tsx';
+import { csrfOk, redirectToLogin, type PageSessions } from '../browser/web-session.ts';
+import { randomBase64Url } from '../platform/crypto.ts';
+import { authErrorLocation } from './authorization-outcome.ts';
+import { validateAuthorizationResponse } from './authorization-response.ts';
+import type { PartnerService } from './partner-service.ts';
 
 /** Random bytes in a state value (RFC 9700 asks for enough entropy; 32 bytes = 256 bits). */
 export const STATE_BYTES = 32;
 
 export interface AuthorizationRoutesOptions {
-  services: Services;
-  partner: PartnerPort;
+  sessions: PageSessions;
+  partner: Pick<PartnerService, 'authorizationUrl' | 'completeAuthorization' | 'revokeConnection'>;
 }
 
 const Redirect = Type.String({ description: 'Redirect; see Location.' });
@@ -45,35 +45,24 @@ const CallbackQuery = Type.Object({
 });
 
 /**
- * `/auth-error?reason=…`, plus for `permission` one `missing` per capability (its plain words
- * from the catalog; the page shows only words the catalog knows).
- */
-function authError(reason: AuthErrorReason, missing: readonly string[] = []): string {
-  const query = new URLSearchParams({ reason });
-  for (const words of missing) query.append('missing', words);
-  return `/auth-error?${query.toString()}`;
-}
-
-/**
  * Register consent, start, callback and disconnect. The pages they redirect to are in
- * `web/web-routes.tsx`.
+ * `web/`.
  */
 export async function authorizationRoutes(
   app: FastifyInstance,
   opts: AuthorizationRoutesOptions,
 ): Promise<void> {
-  const { services, partner } = opts;
-  const { isProduction } = services.config;
-  const names = cookieNames(isProduction);
+  const { sessions, partner } = opts;
+  const { isProduction, names } = sessions;
 
   app.post<{ Body: Static<typeof CsrfBody> }>(
     '/api/auth/partner/consent',
     { schema: { body: CsrfBody, response: { 303: Redirect, 403: HtmlPage } } },
     async (request, reply) => {
-      const session = await readSession(request, services);
+      const session = await sessions.read(request);
       if (!session) return redirectToLogin(reply, '/connect', 303);
       if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
-      await services.sessions.recordConsent(session.idHash);
+      await sessions.store.recordConsent(session.idHash);
       return reply.redirect('/api/auth/partner/start', 303);
     },
   );
@@ -82,11 +71,11 @@ export async function authorizationRoutes(
     '/api/auth/partner/start',
     { schema: { response: { 302: Redirect } } },
     async (request, reply) => {
-      const session = await readSession(request, services);
+      const session = await sessions.read(request);
       if (!session) return reply.redirect('/connect', 302);
       // Start is a GET: the recent, single-use consent is what shows that the signed-in user
       // asked for this (a link from another site cannot have posted the /connect form).
-      if (!(await services.sessions.takeConsent(session.idHash))) {
+      if (!(await sessions.store.takeConsent(session.idHash))) {
         return reply.redirect('/connect?retry=consent', 302);
       }
       const state = randomBase64Url(STATE_BYTES);
@@ -96,7 +85,7 @@ export async function authorizationRoutes(
       } catch (err) {
         // The provider settings are missing: an administrator's problem, not the user's.
         request.log.error({ err }, 'cannot build the authorization address');
-        return reply.redirect(authError('config'), 302);
+        return reply.redirect(authErrorLocation('config'), 302);
       }
       reply.setCookie(
         names.state,
@@ -116,82 +105,14 @@ export async function authorizationRoutes(
       attachValidation: true,
       schema: { querystring: CallbackQuery, response: { 302: Redirect } },
     },
-    async (request, reply) => callback(request, reply),
+    async (request, reply) => callback(opts, request, reply),
   );
-
-  /** Spec §4.4, in its order. */
-  async function callback(
-    request: FastifyRequest<{ Querystring: Static<typeof CallbackQuery> }>,
-    reply: FastifyReply,
-  ): Promise<FastifyReply> {
-    // 1. Read state and code from the query, the expected state from the cookie.
-    const valid = request.validationError === undefined;
-    const state = valid ? request.query.state : undefined;
-    const code = valid ? request.query.code : undefined;
-    const error = valid ? request.query.error : undefined;
-    const expected = request.cookies[names.state];
-    // 2. Clear the state cookie at once, before any comparison, whatever happens next: a
-    // state is good for one callback only.
-    reply.clearCookie(names.state, cookieOptions(isProduction, 0));
-
-    // The user cancelled (or the provider refused) at the dialog: no code to exchange.
-    if (error === 'access_denied') {
-      request.log.info('authorization cancelled at the provider');
-      return reply.redirect(authError('cancelled'), 302);
-    }
-    if (error !== undefined) {
-      request.log.warn('the provider answered the authorization with an error');
-      return reply.redirect(authError('provider'), 302);
-    }
-    // 3. Anything missing: reject, no exchange.
-    if (!code || !state || !expected) {
-      request.log.info(
-        { hasCode: Boolean(code), hasState: Boolean(state), hasCookie: Boolean(expected) },
-        'authorization callback refused: state missing',
-      );
-      return reply.redirect(authError('state'), 302);
-    }
-    // 4. Constant-time comparison; a mismatch ends here, no exchange.
-    if (!safeEqual(state, expected)) {
-      request.log.warn('authorization callback refused: state mismatch');
-      return reply.redirect(authError('state'), 302);
-    }
-    // The connection belongs to the portal of the signed-in user who started the flow.
-    const session = await readSession(request, services);
-    if (!session) {
-      request.log.info('authorization callback refused: no session');
-      return reply.redirect(authError('state'), 302);
-    }
-    // 5–6. Exchange and store (the partner service); the code goes nowhere else.
-    let result;
-    try {
-      result = await partner.completeAuthorization({
-        portalId: session.portalId,
-        userId: session.userId,
-        authorizationCode: code,
-        requestId: request.id,
-      });
-    } catch (err) {
-      request.log.error({ err }, 'completing the authorization failed');
-      return reply.redirect(authError('storage'), 302);
-    }
-    // 7. Only after both the exchange and the storage succeeded.
-    if (result.ok) {
-      request.log.info({ portalId: session.portalId }, 'provider account connected');
-      return reply.redirect('/authorized', 302);
-    }
-    request.log.info({ reason: result.reason }, 'authorization not completed');
-    if (result.reason === 'permission') {
-      return reply.redirect(authError('permission', result.missingCapabilities), 302);
-    }
-    return reply.redirect(authError(result.reason), 302);
-  }
 
   app.post<{ Body: Static<typeof CsrfBody> }>(
     '/api/auth/partner/disconnect',
     { schema: { body: CsrfBody, response: { 303: Redirect, 403: HtmlPage } } },
     async (request, reply) => {
-      const session = await readSession(request, services);
+      const session = await sessions.read(request);
       if (!session) return redirectToLogin(reply, '/settings', 303);
       if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
       // The one revocation cleanup (issue 4): ciphertext deleted, inactive, audit record with
@@ -205,4 +126,53 @@ export async function authorizationRoutes(
       return reply.redirect(`/settings?done=${revoked ? 'disconnected' : 'not-connected'}`, 303);
     },
   );
+}
+
+/** The callback, in the order of docs/partner-connection.md "The callback, step by step". */
+async function callback(
+  { sessions, partner }: AuthorizationRoutesOptions,
+  request: FastifyRequest<{ Querystring: Static<typeof CallbackQuery> }>,
+  reply: FastifyReply,
+): Promise<FastifyReply> {
+  const { isProduction, names } = sessions;
+  // 1. The expected state from the cookie; 2. the cookie cleared at once, before any
+  // comparison, whatever happens next: a state is good for one callback only.
+  const expected = request.cookies[names.state];
+  reply.clearCookie(names.state, cookieOptions(isProduction, 0));
+  // 3–4. Validate the response (state compared in constant time); a failure ends here, no
+  // exchange.
+  const response = validateAuthorizationResponse(
+    request.validationError === undefined ? request.query : null,
+    expected,
+  );
+  if (!response.ok) {
+    request.log.info({ reason: response.reason, why: response.why }, 'authorization refused');
+    return reply.redirect(authErrorLocation(response.reason), 302);
+  }
+  // The connection belongs to the portal of the signed-in user who started the flow.
+  const session = await sessions.read(request);
+  if (!session) {
+    request.log.info('authorization callback refused: no session');
+    return reply.redirect(authErrorLocation('state'), 302);
+  }
+  // 5–6. Exchange and store; the code goes nowhere else.
+  const result = await partner
+    .completeAuthorization({
+      portalId: session.portalId,
+      userId: session.userId,
+      authorizationCode: response.authorizationCode,
+      requestId: request.id,
+    })
+    .catch((err: unknown) => {
+      request.log.error({ err }, 'completing the authorization failed');
+      return { ok: false, reason: 'storage' } as const;
+    });
+  // 7. Only after both the exchange and the storage succeeded.
+  if (result.ok) {
+    request.log.info({ portalId: session.portalId }, 'provider account connected');
+    return reply.redirect('/authorized', 302);
+  }
+  request.log.info({ reason: result.reason }, 'authorization not completed');
+  const missing = result.reason === 'permission' ? result.missingCapabilities : [];
+  return reply.redirect(authErrorLocation(result.reason, missing), 302);
 }

@@ -6,10 +6,9 @@
  * Invariant (DESIGN.md security invariant 3): every read and write names the portal id in the
  * query itself (`where portal_id = …`), never by filtering rows afterwards.
  *
- * @see ../../../shared/DESIGN.md "Data model", "Encryption at rest"
- * @see ../../../shared/spec/external-api-and-partner-flow.md §2.5, §5.2 rule 6
+ * @see docs/partner-connection.md "Stored connection"
  */
-import { and, eq, inArray, isNotNull, isNull, lt, ne, or, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, ne, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { connections, users } from '../db/schema/index.ts';
 import type { Keyring, SealedValue } from '../platform/keyring.ts';
@@ -61,307 +60,271 @@ export interface ConnectionRow {
   revokeReason: string | null;
 }
 
-export type ConnectionsStore = ReturnType<typeof createConnectionsStore>;
+/**
+ * The portal's connection row and its sealed token. A class rather than a closure so that each
+ * query is its own small method; callers hold the instance and never pass methods around.
+ */
+export class ConnectionsStore {
+  readonly #db: Database;
+  readonly #keyring: Keyring;
 
-export function createConnectionsStore({ db, keyring }: { db: Database; keyring: Keyring }) {
-  return {
-    /**
-     * Store (or replace) the portal's connection, sealed under the active key, as `active`.
-     * Pass the transaction that also writes the audit record.
-     */
-    async save(q: Queryable, input: NewConnection): Promise<void> {
-      const sealed = keyring.seal(input.accessToken, input.portalId);
-      const values = {
-        status: 'active' as const,
-        providerUserId: input.providerUserId,
-        assetIds: input.assetIds,
-        grantedPermissions: input.grantedPermissions,
+  constructor(deps: { db: Database; keyring: Keyring }) {
+    this.#db = deps.db;
+    this.#keyring = deps.keyring;
+  }
+
+  /**
+   * Store (or replace) the portal's connection, sealed under the active key, as `active`.
+   * Pass the transaction that also writes the audit record.
+   */
+  async save(q: Queryable, input: NewConnection): Promise<void> {
+    const sealed = this.#keyring.seal(input.accessToken, input.portalId);
+    const values = {
+      status: 'active' as const,
+      providerUserId: input.providerUserId,
+      assetIds: input.assetIds,
+      grantedPermissions: input.grantedPermissions,
+      ...sealedColumns(sealed),
+      tokenExpiresAt: input.tokenExpiresAt,
+      connectedAt: new Date(),
+      connectedBy: input.userId,
+      lastCheckedAt: null,
+      checkLeaseOwner: null,
+      checkLeaseUntil: null,
+      revokedAt: null,
+      revokeReason: null,
+    };
+    await q
+      .insert(connections)
+      .values({ portalId: input.portalId, ...values })
+      .onConflictDoUpdate({ target: connections.portalId, set: values });
+  }
+
+  /** The portal's connection (no token material), or null when it never connected. */
+  async find(portalId: number): Promise<ConnectionRow | null> {
+    const [row] = await this.#db
+      .select({
+        portalId: connections.portalId,
+        status: connections.status,
+        providerUserId: connections.providerUserId,
+        assetIds: connections.assetIds,
+        grantedPermissions: connections.grantedPermissions,
+        tokenExpiresAt: connections.tokenExpiresAt,
+        connectedAt: connections.connectedAt,
+        connectedById: connections.connectedBy,
+        connectedByEmail: users.email,
+        lastCheckedAt: connections.lastCheckedAt,
+        revokedAt: connections.revokedAt,
+        revokeReason: connections.revokeReason,
+      })
+      .from(connections)
+      .leftJoin(
+        users,
+        and(eq(users.id, connections.connectedBy), eq(users.portalId, connections.portalId)),
+      )
+      .where(eq(connections.portalId, portalId));
+    if (!row) return null;
+    const { connectedById, connectedByEmail, ...rest } = row;
+    return {
+      ...rest,
+      connectedBy:
+        connectedById !== null && connectedByEmail !== null
+          ? { userId: connectedById, email: connectedByEmail }
+          : null,
+    };
+  }
+
+  /**
+   * Run `fn` with the portal's decrypted provider token and its `tokenVersion` (an opaque
+   * value that changes whenever the stored token does; pass it to `replaceToken` or
+   * `markRevoked` so a reconnection meanwhile is never overwritten or revoked by mistake).
+   * Refuses — before any network I/O the caller would do — when the connection is not active.
+   *
+   * @throws ConnectionInactiveError when there is no active connection with a token.
+   * @throws DecryptionError when the stored ciphertext does not open for this portal.
+   */
+  async withAccessToken<T>(
+    portalId: number,
+    fn: (accessToken: string, tokenVersion: string) => Promise<T>,
+  ): Promise<T> {
+    const [row] = await this.#db
+      .select({
+        ciphertext: connections.tokenCiphertext,
+        iv: connections.tokenIv,
+        tag: connections.tokenTag,
+        keyId: connections.keyId,
+      })
+      .from(connections)
+      .where(and(eq(connections.portalId, portalId), eq(connections.status, 'active')));
+    if (!row?.ciphertext || !row.iv || !row.tag || !row.keyId) throw new ConnectionInactiveError();
+    const token = this.#keyring.open(
+      { ciphertext: row.ciphertext, iv: row.iv, tag: row.tag, keyId: row.keyId },
+      portalId,
+    );
+    return fn(token, row.ciphertext);
+  }
+
+  /**
+   * Replace the portal's token (after a refresh) if the connection is still active and still
+   * holds the token of `tokenVersion`.
+   *
+   * @returns whether a row was updated (false: revoked or reconnected meanwhile; the new token
+   *   is dropped).
+   */
+  async replaceToken(
+    portalId: number,
+    tokenVersion: string,
+    accessToken: string,
+    tokenExpiresAt: Date | null,
+  ) {
+    const sealed = this.#keyring.seal(accessToken, portalId);
+    const rows = await this.#db
+      .update(connections)
+      .set({
         ...sealedColumns(sealed),
-        tokenExpiresAt: input.tokenExpiresAt,
-        connectedAt: new Date(),
-        connectedBy: input.userId,
-        lastCheckedAt: null,
+        tokenExpiresAt,
+      })
+      .where(
+        and(
+          eq(connections.portalId, portalId),
+          eq(connections.status, 'active'),
+          eq(connections.tokenCiphertext, tokenVersion),
+        ),
+      )
+      .returning({ portalId: connections.portalId });
+    return rows.length === 1;
+  }
+
+  /**
+   * Mark the portal's connection inactive and delete its ciphertext — only if it is active.
+   * The condition in the UPDATE makes concurrent revocations end in exactly one: PostgreSQL
+   * re-checks `status = 'active'` after waiting for the other transaction's row lock.
+   *
+   * @param eraseProviderData also clear the provider user id, assets and permissions (data
+   *   deletion path).
+   * @param tokenVersion only if the stored token is still this one (from `withAccessToken`):
+   *   a token found dead never revokes a connection made again meanwhile.
+   * @returns true when this call revoked it (false: already inactive or never connected).
+   */
+  async markRevoked(
+    q: Queryable,
+    portalId: number,
+    input: { reason: string; eraseProviderData: boolean; tokenVersion?: string | undefined },
+  ): Promise<boolean> {
+    const rows = await q
+      .update(connections)
+      .set({
+        status: 'inactive',
+        tokenCiphertext: null,
+        tokenIv: null,
+        tokenTag: null,
+        keyId: null,
+        tokenExpiresAt: null,
         checkLeaseOwner: null,
         checkLeaseUntil: null,
-        revokedAt: null,
-        revokeReason: null,
-      };
-      await q
-        .insert(connections)
-        .values({ portalId: input.portalId, ...values })
-        .onConflictDoUpdate({ target: connections.portalId, set: values });
-    },
+        revokedAt: new Date(),
+        revokeReason: input.reason,
+        ...(input.eraseProviderData && {
+          providerUserId: null,
+          assetIds: [],
+          grantedPermissions: [],
+        }),
+      })
+      .where(
+        and(
+          eq(connections.portalId, portalId),
+          eq(connections.status, 'active'),
+          input.tokenVersion === undefined
+            ? undefined
+            : eq(connections.tokenCiphertext, input.tokenVersion),
+        ),
+      )
+      .returning({ portalId: connections.portalId });
+    return rows.length === 1;
+  }
 
-    /** The portal's connection (no token material), or null when it never connected. */
-    async find(portalId: number): Promise<ConnectionRow | null> {
-      const [row] = await db
-        .select({
-          portalId: connections.portalId,
-          status: connections.status,
-          providerUserId: connections.providerUserId,
-          assetIds: connections.assetIds,
-          grantedPermissions: connections.grantedPermissions,
-          tokenExpiresAt: connections.tokenExpiresAt,
-          connectedAt: connections.connectedAt,
-          connectedById: connections.connectedBy,
-          connectedByEmail: users.email,
-          lastCheckedAt: connections.lastCheckedAt,
-          revokedAt: connections.revokedAt,
-          revokeReason: connections.revokeReason,
-        })
-        .from(connections)
-        .leftJoin(
-          users,
-          and(eq(users.id, connections.connectedBy), eq(users.portalId, connections.portalId)),
-        )
-        .where(eq(connections.portalId, portalId));
-      if (!row) return null;
-      const { connectedById, connectedByEmail, ...rest } = row;
-      return {
-        ...rest,
-        connectedBy:
-          connectedById !== null && connectedByEmail !== null
-            ? { userId: connectedById, email: connectedByEmail }
-            : null,
-      };
-    },
+  /**
+   * Clear provider-derived data (provider user id, assets, permissions) of an inactive
+   * connection of `portalId`. Used by data deletion after a revocation by another path.
+   */
+  async eraseProviderData(q: Queryable, portalId: number): Promise<boolean> {
+    const rows = await q
+      .update(connections)
+      .set({ providerUserId: null, assetIds: [], grantedPermissions: [] })
+      .where(
+        and(
+          eq(connections.portalId, portalId),
+          eq(connections.status, 'inactive'),
+          or(
+            isNotNull(connections.providerUserId),
+            sql`cardinality(${connections.assetIds}) > 0`,
+            sql`cardinality(${connections.grantedPermissions}) > 0`,
+          ),
+        ),
+      )
+      .returning({ portalId: connections.portalId });
+    return rows.length === 1;
+  }
 
-    /**
-     * Run `fn` with the portal's decrypted provider token and its `tokenVersion` (an opaque
-     * value that changes whenever the stored token does; pass it to `replaceToken` or
-     * `markRevoked` so a reconnection meanwhile is never overwritten or revoked by mistake).
-     * Refuses — before any network I/O the caller would do — when the connection is not active.
-     *
-     * @throws ConnectionInactiveError when there is no active connection with a token.
-     * @throws DecryptionError when the stored ciphertext does not open for this portal.
-     */
-    async withAccessToken<T>(
-      portalId: number,
-      fn: (accessToken: string, tokenVersion: string) => Promise<T>,
-    ): Promise<T> {
-      const [row] = await db
-        .select({
-          ciphertext: connections.tokenCiphertext,
-          iv: connections.tokenIv,
-          tag: connections.tokenTag,
-          keyId: connections.keyId,
-        })
-        .from(connections)
-        .where(and(eq(connections.portalId, portalId), eq(connections.status, 'active')));
-      if (!row?.ciphertext || !row.iv || !row.tag || !row.keyId)
-        throw new ConnectionInactiveError();
-      const token = keyring.open(
-        { ciphertext: row.ciphertext, iv: row.iv, tag: row.tag, keyId: row.keyId },
-        portalId,
+  /** Portal ids whose connection (active or not) belongs to `providerUserId`. */
+  async portalIdsForProviderUser(providerUserId: string): Promise<number[]> {
+    const rows = await this.#db
+      .select({ portalId: connections.portalId })
+      .from(connections)
+      .where(eq(connections.providerUserId, providerUserId))
+      .orderBy(connections.portalId);
+    return rows.map((r) => r.portalId);
+  }
+
+  /**
+   * Re-seal every stored token under the active key (key rotation). Each row is updated only
+   * if it still holds the ciphertext that was read, so a concurrent refresh or revocation is
+   * never overwritten.
+   *
+   * @returns how many tokens were re-encrypted.
+   */
+  async resealAll(): Promise<number> {
+    const rows = await this.#db
+      .select({
+        portalId: connections.portalId,
+        ciphertext: connections.tokenCiphertext,
+        iv: connections.tokenIv,
+        tag: connections.tokenTag,
+        keyId: connections.keyId,
+      })
+      .from(connections)
+      .where(
+        and(
+          isNotNull(connections.tokenCiphertext),
+          ne(connections.keyId, this.#keyring.activeKeyId),
+        ),
       );
-      return fn(token, row.ciphertext);
-    },
-
-    /**
-     * Replace the portal's token (after a refresh) if the connection is still active and still
-     * holds the token of `tokenVersion`.
-     *
-     * @returns whether a row was updated (false: revoked or reconnected meanwhile; the new token
-     *   is dropped).
-     */
-    async replaceToken(
-      portalId: number,
-      tokenVersion: string,
-      accessToken: string,
-      tokenExpiresAt: Date | null,
-    ) {
-      const sealed = keyring.seal(accessToken, portalId);
-      const rows = await db
+    let count = 0;
+    for (const row of rows) {
+      if (!row.ciphertext || !row.iv || !row.tag || !row.keyId) continue;
+      const token = this.#keyring.open(
+        { ciphertext: row.ciphertext, iv: row.iv, tag: row.tag, keyId: row.keyId },
+        row.portalId,
+      );
+      const sealed = this.#keyring.seal(token, row.portalId);
+      const updated = await this.#db
         .update(connections)
         .set({
           ...sealedColumns(sealed),
-          tokenExpiresAt,
         })
         .where(
           and(
-            eq(connections.portalId, portalId),
-            eq(connections.status, 'active'),
-            eq(connections.tokenCiphertext, tokenVersion),
+            eq(connections.portalId, row.portalId),
+            eq(connections.tokenCiphertext, row.ciphertext),
           ),
         )
         .returning({ portalId: connections.portalId });
-      return rows.length === 1;
-    },
+      count += updated.length;
+    }
+    return count;
+  }
+}
 
-    /**
-     * Mark the portal's connection inactive and delete its ciphertext — only if it is active.
-     * The condition in the UPDATE makes concurrent revocations end in exactly one: PostgreSQL
-     * re-checks `status = 'active'` after waiting for the other transaction's row lock.
-     *
-     * @param eraseProviderData also clear the provider user id, assets and permissions (data
-     *   deletion path).
-     * @param tokenVersion only if the stored token is still this one (from `withAccessToken`):
-     *   a token found dead never revokes a connection made again meanwhile.
-     * @returns true when this call revoked it (false: already inactive or never connected).
-     */
-    async markRevoked(
-      q: Queryable,
-      portalId: number,
-      input: { reason: string; eraseProviderData: boolean; tokenVersion?: string | undefined },
-    ): Promise<boolean> {
-      const rows = await q
-        .update(connections)
-        .set({
-          status: 'inactive',
-          tokenCiphertext: null,
-          tokenIv: null,
-          tokenTag: null,
-          keyId: null,
-          tokenExpiresAt: null,
-          checkLeaseOwner: null,
-          checkLeaseUntil: null,
-          revokedAt: new Date(),
-          revokeReason: input.reason,
-          ...(input.eraseProviderData && {
-            providerUserId: null,
-            assetIds: [],
-            grantedPermissions: [],
-          }),
-        })
-        .where(
-          and(
-            eq(connections.portalId, portalId),
-            eq(connections.status, 'active'),
-            input.tokenVersion === undefined
-              ? undefined
-              : eq(connections.tokenCiphertext, input.tokenVersion),
-          ),
-        )
-        .returning({ portalId: connections.portalId });
-      return rows.length === 1;
-    },
-
-    /**
-     * Clear provider-derived data (provider user id, assets, permissions) of an inactive
-     * connection of `portalId`. Used by data deletion after a revocation by another path.
-     */
-    async eraseProviderData(q: Queryable, portalId: number): Promise<boolean> {
-      const rows = await q
-        .update(connections)
-        .set({ providerUserId: null, assetIds: [], grantedPermissions: [] })
-        .where(
-          and(
-            eq(connections.portalId, portalId),
-            eq(connections.status, 'inactive'),
-            or(
-              isNotNull(connections.providerUserId),
-              sql`cardinality(${connections.assetIds}) > 0`,
-              sql`cardinality(${connections.grantedPermissions}) > 0`,
-            ),
-          ),
-        )
-        .returning({ portalId: connections.portalId });
-      return rows.length === 1;
-    },
-
-    /** Portal ids whose connection (active or not) belongs to `providerUserId`. */
-    async portalIdsForProviderUser(providerUserId: string): Promise<number[]> {
-      const rows = await db
-        .select({ portalId: connections.portalId })
-        .from(connections)
-        .where(eq(connections.providerUserId, providerUserId))
-        .orderBy(connections.portalId);
-      return rows.map((r) => r.portalId);
-    },
-
-    /**
-     * Lease up to `limit` active connections that are due for a health check to `owner` for
-     * `leaseMs`. `FOR UPDATE SKIP LOCKED` and the lease columns make each connection checked by
-     * one instance at a time: a row leased by another live instance is skipped, an expired
-     * lease (a crashed instance) is taken over.
-     *
-     * @param dueBefore connections last checked before this instant (or never) are due.
-     */
-    async leaseDue(input: {
-      owner: string;
-      leaseMs: number;
-      dueBefore: Date;
-      limit: number;
-    }): Promise<number[]> {
-      return db.transaction(async (tx) => {
-        const now = new Date();
-        const due = await tx
-          .select({ portalId: connections.portalId })
-          .from(connections)
-          .where(
-            and(
-              eq(connections.status, 'active'),
-              or(isNull(connections.lastCheckedAt), lt(connections.lastCheckedAt, input.dueBefore)),
-              or(isNull(connections.checkLeaseUntil), lt(connections.checkLeaseUntil, now)),
-            ),
-          )
-          .orderBy(sql`${connections.lastCheckedAt} asc nulls first`)
-          .limit(input.limit)
-          .for('update', { skipLocked: true });
-        const ids = due.map((r) => r.portalId);
-        if (ids.length === 0) return [];
-        await tx
-          .update(connections)
-          .set({
-            checkLeaseOwner: input.owner,
-            checkLeaseUntil: new Date(now.getTime() + input.leaseMs),
-          })
-          .where(inArray(connections.portalId, ids));
-        return ids;
-      });
-    },
-
-    /** Record a finished health check of `portalId` by `owner` and release the lease. */
-    async finishCheck(portalId: number, owner: string): Promise<void> {
-      await db
-        .update(connections)
-        .set({ lastCheckedAt: new Date(), checkLeaseOwner: null, checkLeaseUntil: null })
-        .where(and(eq(connections.portalId, portalId), eq(connections.checkLeaseOwner, owner)));
-    },
-
-    /**
-     * Re-seal every stored token under the active key (key rotation). Each row is updated only
-     * if it still holds the ciphertext that was read, so a concurrent refresh or revocation is
-     * never overwritten.
-     *
-     * @returns how many tokens were re-encrypted.
-     */
-    async resealAll(): Promise<number> {
-      const rows = await db
-        .select({
-          portalId: connections.portalId,
-          ciphertext: connections.tokenCiphertext,
-          iv: connections.tokenIv,
-          tag: connections.tokenTag,
-          keyId: connections.keyId,
-        })
-        .from(connections)
-        .where(
-          and(isNotNull(connections.tokenCiphertext), ne(connections.keyId, keyring.activeKeyId)),
-        );
-      let count = 0;
-      for (const row of rows) {
-        if (!row.ciphertext || !row.iv || !row.tag || !row.keyId) continue;
-        const token = keyring.open(
-          { ciphertext: row.ciphertext, iv: row.iv, tag: row.tag, keyId: row.keyId },
-          row.portalId,
-        );
-        const sealed = keyring.seal(token, row.portalId);
-        const updated = await db
-          .update(connections)
-          .set({
-            ...sealedColumns(sealed),
-          })
-          .where(
-            and(
-              eq(connections.portalId, row.portalId),
-              eq(connections.tokenCiphertext, row.ciphertext),
-            ),
-          )
-          .returning({ portalId: connections.portalId });
-        count += updated.length;
-      }
-      return count;
-    },
-  };
+export function createConnectionsStore(deps: { db: Database; keyring: Keyring }): ConnectionsStore {
+  return new ConnectionsStore(deps);
 }

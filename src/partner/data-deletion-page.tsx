@@ -5,8 +5,8 @@
  * the URL the provider shows the person after its data-deletion callback.
  */
 import { render } from 'preact-render-to-string';
-import { Layout } from '../web/pages/layout.tsx';
-import type { DataDeletionStatus } from './partner-service.ts';
+import { Layout } from '../browser/layout.tsx';
+import type { DataDeletionStatus } from './data-deletion.ts';
 
 function when(iso: string): string {
   return `${iso.slice(0, 10)} at ${iso.slice(11, 19)} UTC`;

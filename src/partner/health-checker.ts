@@ -8,31 +8,23 @@
  * `FOR UPDATE SKIP LOCKED` and a lease column (connections-store `leaseDue`), so a connection is
  * checked by one instance at a time, and a crashed instance's lease expires.
  *
- * @see ../../../shared/spec/external-api-and-partner-flow.md §3 (token revoked or expired)
+ * @see https://developers.facebook.com/docs/graph-api/reference/debug_token
+ * @see docs/partner-connection.md "Revocation" (path 3)
  */
 import type { Config } from '../config.ts';
-import { ConnectionInactiveError, type ConnectionsStore } from './connections-store.ts';
-import { ProviderError, type ProviderClient } from './provider-client.ts';
-import { HEALTH_CHECKER_ACTOR, REVOKE_REASONS, type RevokeOptions } from './revocation.ts';
+import type { Database } from '../db/client.ts';
 import type { Logger } from '../platform/logger.ts';
-
-/**
- * Run `fn` with the portal's decrypted provider token (and an abort signal that revocation
- * fires). Refused before any network I/O when the connection is inactive.
- */
-export type WithProvider = <T>(
-  portalId: number,
-  what: string,
-  fn: (
-    client: ProviderClient,
-    accessToken: string,
-    signal: AbortSignal,
-    tokenVersion: string,
-  ) => Promise<T>,
-) => Promise<T>;
+import { finishConnectionCheck, leaseDueConnections } from './connection-leases.ts';
+import { ConnectionInactiveError, type ConnectionsStore } from './connections-store.ts';
+import type { InflightCalls } from './inflight-calls.ts';
+import { logProviderFailure, type WithProvider } from './outbound-calls.ts';
+import { tokenExpiry } from './provider-client.ts';
+import { ProviderError } from './provider-error.ts';
+import { HEALTH_CHECKER_ACTOR, REVOKE_REASONS, type RevokeConnection } from './revocation.ts';
 
 export interface HealthCheckerDeps {
   config: Config;
+  db: Database;
   store: ConnectionsStore;
   /** False when the provider is not configured: the checker does nothing. */
   enabled: boolean;
@@ -41,10 +33,9 @@ export interface HealthCheckerDeps {
   log: Logger;
   /** Runs a provider call with the portal's token (refused for an inactive connection). */
   withProvider: WithProvider;
-  revokeConnection: (portalId: number, options: RevokeOptions) => Promise<{ revoked: boolean }>;
-  /** Abort every in-flight provider call (on stop). */
-  abortAll: () => void;
-  logProviderError: (what: string, err: unknown, portalId: number) => void;
+  revokeConnection: RevokeConnection;
+  /** Aborted on stop. */
+  inflight: InflightCalls;
 }
 
 export type HealthChecker = ReturnType<typeof createHealthChecker>;
@@ -78,11 +69,7 @@ export function createHealthChecker(deps: HealthCheckerDeps) {
           try {
             const fresh = await c.exchangeForLongLived(token, signal);
             const fresher = await c.inspectToken(fresh.accessToken, signal);
-            const expiresAt = fresher.expiresAt
-              ? new Date(fresher.expiresAt * 1000)
-              : fresh.expiresIn
-                ? new Date(Date.now() + fresh.expiresIn * 1000)
-                : null;
+            const expiresAt = tokenExpiry(fresher, fresh.expiresIn);
             await store.replaceToken(portalId, tokenVersion, fresh.accessToken, expiresAt);
             return 'refreshed' as const;
           } catch (err) {
@@ -120,7 +107,7 @@ export function createHealthChecker(deps: HealthCheckerDeps) {
   /** One cycle; returns the portal ids this instance leased and checked. */
   async function runOnce(options: { limit?: number } = {}): Promise<number[]> {
     if (!deps.enabled) return [];
-    const ids = await store.leaseDue({
+    const ids = await leaseDueConnections(deps.db, {
       owner: instanceId,
       leaseMs: config.PROVIDER_HEALTH_CHECK_LEASE_MS,
       dueBefore: new Date(Date.now() - config.PROVIDER_HEALTH_CHECK_INTERVAL_MS),
@@ -130,9 +117,9 @@ export function createHealthChecker(deps: HealthCheckerDeps) {
       try {
         await checkConnection(portalId);
       } catch (err) {
-        deps.logProviderError('health check', err, portalId);
+        logProviderFailure(deps.log, 'health check', err, portalId);
       } finally {
-        await store.finishCheck(portalId, instanceId).catch(() => {});
+        await finishConnectionCheck(deps.db, portalId, instanceId).catch(() => {});
       }
     }
     return ids;
@@ -161,7 +148,7 @@ export function createHealthChecker(deps: HealthCheckerDeps) {
     stop: async (): Promise<void> => {
       stopped = true;
       if (timer) clearTimeout(timer);
-      deps.abortAll();
+      deps.inflight.abortAll();
       await running;
     },
   };

@@ -18,8 +18,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ErrorEnvelopeSchema, sendError } from '../platform/error-envelope.ts';
 import { AppError } from '../platform/errors.ts';
-import type { Services } from '../services.ts';
 import { dataDeletionPage } from './data-deletion-page.tsx';
+import type { PartnerService } from './partner-service.ts';
 import { SIGNED_REQUEST_MAX_LENGTH } from './signed-request.ts';
 
 /** Largest callback body, in bytes: a signed_request is a few hundred characters. */
@@ -31,7 +31,14 @@ const SignedRequestBody = Type.Object({
 
 export async function providerCallbacksRoutes(
   app: FastifyInstance,
-  { services }: { services: Services },
+  {
+    partner,
+  }: {
+    partner: Pick<
+      PartnerService,
+      'verifySignedRequest' | 'deauthorize' | 'requestDataDeletion' | 'dataDeletionStatus'
+    >;
+  },
 ): Promise<void> {
   // The web half may already parse forms for the whole app; add the parser only if not.
   if (!app.hasContentTypeParser('application/x-www-form-urlencoded')) await app.register(formbody);
@@ -47,7 +54,7 @@ export async function providerCallbacksRoutes(
       return null;
     }
     const { signed_request: signedRequest } = request.body as { signed_request: string };
-    const result = services.partner.verifySignedRequest(signedRequest);
+    const result = partner.verifySignedRequest(signedRequest);
     if (result.ok) return result.userId;
     request.log.warn({ reason: result.reason }, 'provider callback refused: bad signed_request');
     void sendError(reply, new AppError('invalid_request', 'The signed request is not valid.'));
@@ -75,7 +82,7 @@ export async function providerCallbacksRoutes(
     async (request, reply) => {
       const userId = verified(request, reply);
       if (userId === null) return reply;
-      await services.partner.deauthorize(userId, request.id);
+      await partner.deauthorize(userId, request.id);
       return { success: true as const };
     },
   );
@@ -99,10 +106,7 @@ export async function providerCallbacksRoutes(
     async (request, reply) => {
       const userId = verified(request, reply);
       if (userId === null) return reply;
-      const { url, confirmationCode } = await services.partner.requestDataDeletion(
-        userId,
-        request.id,
-      );
+      const { url, confirmationCode } = await partner.requestDataDeletion(userId, request.id);
       return { url, confirmation_code: confirmationCode };
     },
   );
@@ -119,7 +123,7 @@ export async function providerCallbacksRoutes(
       const { code } = request.query as { code?: string };
       const status =
         code !== undefined && /^[A-Za-z0-9]{1,64}$/.test(code)
-          ? await services.partner.dataDeletionStatus(code)
+          ? await partner.dataDeletionStatus(code)
           : null;
       return reply
         .code(status ? 200 : 404)

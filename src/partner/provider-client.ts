@@ -8,55 +8,14 @@
  * in a URL; every call has a timeout; no error message carries a token, secret or code (Graph's
  * own message is kept out of `message` too, since it may quote its input).
  *
- * @see ../../../shared/DESIGN.md "Provider code exchange"
+ * @see docs/partner-connection.md "Provider wire format"
  * @see https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow
  * @see https://developers.facebook.com/docs/graph-api/guides/error-handling
  */
+import { asNumber, asString, graphCall } from './graph-call.ts';
+import { ProviderError } from './provider-error.ts';
 
-/** What a failed provider call means to us. */
-export type ProviderErrorKind =
-  /** The redirect URI differs from the one used in the dialog (a configuration error). */
-  | 'redirect_uri_mismatch'
-  /** The authorization code is unknown, used or expired. */
-  | 'invalid_code'
-  /** Graph error 190: the token is invalid, expired or revoked. */
-  | 'dead_token'
-  /** The token lacks a permission (Graph codes 10, 200–299). */
-  | 'permission'
-  /** Network failure, timeout, 5xx or a transient Graph error (1, 2, 4, 17, 341). */
-  | 'unavailable'
-  | 'other';
-
-/** A failed provider call. `message` is ours and safe to log; never a token, secret or code. */
-export class ProviderError extends Error {
-  readonly kind: ProviderErrorKind;
-  /** Graph's `error.code`, when the provider answered with an error object. */
-  readonly graphCode: number | undefined;
-  readonly graphSubcode: number | undefined;
-  /** Graph's trace id, for a support request to the provider. */
-  readonly fbtraceId: string | undefined;
-  readonly httpStatus: number | undefined;
-
-  constructor(
-    kind: ProviderErrorKind,
-    message: string,
-    details: {
-      graphCode?: number | undefined;
-      graphSubcode?: number | undefined;
-      fbtraceId?: string | undefined;
-      httpStatus?: number | undefined;
-      cause?: unknown;
-    } = {},
-  ) {
-    super(message, details.cause === undefined ? undefined : { cause: details.cause });
-    this.name = 'ProviderError';
-    this.kind = kind;
-    this.graphCode = details.graphCode;
-    this.graphSubcode = details.graphSubcode;
-    this.fbtraceId = details.fbtraceId;
-    this.httpStatus = details.httpStatus;
-  }
-}
+export { ProviderError, type ProviderErrorKind } from './provider-error.ts';
 
 export interface ProviderClientOptions {
   graphBaseUrl: string;
@@ -92,31 +51,19 @@ export interface TokenInspection {
 
 export type ProviderClient = ReturnType<typeof createProviderClient>;
 
-interface GraphErrorBody {
-  error?: {
-    message?: unknown;
-    type?: unknown;
-    code?: unknown;
-    error_subcode?: unknown;
-    fbtrace_id?: unknown;
-  };
+/**
+ * When a token expires: `debug_token`'s `expires_at` (Unix seconds) when the provider gives one,
+ * else `expires_in` (seconds from now) of the token endpoint, else null (no known expiry).
+ *
+ * @see https://developers.facebook.com/docs/graph-api/reference/debug_token
+ */
+export function tokenExpiry(
+  inspection: Pick<TokenInspection, 'expiresAt'>,
+  expiresInS: number | undefined,
+): Date | null {
+  if (inspection.expiresAt) return new Date(inspection.expiresAt * 1000);
+  return expiresInS ? new Date(Date.now() + expiresInS * 1000) : null;
 }
-
-const TRANSIENT_CODES = new Set([2, 4, 17, 32, 341, 613]);
-
-/** Classify Graph's error object. @see Graph API "Handling Errors" */
-export function classifyGraphError(code: number | undefined, subcode: number | undefined) {
-  if (code === 190) return 'dead_token' as const;
-  if (code === 100 && subcode === 36008) return 'redirect_uri_mismatch' as const;
-  if (code === 100 && (subcode === 36007 || subcode === 36009)) return 'invalid_code' as const;
-  if (code === 10 || (code !== undefined && code >= 200 && code <= 299))
-    return 'permission' as const;
-  if (code !== undefined && TRANSIENT_CODES.has(code)) return 'unavailable' as const;
-  return 'other' as const;
-}
-
-const asNumber = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : undefined);
-const asString = (v: unknown) => (typeof v === 'string' ? v : undefined);
 
 /**
  * A provider client for one app.
@@ -128,93 +75,17 @@ export function createProviderClient(options: ProviderClientOptions) {
   const base = `${options.graphBaseUrl}/${options.apiVersion}`;
   const appAccessToken = `${options.appId}|${options.appSecret}`;
 
-  async function call(
-    what: string,
-    url: string,
-    init: {
-      body?: URLSearchParams;
-      bearer?: string;
-      method?: 'GET' | 'POST';
-      signal?: AbortSignal;
-    },
-  ): Promise<Record<string, unknown>> {
-    const headers: Record<string, string> = { accept: 'application/json' };
-    if (init.bearer !== undefined) headers.authorization = `Bearer ${init.bearer}`;
-    const timeout = AbortSignal.timeout(options.timeoutMs);
-    const signal = init.signal ? AbortSignal.any([timeout, init.signal]) : timeout;
-    let res: Response;
-    try {
-      res = await fetch(url, {
-        method: init.method ?? (init.body ? 'POST' : 'GET'),
-        headers,
-        ...(init.body && { body: init.body }),
-        redirect: 'error',
-        signal,
-      });
-    } catch (cause) {
-      const timedOut = timeout.aborted;
-      throw new ProviderError(
-        'unavailable',
-        timedOut
-          ? `${what}: the provider did not answer within ${options.timeoutMs} ms`
-          : `${what}: the provider could not be reached`,
-        { cause: timedOut ? undefined : sanitizeCause(cause) },
-      );
-    }
-    let body: unknown;
-    try {
-      body = await res.json();
-    } catch {
-      throw new ProviderError(
-        res.status >= 500 ? 'unavailable' : 'other',
-        `${what}: the provider answered HTTP ${res.status} without JSON`,
-        { httpStatus: res.status },
-      );
-    }
-    const error = (body as GraphErrorBody | null)?.error;
-    if (!res.ok || error) {
-      const code = asNumber(error?.code);
-      const subcode = asNumber(error?.error_subcode);
-      const kind =
-        res.status >= 500 && code === undefined ? 'unavailable' : classifyGraphError(code, subcode);
-      throw new ProviderError(
-        kind,
-        `${what}: the provider refused (HTTP ${res.status}, Graph error ${code ?? '-'}/${subcode ?? '-'})`,
-        {
-          graphCode: code,
-          graphSubcode: subcode,
-          fbtraceId: asString(error?.fbtrace_id),
-          httpStatus: res.status,
-        },
-      );
-    }
-    if (typeof body !== 'object' || body === null)
-      throw new ProviderError('other', `${what}: the provider answered an unexpected body`);
-    return body as Record<string, unknown>;
-  }
-
-  function tokenResponse(what: string, body: Record<string, unknown>): AccessTokenResponse {
-    const accessToken = asString(body.access_token);
-    if (!accessToken)
-      throw new ProviderError('other', `${what}: the provider answered without an access token`);
-    return {
-      accessToken,
-      tokenType: asString(body.token_type) ?? 'bearer',
-      expiresIn: asNumber(body.expires_in),
-    };
-  }
-
   return {
     /**
      * Exchange an authorization code: `POST {graph}/{version}/oauth/access_token` with
      * `client_id`, `client_secret`, `redirect_uri`, `code` as a form body.
      *
-     * @see RFC 6749 §4.1.3
+     * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.3
      */
     async exchangeCode(authorizationCode: string): Promise<AccessTokenResponse> {
       let body: Record<string, unknown>;
       try {
-        body = await call('code exchange', `${base}/oauth/access_token`, {
+        body = await graphCall(options.timeoutMs, 'code exchange', `${base}/oauth/access_token`, {
           body: new URLSearchParams({
             client_id: options.appId,
             client_secret: options.appSecret,
@@ -225,12 +96,7 @@ export function createProviderClient(options: ProviderClientOptions) {
       } catch (err) {
         // At the token endpoint, any other "invalid parameter" (100) is about the code.
         if (err instanceof ProviderError && err.kind === 'other' && err.graphCode === 100)
-          throw new ProviderError('invalid_code', err.message, {
-            graphCode: err.graphCode,
-            graphSubcode: err.graphSubcode,
-            fbtraceId: err.fbtraceId,
-            httpStatus: err.httpStatus,
-          });
+          throw err.as('invalid_code', err.message);
         throw err;
       }
       return tokenResponse('code exchange', body);
@@ -247,15 +113,20 @@ export function createProviderClient(options: ProviderClientOptions) {
       accessToken: string,
       signal?: AbortSignal,
     ): Promise<AccessTokenResponse> {
-      const body = await call('long-lived exchange', `${base}/oauth/access_token`, {
-        body: new URLSearchParams({
-          grant_type: 'fb_exchange_token',
-          client_id: options.appId,
-          client_secret: options.appSecret,
-          fb_exchange_token: accessToken,
-        }),
-        ...(signal && { signal }),
-      });
+      const body = await graphCall(
+        options.timeoutMs,
+        'long-lived exchange',
+        `${base}/oauth/access_token`,
+        {
+          body: new URLSearchParams({
+            grant_type: 'fb_exchange_token',
+            client_id: options.appId,
+            client_secret: options.appSecret,
+            fb_exchange_token: accessToken,
+          }),
+          ...(signal && { signal }),
+        },
+      );
       return tokenResponse('long-lived exchange', body);
     },
 
@@ -269,7 +140,7 @@ export function createProviderClient(options: ProviderClientOptions) {
     async inspectToken(accessToken: string, signal?: AbortSignal): Promise<TokenInspection> {
       let body: Record<string, unknown>;
       try {
-        body = await call('token inspection', `${base}/debug_token`, {
+        body = await graphCall(options.timeoutMs, 'token inspection', `${base}/debug_token`, {
           body: new URLSearchParams({ input_token: accessToken }),
           bearer: appAccessToken,
           ...(signal && { signal }),
@@ -278,38 +149,10 @@ export function createProviderClient(options: ProviderClientOptions) {
         // A 190 here is about the app access token (our id/secret), not the inspected token:
         // never let it read as "the customer's token is dead".
         if (err instanceof ProviderError && err.kind === 'dead_token')
-          throw new ProviderError(
-            'other',
-            'token inspection: the provider refused the app credentials',
-            {
-              graphCode: err.graphCode,
-              graphSubcode: err.graphSubcode,
-              fbtraceId: err.fbtraceId,
-              httpStatus: err.httpStatus,
-            },
-          );
+          throw err.as('other', 'token inspection: the provider refused the app credentials');
         throw err;
       }
-      const data = (body.data ?? {}) as Record<string, unknown>;
-      const granular = Array.isArray(data.granular_scopes) ? data.granular_scopes : [];
-      const dataError = (data.error ?? {}) as Record<string, unknown>;
-      return {
-        isValid: data.is_valid === true,
-        appId: asString(data.app_id),
-        userId: asString(data.user_id),
-        scopes: Array.isArray(data.scopes) ? data.scopes.filter((s) => typeof s === 'string') : [],
-        granularScopes: granular.flatMap((g: unknown) => {
-          const entry = g as { scope?: unknown; target_ids?: unknown };
-          const scope = asString(entry.scope);
-          if (!scope) return [];
-          const ids = Array.isArray(entry.target_ids)
-            ? entry.target_ids.filter((t): t is string => typeof t === 'string')
-            : [];
-          return [{ scope, targetIds: ids }];
-        }),
-        expiresAt: asNumber(data.expires_at),
-        errorCode: asNumber(dataError.code),
-      };
+      return parseTokenInspection(body);
     },
 
     /**
@@ -321,7 +164,7 @@ export function createProviderClient(options: ProviderClientOptions) {
       path: string,
       signal?: AbortSignal,
     ): Promise<Record<string, unknown>> {
-      return call('graph read', `${base}/${path.replace(/^\//, '')}`, {
+      return graphCall(options.timeoutMs, 'graph read', `${base}/${path.replace(/^\//, '')}`, {
         bearer: accessToken,
         method: 'GET',
         ...(signal && { signal }),
@@ -330,9 +173,42 @@ export function createProviderClient(options: ProviderClientOptions) {
   };
 }
 
-/** Keep the error class and code of a network failure, not its message (it may quote a URL). */
-function sanitizeCause(cause: unknown): unknown {
-  if (!(cause instanceof Error)) return undefined;
-  const inner = (cause as { cause?: { code?: unknown } }).cause;
-  return { name: cause.name, code: typeof inner?.code === 'string' ? inner.code : undefined };
+/** The access token of a token endpoint answer. @throws ProviderError without one. */
+function tokenResponse(what: string, body: Record<string, unknown>): AccessTokenResponse {
+  const accessToken = asString(body.access_token);
+  if (!accessToken)
+    throw new ProviderError('other', `${what}: the provider answered without an access token`);
+  return {
+    accessToken,
+    tokenType: asString(body.token_type) ?? 'bearer',
+    expiresIn: asNumber(body.expires_in),
+  };
+}
+
+/**
+ * `debug_token`'s `data` as a `TokenInspection`.
+ *
+ * @see https://developers.facebook.com/docs/graph-api/reference/debug_token
+ */
+function parseTokenInspection(body: Record<string, unknown>): TokenInspection {
+  const data = (body.data ?? {}) as Record<string, unknown>;
+  const granular = Array.isArray(data.granular_scopes) ? data.granular_scopes : [];
+  const dataError = (data.error ?? {}) as Record<string, unknown>;
+  return {
+    isValid: data.is_valid === true,
+    appId: asString(data.app_id),
+    userId: asString(data.user_id),
+    scopes: Array.isArray(data.scopes) ? data.scopes.filter((s) => typeof s === 'string') : [],
+    granularScopes: granular.flatMap((g: unknown) => {
+      const entry = g as { scope?: unknown; target_ids?: unknown };
+      const scope = asString(entry.scope);
+      if (!scope) return [];
+      const ids = Array.isArray(entry.target_ids)
+        ? entry.target_ids.filter((t): t is string => typeof t === 'string')
+        : [];
+      return [{ scope, targetIds: ids }];
+    }),
+    expiresAt: asNumber(data.expires_at),
+    errorCode: asNumber(dataError.code),
+  };
 }

@@ -8,8 +8,15 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
-import { databaseFailureKind } from '../db/errors.ts';
-import { AppError, ERROR_CODES, ERROR_STATUS, type ErrorCode, type ErrorDetail } from './errors.ts';
+import { databaseFailureKind } from './database-errors.ts';
+import {
+  AppError,
+  ERROR_CODES,
+  ERROR_STATUS,
+  UsageError,
+  type ErrorCode,
+  type ErrorDetail,
+} from './errors.ts';
 
 /** What each error code means, for the API reference. */
 export const ERROR_MEANINGS: Record<ErrorCode, string> = {
@@ -101,6 +108,10 @@ export function envelope(error: AppError, requestId: string): ErrorEnvelope {
 /** Map any thrown value to an AppError. Unknown errors become a bare `internal_error`. */
 export function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
+  // A service's refusal of its input (an unknown portal, a weak password): the message is
+  // written for the caller.
+  if (err instanceof UsageError)
+    return new AppError('invalid_request', err.message, { cause: err });
   const e = err as Partial<FastifyError> & {
     validation?: {
       instancePath?: string;

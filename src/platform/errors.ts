@@ -69,3 +69,11 @@ export class UsageError extends Error {
     this.name = 'UsageError';
   }
 }
+
+/** A configuration the service cannot start with; its message names the variable at fault. */
+export class ConfigError extends Error {
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ConfigError';
+  }
+}

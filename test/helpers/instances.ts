@@ -7,7 +7,7 @@ import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import { openStorage, type Storage } from '../../src/db/client.ts';
-import type { ListenerTiming } from '../../src/external-api/token-change-listener.ts';
+import type { ListenerTiming } from '../../src/accounts/token-change-listener.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { captureLogs, testConfig } from './app.ts';
@@ -64,7 +64,7 @@ export async function openInstances(
     instances.push({ app, services, logs });
     // A first attempt that failed (a slow database) is retried: wait for it, so that tests
     // start from the normal state, a trusted cache.
-    if (services.principalCache.stats().enabled) {
+    if (services.tokenVerification.cache.stats().enabled) {
       await eventually(() => app.tokenChangeListener.listening, 'the instance listens');
     }
   }

@@ -8,6 +8,7 @@ import {
   startSandboxProvider,
   type SandboxProvider,
 } from '../../src/sandbox-provider/sandbox-provider.tsx';
+import type { ValidatedAuthorizationCode } from '../../src/partner/authorization-response.ts';
 import type { Services } from '../../src/services.ts';
 
 export interface TestProvider {
@@ -60,6 +61,15 @@ export async function startTestProvider(
 }
 
 /**
+ * A code as `validateAuthorizationResponse` hands it on. For tests that drive
+ * `completeAuthorization` directly, i.e. after the callback's state check (which the callback
+ * route's own tests cover).
+ */
+export function validated(authorizationCode: string): ValidatedAuthorizationCode {
+  return authorizationCode as ValidatedAuthorizationCode;
+}
+
+/**
  * Connect a portal through the sandbox as the dialog's Allow would, then complete the
  * authorization through the service.
  */
@@ -77,6 +87,6 @@ export async function connectPortal(
   return services.partner.completeAuthorization({
     portalId: input.portalId,
     userId: input.userId,
-    authorizationCode,
+    authorizationCode: validated(authorizationCode),
   });
 }

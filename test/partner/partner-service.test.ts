@@ -9,7 +9,7 @@ import { DecryptionError, generateKeyEntry } from '../../src/platform/keyring.ts
 import { createLogger } from '../../src/platform/logger.ts';
 import { createServices } from '../../src/services.ts';
 import { buildTestApp, createPortal, testConfig } from '../helpers/app.ts';
-import { connectPortal, startTestProvider } from '../helpers/provider.ts';
+import { connectPortal, startTestProvider, validated } from '../helpers/provider.ts';
 import { queryRows } from '../helpers/sql.ts';
 import { backends } from '../helpers/storage.ts';
 
@@ -72,7 +72,7 @@ for (const backend of backends()) {
       const result = await services.partner.completeAuthorization({
         portalId: a.portalId,
         userId: a.userId,
-        authorizationCode: code,
+        authorizationCode: validated(code),
         requestId: 'req-1',
       });
       assert.deepEqual(result, { ok: true });
@@ -142,7 +142,7 @@ for (const backend of backends()) {
         await mismatched.services.partner.completeAuthorization({
           portalId: a.portalId,
           userId: a.userId,
-          authorizationCode: code,
+          authorizationCode: validated(code),
         }),
         { ok: false, reason: 'config' },
       );
@@ -153,7 +153,7 @@ for (const backend of backends()) {
         await services.partner.completeAuthorization({
           portalId: b.portalId,
           userId: b.userId,
-          authorizationCode: reused,
+          authorizationCode: validated(reused),
         }),
         { ok: true },
       );
@@ -162,7 +162,7 @@ for (const backend of backends()) {
           await services.partner.completeAuthorization({
             portalId: b.portalId,
             userId: b.userId,
-            authorizationCode,
+            authorizationCode: validated(authorizationCode),
           }),
           { ok: false, reason: 'provider' },
         );
@@ -172,7 +172,7 @@ for (const backend of backends()) {
         await unconfigured.services.partner.completeAuthorization({
           portalId: 1,
           userId: 1,
-          authorizationCode: 'x',
+          authorizationCode: validated('x'),
         }),
         { ok: false, reason: 'config' },
       );

@@ -2,11 +2,8 @@ import assert from 'node:assert/strict';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
-import {
-  classifyGraphError,
-  createProviderClient,
-  ProviderError,
-} from '../../src/partner/provider-client.ts';
+import { createProviderClient, ProviderError } from '../../src/partner/provider-client.ts';
+import { classifyGraphError } from '../../src/partner/provider-error.ts';
 import { startTestProvider, type TestProvider } from '../helpers/provider.ts';
 
 function clientFor(p: TestProvider, overrides: { appSecret?: string; redirectUri?: string } = {}) {

@@ -24,7 +24,7 @@ async function warm(instance: Instance, token: string): Promise<void> {
   assert.equal((await verify(instance, token)).status, 200);
   assert.equal((await verify(instance, token)).status, 200);
   assert.ok(
-    instance.services.principalCache.has(hashApiToken(token)),
+    instance.services.tokenVerification.cache.has(hashApiToken(token)),
     'the principal should be cached on this instance before the change',
   );
 }
@@ -50,7 +50,7 @@ for (const backend of backends()) {
         async () => (await verify(b!, portal.token)).status === 401,
         'B refuses the old token',
       );
-      assert.equal(b!.services.principalCache.has(hashApiToken(portal.token)), false);
+      assert.equal(b!.services.tokenVerification.cache.has(hashApiToken(portal.token)), false);
       assert.equal((await verify(b!, fresh)).status, 200);
       assert.equal((await verify(b!, portal.token)).body.error.code, 'invalid_token');
     });
@@ -96,7 +96,7 @@ for (const backend of backends()) {
       const [a, b] = await openInstances(t, backend, 2, { TOKEN_CACHE_SIZE: '0' });
       const portal = await createPortal(a!.services);
       assert.equal((await verify(b!, portal.token)).status, 200);
-      assert.equal(b!.services.principalCache.stats().size, 0);
+      assert.equal(b!.services.tokenVerification.cache.stats().size, 0);
       await a!.services.accounts.regenerateToken({
         portalCode: portal.portalCode,
         actor: CLI_ACTOR,
@@ -107,7 +107,7 @@ for (const backend of backends()) {
     test('malformed and unknown tokens never enter the cache; a new token works at once', async (t) => {
       const [a] = await openInstances(t, backend, 1);
       const portal = await createPortal(a!.services);
-      const cache = a!.services.principalCache;
+      const cache = a!.services.tokenVerification.cache;
       const before = cache.stats();
       // Right shape, wrong checksum: refused before any cache or database read.
       const badChecksum = portal.token.slice(0, -1) + (portal.token.endsWith('A') ? 'B' : 'A');

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Principal } from '../../src/accounts/principal.ts';
-import { createPrincipalCache } from '../../src/external-api/principal-cache.ts';
+import { createPrincipalCache } from '../../src/accounts/principal-cache.ts';
 
 const principal = (portalId: number, scopes: Principal['scopes'] = []): Principal => ({
   portalId,

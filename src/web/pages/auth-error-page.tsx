@@ -1,22 +1,8 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 import type { ComponentChildren } from 'preact';
-import { Layout } from './layout.tsx';
-
-/** The failure reasons of the authorization flow. @see ../../../../shared/DESIGN.md "Routes" */
-export const AUTH_ERROR_REASONS = [
-  'cancelled',
-  'state',
-  'config',
-  'permission',
-  'provider',
-  'storage',
-] as const;
-export type AuthErrorReason = (typeof AUTH_ERROR_REASONS)[number];
-
-export function isAuthErrorReason(value: unknown): value is AuthErrorReason {
-  return typeof value === 'string' && (AUTH_ERROR_REASONS as readonly string[]).includes(value);
-}
+import { Layout } from '../../browser/layout.tsx';
+import type { AuthorizationFailure } from '../../partner/authorization-outcome.ts';
 
 const RETRY = (
   <p>
@@ -32,14 +18,14 @@ const RETRY = (
  * from the provider is shown; for `permission`, the missing capabilities come as plain words
  * from our own catalog.
  *
- * @see ../../../../shared/spec/external-api-and-partner-flow.md §7.2
+ * @see docs/partner-connection.md "How an attempt ends"
  */
 export function AuthErrorPage({
   reason,
   missingCapabilities,
 }: {
   /** null: an unknown reason; the page stays generic. */
-  reason: AuthErrorReason | null;
+  reason: AuthorizationFailure | null;
   missingCapabilities: string[];
 }) {
   let title: string;

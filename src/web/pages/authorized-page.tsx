@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import { Layout } from './layout.tsx';
+import { Layout } from '../../browser/layout.tsx';
 
 /** `/authorized`: the connection is stored. */
 export function AuthorizedPage() {

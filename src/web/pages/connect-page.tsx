@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import { Layout } from './layout.tsx';
+import { Layout } from '../../browser/layout.tsx';
 
 /**
  * `/connect`: what connecting gives, and one form that posts the consent confirmation. It holds

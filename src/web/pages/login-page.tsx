@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import { Layout } from './layout.tsx';
+import { Layout } from '../../browser/layout.tsx';
 
 export interface LoginPageProps {
   /** Double-submit token matching the sign-in CSRF cookie. */

@@ -1,8 +1,8 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 import type { AuditEvent } from '../../audit/audit-log.ts';
-import type { ConnectionSummary } from '../partner-port.ts';
-import { Layout } from './layout.tsx';
+import type { ConnectionSummary } from '../../partner/connection-summary.ts';
+import { Layout } from '../../browser/layout.tsx';
 
 export interface SettingsPageProps {
   portal: { code: string; name: string };

@@ -26,8 +26,7 @@
  * @see ../../../shared/DESIGN.md "API token" (the old token fails on every instance)
  */
 import { LRUCache } from 'lru-cache';
-import type { Principal } from '../accounts/principal.ts';
-import type { PrincipalLookup } from './authenticate.ts';
+import type { Principal, PrincipalLookup } from './principal.ts';
 
 export interface PrincipalCacheOptions {
   /** Most entries kept; 0 turns the cache off (every lookup reads the database). */

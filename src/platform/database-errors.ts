@@ -1,3 +1,11 @@
+/**
+ * What a database failure is, read from PostgreSQL's SQLSTATE codes (node-postgres and PGlite
+ * errors alike, through Drizzle's `cause` wrapping). Pure functions over error objects: the
+ * error envelope and the services use them without importing the database layer.
+ *
+ * @see https://www.postgresql.org/docs/current/errcodes-appendix.html
+ */
+
 /** PostgreSQL SQLSTATE of a unique violation. */
 const UNIQUE_VIOLATION = '23505';
 
@@ -19,6 +27,15 @@ function* causeChain(
   for (let e: unknown = err; e && typeof e === 'object'; e = (e as { cause?: unknown }).cause) {
     yield e;
   }
+}
+
+/**
+ * The first SQLSTATE (or network error code) in `err`'s cause chain, for a log line: never the
+ * error object itself, whose message may quote the query's parameters.
+ */
+export function databaseErrorCode(err: unknown): string | undefined {
+  for (const { code } of causeChain(err)) if (typeof code === 'string') return code;
+  return undefined;
 }
 
 /** Network error codes of a database connection that cannot be made or was lost. */

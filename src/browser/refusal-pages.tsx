@@ -5,7 +5,7 @@
  * take. Nothing was changed when either is shown.
  */
 import type { FastifyReply } from 'fastify';
-import { MessagePage } from './pages/message-page.tsx';
+import { MessagePage } from './message-page.tsx';
 import { sendPage } from './render.ts';
 import type { WebSession } from './session-store.ts';
 

@@ -19,7 +19,7 @@
  * @see ./principal-cache.ts for the invariants this feeds
  */
 import pg from 'pg';
-import { parseTokenChangePayload, TOKEN_CHANGE_CHANNEL } from '../accounts/token-change-channel.ts';
+import { parseTokenChangePayload, TOKEN_CHANGE_CHANNEL } from './token-change-channel.ts';
 import type { Storage } from '../db/client.ts';
 import type { PrincipalCache } from './principal-cache.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -137,19 +137,13 @@ function listenPostgres(
   let retryTimer: NodeJS.Timeout | undefined;
   let heartbeatTimer: NodeJS.Timeout | undefined;
 
-  function backoff(): number {
-    const ceiling = Math.min(timing.backoffMaxMs, timing.backoffMinMs * 2 ** failures);
-    failures++;
-    return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
-  }
-
   /** The session is gone (or never came): distrust at once, then try again later. */
   function lost(err: unknown, wasListening: boolean): void {
     clearInterval(heartbeatTimer);
     backendPid = null;
     cache.distrust();
     if (closed) return;
-    const retryInMs = backoff();
+    const retryInMs = backoffMs(timing, failures++);
     log.warn(
       { err, retryInMs },
       wasListening
@@ -203,29 +197,12 @@ function listenPostgres(
         'token change listener is listening: verification cache on',
       );
       failures = 0;
-      heartbeatTimer = setInterval(() => heartbeat(client, fail), timing.heartbeatMs);
-      heartbeatTimer.unref();
+      heartbeatTimer = startHeartbeat(client, timing, fail);
     } catch (err) {
       fail(err);
     } finally {
       if (connecting === client) connecting = null;
     }
-  }
-
-  let beating = false;
-  function heartbeat(client: pg.Client, fail: (err?: unknown) => void): void {
-    if (beating) return;
-    beating = true;
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('heartbeat timed out')), timing.heartbeatTimeoutMs);
-    });
-    Promise.race([client.query('select 1'), timeout])
-      .catch((err: unknown) => fail(err))
-      .finally(() => {
-        clearTimeout(timer);
-        beating = false;
-      });
   }
 
   const ready = connect();
@@ -256,4 +233,41 @@ function listenPostgres(
       }
     },
   };
+}
+
+/** The reconnect delay after `failures` failed attempts: exponential, capped, half jittered. */
+function backoffMs(timing: ListenerTiming, failures: number): number {
+  const ceiling = Math.min(timing.backoffMaxMs, timing.backoffMinMs * 2 ** failures);
+  return Math.round(ceiling / 2 + (Math.random() * ceiling) / 2);
+}
+
+/**
+ * A `select 1` on the listening session every `heartbeatMs`; one slower than
+ * `heartbeatTimeoutMs`, or failing, calls `fail` (the session is then treated as lost).
+ */
+function startHeartbeat(
+  client: pg.Client,
+  timing: ListenerTiming,
+  fail: (err?: unknown) => void,
+): NodeJS.Timeout {
+  let beating = false;
+  const timer = setInterval(() => {
+    if (beating) return;
+    beating = true;
+    let deadline: NodeJS.Timeout | undefined;
+    const timeout = new Promise<never>((_, reject) => {
+      deadline = setTimeout(
+        () => reject(new Error('heartbeat timed out')),
+        timing.heartbeatTimeoutMs,
+      );
+    });
+    Promise.race([client.query('select 1'), timeout])
+      .catch((err: unknown) => fail(err))
+      .finally(() => {
+        clearTimeout(deadline);
+        beating = false;
+      });
+  }, timing.heartbeatMs);
+  timer.unref();
+  return timer;
 }

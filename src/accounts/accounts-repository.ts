@@ -1,0 +1,114 @@
+/**
+ * The queries of portals, users and API tokens. Every function takes the database or the
+ * transaction it runs in; the rules (what is valid, who may, what is audited) are the
+ * service's (`accounts-service.ts`).
+ *
+ * @see docs/architecture.md "accounts/"
+ */
+import { and, eq, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.ts';
+import { apiTokens, portals, users } from '../db/schema/index.ts';
+import type { Principal } from './principal.ts';
+import type { Scope } from './scopes.ts';
+
+/** The database or a transaction. */
+export type Executor = Pick<Database, 'select' | 'insert' | 'update' | 'delete' | 'execute'>;
+
+/** The internal id of the portal with this code, or null. */
+export async function findPortalId(q: Executor, portalCode: string): Promise<number | null> {
+  const [row] = await q
+    .select({ id: portals.id })
+    .from(portals)
+    .where(eq(portals.portalCode, portalCode));
+  return row?.id ?? null;
+}
+
+/** Whether user `userId` belongs to portal `portalId` (one indexed read). */
+export async function isUserOfPortal(
+  q: Executor,
+  userId: number,
+  portalId: number,
+): Promise<boolean> {
+  const [row] = await q
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.id, userId), eq(users.portalId, portalId)));
+  return row !== undefined;
+}
+
+/** The id and password hash of the user with this (normalised) email, or undefined. */
+export async function findUserByEmail(
+  q: Executor,
+  email: string,
+): Promise<{ id: number; passwordHash: string | null } | undefined> {
+  const [row] = await q
+    .select({ id: users.id, passwordHash: users.passwordHash })
+    .from(users)
+    .where(eq(users.email, email));
+  return row;
+}
+
+/**
+ * The hash of the portal's token, locked `FOR UPDATE` until the transaction ends (so two
+ * regenerations serialise), or undefined when the portal has no token.
+ */
+export async function lockTokenHash(q: Executor, portalId: number): Promise<string | undefined> {
+  const [row] = await q
+    .select({ tokenHash: apiTokens.tokenHash })
+    .from(apiTokens)
+    .where(eq(apiTokens.portalId, portalId))
+    .for('update');
+  return row?.tokenHash;
+}
+
+/** A portal, its users (by id) and its token's hint and scopes; null for an unknown code. */
+export async function readPortal(db: Database, portalCode: string) {
+  const [portal] = await db.select().from(portals).where(eq(portals.portalCode, portalCode));
+  if (!portal) return null;
+  const people = await db
+    .select({ userId: users.id, email: users.email, isMainAdmin: users.isMainAdmin })
+    .from(users)
+    .where(eq(users.portalId, portal.id))
+    .orderBy(users.id);
+  const [token] = await db
+    .select({
+      hint: apiTokens.tokenHint,
+      scopes: apiTokens.scopes,
+      ownerUserId: apiTokens.userId,
+      createdAt: apiTokens.createdAt,
+    })
+    .from(apiTokens)
+    .where(eq(apiTokens.portalId, portal.id));
+  return { portal, people, token };
+}
+
+/**
+ * The token check's lookup: the principal a token hash belongs to, or null when no token has
+ * that hash (unknown or regenerated). One indexed query.
+ *
+ * The query is built once: building a Drizzle query per request cost more CPU than PostgreSQL
+ * took to answer it. Deliberately unnamed (''): a named server-side prepared statement breaks
+ * behind a transaction-mode pooler (PgBouncer before 1.21), and parsing this small statement is
+ * cheap for PostgreSQL.
+ */
+export function createPrincipalLookup(
+  db: Database,
+): (tokenHash: string) => Promise<Principal | null> {
+  const principalByTokenHash = db
+    .select({
+      portalId: portals.id,
+      portalCode: portals.portalCode,
+      userId: users.id,
+      isMainAdmin: users.isMainAdmin,
+      scopes: apiTokens.scopes,
+    })
+    .from(apiTokens)
+    .innerJoin(portals, eq(portals.id, apiTokens.portalId))
+    .innerJoin(users, and(eq(users.id, apiTokens.userId), eq(users.portalId, apiTokens.portalId)))
+    .where(eq(apiTokens.tokenHash, sql.placeholder('tokenHash')))
+    .prepare('');
+  return async (tokenHash) => {
+    const [row] = await principalByTokenHash.execute({ tokenHash });
+    return row ? { ...row, scopes: row.scopes as Scope[] } : null;
+  };
+}

@@ -1,0 +1,126 @@
+/**
+ * Completing an authorization, once its response is validated: code exchange → long-lived
+ * exchange → inspection (`debug_token`) → permission check → seal and store the token keyed by
+ * portal (replacing any previous connection) with the `connection.created` audit record, in one
+ * transaction.
+ *
+ * Invariants: the authorization code and the tokens go nowhere but the provider client and the
+ * keyring (not logged, not returned); a declined permission stores nothing; the user must
+ * belong to the portal the connection is stored for.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.3 (access token request)
+ * @see https://developers.facebook.com/docs/facebook-login/guides/access-tokens/get-long-lived
+ * @see docs/partner-connection.md "From the callback to the stored ciphertext"
+ */
+import { isUserOfPortal } from '../accounts/accounts-repository.ts';
+import { recordAuditEvent } from '../audit/audit-log.ts';
+import type { ProviderSettings } from '../config.ts';
+import type { Database } from '../db/client.ts';
+import { databaseErrorCode } from '../platform/database-errors.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { CompleteAuthorizationResult } from './authorization-outcome.ts';
+import type { ValidatedAuthorizationCode } from './authorization-response.ts';
+import type { ConnectionsStore } from './connections-store.ts';
+import type { InflightCalls } from './inflight-calls.ts';
+import { logProviderFailure } from './outbound-calls.ts';
+import { capabilitiesOf, missingPermissions } from './permissions.ts';
+import { tokenExpiry, type ProviderClient, type TokenInspection } from './provider-client.ts';
+import { ProviderError } from './provider-error.ts';
+
+export interface CompleteAuthorizationInput {
+  portalId: number;
+  userId: number;
+  /** From `validateAuthorizationResponse`: only a code whose state matched gets here. */
+  authorizationCode: ValidatedAuthorizationCode;
+  requestId?: string;
+}
+
+export interface AuthorizationCompleterDeps {
+  /** Null when the provider is not configured (every attempt ends in `config`). */
+  provider: { settings: ProviderSettings; client: ProviderClient } | null;
+  db: Database;
+  store: ConnectionsStore;
+  inflight: InflightCalls;
+  log: Logger;
+}
+
+/**
+ * Build `completeAuthorization`. It never throws for provider or storage failures and logs no
+ * secret.
+ *
+ * @returns a function answering `permission` with the missing capabilities in plain words
+ *   (nothing stored); `config` on a redirect URI mismatch or missing provider settings;
+ *   `provider` for any other provider failure; `storage` when the database write fails.
+ */
+export function createAuthorizationCompleter(deps: AuthorizationCompleterDeps) {
+  const { db, store, inflight, log } = deps;
+  return async function completeAuthorization(
+    input: CompleteAuthorizationInput,
+  ): Promise<CompleteAuthorizationResult> {
+    if (!deps.provider) return { ok: false, reason: 'config' };
+    const { settings, client } = deps.provider;
+    const { portalId } = input;
+    let grant: { accessToken: string; expiresAt: Date | null; info: TokenInspection };
+    try {
+      const short = await client.exchangeCode(input.authorizationCode);
+      const long = await client.exchangeForLongLived(short.accessToken);
+      const info = await client.inspectToken(long.accessToken);
+      grant = { accessToken: long.accessToken, expiresAt: tokenExpiry(info, long.expiresIn), info };
+    } catch (err) {
+      logProviderFailure(log, 'authorization', err, portalId);
+      if (err instanceof ProviderError && err.kind === 'redirect_uri_mismatch')
+        return { ok: false, reason: 'config' };
+      return { ok: false, reason: 'provider' };
+    }
+    const { info } = grant;
+    if (!info.isValid || (info.appId !== undefined && info.appId !== settings.appId)) {
+      log.warn({ portalId }, 'authorization: the provider reports the new token invalid');
+      return { ok: false, reason: 'provider' };
+    }
+    const missing = missingPermissions(settings.requiredPermissions, info.scopes);
+    if (missing.length > 0) {
+      log.info({ portalId, missing: missing.length }, 'authorization: permissions declined');
+      return { ok: false, reason: 'permission', missingCapabilities: capabilitiesOf(missing) };
+    }
+    try {
+      const previous = await store.find(portalId);
+      const stored = await db.transaction(async (tx) => {
+        if (!(await isUserOfPortal(tx, input.userId, portalId))) return false;
+        await store.save(tx, {
+          portalId,
+          userId: input.userId,
+          accessToken: grant.accessToken,
+          tokenExpiresAt: grant.expiresAt,
+          providerUserId: info.userId ?? null,
+          assetIds: [...new Set(info.granularScopes.flatMap((g) => g.targetIds))],
+          grantedPermissions: info.scopes,
+        });
+        await recordAuditEvent(tx, {
+          portalId,
+          actor: { type: 'user', id: String(input.userId) },
+          action: 'connection.created',
+          reason:
+            previous?.status === 'active'
+              ? 'connected to the provider, replacing the previous connection'
+              : 'connected to the provider',
+          requestId: input.requestId ?? null,
+        });
+        return true;
+      });
+      if (!stored) {
+        log.error({ portalId }, 'authorization: the user does not belong to the portal');
+        return { ok: false, reason: 'storage' };
+      }
+    } catch (err) {
+      // Not the error object: a driver error quotes the query's parameters (the ciphertext).
+      log.error(
+        { portalId, code: databaseErrorCode(err) },
+        'authorization: storing the connection failed',
+      );
+      return { ok: false, reason: 'storage' };
+    }
+    inflight.abortPortal(portalId); // calls made with a replaced token must not land afterwards
+    log.info({ portalId }, 'connection created');
+    return { ok: true };
+  };
+}

@@ -1,0 +1,121 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+/**
+ * Sign-in and sign-out. The sign-in form is protected by a double-submit token (there is no
+ * session yet to bind it to); a new session id is minted at every sign-in.
+ *
+ * @see https://cheatsheetseries.owasp.org/cheatsheets/Session_Management_Cheat_Sheet.html#renew-the-session-id-after-any-privilege-level-change
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { cookieOptions } from '../browser/cookies.ts';
+import { sendFormExpired } from '../browser/refusal-pages.tsx';
+import { sendPage } from '../browser/render.ts';
+import { csrfOk, safeNext } from '../browser/web-session.ts';
+import { randomBase64Url, safeEqual } from '../platform/crypto.ts';
+import { LoginPage } from './pages/login-page.tsx';
+import { CsrfBody, FormField, HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
+
+/** Lifetime of the sign-in form's CSRF cookie (seconds). */
+const LOGIN_CSRF_MAX_AGE_SECONDS = 3600;
+
+// `next` is length-checked by safeNext, so an overlong one is ignored rather than refused.
+const LoginQuery = Type.Object({ next: FormField(4096) });
+const LoginBody = Type.Object({
+  email: FormField(1000),
+  password: FormField(1024),
+  csrf: FormField(100),
+  next: FormField(4096),
+});
+
+export async function signInRoutes(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
+  const { sessions, accounts } = opts;
+  const { isProduction, names } = sessions;
+
+  /** The sign-in form's double-submit token: reuse the cookie's, or mint one. */
+  function loginCsrf(request: FastifyRequest, reply: FastifyReply): string {
+    const existing = request.cookies[names.loginCsrf];
+    if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
+    const token = randomBase64Url(32);
+    reply.setCookie(
+      names.loginCsrf,
+      token,
+      cookieOptions(isProduction, LOGIN_CSRF_MAX_AGE_SECONDS),
+    );
+    return token;
+  }
+
+  app.get<{ Querystring: Static<typeof LoginQuery> }>(
+    '/login',
+    { schema: { querystring: LoginQuery, response: { 200: HtmlPage, 302: Redirect } } },
+    async (request, reply) => {
+      const next = safeNext(request.query.next);
+      if (await sessions.read(request)) return reply.redirect(next ?? '/settings', 302);
+      return sendPage(reply, <LoginPage csrfToken={loginCsrf(request, reply)} next={next} />);
+    },
+  );
+
+  app.post<{ Body: Static<typeof LoginBody> }>(
+    '/login',
+    {
+      schema: {
+        body: LoginBody,
+        response: { 303: Redirect, 401: HtmlPage, 403: HtmlPage },
+      },
+    },
+    async (request, reply) => {
+      const { email, password, csrf } = request.body;
+      const next = safeNext(request.body.next);
+      const cookie = request.cookies[names.loginCsrf];
+      // Login CSRF: a cross-site form cannot read our cookie, so it cannot send a match.
+      if (!cookie || !csrf || !safeEqual(cookie, csrf)) {
+        return sendPage(
+          reply,
+          <LoginPage
+            csrfToken={loginCsrf(request, reply)}
+            next={next}
+            notice="The sign-in form had expired. Please sign in again."
+          />,
+          403,
+        );
+      }
+      const user = email && password ? await accounts.authenticatePassword(email, password) : null;
+      if (!user) {
+        request.log.info('sign-in refused');
+        return sendPage(
+          reply,
+          <LoginPage csrfToken={cookie} next={next} email={email ?? ''} failed />,
+          401,
+        );
+      }
+      // A new session id at every sign-in (no session fixation); an old session here ends.
+      const previous = await sessions.read(request);
+      if (previous) await sessions.store.destroy(previous.idHash);
+      const { sessionId } = await sessions.store.create(user.userId);
+      reply.setCookie(
+        names.session,
+        sessionId,
+        cookieOptions(isProduction, opts.sessionTtlSeconds),
+      );
+      reply.clearCookie(names.loginCsrf, cookieOptions(isProduction, 0));
+      request.log.info({ userId: user.userId }, 'signed in');
+      return reply.redirect(next ?? '/settings', 303);
+    },
+  );
+
+  app.post<{ Body: Static<typeof CsrfBody> }>(
+    '/logout',
+    { schema: { body: CsrfBody, response: { 303: Redirect, 403: HtmlPage } } },
+    async (request, reply) => {
+      const session = await sessions.read(request);
+      if (!session) {
+        sessions.clearCookie(reply);
+        return reply.redirect('/login', 303);
+      }
+      if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      await sessions.store.destroy(session.idHash);
+      sessions.clearCookie(reply);
+      return reply.redirect('/login', 303);
+    },
+  );
+}
