@@ -175,7 +175,7 @@ export class AccountsService {
    * fails from the moment this commits.
    *
    * @returns the new token in clear (shown once).
-   * @see spec §2.4 "Regenerating it invalidates the previous token immediately"
+   * @see docs/api-tokens.md "The token"
    */
   async regenerateToken(input: {
     portalCode: string;

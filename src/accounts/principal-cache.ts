@@ -22,8 +22,7 @@
  *
  * Cached principals are frozen: callers share them.
  *
- * @see ../../../shared/spec/external-api-and-partner-flow.md §2.4, §5.1
- * @see ../../../shared/DESIGN.md "API token" (the old token fails on every instance)
+ * @see docs/api-tokens.md "Verification and its cache"
  */
 import { LRUCache } from 'lru-cache';
 import type { Principal, PrincipalLookup } from './principal.ts';

@@ -1,7 +1,7 @@
 /**
  * The scope catalog: the only permission names a token can carry.
  *
- * @see ../../../shared/spec/external-api-and-partner-flow.md §2.2
+ * @see docs/api-tokens.md "Scopes"
  */
 import { UsageError } from '../platform/errors.ts';
 

@@ -8,7 +8,7 @@
  * whichever process made the change (server, admin CLI, another instance).
  *
  * @see https://www.postgresql.org/docs/current/sql-notify.html
- * @see ../../../shared/spec/external-api-and-partner-flow.md §2.4 "invalidates the previous token immediately"
+ * @see docs/api-tokens.md "Verification and its cache"
  */
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';

@@ -2,7 +2,7 @@
  * The audit log: append and list. Every revocation, token change and key rotation is written
  * here with an actor and a timestamp.
  *
- * @see ../../../shared/spec/external-api-and-partner-flow.md §3, §6
+ * @see docs/partner-connection.md "Revocation" (every path writes one record)
  */
 import { and, desc, eq, lt } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';

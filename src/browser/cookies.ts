@@ -3,13 +3,12 @@
  * prefix, which the browser only accepts with Secure, Path=/ and no Domain: the cookie cannot be
  * set or shadowed by a sibling subdomain or over plain HTTP.
  *
- * @see ../../../shared/DESIGN.md "Cookies"
- * @see https://www.rfc-editor.org/rfc/rfc6265bis "__Host-" prefix
- * @see ../../../shared/spec/external-api-and-partner-flow.md §5.2 rule 1
+ * @see docs/partner-connection.md "Cookies"
+ * @see https://datatracker.ietf.org/doc/html/draft-ietf-httpbis-rfc6265bis#section-4.1.3.2 ("__Host-" prefix)
  */
 import type { CookieSerializeOptions } from '@fastify/cookie';
 
-/** Lifetime of the OAuth state cookie (seconds). @see spec §8 */
+/** Lifetime of the OAuth state cookie (seconds): ten minutes to complete the dialog. */
 export const STATE_COOKIE_MAX_AGE_SECONDS = 600;
 
 export interface CookieNames {

@@ -4,7 +4,7 @@
  * sign in. Each session carries a CSRF synchronizer token and, for a few minutes after the user
  * confirms on /connect, the moment of that consent.
  *
- * @see ../../../shared/DESIGN.md "Data model" (sessions), "Security invariants" 5
+ * @see https://cheatsheetseries.owasp.org/cheatsheets/Session_Management_Cheat_Sheet.html
  */
 import { and, eq, gt, isNotNull, lt } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';

@@ -8,7 +8,8 @@
  * in the description), and the error responses of authentication, scope and rate limits.
  *
  * @see https://spec.openapis.org/oas/v3.1.0#security-requirement-object
- * @see ../../../shared/DESIGN.md "Token headers", "Error envelope"
+ * @see https://spec.openapis.org/oas/v3.1.0
+ * @see docs/api-tokens.md "Presenting a token", "The envelope"
  */
 import type { SwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';

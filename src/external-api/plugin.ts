@@ -5,8 +5,7 @@
  * `config.requiredScopes`. Bodies are JSON only (anything else is 415) and at most the app's
  * body limit (413).
  *
- * @see ../../../shared/spec/external-api-and-partner-flow.md §4, §5.1
- * @see ../../../shared/DESIGN.md "Error envelope"
+ * @see docs/api-tokens.md "Presenting a token", "The envelope"
  */
 import type { FastifyInstance } from 'fastify';
 import { notFoundHandler } from '../platform/error-envelope.ts';

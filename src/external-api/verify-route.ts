@@ -1,7 +1,7 @@
 /**
  * `GET /auth/verify`: who the token belongs to and what it may do.
  *
- * @see ../../../shared/spec/external-api-and-partner-flow.md §2.1, §4.1
+ * @see docs/api-tokens.md
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';

@@ -6,7 +6,7 @@
  *   consent in the session and hands over to start.
  * - `GET /api/auth/partner/start`: needs a session and that consent; mints the state, sets the
  *   state cookie and redirects to the provider's dialog.
- * - `GET /api/auth/partner/callback`: the registered redirect URI; spec §4.4 step by step.
+ * - `GET /api/auth/partner/callback`: the registered redirect URI, step by step.
  * - `POST /api/auth/partner/disconnect`: the user's revocation path (CSRF-checked).
  *
  * Invariants: the authorization code is handed to the partner service and nowhere else (not

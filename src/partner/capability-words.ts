@@ -3,7 +3,7 @@
  * capabilities that came through a URL (`/auth-error?reason=permission&missing=…`) shows only
  * words the catalog wrote, never arbitrary text and never a raw permission name.
  *
- * @see ../../../shared/spec/external-api-and-partner-flow.md §7.2
+ * @see docs/partner-connection.md "How an attempt ends"
  */
 import { capabilityOf, PERMISSION_CAPABILITIES } from './permissions.ts';
 

@@ -3,7 +3,7 @@
  * the keyring. Only `partner/` imports this module, and only `withAccessToken` ever hands out a
  * decrypted token, to a callback, inside `partner/`.
  *
- * Invariant (DESIGN.md security invariant 3): every read and write names the portal id in the
+ * Invariant (docs/security.md, tenant isolation): every read and write names the portal id in the
  * query itself (`where portal_id = …`), never by filtering rows afterwards.
  *
  * @see docs/partner-connection.md "Stored connection"

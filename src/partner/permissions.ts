@@ -1,9 +1,9 @@
 /**
  * The catalog of provider permissions Portico may ask for, each with the capability it gives in
- * plain words. People see capabilities, never raw permission names (spec §7.2: "explain which
- * capability is unavailable without repeating the raw scope name").
+ * plain words. People see capabilities, never raw permission names: a declined permission is
+ * explained by what Portico cannot do without it.
  *
- * @see ../../../shared/spec/external-api-and-partner-flow.md §7.2
+ * @see https://developers.facebook.com/docs/permissions
  */
 
 /** Permission → capability, in the words a customer reads on `/auth-error` and `/settings`. */

@@ -10,8 +10,7 @@
  * A forged, malformed, stale or oversized request gets a 4xx, changes nothing and echoes
  * nothing of what it sent.
  *
- * @see ../../../shared/DESIGN.md "Callbacks from the provider"
- * @see ../../../shared/spec/external-api-and-partner-flow.md §3, §6
+ * @see docs/partner-connection.md "Callbacks from the provider", "Revocation"
  */
 import formbody from '@fastify/formbody';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';

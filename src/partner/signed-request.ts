@@ -6,7 +6,7 @@
  * Order: shape → signature (constant time) → only then parse the JSON → `algorithm` →
  * `issued_at` window → `user_id`. Nothing of the input is ever echoed in a result.
  *
- * @see ../../../shared/DESIGN.md "Callbacks from the provider"
+ * @see docs/partner-connection.md "Callbacks from the provider"
  * @see https://developers.facebook.com/docs/games/gamesonfacebook/login#parsingsr
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';

@@ -10,7 +10,7 @@
  * `${DATA_DIR}/keys/token-keys` (mode 0600), beside and never inside the database directory
  * `${DATA_DIR}/pglite`. Never from the database.
  *
- * @see ../../../shared/DESIGN.md "Encryption at rest"
+ * @see docs/partner-connection.md "Stored connection"
  * @see NIST SP 800-38D (GCM; 96-bit IV, 128-bit tag)
  */
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';

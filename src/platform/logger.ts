@@ -5,7 +5,7 @@
  * query string is dropped because the OAuth callback carries `code` and `state` there, and no
  * header is logged. Redaction is the second line of defence for objects logged by hand.
  *
- * @see ../../../shared/DESIGN.md "Security invariants" 1
+ * @see docs/security.md (secrets never reach a log line)
  */
 import type { FastifyRequest } from 'fastify';
 import {

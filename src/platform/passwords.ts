@@ -5,7 +5,7 @@
  *     scrypt$<N>$<r>$<p>$<salt base64url>$<hash base64url>
  *
  * @see https://www.rfc-editor.org/rfc/rfc7914 (scrypt)
- * @see ../../../shared/DESIGN.md "Data model" (users.password_hash)
+ * @see https://www.rfc-editor.org/rfc/rfc7914 (scrypt)
  */
 import { randomBytes, scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 

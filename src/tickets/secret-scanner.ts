@@ -6,8 +6,7 @@
  * replaced by `[REDACTED]`. The caller learns which kinds were found and the SHA-256 of each
  * token (to tell its portal to regenerate it), never the secret itself.
  *
- * @see ../../../shared/spec/external-api-and-partner-flow.md §5.2 rule 7
- * @see ../../../shared/DESIGN.md "API token"
+ * @see docs/api-tokens.md "The token"
  */
 import { hashApiToken, isWellFormedApiToken, TOKEN_PATTERN } from '../accounts/api-token.ts';
 

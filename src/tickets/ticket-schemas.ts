@@ -2,7 +2,7 @@
  * Request and response schemas of `/support/tickets` (validation, types and OpenAPI from one
  * definition).
  *
- * @see ../../../shared/spec/external-api-and-partner-flow.md §4.2
+ * @see README.md "Support tickets"
  */
 import { Type, type Static } from 'typebox';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../db/schema/support-tickets.ts';

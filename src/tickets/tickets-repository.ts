@@ -1,6 +1,6 @@
 /**
- * Queries over `support_tickets` and `idempotency_keys`. Invariant (DESIGN.md, security
- * invariant 3): every statement filters by portal id in the statement itself.
+ * Queries over `support_tickets` and `idempotency_keys`. Invariant (docs/security.md,
+ * tenant isolation): every statement filters by portal id in the statement itself.
  */
 import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';

@@ -1,7 +1,7 @@
 /**
  * `/support/tickets` under the external API: parse → service → shape the response.
  *
- * @see ../../../shared/spec/external-api-and-partner-flow.md §4.2
+ * @see README.md "Support tickets"
  */
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../external-api/request-principal.ts';

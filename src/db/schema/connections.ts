@@ -11,7 +11,7 @@ import { users } from './users.ts';
  * key id (additional authenticated data: the portal id), never in clear. An `inactive` row holds
  * no ciphertext at all: revocation deletes it. Every query filters by `portal_id`.
  *
- * @see ../../../../shared/DESIGN.md "Data model", "Encryption at rest"
+ * @see docs/partner-connection.md "Stored connection"
  */
 export const connections = pgTable(
   'connections',

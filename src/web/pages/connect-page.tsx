@@ -6,7 +6,7 @@ import { Layout } from '../../browser/layout.tsx';
  * `/connect`: what connecting gives, and one form that posts the consent confirmation. It holds
  * no app identity: the server builds the authorization address after the consent.
  *
- * @see ../../../../shared/spec/external-api-and-partner-flow.md §4.5
+ * @see docs/partner-connection.md "The authorization-code flow"
  */
 export function ConnectPage({
   email,
