@@ -7,279 +7,36 @@
  *
  * Exit codes: 0 done; 1 refused (bad input, unknown portal, ...); 2 usage; 3 storage failure.
  */
-import { Command, CommanderError, Option } from 'commander';
-import type { PortalSummary } from './accounts/accounts-service.ts';
-import type { AuditEvent } from './audit/audit-log.ts';
-import { adminSocketPath, sendAdminCommand } from './admin/admin-socket.ts';
-import { runCommand } from './admin/commands.ts';
-import { ConfigError, loadDotEnv, parseConfig, type Config } from './config.ts';
-import { openStorage, storageTargetFor } from './db/client.ts';
-import { DataDirLockedError, liveLockOwner } from './platform/data-dir-lock.ts';
+import { Command, CommanderError } from 'commander';
+import {
+  addAuditCommands,
+  addKeysCommands,
+  addMigrateCommand,
+  addPortalCommands,
+  addTokenCommands,
+  addUserCommands,
+} from './cli-commands.ts';
+import { ConfigError, loadDotEnv } from './config.ts';
 import { UsageError } from './platform/errors.ts';
-import { createLogger } from './platform/logger.ts';
-import { createServices } from './services.ts';
 
-type Printer = (result: unknown) => string;
-
-async function execute(config: Config, name: string, args: unknown): Promise<unknown> {
-  if (!config.DATABASE_URL && liveLockOwner(config.dataDir) !== null) {
-    return sendAdminCommand(adminSocketPath(config.dataDir), name, args);
-  }
-  let storage;
-  try {
-    storage = await openStorage(storageTargetFor(config));
-  } catch (err) {
-    // A server started between our check and our open: hand the command over instead.
-    if (err instanceof DataDirLockedError)
-      return sendAdminCommand(adminSocketPath(config.dataDir), name, args);
-    throw err;
-  }
-  try {
-    await storage.migrate();
-    const services = createServices({ config, storage, logger: createLogger('silent') });
-    return await runCommand(services, name, args);
-  } finally {
-    await storage.close();
-  }
-}
-
-const list = (value: string) =>
-  value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-
-function action(name: string, toArgs: (opts: Record<string, unknown>) => unknown, human: Printer) {
-  return async (opts: Record<string, unknown>) => {
-    const config = parseConfig();
-    const result = await execute(config, name, toArgs(opts));
-    process.stdout.write(opts.json ? `${JSON.stringify(result, null, 2)}\n` : `${human(result)}\n`);
-  };
-}
-
-const json = new Option('--json', 'print the result as JSON');
-const portal = ['--portal <code>', 'portal code (digits)'] as const;
-
+/**
+ * The commander program. Errors surface as exceptions (`exitOverride`) so `cli` alone maps them
+ * to exit codes.
+ */
 function buildProgram(): Command {
+  // Settings first: subcommands copy them when they are created.
   const program = new Command('npm run cli --')
     .description('Portico admin: portals, users and API tokens')
     .exitOverride()
     .showHelpAfterError('(add --help for usage)');
-
-  program
-    .command('migrate')
-    .description('apply database migrations (the server also applies them at start)')
-    .addOption(json)
-    .action(
-      action(
-        'migrate',
-        () => ({}),
-        () => 'Migrations applied.',
-      ),
-    );
-
-  const portalCmd = program.command('portal').description('portals (tenants)');
-  portalCmd
-    .command('create')
-    .description('create a portal, its main administrator and its API token (printed once)')
-    .requiredOption('--name <name>', 'display name of the portal')
-    .requiredOption('--admin-email <email>', 'email of the main administrator')
-    .option('--code <digits>', 'portal code (default: random 8 digits)')
-    .option('--scopes <a,b,..>', 'token scopes (default: all)', list)
-    .addOption(json)
-    .action(
-      action(
-        'portal create',
-        (o) => ({
-          name: o.name,
-          adminEmail: o.adminEmail,
-          ...(o.code !== undefined && { code: o.code }),
-          ...(o.scopes !== undefined && { scopes: o.scopes }),
-        }),
-        (r) => {
-          const c = r as { portalCode: string; userId: number; token: string; scopes: string[] };
-          return [
-            `Portal ${c.portalCode} created; main administrator is user ${c.userId}.`,
-            `API token (shown once, store it now): ${c.token}`,
-            `Scopes: ${c.scopes.join(', ')}`,
-          ].join('\n');
-        },
-      ),
-    );
-  portalCmd
-    .command('show')
-    .description('show a portal, its users and its token hint (never the token)')
-    .requiredOption(...portal)
-    .addOption(json)
-    .action(
-      action(
-        'portal show',
-        (o) => ({ portal: o.portal }),
-        (r) => {
-          const p = r as PortalSummary;
-          const lines = [`Portal ${p.portalCode}: ${p.name} (created ${p.createdAt})`, 'Users:'];
-          for (const u of p.users)
-            lines.push(`  ${u.userId}  ${u.email}${u.isMainAdmin ? '  (main administrator)' : ''}`);
-          lines.push(
-            p.token
-              ? `API token: …${p.token.hint}, owner user ${p.token.ownerUserId}, issued ${p.token.createdAt}\nScopes: ${p.token.scopes.join(', ')}`
-              : 'API token: none',
-          );
-          return lines.join('\n');
-        },
-      ),
-    );
-
-  const tokenCmd = program.command('token').description('the API token of a portal');
-  tokenCmd
-    .command('regenerate')
-    .description('replace the token (printed once); the old one stops working at once')
-    .requiredOption(...portal)
-    .addOption(json)
-    .action(
-      action(
-        'token regenerate',
-        (o) => ({ portal: o.portal }),
-        (r) =>
-          `New API token (shown once, store it now): ${(r as { token: string }).token}\nThe previous token no longer works.`,
-      ),
-    );
-  tokenCmd
-    .command('scopes')
-    .description('set the scopes of the token')
-    .requiredOption(...portal)
-    .requiredOption('--set <a,b,..>', 'the complete list of scopes', list)
-    .addOption(json)
-    .action(
-      action(
-        'token scopes',
-        (o) => ({ portal: o.portal, set: o.set }),
-        (r) =>
-          `Scopes of portal ${(r as { portalCode: string }).portalCode}: ${(r as { scopes: string[] }).scopes.join(', ')}`,
-      ),
-    );
-
-  const userCmd = program.command('user').description('users of a portal');
-  userCmd
-    .command('create')
-    .description('add a user to a portal')
-    .requiredOption(...portal)
-    .requiredOption('--email <email>', 'email address (unique)')
-    .option('--main-admin', 'make the user the main administrator (one per portal)', false)
-    .addOption(json)
-    .action(
-      action(
-        'user create',
-        (o) => ({ portal: o.portal, email: o.email, mainAdmin: o.mainAdmin === true }),
-        (r) => {
-          const u = r as { userId: number; email: string; isMainAdmin: boolean };
-          return `User ${u.userId} (${u.email}) created${u.isMainAdmin ? ' as main administrator' : ''}.`;
-        },
-      ),
-    );
-  userCmd
-    .command('set-password')
-    .description(
-      'set the sign-in password of a user; the password is read from standard input (one line)',
-    )
-    .requiredOption(...portal)
-    .requiredOption('--email <email>', 'email address of the user')
-    .addOption(json)
-    .action(async (opts: Record<string, unknown>) => {
-      const password = await readPassword();
-      await action(
-        'user set-password',
-        (o) => ({ portal: o.portal, email: o.email, password }),
-        (r) => `Password set for ${(r as { email: string }).email}; they can sign in at /login.`,
-      )(opts);
-    });
-  program
-    .command('keys')
-    .description('the keys that encrypt provider tokens at rest')
-    .command('rotate')
-    .description(
-      're-encrypt every stored provider token under the first key of TOKEN_ENCRYPTION_KEYS (keep the old key listed until this has run)',
-    )
-    .addOption(json)
-    .action(
-      action(
-        'keys rotate',
-        () => ({}),
-        (r) => {
-          const k = r as { reencrypted: number; activeKeyId: string };
-          return `Re-encrypted ${k.reencrypted} provider token(s) under key ${k.activeKeyId}.`;
-        },
-      ),
-    );
-  program
-    .command('audit')
-    .description('the audit log of a portal')
-    .command('list')
-    .description('list audit events, newest first')
-    .requiredOption(...portal)
-    .option('--limit <n>', 'how many events (1-500, default 50)', (v) => Number.parseInt(v, 10))
-    .addOption(json)
-    .action(
-      action(
-        'audit list',
-        (o) => ({ portal: o.portal, ...(o.limit !== undefined && { limit: o.limit }) }),
-        (r) => {
-          const events = r as AuditEvent[];
-          if (events.length === 0) return 'No audit events.';
-          return events
-            .map((e) =>
-              [e.occurredAt, e.action, `${e.actorType}:${e.actorId}`, e.reason ?? '']
-                .join('  ')
-                .trimEnd(),
-            )
-            .join('\n');
-        },
-      ),
-    );
+  // In the order `--help` lists them.
+  addMigrateCommand(program);
+  addPortalCommands(program);
+  addTokenCommands(program);
+  addUserCommands(program);
+  addKeysCommands(program);
+  addAuditCommands(program);
   return program;
-}
-
-/**
- * The password from standard input: its first line, without the line ending. Never an argument
- * (arguments are visible to other users in the process list and kept in shell history).
- * On a terminal the typed characters are not echoed.
- */
-async function readPassword(): Promise<string> {
-  const stdin = process.stdin;
-  if (stdin.isTTY) {
-    process.stderr.write('Password: ');
-    stdin.setRawMode(true);
-  }
-  const bytes: number[] = [];
-  let cancelled = false;
-  try {
-    read: for await (const chunk of stdin) {
-      for (const b of chunk as Buffer) {
-        if (b === 0x0a || b === 0x0d || b === 0x04) break read;
-        if (stdin.isTTY && b === 0x03) {
-          cancelled = true;
-          break read;
-        }
-        if (stdin.isTTY && (b === 0x7f || b === 0x08)) {
-          // Backspace: drop the last character (with its UTF-8 continuation bytes).
-          while (bytes.length > 0 && ((bytes.pop() ?? 0) & 0xc0) === 0x80);
-          continue;
-        }
-        bytes.push(b);
-        if (bytes.length > 4096) break read;
-      }
-    }
-  } finally {
-    if (stdin.isTTY) {
-      stdin.setRawMode(false);
-      process.stderr.write('\n');
-    }
-    stdin.pause();
-  }
-  if (cancelled) throw new UsageError('Cancelled.');
-  const password = Buffer.from(bytes).toString('utf8');
-  if (!password) throw new UsageError('Give the password on standard input.');
-  return password;
 }
 
 async function cli(argv: string[]): Promise<number> {

@@ -1,0 +1,172 @@
+/**
+ * The variables the service reads: name, type, bounds, default and the "what is expected" text
+ * of a config error, and the typed Config that parsing them yields (config.ts parses; import
+ * from there).
+ *
+ * Every variable's schema carries a `description`: a config error quotes it as what is expected.
+ */
+import { Type, type Static } from 'typebox';
+
+const Str = (description: string, options: object = {}) =>
+  Type.String({ minLength: 1, description, ...options });
+const Int = (description: string, minimum: number, maximum: number, def: number) =>
+  Type.Integer({ minimum, maximum, default: def, description });
+const Bool = (description: string, def: boolean) =>
+  Type.Boolean({ default: def, description: `true or false (${description})` });
+
+/** Every variable the service reads. `description` is the "what is expected" of the error line. */
+export const ConfigSchema = Type.Object({
+  NODE_ENV: Type.Union(
+    [Type.Literal('development'), Type.Literal('production'), Type.Literal('test')],
+    { default: 'development', description: 'one of development, production, test' },
+  ),
+  HOST: Str('an interface address such as 127.0.0.1 or 0.0.0.0', { default: '127.0.0.1' }),
+  PORT: Int('a TCP port from 0 to 65535', 0, 65535, 3000),
+  DATA_DIR: Str('a directory path for the embedded database', { default: './data' }),
+  DATABASE_URL: Type.Optional(
+    Str('a PostgreSQL connection URL (postgres://user@host:5432/db)', {
+      pattern: '^postgres(ql)?://',
+    }),
+  ),
+  DATABASE_LISTEN_URL: Type.Optional(
+    Str(
+      'a PostgreSQL connection URL for the token-change listener session, when DATABASE_URL goes through a transaction-mode pooler',
+      { pattern: '^postgres(ql)?://' },
+    ),
+  ),
+  DATABASE_POOL_SIZE: Int('a pool size from 1 to 100', 1, 100, 10),
+  LOG_LEVEL: Type.Union(
+    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    { default: 'info', description: 'one of fatal, error, warn, info, debug, trace, silent' },
+  ),
+  TRUST_PROXY: Bool('whether to trust X-Forwarded-* headers from a load balancer', false),
+  SHUTDOWN_TIMEOUT_MS: Int('milliseconds from 0 to 600000', 0, 600_000, 10_000),
+  REDIS_URL: Type.Optional(
+    Str('a Redis URL (redis://host:6379 or rediss://…) shared by every instance for rate limits', {
+      pattern: '^rediss?://',
+    }),
+  ),
+  REDIS_KEY_PREFIX: Str('a prefix for every Redis key this service writes', {
+    default: 'portico:',
+    maxLength: 100,
+  }),
+  RATE_LIMIT_PER_MINUTE: Int(
+    'requests per minute per API token, from 1 to 1000000',
+    1,
+    1_000_000,
+    600,
+  ),
+  RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: Int(
+    'failed authentications per minute per client IP, from 1 to 1000000',
+    1,
+    1_000_000,
+    60,
+  ),
+  TOKEN_CACHE_SIZE: Int(
+    'a number of entries from 0 (cache off) to 1000000 for the API token verification cache',
+    0,
+    1_000_000,
+    10_000,
+  ),
+  TOKEN_CACHE_TTL_MS: Int(
+    'milliseconds from 1000 to 86400000 that a verification cache entry may live',
+    1_000,
+    86_400_000,
+    300_000,
+  ),
+  SESSION_TTL_SECONDS: Int(
+    'seconds from 300 to 2592000 a browser session lasts after sign-in',
+    300,
+    2_592_000,
+    28_800,
+  ),
+
+  // ---- Partner connection (the provider) -------------------------------------------------
+  APP_BASE_URL: Type.Optional(
+    Str('the public origin of Portico, such as https://portico.example.com (no path)', {
+      pattern: '^https?://[^/?#\\s]+$',
+    }),
+  ),
+  PROVIDER_AUTHORIZATION_BASE_URL: Str(
+    'the origin of the provider authorization dialog, such as https://www.facebook.com',
+    { pattern: '^https?://[^?#\\s]+[^/?#\\s]$', default: 'https://www.facebook.com' },
+  ),
+  PROVIDER_GRAPH_BASE_URL: Str(
+    'the origin of the provider Graph API, such as https://graph.facebook.com',
+    { pattern: '^https?://[^?#\\s]+[^/?#\\s]$', default: 'https://graph.facebook.com' },
+  ),
+  PROVIDER_API_VERSION: Str('a provider API version such as v21.0', {
+    pattern: '^v[0-9]+\\.[0-9]+$',
+    default: 'v21.0',
+  }),
+  PROVIDER_APP_ID: Type.Optional(
+    Str('the provider app id (digits or letters, sent as client_id)', {
+      pattern: '^[A-Za-z0-9_-]{1,100}$',
+    }),
+  ),
+  PROVIDER_APP_SECRET: Type.Optional(
+    Str('the provider app secret (at least 16 characters)', { minLength: 16, maxLength: 512 }),
+  ),
+  PROVIDER_REDIRECT_URI: Type.Optional(
+    Str('the registered redirect URI, {APP_BASE_URL}/api/auth/partner/callback', {
+      pattern: '^https?://',
+    }),
+  ),
+  PROVIDER_CONFIG_ID: Type.Optional(
+    Str('a provider login configuration id (sent as config_id only when set)', {
+      pattern: '^[A-Za-z0-9_-]{1,100}$',
+    }),
+  ),
+  PROVIDER_REQUIRED_PERMISSIONS: Str(
+    'a comma-separated list of provider permissions Portico needs',
+    {
+      pattern: '^[a-z0-9_]+(,[a-z0-9_]+)*$',
+      default: 'business_management,whatsapp_business_messaging,whatsapp_business_management',
+    },
+  ),
+  PROVIDER_TIMEOUT_MS: Int('milliseconds from 100 to 120000', 100, 120_000, 10_000),
+  PROVIDER_HEALTH_CHECK_INTERVAL_MS: Int(
+    'milliseconds between token health checks, 0 to turn the checker off (at most 86400000)',
+    0,
+    86_400_000,
+    900_000,
+  ),
+  PROVIDER_HEALTH_CHECK_LEASE_MS: Int(
+    'milliseconds one instance may hold a connection while checking it (1000 to 3600000)',
+    1_000,
+    3_600_000,
+    120_000,
+  ),
+  PROVIDER_TOKEN_REFRESH_WINDOW_S: Int(
+    'seconds before expiry at which a token is refreshed (0 to 5184000)',
+    0,
+    5_184_000,
+    604_800,
+  ),
+  PROVIDER_SIGNED_REQUEST_MAX_AGE_S: Int(
+    'seconds a provider signed_request stays acceptable after issued_at (10 to 86400)',
+    10,
+    86_400,
+    900,
+  ),
+  TOKEN_ENCRYPTION_KEYS: Type.Optional(
+    Str('kid:base64key pairs separated by commas; the first is active; 32-byte keys', {
+      pattern: '^[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/=_-]+(,[A-Za-z0-9_-]{1,32}:[A-Za-z0-9+/=_-]+)*$',
+    }),
+  ),
+  TOKEN_ENCRYPTION_KEY_FILE: Type.Optional(
+    Str('a path to a file of kid:base64key lines (first is active), outside DATA_DIR'),
+  ),
+  SANDBOX_PROVIDER_PORT: Int('a TCP port from 0 to 65535', 0, 65535, 3001),
+});
+
+export type Config = Omit<Static<typeof ConfigSchema>, 'APP_BASE_URL'> & {
+  /** Public origin; defaults to `http://localhost:${PORT}` outside production. */
+  APP_BASE_URL: string;
+  /** Absolute path of DATA_DIR. */
+  dataDir: string;
+  /** NODE_ENV is `production`, so parsing enforced the production rules. */
+  isProduction: boolean;
+  /** True when main.ts filled the provider settings from a sandbox provider it started. */
+  providerIsSandbox?: boolean;
+};

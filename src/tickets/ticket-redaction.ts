@@ -1,0 +1,160 @@
+/**
+ * What happens when a new ticket contained secrets: which secrets were found (the scan itself is
+ * secret-scanner.ts), the `secret.redacted` audit events that tell the right portal or the
+ * operator what to do, and the one warn log line.
+ *
+ * Invariant: the secret itself never leaves this module's input; events and the log line carry
+ * ticket ids, portal ids and counts only.
+ *
+ * @see docs/decisions.md "Tickets, OpenAPI and rate limits (issue 5)", Secret scanning
+ */
+import type { Principal } from '../accounts/principal.ts';
+import { recordAuditEvent, type Actor } from '../audit/audit-log.ts';
+import type { Logger } from '../platform/logger.ts';
+import type { SecretScanner } from './secret-scanner.ts';
+import { portalsOwningTokens, type Tx } from './tickets-repository.ts';
+
+/** Subject and description after redaction, and what was found in either. */
+export interface RedactedText {
+  subject: string;
+  description: string;
+  /** SHA-256 hex of each distinct Portico API token found, in order of first occurrence. */
+  tokenHashes: string[];
+  /** True when the provider app secret occurred in subject or description. */
+  appSecretFound: boolean;
+  /** True when anything was redacted (`secretRedacted` of the stored ticket). */
+  secretRedacted: boolean;
+}
+
+/** Scan a ticket's subject and description; each secret becomes `[REDACTED]`. */
+export function redactSecrets(
+  scanner: SecretScanner,
+  fields: { subject: string; description: string },
+): RedactedText {
+  const subject = scanner.scan(fields.subject);
+  const description = scanner.scan(fields.description);
+  const tokenHashes = [...new Set([...subject.apiTokenHashes, ...description.apiTokenHashes])];
+  const appSecretFound = subject.appSecretFound || description.appSecretFound;
+  return {
+    subject: subject.text,
+    description: description.text,
+    tokenHashes,
+    appSecretFound,
+    secretRedacted: tokenHashes.length > 0 || appSecretFound,
+  };
+}
+
+/** One audit event to record: the portal whose log receives it, and what it says. */
+interface RedactionNotice {
+  portalId: number;
+  reason: string;
+}
+
+const REGENERATE =
+  'regenerate it now (Regenerate token on the settings page, or `npm run cli -- token regenerate`).';
+
+/**
+ * The notices for one ticket, in recording order: per token (in `tokenHashes` order) one for
+ * this portal, plus one for the owning portal when it is another (that notice omits the ticket
+ * id, which is this portal's business); then one for the app secret.
+ *
+ * @param owners token hash → id of the portal owning that live token; absent when not live.
+ */
+function redactionNotices(input: {
+  portalId: number;
+  ticketId: string;
+  tokenHashes: readonly string[];
+  owners: ReadonlyMap<string, number>;
+  appSecretFound: boolean;
+}): RedactionNotice[] {
+  const { portalId, ticketId } = input;
+  const notices: RedactionNotice[] = [];
+  for (const hash of input.tokenHashes) {
+    const owner = input.owners.get(hash);
+    if (owner === undefined || owner === portalId) {
+      notices.push({
+        portalId,
+        reason:
+          `A Portico API token was pasted into support ticket ${ticketId} and redacted. ` +
+          (owner === undefined
+            ? 'It is no longer a live token; nothing else to do.'
+            : `It is this portal's token: ${REGENERATE}`),
+      });
+    } else {
+      // A token of another portal: that portal must regenerate; this one only learns that a
+      // token was redacted.
+      notices.push(
+        {
+          portalId,
+          reason: `A Portico API token of another portal was pasted into support ticket ${ticketId} and redacted.`,
+        },
+        {
+          portalId: owner,
+          reason:
+            "This portal's API token was found pasted into a support ticket of another portal " +
+            `and redacted: ${REGENERATE}`,
+        },
+      );
+    }
+  }
+  if (input.appSecretFound) {
+    notices.push({
+      portalId,
+      reason:
+        `The provider app secret was pasted into support ticket ${ticketId} and redacted. ` +
+        'The operator must rotate the app secret at the provider and update PROVIDER_APP_SECRET.',
+    });
+  }
+  return notices;
+}
+
+/**
+ * Record the `secret.redacted` audit events of a new ticket, in the ticket's transaction (so a
+ * rolled-back ticket leaves no event). The actor is the requesting user.
+ */
+export async function recordRedactions(
+  tx: Tx,
+  input: {
+    principal: Principal;
+    ticketId: string;
+    tokenHashes: string[];
+    appSecretFound: boolean;
+    requestId: string | undefined;
+  },
+): Promise<void> {
+  const actor: Actor = { type: 'user', id: String(input.principal.userId) };
+  const base = { actor, action: 'secret.redacted' as const, requestId: input.requestId ?? null };
+  const notices = redactionNotices({
+    portalId: input.principal.portalId,
+    ticketId: input.ticketId,
+    tokenHashes: input.tokenHashes,
+    owners: await portalsOwningTokens(tx, input.tokenHashes),
+    appSecretFound: input.appSecretFound,
+  });
+  for (const notice of notices) await recordAuditEvent(tx, { ...base, ...notice });
+}
+
+/** The warn line for a created ticket that had secrets redacted: counts and ids only. */
+export function logRedaction(
+  logger: Logger,
+  input: {
+    ticketId: string;
+    portalId: number;
+    tokenCount: number;
+    appSecretFound: boolean;
+    requestId: string | undefined;
+  },
+): void {
+  logger.warn(
+    {
+      ticketId: input.ticketId,
+      portalId: input.portalId,
+      apiTokens: input.tokenCount,
+      providerAppSecret: input.appSecretFound,
+      requestId: input.requestId,
+    },
+    input.appSecretFound
+      ? 'secret redacted from a support ticket: rotate the provider app secret'
+      : 'secret redacted from a support ticket: the owning portal must regenerate its API token',
+  );
+}
