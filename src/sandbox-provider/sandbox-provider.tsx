@@ -22,8 +22,8 @@ import type { AddressInfo } from 'node:net';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { capabilityOf } from '../partner/permissions.ts';
 import { AppsPage, DialogErrorPage, DialogPage, page, ResultPage } from './pages.tsx';
+import { permissionWords } from './permission-words.ts';
 import {
   fbtraceId,
   SandboxState,
@@ -197,7 +197,7 @@ export async function startSandboxProvider(
           state={q.state}
           configId={q.config_id}
           userId={defaultUserId}
-          permissions={names.map((name) => ({ name, description: capabilityOf(name) }))}
+          permissions={names.map((name) => ({ name, description: permissionWords(name) }))}
         />,
       );
     },
