@@ -105,7 +105,7 @@ export function isLoopbackHost(hostname: string): boolean {
 export const SANDBOX_APP_ID_PREFIX = 'sandbox';
 
 /**
- * Rules that only production enforces (DESIGN.md, security invariant 4; spec §5.3). Each entry
+ * Rules that only production enforces (docs/security.md, invariant 4). Each entry
  * is the one line start-up fails with.
  *
  * Cross-field rules: the redirect URI must be exactly `{APP_BASE_URL}/api/auth/partner/callback`
