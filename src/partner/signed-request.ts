@@ -3,8 +3,14 @@
  * `base64url(HMAC-SHA256(app_secret, payloadSegment)) "." payloadSegment`, where the payload
  * segment is `base64url(JSON)` and the HMAC covers the encoded segment, not the decoded JSON.
  *
- * Order: shape → signature (constant time) → only then parse the JSON → `algorithm` →
- * `issued_at` window → `user_id`. Nothing of the input is ever echoed in a result.
+ * Order: shape → canonical signature encoding → signature (constant time) → only then parse
+ * the JSON → `algorithm` → `issued_at` window → `user_id`. Nothing of the input is ever echoed
+ * in a result.
+ *
+ * The signature segment must be the one canonical base64url encoding of its bytes (no `=`
+ * padding, the unused low bits of the last character zero): Node's decoder accepts several
+ * spellings of the same 32 bytes, and one signature must have exactly one accepted spelling
+ * (docs/decisions.md "Hardening (harden-a)").
  *
  * @see docs/partner-connection.md "Callbacks from the provider"
  * @see https://developers.facebook.com/docs/games/gamesonfacebook/login#parsingsr
@@ -29,7 +35,14 @@ export type SignedRequestResult =
 /**
  * Verify a `signed_request`.
  *
- * @param options.nowS current Unix time in seconds; `maxAgeS` how old `issued_at` may be.
+ * @param signedRequest the form field as received: `<signature>.<payload>`, both unpadded
+ *   base64url, at most {@link SIGNED_REQUEST_MAX_LENGTH} characters.
+ * @param appSecret the provider app secret (HMAC-SHA256 key, UTF-8).
+ * @param options.nowS current Unix time in seconds; `maxAgeS` how old `issued_at` may be, in
+ *   seconds.
+ * @returns `{ ok: true, userId, issuedAt }` or `{ ok: false, reason }`; never throws.
+ *   A non-canonical signature encoding (padding, non-zero unused bits) is `malformed`.
+ * @see https://datatracker.ietf.org/doc/html/rfc4648#section-3.5 (canonical encoding)
  */
 export function verifySignedRequest(
   signedRequest: string,
@@ -44,6 +57,10 @@ export function verifySignedRequest(
   if (!SEGMENT.test(signatureSegment) || !SEGMENT.test(payloadSegment))
     return { ok: false, reason: 'malformed' };
   const signature = Buffer.from(signatureSegment, 'base64url');
+  // Re-encode and compare: refuses padding and non-zero unused bits, so a signature has one
+  // spelling. The segment is the caller's own input, so this check reveals nothing secret.
+  if (signature.toString('base64url') !== signatureSegment)
+    return { ok: false, reason: 'malformed' };
   const expected = createHmac('sha256', appSecret).update(payloadSegment, 'ascii').digest();
   if (signature.length !== expected.length || !timingSafeEqual(signature, expected))
     return { ok: false, reason: 'signature' };

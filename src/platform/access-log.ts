@@ -2,13 +2,14 @@
  * One access line per request (`request completed`: reqId, method, path without query, status,
  * response time in milliseconds) instead of Fastify's two (`incoming request` + `request
  * completed`). Failed requests keep Fastify's own `request errored` line; every other internal
- * log line of Fastify is unchanged.
+ * log line of Fastify is unchanged. The path is logged through `loggablePath`, so a token-shaped
+ * segment (`GET /api/v1/external/ptk_…`) is masked.
  *
  * Why: the log was the largest per-request cost of a cached token check (measured with
  * `npm run bench`, CPU per request). The access line's fields are fixed primitives that can
- * never hold a credential (the query string is dropped), so it is written through a child
- * logger without the redaction paths: pino's wildcard redaction walks and copies every line it
- * touches, and here it could never match anything.
+ * never hold a credential (the query string is dropped, token-shaped path segments masked), so
+ * it is written through a child logger without the redaction paths: pino's wildcard redaction
+ * walks and copies every line it touches, and here it could never match anything.
  *
  * @see ./logger.ts for the invariant that no credential reaches a log line
  */
@@ -18,7 +19,7 @@ import {
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
-import { pathOnly } from './logger.ts';
+import { loggablePath } from './logger.ts';
 
 /** Levels at which a route's access line is written (a route may log at `warn` only). */
 const LOGS_INFO = new Set(['info', 'debug', 'trace']);
@@ -45,7 +46,7 @@ export class AccessLogController extends LogController {
       {
         reqId: request.id,
         method: request.method,
-        path: pathOnly(request.url),
+        path: loggablePath(request.url),
         statusCode: reply.statusCode,
         responseTime: reply.elapsedTime,
       },

@@ -40,15 +40,68 @@ export function pathOnly(url: string): string {
   return q === -1 ? url : url.slice(0, q);
 }
 
+/** What a masked token-shaped path segment or text is replaced with. */
+export const MASK = '[REDACTED]';
+/**
+ * The API token prefix, in any case (src/accounts/api-token.ts; platform/ cannot import it).
+ * A typo'd or truncated token is still mostly secret, so the prefix alone marks one.
+ */
+const TOKEN_PREFIX_ANY_CASE = /ptk_/i;
+/** A token-shaped run in free text: the prefix and the base62 characters after it. */
+const TOKEN_IN_TEXT = /ptk_[0-9A-Za-z]*/gi;
+/** Cheap pre-check: a path without either cannot hold a token, even percent-encoded. */
+const MAY_HOLD_TOKEN = /ptk|%/i;
+
+/** Byte-wise `%XX` decoding that never throws, repeated so `%2570tk_` is seen too. */
+function lenientlyDecoded(segment: string): string {
+  let text = segment;
+  for (let round = 0; round < 3 && text.includes('%'); round++) {
+    const next = text.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) =>
+      String.fromCharCode(parseInt(hex, 16)),
+    );
+    if (next === text) break;
+    text = next;
+  }
+  return text;
+}
+
+/**
+ * The form of a request URL that may be logged: the path without its query string, with every
+ * segment that holds an API token (`ptk_…`, any case, also percent-encoded) replaced by
+ * {@link MASK}. A client that puts its token in the path (`GET /api/v1/external/ptk_…`) does
+ * not get it written to the log.
+ *
+ * @param url the request target as received (`/path?query`), in any encoding.
+ * @returns e.g. `/api/v1/external/[REDACTED]` for `/api/v1/external/ptk_…?x=1`.
+ * @see https://datatracker.ietf.org/doc/html/rfc3986#section-3.3 (path segments)
+ */
+export function loggablePath(url: string): string {
+  const path = pathOnly(url);
+  if (!MAY_HOLD_TOKEN.test(path)) return path;
+  return path
+    .split('/')
+    .map((segment) => (TOKEN_PREFIX_ANY_CASE.test(lenientlyDecoded(segment)) ? MASK : segment))
+    .join('/');
+}
+
+/**
+ * `text` with every token-shaped run (`ptk_` + base62, any case) replaced by {@link MASK}: for
+ * messages that quote a URL, such as Fastify's own "Reply was already sent … in /path".
+ */
+export function maskTokens(text: string): string {
+  return TOKEN_PREFIX_ANY_CASE.test(text) ? text.replace(TOKEN_IN_TEXT, MASK) : text;
+}
+
 /**
  * pino's error serializer, minus query parameters: a failed Drizzle query puts
  * `params: <values>` in its message (and stack), and those values can be user input or secrets.
+ * Token-shaped text is masked too ({@link maskTokens}): an error may quote the request URL.
  */
 export function serializeError(err: Error): Record<string, unknown> {
   const out = stdSerializers.err(err) as unknown as Record<string, unknown>;
   const scrub = (text: unknown) =>
     typeof text === 'string'
-      ? text.replace(/\nparams: [\s\S]*?(?=\n {4}at |$)/g, '\nparams: [REDACTED]')
+      ? maskTokens(text.replace(/\nparams: [\s\S]*?(?=\n {4}at |$)/g, '\nparams: [REDACTED]'))
       : text;
   out.message = scrub(out.message);
   out.stack = scrub(out.stack);
@@ -65,8 +118,26 @@ export function loggerOptions(level: string): LoggerOptions {
     level,
     redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
     serializers: {
-      req: (req: FastifyRequest) => ({ method: req.method, path: pathOnly(req.url) }),
+      req: (req: FastifyRequest) => ({ method: req.method, path: loggablePath(req.url) }),
       err: serializeError,
+    },
+    hooks: {
+      // String arguments (the message) may quote a URL, as Fastify's own "Route GET:/… not
+      // found" does. Objects go through the serializers above, but with no message pino copies
+      // `err.message` into `msg` unserialised (Fastify's `log.warn({ err })` for "Reply was
+      // already sent … in /…"), so that message is given explicitly, masked.
+      logMethod(args, method) {
+        const [first] = args as unknown[];
+        if (args.length === 1 && typeof first === 'object' && first !== null) {
+          const err: unknown = first instanceof Error ? first : (first as { err?: unknown }).err;
+          if (err instanceof Error && !('msg' in first)) args.push(maskTokens(err.message));
+        }
+        for (let i = 0; i < args.length; i++) {
+          const arg: unknown = args[i];
+          if (typeof arg === 'string') args[i] = maskTokens(arg);
+        }
+        method.apply(this, args);
+      },
     },
   };
 }

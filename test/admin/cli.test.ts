@@ -8,7 +8,7 @@ import { runCli, tempDataDir } from '../helpers/spawn.ts';
 describe('admin CLI', () => {
   const env = { DATA_DIR: tempDataDir() };
 
-  test('--help on every command', async () => {
+  test('--help on every command', async (t) => {
     for (const args of [
       [],
       ['portal', 'create'],
@@ -19,14 +19,15 @@ describe('admin CLI', () => {
       ['audit', 'list'],
       ['migrate'],
     ]) {
-      const res = await runCli([...args, '--help'], env);
+      const res = await runCli(t, [...args, '--help'], env);
       assert.equal(res.code, 0, args.join(' '));
       assert.match(res.stdout, /Usage:/);
     }
   });
 
-  test('portal create → user create → scopes → show → audit list', async () => {
+  test('portal create → user create → scopes → show → audit list', async (t) => {
     const created = await runCli(
+      t,
       [
         'portal',
         'create',
@@ -47,6 +48,7 @@ describe('admin CLI', () => {
     assert.match(created.stdout, /Scopes: messaging:send, crm:contacts:read/);
 
     const user = await runCli(
+      t,
       ['user', 'create', '--portal', '7001', '--email', 'agent@beta.test', '--json'],
       env,
     );
@@ -58,6 +60,7 @@ describe('admin CLI', () => {
     });
 
     const scopes = await runCli(
+      t,
       ['token', 'scopes', '--portal', '7001', '--set', 'support:tickets:read', '--json'],
       env,
     );
@@ -66,7 +69,7 @@ describe('admin CLI', () => {
       scopes: ['support:tickets:read'],
     });
 
-    const show = await runCli(['portal', 'show', '--portal', '7001', '--json'], env);
+    const show = await runCli(t, ['portal', 'show', '--portal', '7001', '--json'], env);
     const summary = JSON.parse(show.stdout);
     assert.deepEqual(
       summary.users.map((u: { email: string; isMainAdmin: boolean }) => [u.email, u.isMainAdmin]),
@@ -78,14 +81,14 @@ describe('admin CLI', () => {
     assert.deepEqual(summary.token.scopes, ['support:tickets:read']);
     assert.doesNotMatch(show.stdout, /ptk_|[0-9a-f]{64}/, 'never a token or a hash');
 
-    const audit = await runCli(['audit', 'list', '--portal', '7001', '--json'], env);
+    const audit = await runCli(t, ['audit', 'list', '--portal', '7001', '--json'], env);
     assert.deepEqual(
       JSON.parse(audit.stdout).map((e: { action: string }) => e.action),
       ['api_token.scopes_changed', 'api_token.created'],
     );
   });
 
-  test('bad input: clear message, non-zero exit, nothing changed', async () => {
+  test('bad input: clear message, non-zero exit, nothing changed', async (t) => {
     const cases: [string[], RegExp, number][] = [
       [
         [
@@ -127,17 +130,17 @@ describe('admin CLI', () => {
       [['frobnicate'], /unknown command/, 2],
     ];
     for (const [args, message, code] of cases) {
-      const res = await runCli(args, env);
+      const res = await runCli(t, args, env);
       assert.equal(res.code, code, `${args.join(' ')}: ${res.stderr}`);
       assert.match(res.stderr, message);
       assert.doesNotMatch(res.stderr, /\n\s+at /, 'no stack trace');
     }
-    const show = await runCli(['portal', 'show', '--portal', '7001', '--json'], env);
+    const show = await runCli(t, ['portal', 'show', '--portal', '7001', '--json'], env);
     assert.equal(JSON.parse(show.stdout).users.length, 2);
   });
 
-  test('a malformed configuration stops the CLI with one line naming the variable', async () => {
-    const res = await runCli(['portal', 'show', '--portal', '1'], {
+  test('a malformed configuration stops the CLI with one line naming the variable', async (t) => {
+    const res = await runCli(t, ['portal', 'show', '--portal', '1'], {
       ...env,
       DATABASE_URL: 'mysql://nope',
     });

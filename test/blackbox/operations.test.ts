@@ -21,9 +21,9 @@ for (const backend of backends()) {
   });
 }
 
-test('SIGTERM: in-flight requests finish, storage closes, exit 0, lock released', async () => {
+test('SIGTERM: in-flight requests finish, storage closes, exit 0, lock released', async (t) => {
   const dataDir = tempDataDir();
-  const server = await startServer({ DATA_DIR: dataDir });
+  const server = await startServer(t, { DATA_DIR: dataDir });
   // A burst of requests; SIGTERM lands once the first is answered, while the rest are in flight.
   const requests = Array.from({ length: 50 }, () =>
     fetch(`${server.url}/healthz`).then((r) => r.status),
@@ -44,6 +44,6 @@ test('SIGTERM: in-flight requests finish, storage closes, exit 0, lock released'
   assert.ok(statuses.some((s) => s.status === 'fulfilled' && s.value === 200));
   assert.ok(server.output.some((l) => l.includes('"stopped"') || l.includes('stopped')));
   // The data directory is free again: a new server starts on it.
-  const again = await startServer({ DATA_DIR: dataDir });
+  const again = await startServer(t, { DATA_DIR: dataDir });
   assert.equal(await again.stop('SIGINT'), 0);
 });

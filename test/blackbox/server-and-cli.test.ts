@@ -5,7 +5,13 @@
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { after, describe, test } from 'node:test';
-import { runCli, startServer, tempDataDir, type RunningServer } from '../helpers/spawn.ts';
+import {
+  runCli,
+  startServer,
+  suiteCleanup,
+  tempDataDir,
+  type RunningServer,
+} from '../helpers/spawn.ts';
 
 const VERIFY = '/api/v1/external/auth/verify';
 
@@ -14,14 +20,17 @@ describe('server + CLI on the embedded database', () => {
   let server: RunningServer;
   let token = '';
   let portalCode = '';
-  after(() => server?.stop());
+  // Servers outlive the test that starts them, so the suite's `after` stops them.
+  const suite = suiteCleanup();
+  after(() => suite.run());
 
   const verify = (headers: Record<string, string>) =>
     fetch(`${server.url}${VERIFY}`, { headers: { accept: 'application/json', ...headers } });
 
-  test('start, create a portal with the CLI (through the admin socket)', async () => {
-    server = await startServer(env);
+  test('start, create a portal with the CLI (through the admin socket)', async (t) => {
+    server = await startServer(suite, env);
     const res = await runCli(
+      t,
       ['portal', 'create', '--name', 'Acme', '--admin-email', 'admin@acme.test', '--json'],
       env,
     );
@@ -63,8 +72,8 @@ describe('server + CLI on the embedded database', () => {
     }
   });
 
-  test('regenerate: old token 401 at once, new token 200', async () => {
-    const res = await runCli(['token', 'regenerate', '--portal', portalCode, '--json'], env);
+  test('regenerate: old token 401 at once, new token 200', async (t) => {
+    const res = await runCli(t, ['token', 'regenerate', '--portal', portalCode, '--json'], env);
     assert.equal(res.code, 0, res.stderr);
     const { token: fresh } = JSON.parse(res.stdout);
     assert.equal((await verify({ authorization: token })).status, 401);
@@ -100,18 +109,18 @@ describe('server + CLI on the embedded database', () => {
     assert.ok(!all.includes(token.slice(4, 30)));
   });
 
-  test('a second server on the same data directory is refused with a clear message', async () => {
-    await assert.rejects(startServer(env, 20_000), /in use by another Portico process/);
+  test('a second server on the same data directory is refused with a clear message', async (t) => {
+    await assert.rejects(startServer(t, env), /in use by another Portico process/);
   });
 
-  test('restart keeps portals and tokens', async () => {
+  test('restart keeps portals and tokens', async (t) => {
     assert.equal(await server.stop(), 0);
     // With no server running, the CLI opens the data directory itself.
-    const show = await runCli(['portal', 'show', '--portal', portalCode, '--json'], env);
+    const show = await runCli(t, ['portal', 'show', '--portal', portalCode, '--json'], env);
     assert.equal(show.code, 0, show.stderr);
     assert.equal(JSON.parse(show.stdout).token.hint, token.slice(-4));
     assert.ok(!show.stdout.includes(token));
-    server = await startServer(env);
+    server = await startServer(suite, env);
     assert.equal((await verify({ 'x-api-key': token })).status, 200);
   });
 });

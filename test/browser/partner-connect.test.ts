@@ -6,7 +6,6 @@
  * Screenshots of every page land in test-output/screenshots/ for people to look at.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -19,6 +18,7 @@ import {
   startSandboxProvider,
   type SandboxProvider,
 } from '../../src/sandbox-provider/sandbox-provider.tsx';
+import { spawnNode, suiteCleanup, type Hookable, type Spawned } from '../helpers/spawn.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SCREENSHOTS = join(ROOT, 'test-output', 'screenshots');
@@ -45,49 +45,35 @@ async function freePort(): Promise<number> {
   });
 }
 
-/** Run the admin CLI like a person would; resolves with its stdout. */
-function cli(env: NodeJS.ProcessEnv, args: string[], stdin?: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-      cwd: ROOT,
-      env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.on('exit', (code) =>
-      code === 0 ? resolve(out) : reject(new Error(`cli ${args.join(' ')}: ${code} ${err}`)),
-    );
-    child.stdin.end(stdin ?? '');
+/** Run the admin CLI like a person would; resolves with its stdout. Killed on a deadline. */
+async function cli(
+  suite: Hookable,
+  env: NodeJS.ProcessEnv,
+  args: string[],
+  stdin?: string,
+): Promise<string> {
+  const run = spawnNode(suite, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    env,
+    input: stdin ?? '',
   });
+  const code = await run.waitForExit(`cli ${args.join(' ')} did not finish`);
+  if (code !== 0) throw new Error(`cli ${args.join(' ')}: ${code} ${run.stderr()}`);
+  return run.stdout();
 }
 
-/** Start Portico; resolves once it logs that it is serving. Output is kept for inspection. */
-function startPortico(env: NodeJS.ProcessEnv, output: string[]): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: ROOT,
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    const onData = (d: Buffer) => {
-      output.push(d.toString());
-      if (output.join('').includes('Portico is serving')) resolve(child);
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('exit', (code) => reject(new Error(`portico exited ${code}: ${output.join('')}`)));
-  });
+/** Start Portico; resolves once it logs that it is serving (with a deadline). */
+async function startPortico(suite: Hookable, env: NodeJS.ProcessEnv): Promise<Spawned> {
+  const run = spawnNode(suite, ['--import', 'tsx', 'src/main.ts'], { env });
+  await run.waitForLine(/Portico is serving/, 'Portico did not start');
+  return run;
 }
 
 describe('browser: sign in, connect, cancel, decline, disconnect, remove the app', () => {
   let sandbox: SandboxProvider;
-  let portico: ChildProcess;
   let browser: Browser;
   let appUrl: string;
-  const output: string[] = [];
+  // Every process is registered here as it is spawned, and stopped in `after` whatever happened.
+  const suite = suiteCleanup();
   const dataDir = mkdtempSync(join(tmpdir(), 'portico-browser-'));
   const email = 'owner@acme.test';
   const consoleErrors: string[] = [];
@@ -130,7 +116,7 @@ describe('browser: sign in, connect, cancel, decline, disconnect, remove the app
       PROVIDER_HEALTH_CHECK_INTERVAL_MS: '0',
       TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
     };
-    await cli(env, [
+    await cli(suite, env, [
       'portal',
       'create',
       '--name',
@@ -141,21 +127,18 @@ describe('browser: sign in, connect, cancel, decline, disconnect, remove the app
       portalCode,
     ]);
     await cli(
+      suite,
       env,
       ['user', 'set-password', '--portal', portalCode, '--email', email],
       `${PASSWORD}\n`,
     );
-    portico = await startPortico(env, output);
+    await startPortico(suite, env);
     browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
   });
 
   after(async () => {
     await browser?.close();
-    if (portico && portico.exitCode === null) {
-      const exited = new Promise((r) => portico.once('exit', r));
-      portico.kill('SIGTERM');
-      await exited;
-    }
+    await suite.run();
     await sandbox?.close();
     rmSync(dataDir, { recursive: true, force: true });
   });

@@ -1,82 +1,258 @@
 /**
- * Black-box helpers: the real server (`npm start`'s entry) and the real CLI as child processes.
+ * Black-box helpers: the real server (`src/main.ts`) and the real CLI as child processes.
+ *
+ * Every process spawned here is killed whatever happens: a `t.after` hook is registered the
+ * moment it is spawned (before anything is awaited), every wait has a deadline that kills it,
+ * and should the test runner stop this file's process (`--test-timeout` sends SIGTERM, which
+ * runs no `t.after`), the children still running are killed first. A test therefore never
+ * hangs on, or leaves behind, a process it started.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 const ROOT = join(import.meta.dirname, '..', '..');
+
+/**
+ * How long a spawned server or CLI run may take to start or finish, in milliseconds: 30 s on a
+ * 4-core machine, proportionally more on fewer cores (60 s on 2), or `PORTICO_TEST_STARTUP_MS`.
+ */
+export const STARTUP_MS =
+  Number(process.env.PORTICO_TEST_STARTUP_MS) ||
+  Math.round(30_000 * Math.max(1, 4 / availableParallelism()));
+
+/** How long a stopped process may take to exit after its signal before it is SIGKILLed. */
+const GRACE_MS = 10_000;
+
+/** What registers clean-up: a test's `t` or, for a whole suite, `{ after }` from node:test. */
+export interface Hookable {
+  after(fn: () => unknown): void;
+}
+
+/**
+ * Clean-ups of processes that outlive the test that starts them: pass it where a `t` goes and
+ * call `run` from the suite's `after` (registered in the `describe` body). node:test's global
+ * `after` cannot be used for this: called inside a test, it hooks that test.
+ */
+export function suiteCleanup(): Hookable & { run(): Promise<void> } {
+  const fns: (() => unknown)[] = [];
+  return {
+    after: (fn) => void fns.push(fn),
+    async run() {
+      for (const fn of fns.splice(0).reverse()) await fn();
+    },
+  };
+}
 
 /** A fresh temporary data directory. */
 export function tempDataDir(): string {
   return mkdtempSync(join(tmpdir(), 'portico-bb-'));
 }
 
-function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
-  // The test runner's own NODE_OPTIONS/NODE_TEST_CONTEXT must not leak into the child.
+/** The test runner's own NODE_OPTIONS/NODE_TEST_CONTEXT must not leak into a child. */
+export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const { NODE_TEST_CONTEXT: _a, NODE_OPTIONS: _b, ...rest } = process.env;
   return { ...rest, NODE_ENV: 'test', LOG_LEVEL: 'info', ...env };
 }
 
-export interface RunningServer {
-  /** `http://127.0.0.1:<port>` */
-  url: string;
+const running = new Set<ChildProcess>();
+let processHooksInstalled = false;
+
+/** Kill what is still running when this file's process ends, however it ends. */
+function installProcessHooks(): void {
+  if (processHooksInstalled) return;
+  processHooksInstalled = true;
+  const killAll = () => {
+    for (const child of running) child.kill('SIGKILL');
+  };
+  process.on('exit', killAll);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      killAll();
+      // Nobody else handles it: die of the signal as we would have without this hook.
+      if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+    });
+  }
+}
+
+/** A child process whose output is kept. */
+export interface Spawned {
   child: ChildProcess;
-  /** Every stdout/stderr line so far. */
+  /** Every stdout and stderr line so far. */
   output: string[];
-  /** SIGTERM and wait; resolves to the exit code. */
-  stop(signal?: NodeJS.Signals): Promise<number | null>;
+  /** Standard output and error as received, so far. */
+  stdout(): string;
+  stderr(): string;
+  /**
+   * Resolves to the exit code (`null` when ended by a signal or never started) once the
+   * process has exited and its output is read.
+   */
+  exited: Promise<number | null>;
+  /**
+   * Resolves with the match once an output line (past or future) matches `pattern`.
+   *
+   * @throws Error naming `what`, the deadline and the output, after killing the process, when
+   *   it exits first or nothing matches within `timeoutMs`.
+   */
+  waitForLine(pattern: RegExp, what: string, timeoutMs?: number): Promise<RegExpExecArray>;
+  /**
+   * Resolves to the exit code once the process exits by itself.
+   *
+   * @throws Error naming `what` and the output, after killing the process, when it has not
+   *   exited within `timeoutMs`.
+   */
+  waitForExit(what: string, timeoutMs?: number): Promise<number | null>;
+  /**
+   * Send `signal` (default SIGTERM), wait up to `graceMs` for the exit, then SIGKILL.
+   * Resolves to the exit code; immediately when it has already exited.
+   */
+  stop(signal?: NodeJS.Signals, graceMs?: number): Promise<number | null>;
 }
 
 /**
- * Spawn `src/main.ts` on a free port and wait until it logs that it is serving.
+ * Spawn `node <args>` (from the repository root unless `cwd` is given) and register its kill in
+ * `t.after` at once, before the caller awaits anything.
  *
- * @throws Error with the server's output when it exits before serving or within `timeoutMs`.
+ * @param options.env the whole environment of the child (see {@link childEnv}).
+ * @param options.input written to standard input, which is then closed; standard input is
+ *   ignored when absent.
  */
-export async function startServer(
-  env: Record<string, string>,
-  timeoutMs = 30_000,
-): Promise<RunningServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: ROOT,
-    env: childEnv({ HOST: '127.0.0.1', PORT: '0', ...env }),
-    stdio: ['ignore', 'pipe', 'pipe'],
+export function spawnNode(
+  t: Hookable,
+  args: string[],
+  options: { env: NodeJS.ProcessEnv; cwd?: string; input?: string },
+): Spawned {
+  installProcessHooks();
+  const child = spawn(process.execPath, args, {
+    cwd: options.cwd ?? ROOT,
+    env: options.env,
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  running.add(child);
+  let ended = false;
   const output: string[] = [];
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code) => resolve(code)),
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`server did not start:\n${output.join('\n')}`)),
-      timeoutMs,
-    );
-    for (const stream of [child.stdout, child.stderr]) {
-      createInterface({ input: stream }).on('line', (line) => {
-        output.push(line);
-        const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(line);
-        if (m) {
-          clearTimeout(timer);
-          resolve(m[1]!);
-        }
-      });
-    }
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with ${code}:\n${output.join('\n')}`));
+  const raw = { stdout: '', stderr: '' };
+  const exited = new Promise<number | null>((resolve) => {
+    child.once('close', (code) => resolve(code));
+    child.once('error', (err) => {
+      raw.stderr += `spawn failed: ${err.message}\n`;
+      output.push(`spawn failed: ${err.message}`);
+      resolve(null);
     });
   });
+  void exited.then(() => {
+    ended = true;
+    running.delete(child);
+  });
+  const watchers = new Set<(line: string) => void>();
+  for (const [name, stream] of [
+    ['stdout', child.stdout],
+    ['stderr', child.stderr],
+  ] as const) {
+    stream?.on('data', (chunk: Buffer) => (raw[name] += chunk.toString('utf8')));
+    if (stream)
+      createInterface({ input: stream }).on('line', (line) => {
+        output.push(line);
+        for (const watch of watchers) watch(line);
+      });
+  }
+  if (options.input !== undefined) child.stdin?.end(options.input);
+
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM', graceMs = GRACE_MS) => {
+    if (ended) return exited;
+    child.kill(signal);
+    const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+    try {
+      return await exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  t.after(() => stop());
+
+  /** Kill the process and describe why, with everything it wrote. */
+  const failure = (what: string, why: string) => {
+    void stop('SIGKILL');
+    return new Error(`${what}: ${why}; the process was killed. Output:\n${output.join('\n')}`);
+  };
+  const tooLong = (timeoutMs: number) =>
+    `not within ${timeoutMs} ms (${availableParallelism()} CPUs; ` +
+    'PORTICO_TEST_STARTUP_MS raises the deadline)';
+
+  const waitForLine = (pattern: RegExp, what: string, timeoutMs = STARTUP_MS) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const seen = output.map((line) => pattern.exec(line)).find((m) => m !== null);
+      if (seen) return resolve(seen);
+      const settle = (error: Error | undefined, match?: RegExpExecArray) => {
+        clearTimeout(timer);
+        watchers.delete(watch);
+        if (error) reject(error);
+        else resolve(match!);
+      };
+      const watch = (line: string) => {
+        const m = pattern.exec(line);
+        if (m) settle(undefined, m);
+      };
+      watchers.add(watch);
+      const timer = setTimeout(() => settle(failure(what, tooLong(timeoutMs))), timeoutMs);
+      // `exited` waits for the output streams to close, so every line has been seen by then.
+      void exited.then((code) => {
+        if (watchers.has(watch)) settle(failure(what, `the process exited with ${code} first`));
+      });
+    });
+
+  const waitForExit = async (what: string, timeoutMs = STARTUP_MS) => {
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(failure(what, tooLong(timeoutMs))), timeoutMs);
+    });
+    try {
+      return await Promise.race([exited, deadline]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
   return {
-    url,
     child,
     output,
-    async stop(signal = 'SIGTERM') {
-      if (child.exitCode === null) child.kill(signal);
-      return exited;
-    },
+    stdout: () => raw.stdout,
+    stderr: () => raw.stderr,
+    exited,
+    waitForLine,
+    waitForExit,
+    stop,
   };
+}
+
+export interface RunningServer extends Spawned {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+}
+
+/**
+ * Spawn `src/main.ts` (directly, as production runs it) on a free port and wait for Fastify's
+ * "Server listening at" line. The process is killed in `t.after` whatever happens.
+ *
+ * @throws Error with the server's output when it exits before listening or misses the
+ *   deadline ({@link STARTUP_MS} unless `timeoutMs` is given); it is killed first.
+ */
+export async function startServer(
+  t: Hookable,
+  env: Record<string, string>,
+  timeoutMs = STARTUP_MS,
+): Promise<RunningServer> {
+  const spawned = spawnNode(t, ['--import', 'tsx', 'src/main.ts'], {
+    env: childEnv({ HOST: '127.0.0.1', PORT: '0', ...env }),
+  });
+  const [, url] = await spawned.waitForLine(
+    /Server listening at (http:\/\/127\.0\.0\.1:\d+)/,
+    'the server did not start',
+    timeoutMs,
+  );
+  return { ...spawned, url: url! };
 }
 
 export interface CliResult {
@@ -85,24 +261,22 @@ export interface CliResult {
   stderr: string;
 }
 
-/** Run `src/cli.ts` with `args`; resolves when it exits. */
-export function runCli(
+/**
+ * Run `src/cli.ts` with `args`, `input` on standard input; resolves when it exits.
+ *
+ * @throws Error with its output when it has not exited within `timeoutMs` (it is killed).
+ */
+export async function runCli(
+  t: Hookable,
   args: string[],
   env: Record<string, string>,
   input?: string,
+  timeoutMs = STARTUP_MS,
 ): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
-      cwd: ROOT,
-      env: childEnv(env),
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    child.on('error', reject);
-    child.on('exit', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(input ?? '');
+  const run = spawnNode(t, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    env: childEnv(env),
+    input: input ?? '',
   });
+  const code = await run.waitForExit(`cli ${args.join(' ')} did not finish`, timeoutMs);
+  return { code, stdout: run.stdout(), stderr: run.stderr() };
 }

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
+import { spawnNode, type Hookable } from '../helpers/spawn.ts';
 
 const MAIN = new URL('../../src/main.ts', import.meta.url).pathname;
 
@@ -16,55 +16,45 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Run src/main.ts with `env` (and nothing from the developer's environment or .env). */
-function start(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', import.meta.resolve('tsx'), MAIN], {
+/**
+ * Run src/main.ts with `env` (and nothing from the developer's environment or .env); it is
+ * killed in `t.after` whatever happens.
+ */
+function start(t: Hookable, env: Record<string, string>) {
+  return spawnNode(t, ['--import', import.meta.resolve('tsx'), MAIN], {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
     cwd: mkdtempSync(join(tmpdir(), 'portico-cwd-')),
-    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  return { child, exited, out: () => stdout, err: () => stderr };
 }
 
 describe('npm start and the sandbox provider', () => {
   test('development without PROVIDER_APP_ID starts the sandbox and says so', async (t) => {
     const [port, sandboxPort] = [await freePort(), await freePort()];
-    const run = start({
+    const run = start(t, {
       NODE_ENV: 'development',
       PORT: String(port),
       SANDBOX_PROVIDER_PORT: String(sandboxPort),
       DATA_DIR: mkdtempSync(join(tmpdir(), 'portico-dev-')),
     });
-    t.after(() => run.child.kill('SIGKILL'));
-    for (let i = 0; !run.out().includes('Portico is serving'); i++) {
-      assert.ok(i < 600, `never started: ${run.err()}`);
-      const code = await Promise.race([run.exited, new Promise((r) => setTimeout(r, 200, 'wait'))]);
-      if (code !== 'wait') assert.fail(`exited early: ${run.err()}`);
-    }
-    assert.match(run.out(), /started the sandbox provider/);
+    await run.waitForLine(/Portico is serving/, 'the development server did not start');
+    assert.match(run.stdout(), /started the sandbox provider/);
     const res = await fetch(`http://127.0.0.1:${sandboxPort}/sandbox/apps`);
     assert.equal(res.status, 200);
     const dialog = await fetch(
       `http://127.0.0.1:${sandboxPort}/v21.0/dialog/oauth?${new URLSearchParams({
-        client_id: /"appId":"(sandbox[A-Za-z0-9]+)"/.exec(run.out())![1]!,
+        client_id: /"appId":"(sandbox[A-Za-z0-9]+)"/.exec(run.stdout())![1]!,
         redirect_uri: `http://localhost:${port}/api/auth/partner/callback`,
         response_type: 'code',
         state: 's',
       })}`,
     );
     assert.equal(dialog.status, 200, 'the sandbox knows the app and its redirect URI');
-    run.child.kill('SIGTERM');
-    assert.equal(await run.exited, 0);
+    assert.equal(await run.stop('SIGTERM'), 0);
   });
 
-  test('production pointed at the sandbox refuses to start, one line', async () => {
+  test('production pointed at the sandbox refuses to start, one line', async (t) => {
     const key = `k:${Buffer.alloc(32, 7).toString('base64')}`;
-    const run = start({
+    const run = start(t, {
       NODE_ENV: 'production',
       DATA_DIR: mkdtempSync(join(tmpdir(), 'portico-prod-')),
       APP_BASE_URL: 'https://portico.example.com',
@@ -75,10 +65,10 @@ describe('npm start and the sandbox provider', () => {
       PROVIDER_AUTHORIZATION_BASE_URL: 'https://127.0.0.1:3001',
       PROVIDER_GRAPH_BASE_URL: 'https://127.0.0.1:3001',
     });
-    assert.equal(await run.exited, 1);
-    assert.match(run.err(), /^portico: PROVIDER_AUTHORIZATION_BASE_URL: points at the sandbox/);
-    assert.equal(run.err().trim().split('\n').length, 1);
-    assert.ok(!run.err().includes('a-secret-that-is-long-enough'));
-    assert.ok(!run.out().includes('sandbox provider'));
+    assert.equal(await run.waitForExit('production did not refuse to start'), 1);
+    assert.match(run.stderr(), /^portico: PROVIDER_AUTHORIZATION_BASE_URL: points at the sandbox/);
+    assert.equal(run.stderr().trim().split('\n').length, 1);
+    assert.ok(!run.stderr().includes('a-secret-that-is-long-enough'));
+    assert.ok(!run.stdout().includes('sandbox provider'));
   });
 });

@@ -46,4 +46,27 @@ describe('signed_request verification', () => {
       );
     }
   });
+
+  test('only the canonical encoding of the signature is accepted', () => {
+    const [sig, payload] = VECTOR.split('.') as [string, string];
+    const bytes = Buffer.from(sig, 'base64url');
+    assert.equal(bytes.toString('base64url'), sig, 'the vector itself is canonical');
+    // 32 bytes = 43 characters; the last one carries 4 bits and 2 unused low bits.
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    const last = alphabet.indexOf(sig.slice(-1));
+    const respellings = [1, 2, 3].map((low) => `${sig.slice(0, -1)}${alphabet[last | low]}`);
+    const variants = [`${sig}=`, `${sig}==`, ...respellings];
+    for (const variant of variants) {
+      assert.deepEqual(
+        Buffer.from(variant, 'base64url'),
+        bytes,
+        `${variant} decodes to the same bytes`,
+      );
+      assert.deepEqual(
+        verifySignedRequest(`${variant}.${payload}`, SECRET, NOW),
+        { ok: false, reason: 'malformed' },
+        variant,
+      );
+    }
+  });
 });

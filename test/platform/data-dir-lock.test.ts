@@ -8,7 +8,7 @@ import {
   DataDirLockedError,
   LOCK_FILE,
 } from '../../src/platform/data-dir-lock.ts';
-import { tempDataDir } from '../helpers/spawn.ts';
+import { STARTUP_MS, tempDataDir } from '../helpers/spawn.ts';
 
 test('the owner holds the lock; a second opener is refused; release frees it', () => {
   const dir = tempDataDir();
@@ -25,7 +25,11 @@ test('the owner holds the lock; a second opener is refused; release frees it', (
 
 test('a stale lock of a dead process is recovered', () => {
   const dir = tempDataDir();
-  const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+  const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+    timeout: STARTUP_MS, // killed (SIGKILL) past the deadline, so the test cannot hang on it
+    killSignal: 'SIGKILL',
+  });
+  assert.equal(dead.status, 0, 'the short-lived process ran to its end');
   const deadPid = Number(dead.stdout.toString());
   writeFileSync(join(dir, LOCK_FILE), `${deadPid}\n`);
   const release = acquireDataDirLock(dir);
