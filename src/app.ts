@@ -1,6 +1,7 @@
 /**
  * buildApp: the HTTP application, as the ordered list of its registrations: Fastify's options,
- * the platform's hooks and plugins, then the features. Performs no I/O at import; `services`
+ * the platform's hooks, then the features, each in its own encapsulated context: the external
+ * API (JSON only, no cookie, form or page-header hooks) and the pages (cookies, forms, helmet). Performs no I/O at import; `services`
  * carries the open storage.
  *
  * @see docs/architecture.md
@@ -88,24 +89,11 @@ export async function buildApp({
   });
   installErrorHandlers(app);
 
-  // Plugins first (cookies, form bodies, security headers), then the features.
-  await app.register(fastifyCookie);
-  await app.register(fastifyFormbody);
-  // Security headers on every response. Referrer-Policy: no-referrer keeps the callback's
-  // query (code, state) out of any Referer header.
-  await app.register(fastifyHelmet, {
-    global: true,
-    referrerPolicy: { policy: 'no-referrer' },
-    contentSecurityPolicy: { useDefaults: false, directives: cspDirectives(config.isProduction) },
-    hsts: config.isProduction,
-  });
-
   const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL, logger) : undefined;
   if (redis) app.addHook('onClose', async () => void (await redis.quit()));
 
   // Before any route: the document is built from the routes registered after it.
   await app.register(swagger, swaggerOptions(EXTERNAL_API_PREFIX));
-  await app.register(apiReferencePage, { document: () => app.swagger() });
   await app.register(probes, { ping: () => services.storage.ping() });
 
   // The verification cache is trusted only while this listener hears token changes.
@@ -125,16 +113,32 @@ export async function buildApp({
     routes: [ticketsRoutes(services.tickets)],
   });
 
-  const sessions = createPageSessions(services.sessions, config.isProduction);
-  await app.register(webRoutes, {
-    sessions,
-    sessionTtlSeconds: config.SESSION_TTL_SECONDS,
-    accounts: services.accounts,
-    partner: services.partner,
-    recentAuditEvents: (portalId) => listAuditEvents(services.storage.db, portalId, { limit: 20 }),
+  // The pages and the provider's callbacks, in a context of their own: cookies, form bodies and
+  // the pages' security headers run their hooks on these routes only, never on an API request.
+  await app.register(async (pages) => {
+    await pages.register(fastifyCookie);
+    await pages.register(fastifyFormbody);
+    // Referrer-Policy: no-referrer keeps the callback's query (code, state) out of any Referer
+    // header.
+    await pages.register(fastifyHelmet, {
+      global: true,
+      referrerPolicy: { policy: 'no-referrer' },
+      contentSecurityPolicy: { useDefaults: false, directives: cspDirectives(config.isProduction) },
+      hsts: config.isProduction,
+    });
+    await pages.register(apiReferencePage, { document: () => app.swagger() });
+    const sessions = createPageSessions(services.sessions, config.isProduction);
+    await pages.register(webRoutes, {
+      sessions,
+      sessionTtlSeconds: config.SESSION_TTL_SECONDS,
+      accounts: services.accounts,
+      partner: services.partner,
+      recentAuditEvents: (portalId) =>
+        listAuditEvents(services.storage.db, portalId, { limit: 20 }),
+    });
+    await pages.register(authorizationRoutes, { sessions, partner: services.partner });
+    await pages.register(providerCallbacksRoutes, { partner: services.partner });
   });
-  await app.register(authorizationRoutes, { sessions, partner: services.partner });
-  await app.register(providerCallbacksRoutes, { partner: services.partner });
 
   return app;
 }

@@ -40,15 +40,8 @@ export async function externalApi(
 
   const limits = await installRateLimits(api, options.rateLimits);
 
-  // The app's security headers (CSP, frame and origin policies: helmet) are for its HTML pages.
-  // A JSON API needs only `nosniff`, and the dozen headers cost CPU on every call (profiled:
-  // bench/, docs/deployment.md#measured).
-  api.addHook('onRoute', (route) => {
-    // @fastify/helmet reads `config.helmet` on each request; its type does not declare it there.
-    route.config = { ...route.config, helmet: { skipRoute: true } } as NonNullable<
-      typeof route.config
-    >;
-  });
+  // The pages' security headers (helmet, in the pages' own context) are for HTML. A JSON API
+  // needs only `nosniff`.
   api.addHook('onSend', async (_request, reply) => {
     reply.header('x-content-type-options', 'nosniff');
   });

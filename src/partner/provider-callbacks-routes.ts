@@ -39,7 +39,7 @@ export async function providerCallbacksRoutes(
     >;
   },
 ): Promise<void> {
-  // The web half may already parse forms for the whole app; add the parser only if not.
+  // The pages' context parses forms already; add the parser where it does not (tests).
   if (!app.hasContentTypeParser('application/x-www-form-urlencoded')) await app.register(formbody);
 
   /** The provider user id of a verified request, or a 400 sent (nothing echoed). */
