@@ -7,14 +7,10 @@
 import { Option, type Command } from 'commander';
 import type { PortalSummary } from './accounts/accounts-service.ts';
 import type { AuditEvent } from './audit/audit-log.ts';
-import { adminSocketPath, sendAdminCommand } from './admin/admin-socket.ts';
-import { runCommand } from './admin/commands.ts';
+import { adminSocketPath, sendAdminCommand } from './admin/admin-client.ts';
 import { readPassword } from './cli-password.ts';
 import { parseConfig, type Config } from './config.ts';
-import { openStorage, storageTargetFor } from './db/client.ts';
 import { DataDirLockedError, liveLockOwner } from './platform/data-dir-lock.ts';
-import { createLogger } from './platform/logger.ts';
-import { createServices } from './services.ts';
 
 /** Renders a command's result for a person: the text printed, without the final newline. */
 type Printer = (result: unknown) => string;
@@ -27,21 +23,16 @@ async function execute(config: Config, name: string, args: unknown): Promise<unk
   if (!config.DATABASE_URL && liveLockOwner(config.dataDir) !== null) {
     return sendAdminCommand(adminSocketPath(config.dataDir), name, args);
   }
-  let storage;
+  // Loaded only here: a command handed to the running server needs no storage, services or
+  // migrations, and loading them is most of a CLI command's time.
+  const { runLocally } = await import('./cli-local.ts');
   try {
-    storage = await openStorage(storageTargetFor(config));
+    return await runLocally(config, name, args);
   } catch (err) {
     // A server started between our check and our open: hand the command over instead.
     if (err instanceof DataDirLockedError)
       return sendAdminCommand(adminSocketPath(config.dataDir), name, args);
     throw err;
-  }
-  try {
-    await storage.migrate();
-    const services = createServices({ config, storage, logger: createLogger('silent') });
-    return await runCommand(services, name, args);
-  } finally {
-    await storage.close();
   }
 }
 

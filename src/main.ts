@@ -11,7 +11,7 @@ import { ConfigError, loadDotEnv, parseConfig } from './config.ts';
 import { openStorage, storageTargetFor } from './db/client.ts';
 import { DataDirLockedError } from './platform/data-dir-lock.ts';
 import { KeySpecError } from './platform/keyring.ts';
-import { createLogger } from './platform/logger.ts';
+import { asyncStdout, createLogger } from './platform/logger.ts';
 import {
   startDevelopmentSandbox,
   wantsDevelopmentSandbox,
@@ -21,7 +21,7 @@ import { createServices } from './services.ts';
 async function main(): Promise<void> {
   loadDotEnv();
   let config = parseConfig();
-  const logger = createLogger(config.LOG_LEVEL);
+  const logger = createLogger(config.LOG_LEVEL, asyncStdout());
   const storage = await openStorage(storageTargetFor(config));
   const closers: (() => Promise<unknown>)[] = [() => storage.close()];
   try {
@@ -63,7 +63,9 @@ async function main(): Promise<void> {
     timer.unref();
     void closeAll(closers).then(() => {
       logger.info('stopped');
-      process.exit(0);
+      // Wait for the asynchronous log destination: the write in flight first, then the rest,
+      // in order (a synchronous flush could overtake the write in flight).
+      logger.flush(() => process.exit(0));
     });
   };
   process.once('SIGTERM', () => stop('SIGTERM'));

@@ -6,18 +6,12 @@
  * and the socket 0600, so the socket needs no credential of its own.
  */
 import { chmodSync, existsSync, unlinkSync } from 'node:fs';
-import { request } from 'node:http';
-import { join } from 'node:path';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { UsageError } from '../platform/errors.ts';
 import type { Services } from '../services.ts';
 import { runCommand } from './commands.ts';
 
-export const ADMIN_SOCKET = 'portico.sock';
-
-export function adminSocketPath(dataDir: string): string {
-  return join(dataDir, ADMIN_SOCKET);
-}
+import { adminSocketPath } from './admin-client.ts';
 
 /**
  * Start listening on `{dataDir}/portico.sock`. The caller owns the data directory lock, so a
@@ -41,55 +35,4 @@ export async function startAdminSocket(
   await admin.listen({ path });
   chmodSync(path, 0o600);
   return admin;
-}
-
-/**
- * Send a command to the server listening on `socketPath`.
- *
- * @returns the command's result.
- * @throws UsageError with the server's message when it refused the command; Error when the
- *   socket cannot be reached or answers something else.
- */
-export function sendAdminCommand(
-  socketPath: string,
-  name: string,
-  args: unknown,
-): Promise<unknown> {
-  const body = JSON.stringify(args);
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        socketPath,
-        method: 'POST',
-        path: `/commands/${encodeURIComponent(name)}`,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (c: Buffer) => chunks.push(c));
-        res.on('end', () => {
-          try {
-            const reply = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
-              ok?: boolean;
-              result?: unknown;
-              error?: string;
-              message?: string;
-            };
-            if (reply.ok) resolve(reply.result);
-            else if (res.statusCode === 400 && reply.error) reject(new UsageError(reply.error));
-            else
-              reject(
-                new Error(
-                  `The server could not run the command: ${reply.message ?? res.statusCode}`,
-                ),
-              );
-          } catch (err) {
-            reject(err instanceof Error ? err : new Error(String(err)));
-          }
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
 }

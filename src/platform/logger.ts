@@ -148,6 +148,19 @@ export function createLogger(level: string, stream?: DestinationStream): PinoLog
 }
 
 /**
+ * The server's log destination: stdout written asynchronously (pino's SonicBoom with
+ * `sync: false`), so a request never waits for a `write(2)`; lines that accumulate while a write
+ * is in flight leave in one. Nothing is lost: a clean shutdown waits for `logger.flush` (see
+ * main.ts), and pino flushes this destination synchronously when the process exits any other
+ * way (a start-up failure, an uncaught error).
+ *
+ * @see https://getpino.io/#/docs/asynchronous
+ */
+export function asyncStdout(): DestinationStream {
+  return pino.destination({ dest: 1, sync: false });
+}
+
+/**
  * The logger services receive: pino's, seen through only what services use. Services never
  * import Fastify; Fastify's logger (the same pino instance) fits this type.
  */

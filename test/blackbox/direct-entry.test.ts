@@ -8,12 +8,12 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { DockerfileParser, Env } from 'dockerfile-ast';
 import { parse as parseYaml } from 'yaml';
 import { parseConfig } from '../../src/config.ts';
-import { spawnNode, tempDataDir } from '../helpers/spawn.ts';
+import { freshBuild, spawnNode, tempDataDir } from '../helpers/spawn.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const dockerfile = DockerfileParser.parse(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
@@ -49,7 +49,9 @@ test('the image runs node directly: it serves in production, passes its HEALTHCH
   );
   assert.equal(imageEnv.NODE_ENV, 'production');
 
+  // The CMD's paths are relative to the image's WORKDIR: here, the folder of a fresh build.
   const server = spawnNode(t, cmd.slice(1), {
+    cwd: dirname(freshBuild()),
     env: {
       PATH: process.env.PATH ?? '',
       ...imageEnv,

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { childEnv, spawnNode, STARTUP_MS, tempDataDir } from '../helpers/spawn.ts';
+import { builtEntry, childEnv, spawnNode, STARTUP_MS, tempDataDir } from '../helpers/spawn.ts';
 
 const FIXTURE = join(import.meta.dirname, 'fixtures', 'hangs-with-a-child.ts');
 
@@ -31,7 +31,7 @@ async function goneWithin(pid: number, timeoutMs = 10_000): Promise<boolean> {
 }
 
 test('a server that misses its start-up deadline is killed, with a message saying so', async (t) => {
-  const server = spawnNode(t, ['--import', 'tsx', 'src/main.ts'], {
+  const server = spawnNode(t, builtEntry('main'), {
     env: childEnv({ HOST: '127.0.0.1', PORT: '0', DATA_DIR: tempDataDir() }),
   });
   const pid = server.child.pid!;

@@ -18,7 +18,13 @@ import {
   startSandboxProvider,
   type SandboxProvider,
 } from '../../src/sandbox-provider/sandbox-provider.tsx';
-import { spawnNode, suiteCleanup, type Hookable, type Spawned } from '../helpers/spawn.ts';
+import {
+  builtEntry,
+  spawnNode,
+  suiteCleanup,
+  type Hookable,
+  type Spawned,
+} from '../helpers/spawn.ts';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const SCREENSHOTS = join(ROOT, 'test-output', 'screenshots');
@@ -52,7 +58,7 @@ async function cli(
   args: string[],
   stdin?: string,
 ): Promise<string> {
-  const run = spawnNode(suite, ['--import', 'tsx', 'src/cli.ts', ...args], {
+  const run = spawnNode(suite, [...builtEntry('cli'), ...args], {
     env,
     input: stdin ?? '',
   });
@@ -63,7 +69,7 @@ async function cli(
 
 /** Start Portico; resolves once it logs that it is serving (with a deadline). */
 async function startPortico(suite: Hookable, env: NodeJS.ProcessEnv): Promise<Spawned> {
-  const run = spawnNode(suite, ['--import', 'tsx', 'src/main.ts'], { env });
+  const run = spawnNode(suite, builtEntry('main'), { env });
   await run.waitForLine(/Portico is serving/, 'Portico did not start');
   return run;
 }

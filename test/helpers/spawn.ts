@@ -7,13 +7,35 @@
  * runs no `t.after`), the children still running are killed first. A test therefore never
  * hangs on, or leaves behind, a process it started.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
 const ROOT = join(import.meta.dirname, '..', '..');
+
+let built: string | undefined;
+
+/**
+ * The `dist/` folder of a fresh build of src/ for this test process (`scripts/build.sh` into
+ * its own folder under test-output/, so concurrent test files never share or replace one), made once
+ * per process: spawned servers and CLIs run the built JavaScript, as `npm start`, the CLI and
+ * the production image do, and never a stale `dist/`.
+ */
+export function freshBuild(): string {
+  built ??= (() => {
+    const out = join(ROOT, 'test-output', `build-${process.pid}`, 'dist');
+    execFileSync('sh', [join(ROOT, 'scripts', 'build.sh'), out], { stdio: 'inherit' });
+    return out;
+  })();
+  return built;
+}
+
+/** Node's arguments that run the built server (`entry` main) or CLI (`entry` cli). */
+export function builtEntry(entry: 'main' | 'cli'): string[] {
+  return ['--enable-source-maps', join(freshBuild(), `${entry}.js`)];
+}
 
 /**
  * How long a spawned server or CLI run may take to start or finish, in milliseconds: 30 s on a
@@ -233,7 +255,7 @@ export interface RunningServer extends Spawned {
 }
 
 /**
- * Spawn `src/main.ts` (directly, as production runs it) on a free port and wait for Fastify's
+ * Spawn the built `src/main.ts` (directly, as production runs it) on a free port and wait for Fastify's
  * "Server listening at" line. The process is killed in `t.after` whatever happens.
  *
  * @throws Error with the server's output when it exits before listening or misses the
@@ -244,7 +266,7 @@ export async function startServer(
   env: Record<string, string>,
   timeoutMs = STARTUP_MS,
 ): Promise<RunningServer> {
-  const spawned = spawnNode(t, ['--import', 'tsx', 'src/main.ts'], {
+  const spawned = spawnNode(t, builtEntry('main'), {
     env: childEnv({ HOST: '127.0.0.1', PORT: '0', ...env }),
   });
   const [, url] = await spawned.waitForLine(
@@ -262,7 +284,7 @@ export interface CliResult {
 }
 
 /**
- * Run `src/cli.ts` with `args`, `input` on standard input; resolves when it exits.
+ * Run the built `src/cli.ts` with `args`, `input` on standard input; resolves when it exits.
  *
  * @throws Error with its output when it has not exited within `timeoutMs` (it is killed).
  */
@@ -273,7 +295,7 @@ export async function runCli(
   input?: string,
   timeoutMs = STARTUP_MS,
 ): Promise<CliResult> {
-  const run = spawnNode(t, ['--import', 'tsx', 'src/cli.ts', ...args], {
+  const run = spawnNode(t, [...builtEntry('cli'), ...args], {
     env: childEnv(env),
     input: input ?? '',
   });

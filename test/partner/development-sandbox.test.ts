@@ -4,9 +4,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { spawnNode, type Hookable } from '../helpers/spawn.ts';
-
-const MAIN = new URL('../../src/main.ts', import.meta.url).pathname;
+import { builtEntry, spawnNode, type Hookable } from '../helpers/spawn.ts';
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -21,7 +19,7 @@ async function freePort(): Promise<number> {
  * killed in `t.after` whatever happens.
  */
 function start(t: Hookable, env: Record<string, string>) {
-  return spawnNode(t, ['--import', import.meta.resolve('tsx'), MAIN], {
+  return spawnNode(t, builtEntry('main'), {
     env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
     cwd: mkdtempSync(join(tmpdir(), 'portico-cwd-')),
   });
