@@ -3,7 +3,9 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules', 'dist', 'data', 'bench/results', 'test-output', 'src/db/migrations'] },
+  {
+    ignores: ['node_modules', 'dist', 'data', 'bench/results', 'test-output', 'src/db/migrations'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
