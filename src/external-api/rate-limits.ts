@@ -117,7 +117,7 @@ export async function installRateLimits(
   return {
     async countFailure(request) {
       const state = await perIpFailures(request);
-      if (state.isExceeded) {
+      if (!state.isAllowed && state.isExceeded) {
         throw rateLimited(
           `Too many failed authentications from this address; retry in ${state.ttlInSeconds} seconds.`,
           state.max,
