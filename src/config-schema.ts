@@ -33,6 +33,30 @@ export const ConfigSchema = Type.Object({
     ),
   ),
   DATABASE_POOL_SIZE: Int('a pool size from 1 to 100', 1, 100, 10),
+  DATABASE_STATEMENT_TIMEOUT_MS: Int(
+    'milliseconds a PostgreSQL statement may run, 0 to leave the server setting (at most 600000)',
+    0,
+    600_000,
+    15_000,
+  ),
+  DATABASE_LOCK_TIMEOUT_MS: Int(
+    'milliseconds a PostgreSQL statement may wait for a lock, 0 to leave the server setting (at most 600000)',
+    0,
+    600_000,
+    5_000,
+  ),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: Int(
+    'milliseconds a PostgreSQL session may sit idle inside a transaction, 0 to leave the server setting (at most 3600000)',
+    0,
+    3_600_000,
+    60_000,
+  ),
+  DATABASE_CONNECT_TIMEOUT_MS: Int(
+    'milliseconds to wait for a PostgreSQL connection from the pool, from 100 to 120000',
+    100,
+    120_000,
+    5_000,
+  ),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info', description: 'one of fatal, error, warn, info, debug, trace, silent' },
