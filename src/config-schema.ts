@@ -66,6 +66,12 @@ export const ConfigSchema = Type.Object({
     { default: 'false', maxLength: 2000 },
   ),
   SHUTDOWN_TIMEOUT_MS: Int('milliseconds from 0 to 600000', 0, 600_000, 10_000),
+  CLI_SERVER_WAIT_MS: Int(
+    'milliseconds from 0 to 600000 the CLI waits for a starting server to accept commands',
+    0,
+    600_000,
+    60_000,
+  ),
   REDIS_URL: Type.Optional(
     Str('a Redis URL (redis://host:6379 or rediss://…) shared by every instance for rate limits', {
       pattern: '^rediss?://',
