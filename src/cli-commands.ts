@@ -7,7 +7,7 @@
 import { Option, type Command } from 'commander';
 import type { PortalSummary } from './accounts/accounts-service.ts';
 import type { AuditEvent } from './audit/audit-log.ts';
-import { adminSocketPath, sendAdminCommand } from './admin/admin-client.ts';
+import { sendAdminCommandWhenReady, ServerGoneError } from './admin/admin-client.ts';
 import { readPassword } from './cli-password.ts';
 import { parseConfig, type Config } from './config.ts';
 import { DataDirLockedError, liveLockOwner } from './platform/data-dir-lock.ts';
@@ -20,8 +20,18 @@ type Printer = (result: unknown) => string;
  * embedded database, else against storage opened (and migrated) here.
  */
 async function execute(config: Config, name: string, args: unknown): Promise<unknown> {
+  const viaServer = () =>
+    sendAdminCommandWhenReady(config.dataDir, name, args, {
+      timeoutMs: config.CLI_SERVER_WAIT_MS,
+      notice: (line) => process.stderr.write(`${line}\n`),
+    });
   if (!config.DATABASE_URL && liveLockOwner(config.dataDir) !== null) {
-    return sendAdminCommand(adminSocketPath(config.dataDir), name, args);
+    try {
+      return await viaServer();
+    } catch (err) {
+      // The server stopped while starting: the directory is free (or stale), open it here.
+      if (!(err instanceof ServerGoneError)) throw err;
+    }
   }
   // Loaded only here: a command handed to the running server needs no storage, services or
   // migrations, and loading them is most of a CLI command's time.
@@ -30,8 +40,7 @@ async function execute(config: Config, name: string, args: unknown): Promise<unk
     return await runLocally(config, name, args);
   } catch (err) {
     // A server started between our check and our open: hand the command over instead.
-    if (err instanceof DataDirLockedError)
-      return sendAdminCommand(adminSocketPath(config.dataDir), name, args);
+    if (err instanceof DataDirLockedError) return viaServer();
     throw err;
   }
 }

@@ -11,8 +11,6 @@ const Str = (description: string, options: object = {}) =>
   Type.String({ minLength: 1, description, ...options });
 const Int = (description: string, minimum: number, maximum: number, def: number) =>
   Type.Integer({ minimum, maximum, default: def, description });
-const Bool = (description: string, def: boolean) =>
-  Type.Boolean({ default: def, description: `true or false (${description})` });
 
 /** Every variable the service reads. `description` is the "what is expected" of the error line. */
 export const ConfigSchema = Type.Object({
@@ -35,12 +33,45 @@ export const ConfigSchema = Type.Object({
     ),
   ),
   DATABASE_POOL_SIZE: Int('a pool size from 1 to 100', 1, 100, 10),
+  DATABASE_STATEMENT_TIMEOUT_MS: Int(
+    'milliseconds a PostgreSQL statement may run, 0 to leave the server setting (at most 600000)',
+    0,
+    600_000,
+    15_000,
+  ),
+  DATABASE_LOCK_TIMEOUT_MS: Int(
+    'milliseconds a PostgreSQL statement may wait for a lock, 0 to leave the server setting (at most 600000)',
+    0,
+    600_000,
+    5_000,
+  ),
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: Int(
+    'milliseconds a PostgreSQL session may sit idle inside a transaction, 0 to leave the server setting (at most 3600000)',
+    0,
+    3_600_000,
+    60_000,
+  ),
+  DATABASE_CONNECT_TIMEOUT_MS: Int(
+    'milliseconds to wait for a PostgreSQL connection from the pool, from 100 to 120000',
+    100,
+    120_000,
+    5_000,
+  ),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
     { default: 'info', description: 'one of fatal, error, warn, info, debug, trace, silent' },
   ),
-  TRUST_PROXY: Bool('whether to trust X-Forwarded-* headers from a load balancer', false),
+  TRUST_PROXY: Str(
+    'false, or the addresses of the proxies in front of Portico (comma-separated IPs or CIDR ranges)',
+    { default: 'false', maxLength: 2000 },
+  ),
   SHUTDOWN_TIMEOUT_MS: Int('milliseconds from 0 to 600000', 0, 600_000, 10_000),
+  CLI_SERVER_WAIT_MS: Int(
+    'milliseconds from 0 to 600000 the CLI waits for a starting server to accept commands',
+    0,
+    600_000,
+    60_000,
+  ),
   REDIS_URL: Type.Optional(
     Str('a Redis URL (redis://host:6379 or rediss://…) shared by every instance for rate limits', {
       pattern: '^rediss?://',
@@ -160,7 +191,13 @@ export const ConfigSchema = Type.Object({
   SANDBOX_PROVIDER_PORT: Int('a TCP port from 0 to 65535', 0, 65535, 3001),
 });
 
-export type Config = Omit<Static<typeof ConfigSchema>, 'APP_BASE_URL'> & {
+export type Config = Omit<Static<typeof ConfigSchema>, 'APP_BASE_URL' | 'TRUST_PROXY'> & {
+  /**
+   * Which hops' `X-Forwarded-*` headers are believed, in the form Fastify's `trustProxy` takes:
+   * `false` (none) or the proxies' addresses and ranges. Never "every hop", nor a hop count.
+   * @see docs/deployment.md "Behind a load balancer"
+   */
+  TRUST_PROXY: false | string[];
   /** Public origin; defaults to `http://localhost:${PORT}` outside production. */
   APP_BASE_URL: string;
   /** Absolute path of DATA_DIR. */

@@ -6,7 +6,7 @@
  * Empty values count as unset, so `FOO=` in a `.env` file falls back to the default.
  */
 import { existsSync } from 'node:fs';
-import { isIPv4, isIPv6 } from 'node:net';
+import { isIP, isIPv4, isIPv6 } from 'node:net';
 import { isAbsolute, relative, resolve } from 'node:path';
 import type { Static, TSchema } from 'typebox';
 import { Value } from 'typebox/value';
@@ -52,6 +52,7 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = value as Static<typeof ConfigSchema>;
   const config: Config = {
     ...parsed,
+    TRUST_PROXY: parseTrustProxy(parsed.TRUST_PROXY),
     // Cross-field default: the public origin follows PORT unless set (production requires it).
     APP_BASE_URL: parsed.APP_BASE_URL ?? `http://localhost:${parsed.PORT}`,
     dataDir: resolve(parsed.DATA_DIR),
@@ -69,6 +70,46 @@ export function parseConfig(env: NodeJS.ProcessEnv = process.env): Config {
     if (problem) throw new ConfigError(problem);
   }
   return config;
+}
+
+/** Named address ranges that Fastify's `trustProxy` (proxy-addr) understands. */
+const NAMED_RANGES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function isAddressOrRange(entry: string): boolean {
+  if (NAMED_RANGES.has(entry)) return true;
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  const bits = family === 4 ? 32 : 128;
+  return /^[0-9]{1,3}$/.test(prefix) && Number(prefix) <= bits;
+}
+
+/**
+ * TRUST_PROXY: `false` (the socket's address is the client) or a comma-separated list of the
+ * proxies' addresses or CIDR ranges (also `loopback`, `linklocal`, `uniquelocal`): a request
+ * whose peer is one of them has its client address taken from the right-most
+ * `X-Forwarded-For` entry that is not a trusted proxy.
+ *
+ * @throws ConfigError for `true` (trusting every hop makes the left-most `X-Forwarded-For`
+ *   entry, which the client writes, its address) and for a hop count (Fastify refuses hop
+ *   counts since 5.12: they cannot check that the request came through the proxy at all).
+ * @see docs/decisions.md "Trusted proxies"
+ */
+export function parseTrustProxy(raw: string): false | string[] {
+  const value = raw.trim().toLowerCase();
+  if (value === 'false') return false;
+  if (value === 'true')
+    throw new ConfigError(
+      'TRUST_PROXY: true would trust every X-Forwarded-For entry, which clients can forge; set the addresses of the proxies in front of Portico (e.g. 10.0.0.0/8)',
+    );
+  if (/^[0-9]+$/.test(value))
+    throw new ConfigError(
+      'TRUST_PROXY: a hop count cannot tell a proxy from a client that forges X-Forwarded-For; set the addresses of the proxies in front of Portico (e.g. 10.0.0.0/8)',
+    );
+  const entries = value.split(',').map((e) => e.trim());
+  if (entries.every(isAddressOrRange)) return entries;
+  throw new ConfigError(`TRUST_PROXY: expected ${describe(propsOf().TRUST_PROXY)} (got "${raw}")`);
 }
 
 /** Variables whose values must never be printed, even in a config error. */

@@ -7,6 +7,8 @@
  */
 import { request } from 'node:http';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { liveLockOwner } from '../platform/data-dir-lock.ts';
 import { UsageError } from '../platform/errors.ts';
 
 /** The socket's file name inside the data directory. */
@@ -65,4 +67,62 @@ export function sendAdminCommand(
     req.on('error', reject);
     req.end(body);
   });
+}
+
+/** Connection errors that mean nobody listens on the socket yet: the command was not sent. */
+function isNotListening(err: unknown): boolean {
+  const code = (err as NodeJS.ErrnoException | null)?.code;
+  return code === 'ENOENT' || code === 'ECONNREFUSED';
+}
+
+/** The server that held the data directory stopped before it opened its admin socket. */
+export class ServerGoneError extends Error {
+  constructor(options?: ErrorOptions) {
+    super('The server holding the data directory stopped before its admin socket opened.', options);
+    this.name = 'ServerGoneError';
+  }
+}
+
+/**
+ * Send a command to the server that holds `dataDir`, waiting for its admin socket while it
+ * starts: between taking the data-directory lock and listening (migrations, the app's start)
+ * the socket is not there yet. Retries only while the connection is refused, so a command is
+ * never sent twice; says once on `notice` that it waits.
+ *
+ * @param options.timeoutMs how long to wait for the socket, in milliseconds.
+ * @returns the command's result.
+ * @throws ServerGoneError when the lock's owner died meanwhile (the caller may open the
+ *   directory itself); Error when the socket did not open within `timeoutMs`; whatever
+ *   `sendAdminCommand` throws otherwise.
+ */
+export async function sendAdminCommandWhenReady(
+  dataDir: string,
+  name: string,
+  args: unknown,
+  options: { timeoutMs: number; notice: (line: string) => void; pollMs?: number },
+): Promise<unknown> {
+  const deadline = Date.now() + options.timeoutMs;
+  let told = false;
+  for (;;) {
+    try {
+      return await sendAdminCommand(adminSocketPath(dataDir), name, args);
+    } catch (err) {
+      if (!isNotListening(err)) throw err;
+      const owner = liveLockOwner(dataDir);
+      if (owner === null) throw new ServerGoneError({ cause: err });
+      if (Date.now() >= deadline)
+        throw new Error(
+          `The server (pid ${owner}) holds ${dataDir} but did not open its admin socket within ` +
+            `${Math.round(options.timeoutMs / 1000)} s; is it stuck starting?`,
+          { cause: err },
+        );
+      if (!told) {
+        told = true;
+        options.notice(
+          `The server (pid ${owner}) is starting; waiting up to ${Math.round(options.timeoutMs / 1000)} s for it to accept commands…`,
+        );
+      }
+      await sleep(options.pollMs ?? 200);
+    }
+  }
 }

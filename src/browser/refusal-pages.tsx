@@ -43,3 +43,20 @@ export function sendNotAllowed(
     403,
   );
 }
+
+/**
+ * 503: storage did not answer in time (or at all), so nothing could be read or changed. Sent
+ * with `Retry-After` (seconds); the page names no cause (a lock, a timeout) the visitor can act
+ * on, and no detail of the failure.
+ */
+export function sendUnavailable(reply: FastifyReply, retryAfterSeconds = 30): FastifyReply {
+  reply.header('retry-after', String(retryAfterSeconds));
+  return sendPage(
+    reply,
+    <MessagePage title="Portico is not answering right now">
+      <p>Our storage is busy or unreachable, so nothing was read or changed.</p>
+      <p>Try again in a minute. If it keeps happening, tell your administrator.</p>
+    </MessagePage>,
+    503,
+  );
+}

@@ -34,9 +34,33 @@ export interface Storage {
 
 export const MIGRATIONS_FOLDER = fileURLToPath(new URL('./migrations', import.meta.url));
 
+/**
+ * Bounds on how long one PostgreSQL request may hold a pool connection, in milliseconds; 0
+ * leaves the server's (or the role's) setting alone. A statement over `statementMs` fails with
+ * SQLSTATE 57014, a lock wait over `lockMs` with 55P03, a session idle inside a transaction for
+ * `idleInTransactionMs` is ended (25P03), and waiting `connectMs` for a connection (a new one,
+ * or a free one of the pool) fails: all read as `unavailable` (platform/database-errors.ts).
+ *
+ * @see https://www.postgresql.org/docs/current/runtime-config-client.html#GUC-STATEMENT-TIMEOUT
+ */
+export interface DatabaseTimeouts {
+  statementMs: number;
+  lockMs: number;
+  idleInTransactionMs: number;
+  connectMs: number;
+}
+
+/** The defaults of the DATABASE_*_TIMEOUT_MS variables (README "Configuration"). */
+export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
+  statementMs: 15_000,
+  lockMs: 5_000,
+  idleInTransactionMs: 60_000,
+  connectMs: 5_000,
+};
+
 /** Where to store: a PostgreSQL URL, an embedded directory, or an in-memory PGlite (tests). */
 export type StorageTarget =
-  | { kind: 'postgres'; url: string; poolSize?: number }
+  | { kind: 'postgres'; url: string; poolSize?: number; timeouts?: DatabaseTimeouts }
   | { kind: 'pglite'; dataDir: string }
   | { kind: 'pglite-memory' };
 
@@ -46,7 +70,12 @@ export type StorageTarget =
  * @throws DataDirLockedError when another live process owns the data directory.
  */
 export async function openStorage(target: StorageTarget): Promise<Storage> {
-  if (target.kind === 'postgres') return openPostgres(target.url, target.poolSize ?? 10);
+  if (target.kind === 'postgres')
+    return openPostgres(
+      target.url,
+      target.poolSize ?? 10,
+      target.timeouts ?? DEFAULT_DATABASE_TIMEOUTS,
+    );
   // Loaded only when used: PGlite's module alone adds ~40 MB of resident memory, which a
   // PostgreSQL deployment should not carry.
   const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await Promise.all([
@@ -96,8 +125,20 @@ export async function openStorage(target: StorageTarget): Promise<Storage> {
 /** Arbitrary constant for the advisory lock that serialises migrations across instances. */
 const MIGRATION_LOCK_KEY = 7_468_112_001;
 
-function openPostgres(url: string, poolSize: number): Storage {
-  const pool = new pg.Pool({ connectionString: url, max: poolSize });
+function openPostgres(url: string, poolSize: number, timeouts: DatabaseTimeouts): Storage {
+  // The server-side timeouts travel as startup parameters of every pooled connection, so they
+  // hold for each statement without a round trip. (A PGlite database has one in-process
+  // connection: no other session can hold a lock it waits for.)
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    ...(timeouts.statementMs > 0 ? { statement_timeout: timeouts.statementMs } : {}),
+    ...(timeouts.lockMs > 0 ? { lock_timeout: timeouts.lockMs } : {}),
+    ...(timeouts.idleInTransactionMs > 0
+      ? { idle_in_transaction_session_timeout: timeouts.idleInTransactionMs }
+      : {}),
+    connectionTimeoutMillis: timeouts.connectMs,
+  });
   // An idle client that errors (e.g. the server restarted) must not crash the process;
   // the pool discards it and the next query opens a new connection.
   pool.on('error', () => {});
@@ -113,12 +154,16 @@ function openPostgres(url: string, poolSize: number): Storage {
     async migrate() {
       const client = await pool.connect();
       try {
+        // Waiting for another instance's migrations, and a migration itself, may take longer
+        // than a request may: lift the bounds for this session only.
+        await client.query('set statement_timeout = 0; set lock_timeout = 0');
         await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
         try {
           await migratePg(drizzlePg(client), { migrationsFolder: MIGRATIONS_FOLDER });
         } finally {
           await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
         }
+        await client.query('reset statement_timeout; reset lock_timeout');
       } finally {
         client.release();
       }
@@ -135,9 +180,23 @@ function openPostgres(url: string, poolSize: number): Storage {
 export function storageTargetFor(config: {
   DATABASE_URL?: string | undefined;
   DATABASE_POOL_SIZE: number;
+  DATABASE_STATEMENT_TIMEOUT_MS: number;
+  DATABASE_LOCK_TIMEOUT_MS: number;
+  DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: number;
+  DATABASE_CONNECT_TIMEOUT_MS: number;
   dataDir: string;
 }): StorageTarget {
   return config.DATABASE_URL
-    ? { kind: 'postgres', url: config.DATABASE_URL, poolSize: config.DATABASE_POOL_SIZE }
+    ? {
+        kind: 'postgres',
+        url: config.DATABASE_URL,
+        poolSize: config.DATABASE_POOL_SIZE,
+        timeouts: {
+          statementMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+          lockMs: config.DATABASE_LOCK_TIMEOUT_MS,
+          idleInTransactionMs: config.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+          connectMs: config.DATABASE_CONNECT_TIMEOUT_MS,
+        },
+      }
     : { kind: 'pglite', dataDir: config.dataDir };
 }

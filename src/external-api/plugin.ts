@@ -49,7 +49,8 @@ export async function externalApi(
   api.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config;
     if (config.public) return;
-    await limits.refuseFailingClient(request);
+    // The failure budget is consulted only after a failure: a valid token is never refused by
+    // the failures of others behind the same address (docs/decisions.md "Trusted proxies").
     let authenticated;
     try {
       authenticated = await authenticateToken(request.headers, options.lookupPrincipal);

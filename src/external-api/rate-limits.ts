@@ -5,7 +5,11 @@
  * - per API token: `perMinute` requests per minute, keyed by the token's SHA-256 (the token
  *   itself is never a key);
  * - per client IP, for failed authentication only: after `failuresPerMinute` 401s in a minute,
- *   that address gets 429 without its token being looked up until the window ends.
+ *   further failures from that address get 429 instead of 401 until the window ends. A valid
+ *   token is never refused by its address's failure budget: behind a load balancer (or a NAT)
+ *   many clients share one address, and one client's bad tokens must not lock out the others.
+ *   The client's address is Fastify's `request.ip`, so behind proxies it is only as good as
+ *   `TRUST_PROXY` (a hop count or the proxies' addresses, never "trust everything").
  *
  * Both windows are fixed, 60 seconds. A 429 carries `Retry-After` (seconds) and the
  * `X-RateLimit-*` headers; successful requests carry `X-RateLimit-Limit`, `-Remaining` and
@@ -33,9 +37,11 @@ export interface RateLimitSettings {
 }
 
 export interface ApiRateLimits {
-  /** Refuse (429) a client whose IP is over its failure budget. Counts nothing. */
-  refuseFailingClient(request: FastifyRequest): Promise<void>;
-  /** Count one failed authentication against the client's IP. */
+  /**
+   * Count one failed authentication against the client's IP.
+   *
+   * @throws AppError `rate_limited` (429) once the address is over its budget for the window.
+   */
   countFailure(request: FastifyRequest): Promise<void>;
   /** Count one request against the token; set the headers; refuse (429) over the limit. */
   countTokenRequest(request: FastifyRequest, reply: FastifyReply, tokenHash: string): Promise<void>;
@@ -109,20 +115,15 @@ export async function installRateLimits(
   );
 
   return {
-    async refuseFailingClient(request) {
-      const state = await perIpFailures(request, { increment: false });
-      // `remaining` is 0 once the failures in the window reached the budget.
-      if (!state.isAllowed && state.remaining === 0) {
+    async countFailure(request) {
+      const state = await perIpFailures(request);
+      if (!state.isAllowed && state.isExceeded) {
         throw rateLimited(
           `Too many failed authentications from this address; retry in ${state.ttlInSeconds} seconds.`,
           state.max,
           state.ttlInSeconds,
         );
       }
-    },
-
-    async countFailure(request) {
-      await perIpFailures(request);
     },
 
     async countTokenRequest(request, reply, tokenHash) {

@@ -8,7 +8,7 @@
  *
  * @see docs/partner-connection.md "Stored connection"
  */
-import { and, eq, isNotNull, ne, or, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { connections, users } from '../db/schema/index.ts';
 import type { Keyring, SealedValue } from '../platform/keyring.ts';
@@ -204,12 +204,19 @@ export class ConnectionsStore {
    *   deletion path).
    * @param tokenVersion only if the stored token is still this one (from `withAccessToken`):
    *   a token found dead never revokes a connection made again meanwhile.
+   * @param connectedBefore only if the connection was made before this instant (a provider
+   *   callback signed then must not revoke a later reconnection).
    * @returns true when this call revoked it (false: already inactive or never connected).
    */
   async markRevoked(
     q: Queryable,
     portalId: number,
-    input: { reason: string; eraseProviderData: boolean; tokenVersion?: string | undefined },
+    input: {
+      reason: string;
+      eraseProviderData: boolean;
+      tokenVersion?: string | undefined;
+      connectedBefore?: Date | undefined;
+    },
   ): Promise<boolean> {
     const rows = await q
       .update(connections)
@@ -237,6 +244,9 @@ export class ConnectionsStore {
           input.tokenVersion === undefined
             ? undefined
             : eq(connections.tokenCiphertext, input.tokenVersion),
+          input.connectedBefore === undefined
+            ? undefined
+            : lt(connections.connectedAt, input.connectedBefore),
         ),
       )
       .returning({ portalId: connections.portalId });

@@ -85,6 +85,7 @@ export function createPartnerService(deps: PartnerServiceDeps) {
       store,
       revokeConnection,
       appBaseUrl: config.APP_BASE_URL,
+      signedRequestMaxAgeS: config.PROVIDER_SIGNED_REQUEST_MAX_AGE_S,
     }),
     completeAuthorization: createAuthorizationCompleter({ provider, db, store, inflight, log }),
     revokeConnection,

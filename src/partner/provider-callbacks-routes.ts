@@ -2,9 +2,11 @@
  * Routes the provider calls (deauthorize, data deletion) and the data-deletion status page.
  *
  * - `POST /api/auth/partner/deauthorize`   form `signed_request`; revokes every connection of
- *   the provider user (actor provider); 200 also for an unknown user (nothing changes).
+ *   the provider user made before it was signed (actor provider); 200 also for an unknown user
+ *   and for a replay (nothing changes).
  * - `POST /api/auth/partner/data-deletion` form `signed_request`; revokes and erases; answers
- *   `{"url", "confirmation_code"}`.
+ *   `{"url", "confirmation_code"}`, the same code for a replay and while the person's earlier
+ *   request is open.
  * - `GET  /data-deletion?code=…`           human-readable status.
  *
  * A forged, malformed, stale or oversized request gets a 4xx, changes nothing and echoes
@@ -18,6 +20,7 @@ import { Type } from 'typebox';
 import { ErrorEnvelopeSchema, sendError } from '../platform/error-envelope.ts';
 import { AppError } from '../platform/errors.ts';
 import { dataDeletionPage } from './data-deletion-page.tsx';
+import type { VerifiedSignedRequest } from './data-deletion.ts';
 import type { PartnerService } from './partner-service.ts';
 import { SIGNED_REQUEST_MAX_LENGTH } from './signed-request.ts';
 
@@ -42,8 +45,8 @@ export async function providerCallbacksRoutes(
   // The pages' context parses forms already; add the parser where it does not (tests).
   if (!app.hasContentTypeParser('application/x-www-form-urlencoded')) await app.register(formbody);
 
-  /** The provider user id of a verified request, or a 400 sent (nothing echoed). */
-  function verified(request: FastifyRequest, reply: FastifyReply): string | null {
+  /** The verified request, or a 400 sent (nothing echoed). */
+  function verified(request: FastifyRequest, reply: FastifyReply): VerifiedSignedRequest | null {
     // The provider posts a form; a JSON body (parsed by the app's default parser) is refused.
     if (!/^application\/x-www-form-urlencoded\b/i.test(request.headers['content-type'] ?? '')) {
       void sendError(
@@ -54,7 +57,7 @@ export async function providerCallbacksRoutes(
     }
     const { signed_request: signedRequest } = request.body as { signed_request: string };
     const result = partner.verifySignedRequest(signedRequest);
-    if (result.ok) return result.userId;
+    if (result.ok) return result;
     request.log.warn({ reason: result.reason }, 'provider callback refused: bad signed_request');
     void sendError(reply, new AppError('invalid_request', 'The signed request is not valid.'));
     return null;
@@ -79,9 +82,16 @@ export async function providerCallbacksRoutes(
       },
     },
     async (request, reply) => {
-      const userId = verified(request, reply);
-      if (userId === null) return reply;
-      await partner.deauthorize(userId, request.id);
+      const signed = verified(request, reply);
+      if (signed === null) return reply;
+      // A replay, or a request signed before the current connection, is answered alike: the
+      // provider only needs to know it was received.
+      const outcome = await partner.deauthorize(signed, request.id);
+      if (outcome.replayed || outcome.ignored > 0)
+        request.log.info(
+          { replayed: outcome.replayed, ignored: outcome.ignored },
+          'deauthorize changed nothing for some connections',
+        );
       return { success: true as const };
     },
   );
@@ -103,9 +113,13 @@ export async function providerCallbacksRoutes(
       },
     },
     async (request, reply) => {
-      const userId = verified(request, reply);
-      if (userId === null) return reply;
-      const { url, confirmationCode } = await partner.requestDataDeletion(userId, request.id);
+      const signed = verified(request, reply);
+      if (signed === null) return reply;
+      const { url, confirmationCode, replayed } = await partner.requestDataDeletion(
+        signed,
+        request.id,
+      );
+      if (replayed) request.log.info('data deletion replayed: same confirmation code');
       return { url, confirmation_code: confirmationCode };
     },
   );

@@ -38,6 +38,11 @@ export interface RevokeOptions {
    * for paths that found a token dead, so a reconnection meanwhile is left alone.
    */
   tokenVersion?: string | undefined;
+  /**
+   * Revoke only a connection made before this instant: for a provider callback signed then, so
+   * a deauthorize signed before a reconnection never revokes it.
+   */
+  connectedBefore?: Date | undefined;
 }
 
 /**
@@ -71,6 +76,7 @@ export function createRevokeConnection(deps: {
         reason: options.reason,
         eraseProviderData: options.eraseProviderData ?? false,
         tokenVersion: options.tokenVersion,
+        connectedBefore: options.connectedBefore,
       });
       if (!changed) return false;
       await recordAuditEvent(tx, {

@@ -15,7 +15,7 @@
  * @see docs/partner-connection.md "Callbacks from the provider"
  * @see https://developers.facebook.com/docs/games/gamesonfacebook/login#parsingsr
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 
 /** Largest `signed_request` accepted, in characters (a real one is a few hundred). */
 export const SIGNED_REQUEST_MAX_LENGTH = 4096;
@@ -25,7 +25,17 @@ export const ISSUED_AT_SKEW_S = 60;
 const SEGMENT = /^[A-Za-z0-9_-]+={0,2}$/;
 
 export type SignedRequestResult =
-  | { ok: true; userId: string; issuedAt: number }
+  | {
+      ok: true;
+      userId: string;
+      /** Unix time in seconds when the provider signed it. */
+      issuedAt: number;
+      /**
+       * SHA-256 hex of the verified signature bytes: one value per signed payload, whatever
+       * its base64url spelling, to remember which requests were processed.
+       */
+      fingerprint: string;
+    }
   | {
       ok: false;
       /** For logs and tests; never shown to the caller beyond a generic 400. */
@@ -79,5 +89,6 @@ export function verifySignedRequest(
   if (issuedAt < options.nowS - options.maxAgeS) return { ok: false, reason: 'stale' };
   if (typeof userId !== 'string' || !/^[0-9A-Za-z_-]{1,64}$/.test(userId))
     return { ok: false, reason: 'user' };
-  return { ok: true, userId, issuedAt };
+  const fingerprint = createHash('sha256').update(signature).digest('hex');
+  return { ok: true, userId, issuedAt, fingerprint };
 }

@@ -47,12 +47,21 @@ const CONNECTION_ERRNOS = new Set([
   'ENOTFOUND',
 ]);
 
+/** SQLSTATEs of a statement ended by one of the pool's timeouts (db/client.ts). */
+const TIMED_OUT = new Set([
+  '57014', // query_canceled: statement_timeout
+  '55P03', // lock_not_available: lock_timeout
+  '25P03', // idle_in_transaction_session_timeout
+]);
+
 /**
  * What kind of database failure `err` is (walking Drizzle's `cause` chain):
  * - `data`: PostgreSQL refused a value (SQLSTATE class 22, e.g. a NUL byte in text, a number
  *   out of range) — the client's input;
  * - `unavailable`: the database cannot be reached (class 08, admin shutdown 57P01–57P03, a
- *   refused or lost connection, a pool timeout, a closed PGlite);
+ *   refused or lost connection, a pool timeout, a closed PGlite) or did not answer in time
+ *   (57014 query_canceled by `statement_timeout`, 55P03 lock_not_available by `lock_timeout`,
+ *   25P03 idle_in_transaction_session_timeout);
  * - null: anything else (a bug of ours).
  *
  * @see https://www.postgresql.org/docs/current/errcodes-appendix.html
@@ -62,7 +71,7 @@ export function databaseFailureKind(err: unknown): 'data' | 'unavailable' | null
     if (typeof code === 'string') {
       if (/^22[0-9A-Z]{3}$/.test(code)) return 'data';
       if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[1-3]$/.test(code)) return 'unavailable';
-      if (CONNECTION_ERRNOS.has(code)) return 'unavailable';
+      if (CONNECTION_ERRNOS.has(code) || TIMED_OUT.has(code)) return 'unavailable';
     }
     if (
       typeof message === 'string' &&

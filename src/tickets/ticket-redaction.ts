@@ -1,7 +1,8 @@
 /**
- * What happens when a new ticket contained secrets: which secrets were found (the scan itself is
- * secret-scanner.ts), the `secret.redacted` audit events that tell the right portal or the
- * operator what to do, and the one warn log line.
+ * What happens when a new ticket request carried secrets: every stored free-text field of the
+ * ticket (subject, description, category, tags) and its `Idempotency-Key` go through the one
+ * scanner (accounts/secret-scanner.ts); then the `secret.redacted` audit events that tell the
+ * right portal or the operator what to do, and the one warn log line.
  *
  * Invariant: the secret itself never leaves this module's input; events and the log line carry
  * ticket ids, portal ids and counts only.
@@ -9,38 +10,59 @@
  * @see docs/decisions.md "Tickets, OpenAPI and rate limits (issue 5)", Secret scanning
  */
 import type { Principal } from '../accounts/principal.ts';
+import { mergeFindings, type SecretScanner } from '../accounts/secret-scanner.ts';
 import { recordAuditEvent, type Actor } from '../audit/audit-log.ts';
+import { sha256Hex } from '../platform/crypto.ts';
 import type { Logger } from '../platform/logger.ts';
-import type { SecretScanner } from './secret-scanner.ts';
 import { portalsOwningTokens, type Tx } from './tickets-repository.ts';
 
-/** Subject and description after redaction, and what was found in either. */
-export interface RedactedText {
+/** The stored free-text fields of a ticket. */
+export interface TicketText {
   subject: string;
   description: string;
+  category: string | null;
+  tags: string[];
+}
+
+/** A ticket request after redaction, and what was found anywhere in it. */
+export interface RedactedTicket {
+  /** The fields to store, every secret replaced by `[REDACTED]`. */
+  text: TicketText;
+  /** The `Idempotency-Key` to store and compare (see `storedIdempotencyKey`). */
+  idempotencyKey: string | undefined;
   /** SHA-256 hex of each distinct Portico API token found, in order of first occurrence. */
   tokenHashes: string[];
-  /** True when the provider app secret occurred in subject or description. */
+  /** True when the provider app secret occurred anywhere in the request. */
   appSecretFound: boolean;
   /** True when anything was redacted (`secretRedacted` of the stored ticket). */
   secretRedacted: boolean;
 }
 
-/** Scan a ticket's subject and description; each secret becomes `[REDACTED]`. */
+/** How a key that held a secret is stored: this prefix and the SHA-256 hex of the key. */
+export const REDACTED_KEY_PREFIX = '[REDACTED]:sha256:';
+
+/**
+ * Scan a ticket request: its stored fields and its `Idempotency-Key`. A key is an identifier,
+ * compared for equality only, so a key holding a secret is stored as `[REDACTED]:sha256:` and
+ * the key's SHA-256 hex: still one stored key per sent key, with nothing of the secret in clear.
+ */
 export function redactSecrets(
   scanner: SecretScanner,
-  fields: { subject: string; description: string },
-): RedactedText {
-  const subject = scanner.scan(fields.subject);
-  const description = scanner.scan(fields.description);
-  const tokenHashes = [...new Set([...subject.apiTokenHashes, ...description.apiTokenHashes])];
-  const appSecretFound = subject.appSecretFound || description.appSecretFound;
+  text: TicketText,
+  idempotencyKey: string | undefined,
+): RedactedTicket {
+  const fields = scanner.redactFields(text);
+  const key = idempotencyKey === undefined ? undefined : scanner.scan(idempotencyKey);
+  const keyFound = key !== undefined && key.text !== idempotencyKey;
+  const findings = key ? mergeFindings(fields, key) : fields;
   return {
-    subject: subject.text,
-    description: description.text,
-    tokenHashes,
-    appSecretFound,
-    secretRedacted: tokenHashes.length > 0 || appSecretFound,
+    text: fields.fields,
+    idempotencyKey: keyFound
+      ? `${REDACTED_KEY_PREFIX}${sha256Hex(idempotencyKey!)}`
+      : idempotencyKey,
+    tokenHashes: findings.apiTokenHashes,
+    appSecretFound: findings.appSecretFound,
+    secretRedacted: fields.secretFound || keyFound,
   };
 }
 

@@ -43,8 +43,9 @@ export const TicketSchema = Type.Object(
     ),
     secretRedacted: Type.Boolean({
       description:
-        'True when an API token or the provider app secret was found in the subject or ' +
-        'description and replaced by `[REDACTED]`; regenerate that token (or rotate the secret).',
+        'True when an API token or the provider app secret was found in the request (subject, ' +
+        'description, category, tags or `Idempotency-Key`) and replaced by `[REDACTED]`; ' +
+        'regenerate that token (or rotate the secret).',
     }),
     createdAt: Type.String({ format: 'date-time', description: 'ISO 8601, UTC.' }),
     updatedAt: Type.String({ format: 'date-time', description: 'ISO 8601, UTC.' }),

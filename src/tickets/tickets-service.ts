@@ -9,15 +9,20 @@
  * @see docs/decisions.md "Tickets, OpenAPI and rate limits (issue 5)"
  */
 import type { Principal } from '../accounts/principal.ts';
+import { createSecretScanner } from '../accounts/secret-scanner.ts';
 import type { Database } from '../db/client.ts';
 import type { TICKET_PRIORITIES, TICKET_STATUSES } from '../db/schema/support-tickets.ts';
 import { randomBase62 } from '../platform/crypto.ts';
 import { AppError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
-import { createSecretScanner } from './secret-scanner.ts';
 import { decodeCursor, encodeCursor } from './ticket-cursor.ts';
 import { claimOrReplay, requestFingerprint } from './ticket-idempotency.ts';
-import { logRedaction, recordRedactions, redactSecrets } from './ticket-redaction.ts';
+import {
+  logRedaction,
+  recordRedactions,
+  redactSecrets,
+  type TicketText,
+} from './ticket-redaction.ts';
 import type { Ticket } from './ticket-schemas.ts';
 import {
   findTicket,
@@ -74,8 +79,9 @@ export interface TicketsService {
    * Create a ticket for the principal's portal, or replay the first response of an earlier
    * request with the same `Idempotency-Key`.
    *
-   * Secrets in subject and description are replaced by `[REDACTED]` before anything is stored
-   * or hashed, with one `secret.redacted` audit event per secret. With a key, the key row is
+   * Secrets in any stored field (subject, description, category, tags) are replaced by
+   * `[REDACTED]` before anything is stored or hashed, and a key holding one is stored as its
+   * digest, with one `secret.redacted` audit event per secret. With a key, the key row is
    * claimed in the ticket's transaction: a concurrent request with the same key waits, then
    * replays (or conflicts).
    *
@@ -140,12 +146,8 @@ function notFound(): AppError {
 }
 
 /** The stored fields of a new ticket: redacted text, defaults applied. */
-interface CleanTicket {
-  subject: string;
-  description: string;
+interface CleanTicket extends TicketText {
   priority: TicketPriority;
-  category: string | null;
-  tags: string[];
 }
 
 /**
@@ -212,17 +214,27 @@ export function createTicketsService({
 
   return {
     async createTicket({ principal, input, idempotencyKey, requestId }) {
-      const redaction = redactSecrets(scanner, input);
-      const clean: CleanTicket = {
-        subject: redaction.subject,
-        description: redaction.description,
-        priority: input.priority ?? 'normal',
-        category: input.category ?? null,
-        tags: input.tags ?? [],
-      };
+      const redaction = redactSecrets(
+        scanner,
+        {
+          subject: input.subject,
+          description: input.description,
+          category: input.category ?? null,
+          tags: input.tags ?? [],
+        },
+        idempotencyKey,
+      );
+      const clean: CleanTicket = { ...redaction.text, priority: input.priority ?? 'normal' };
       const requestHash = requestFingerprint('POST /support/tickets', clean);
       const result = await db.transaction((tx) =>
-        createOrReplay(tx, { principal, clean, redaction, idempotencyKey, requestHash, requestId }),
+        createOrReplay(tx, {
+          principal,
+          clean,
+          redaction,
+          idempotencyKey: redaction.idempotencyKey,
+          requestHash,
+          requestId,
+        }),
       );
       if (result.replayed) return result;
 

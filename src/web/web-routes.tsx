@@ -9,7 +9,9 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { sendUnavailable } from '../browser/refusal-pages.tsx';
 import { STYLESHEET } from '../browser/stylesheet.ts';
+import { toAppError } from '../platform/error-envelope.ts';
 import { connectionPages } from './connection-pages.tsx';
 import { settingsRoutes } from './settings-routes.tsx';
 import { signInRoutes } from './sign-in-routes.tsx';
@@ -22,6 +24,13 @@ export type { WebRoutesOptions } from './web-options.ts';
  * `/login?next=…`; every state-changing form is checked against the session's CSRF token.
  */
 export async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
+  // A person gets a page, not a JSON envelope, when storage does not answer in time (a held
+  // lock, a statement timeout, a lost database); every other error goes to the app's handler.
+  app.setErrorHandler((err, request, reply) => {
+    if (toAppError(err).code !== 'unavailable') throw err;
+    request.log.error({ err }, 'page failed: storage unavailable');
+    return sendUnavailable(reply);
+  });
   app.get(
     '/assets/portico.css',
     { schema: { response: { 200: Type.String({ description: 'The stylesheet.' }) } } },

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { sql } from 'drizzle-orm';
 import { hashApiToken } from '../../src/accounts/api-token.ts';
+import { TOKEN_CHANGE_CHANNEL } from '../../src/accounts/token-change-channel.ts';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { apiTokens } from '../../src/db/schema/index.ts';
 import { UsageError } from '../../src/platform/errors.ts';
@@ -71,6 +73,48 @@ for (const backend of backends()) {
       for (const r of results)
         if (await services.accounts.principalForTokenHash(hashApiToken(r.token))) live.push(r);
       assert.equal(live.length, 1);
+    });
+
+    test('the regenerating instance drops its own cache entry, without the notification', async (t) => {
+      // The listener must hear nothing, or its delivery would hide a missing local drop (PGlite
+      // delivers in-process before the call returns). PostgreSQL: the listening session
+      // listens in another database (notifications stay within their database); PGlite: the
+      // channel is unlistened underneath the listener. Either way the cache stays trusted.
+      const env: Record<string, string> =
+        backend.name === 'postgres' ? { DATABASE_LISTEN_URL: process.env.TEST_DATABASE_URL! } : {};
+      const { app, services } = await buildTestApp(t, backend, env);
+      if (services.storage.pglite) await services.storage.pglite.unlisten(TOKEN_CHANGE_CHANNEL);
+      assert.equal(app.tokenChangeListener.listening, true);
+      const { cache } = services.tokenVerification;
+      const p = await createPortal(services);
+      const verify = (token: string) =>
+        app.inject({ url: '/api/v1/external/auth/verify', headers: { authorization: token } });
+      assert.equal((await verify(p.token)).statusCode, 200);
+      assert.equal(cache.has(hashApiToken(p.token)), true, 'the principal is cached');
+
+      // Delivery is really off: a notification for the portal leaves the entry in place.
+      const portalId = (await cache.lookup(hashApiToken(p.token)))!.portalId;
+      await services.storage.db.execute(
+        sql`select pg_notify(${TOKEN_CHANGE_CHANNEL}, ${String(portalId)})`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal(cache.has(hashApiToken(p.token)), true, 'no notification reached the cache');
+
+      const { token: fresh } = await services.accounts.regenerateToken({
+        portalCode: p.portalCode,
+        actor: CLI_ACTOR,
+      });
+      assert.equal(cache.has(hashApiToken(p.token)), false, 'dropped before the call returned');
+      assert.equal((await verify(p.token)).statusCode, 401);
+      assert.equal((await verify(fresh)).statusCode, 200);
+
+      await services.accounts.setTokenScopes({
+        portalCode: p.portalCode,
+        scopes: ['crm:contacts:read'],
+        actor: CLI_ACTOR,
+      });
+      assert.equal(cache.has(hashApiToken(fresh)), false, 're-scoping drops it too');
+      assert.deepEqual((await verify(fresh)).json().data.scopes, ['crm:contacts:read']);
     });
   });
 }

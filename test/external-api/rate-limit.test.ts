@@ -76,8 +76,10 @@ for (const backend of backends()) {
       const limited = await from('203.0.113.7', { authorization: 'ptk_again' });
       assertRateLimited(limited, 2);
       assert.match(limited.json().error.message, /failed authentications/);
-      // While over the budget even a valid token from that address waits (no token lookups).
-      assertRateLimited(await from('203.0.113.7', { authorization: token }), 2);
+      // Over the budget, a valid token from that address is still served (others may share
+      // the address: a NAT, a load balancer); only further failures are refused.
+      assert.equal((await from('203.0.113.7', { authorization: token })).statusCode, 200);
+      assertRateLimited(await from('203.0.113.7', { authorization: 'ptk_more' }), 2);
       // Other addresses are unaffected, and successes never count.
       assert.equal((await from('198.51.100.1')).statusCode, 401);
       for (let i = 0; i < 5; i++) {
@@ -88,6 +90,52 @@ for (const backend of backends()) {
       assert.equal((await from('2001:db8::2')).statusCode, 401);
       assert.equal((await from('2001:db8::3')).statusCode, 429);
     });
+
+    test('behind a balancer without TRUST_PROXY: bad tokens from anyone never lock out a valid token', async (t) => {
+      const { app, services } = await buildTestApp(t, backend, {
+        RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '3',
+      });
+      const { token } = await createPortal(services);
+      // Every client arrives from the balancer's address; forwarded headers are not believed.
+      const viaBalancer = (authorization: string, client: string) =>
+        app.inject({
+          url: VERIFY,
+          remoteAddress: '10.0.0.5',
+          headers: { authorization, 'x-forwarded-for': client },
+        });
+      for (let i = 0; i < 3; i++) {
+        assert.equal((await viaBalancer(`ptk_bad${i}`, `198.51.100.${i}`)).statusCode, 401);
+      }
+      assertRateLimited(await viaBalancer('ptk_bad9', '198.51.100.9'), 3);
+      for (let i = 0; i < 3; i++) {
+        const res = await viaBalancer(token, '192.0.2.44');
+        assert.equal(res.statusCode, 200, res.body);
+      }
+      assertRateLimited(await viaBalancer('ptk_bad10', '198.51.100.10'), 3);
+    });
+
+    for (const trust of ['10.0.0.0/8', '10.0.0.5, 10.0.0.6']) {
+      test(`TRUST_PROXY=${trust}: the balancer-appended address counts, a forged left-most one does not`, async (t) => {
+        const { app } = await buildTestApp(t, backend, {
+          RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '2',
+          TRUST_PROXY: trust,
+        });
+        // The client writes any X-Forwarded-For it likes; the balancer appends the address it
+        // saw (203.0.113.7). Rotating the forged part must not reset the budget.
+        const attempt = (forged: string, client = '203.0.113.7') =>
+          app.inject({
+            url: VERIFY,
+            remoteAddress: '10.0.0.5',
+            headers: { authorization: 'ptk_bad', 'x-forwarded-for': `${forged}, ${client}` },
+          });
+        assert.equal((await attempt('192.0.2.1')).statusCode, 401);
+        assert.equal((await attempt('192.0.2.2')).statusCode, 401);
+        assertRateLimited(await attempt('192.0.2.3'), 2);
+        assertRateLimited(await attempt('192.0.2.4'), 2);
+        // Another client behind the same balancer has its own budget.
+        assert.equal((await attempt('192.0.2.3', '203.0.113.8')).statusCode, 401);
+      });
+    }
 
     test('Redis: two app instances share one limit', async (t) => {
       const redisUrl = process.env.TEST_REDIS_URL;

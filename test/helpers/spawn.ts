@@ -302,3 +302,66 @@ export async function runCli(
   const code = await run.waitForExit(`cli ${args.join(' ')} did not finish`, timeoutMs);
   return { code, stdout: run.stdout(), stderr: run.stderr() };
 }
+
+/** A CLI process still running: its output so far, and waits with deadlines. */
+export interface CliProcess {
+  stdout(): string;
+  stderr(): string;
+  /** Resolves when stderr matches `pattern`; rejects after `ms` with what it saw. */
+  stderrMatches(pattern: RegExp, ms: number): Promise<void>;
+  /** Resolves with the result when the CLI exits; rejects after `ms`. */
+  exited(ms: number): Promise<CliResult>;
+}
+
+/**
+ * Start `src/cli.ts` with `args` without waiting for it; killed in `t.after` whatever happened.
+ */
+export function spawnCli(
+  t: { after(fn: () => void): void },
+  args: string[],
+  env: Record<string, string>,
+): CliProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+    cwd: ROOT,
+    env: childEnv(env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.after(() => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const exit = new Promise<CliResult>((resolve) =>
+    child.on('exit', (code) => resolve({ code, stdout, stderr })),
+  );
+  const deadline = <T>(what: string, ms: number, p: Promise<T>) =>
+    Promise.race([
+      p,
+      new Promise<never>((_, reject) =>
+        setTimeout(
+          () => reject(new Error(`${what} within ${ms} ms; stderr: ${stderr}`)),
+          ms,
+        ).unref(),
+      ),
+    ]);
+  return {
+    stdout: () => stdout,
+    stderr: () => stderr,
+    stderrMatches: (pattern, ms) =>
+      deadline(
+        `CLI stderr did not match ${pattern}`,
+        ms,
+        new Promise<void>((resolve, reject) => {
+          const check = () => {
+            if (pattern.test(stderr)) resolve();
+            else if (child.exitCode !== null) reject(new Error(`CLI exited; stderr: ${stderr}`));
+            else setTimeout(check, 50);
+          };
+          check();
+        }),
+      ),
+    exited: (ms) => deadline('CLI did not exit', ms, exit),
+  };
+}

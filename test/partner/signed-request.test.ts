@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { verifySignedRequest } from '../../src/partner/signed-request.ts';
 
@@ -20,6 +21,10 @@ describe('signed_request verification', () => {
       ok: true,
       userId: '10203040',
       issuedAt: 1_700_000_000,
+      // sha256 of the decoded signature (openssl base64 -d | openssl dgst -sha256).
+      fingerprint: createHash('sha256')
+        .update(Buffer.from(VECTOR.split('.')[0]!, 'base64url'))
+        .digest('hex'),
     });
   });
 

@@ -15,12 +15,12 @@ test('defaults: development, 127.0.0.1:3000, ./data, embedded storage', () => {
 test('values are converted; empty values count as unset', () => {
   const c = parseConfig({
     PORT: '8080',
-    TRUST_PROXY: 'true',
+    TRUST_PROXY: '10.0.0.0/8',
     LOG_LEVEL: '',
     DATABASE_URL: 'postgres://u@h/db',
   });
   assert.equal(c.PORT, 8080);
-  assert.equal(c.TRUST_PROXY, true);
+  assert.deepEqual(c.TRUST_PROXY, ['10.0.0.0/8']);
   assert.equal(c.LOG_LEVEL, 'info');
   assert.equal(c.DATABASE_URL, 'postgres://u@h/db');
 });
@@ -32,7 +32,15 @@ test('a malformed value fails with one line naming the variable and what is expe
     [{ NODE_ENV: 'prod' }, 'NODE_ENV: expected one of development, production, test (got "prod")'],
     [
       { TRUST_PROXY: 'yes' },
-      'TRUST_PROXY: expected true or false (whether to trust X-Forwarded-* headers from a load balancer) (got "yes")',
+      'TRUST_PROXY: expected false, or the addresses of the proxies in front of Portico (comma-separated IPs or CIDR ranges) (got "yes")',
+    ],
+    [
+      { TRUST_PROXY: 'true' },
+      'TRUST_PROXY: true would trust every X-Forwarded-For entry, which clients can forge; set the addresses of the proxies in front of Portico (e.g. 10.0.0.0/8)',
+    ],
+    [
+      { TRUST_PROXY: '10.0.0.0/33' },
+      'TRUST_PROXY: expected false, or the addresses of the proxies in front of Portico (comma-separated IPs or CIDR ranges) (got "10.0.0.0/33")',
     ],
   ];
   for (const [env, message] of cases) {
@@ -46,6 +54,19 @@ test('a malformed value fails with one line naming the variable and what is expe
       },
     );
   }
+});
+
+test('TRUST_PROXY: off or the proxies addresses; never every hop, nor a hop count', () => {
+  assert.equal(parseConfig({}).TRUST_PROXY, false);
+  assert.equal(parseConfig({ TRUST_PROXY: 'false' }).TRUST_PROXY, false);
+  assert.throws(() => parseConfig({ TRUST_PROXY: '1' }), /hop count cannot tell/);
+  assert.deepEqual(parseConfig({ TRUST_PROXY: '10.0.0.0/8, fd00::/8,loopback' }).TRUST_PROXY, [
+    '10.0.0.0/8',
+    'fd00::/8',
+    'loopback',
+  ]);
+  assert.throws(() => parseConfig({ TRUST_PROXY: 'TRUE' }), /clients can forge/);
+  assert.throws(() => parseConfig({ TRUST_PROXY: '10.0.0.1/8/2' }), /TRUST_PROXY: expected/);
 });
 
 test('a secret variable is named but its value never echoed', () => {

@@ -88,6 +88,61 @@ for (const backend of backends()) {
       assert.ok(!(theirs[0]!.reason ?? '').includes(ticket.id), 'no cross-portal ticket id');
     });
 
+    test('category, tags and the Idempotency-Key are scanned too: nothing stored in clear', async (t) => {
+      const appSecret = `appsecret${randomBytes(16).toString('hex')}`;
+      const { app, services, logs } = await buildTestApp(t, backend, {
+        PROVIDER_APP_SECRET: appSecret,
+      });
+      const portal = await createPortal(services);
+      const other = await createPortal(services);
+      const third = await createPortal(services);
+      const key = `retry-${third.token}`;
+      const post = (idempotencyKey: string) =>
+        app.inject({
+          method: 'POST',
+          url: TICKETS,
+          headers: { authorization: portal.token, 'idempotency-key': idempotencyKey },
+          payload: {
+            subject: 'clean subject',
+            description: 'clean description',
+            category: `billing ${other.token}`,
+            // A tag is at most 50 characters: a token (53) cannot fit, the app secret can.
+            tags: ['ok', `secret=${appSecret}`],
+          },
+        });
+      const res = await post(key);
+      assert.equal(res.statusCode, 201, res.body);
+      const ticket = res.json().data;
+      assert.equal(ticket.secretRedacted, true);
+      assert.equal(ticket.category, 'billing [REDACTED]');
+      assert.deepEqual(ticket.tags, ['ok', 'secret=[REDACTED]']);
+
+      // The same key (secret and all) replays; another key is another request.
+      const replay = await post(key);
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
+      assert.equal(replay.json().data.id, ticket.id);
+      const otherKey = await post(`retry-${other.token}`);
+      assert.equal(otherKey.statusCode, 201);
+      assert.notEqual(otherKey.json().data.id, ticket.id);
+
+      const stored = await storedText(services);
+      for (const secret of [portal.token, other.token, third.token, appSecret]) {
+        assert.ok(!stored.includes(secret.slice(4, 30)), 'no secret in any stored row');
+        for (const line of logs) assert.ok(!line.includes(secret.slice(4, 30)), line);
+      }
+      // Each portal whose token leaked is told, the key's token included.
+      for (const owner of [other, third]) {
+        const told = (await listAuditEvents(services.storage.db, owner.portalId)).filter(
+          (e) => e.action === 'secret.redacted',
+        );
+        assert.ok(told.length >= 1, `portal ${owner.portalCode} is told to regenerate`);
+      }
+      const mine = (await listAuditEvents(services.storage.db, portal.portalId)).filter(
+        (e) => e.action === 'secret.redacted' && e.reason?.includes(ticket.id),
+      );
+      assert.equal(mine.length, 3, 'two other portals (category, key), the app secret (tag)');
+    });
+
     test('look-alikes are kept; nothing is flagged without a secret', async (t) => {
       const { app, services } = await buildTestApp(t, backend, {
         PROVIDER_APP_SECRET: 'the-provider-secret-value',
