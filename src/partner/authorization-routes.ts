@@ -23,6 +23,7 @@ import { cookieOptions, STATE_COOKIE_MAX_AGE_SECONDS } from '../browser/cookies.
 import { sendFormExpired } from '../browser/refusal-pages.tsx';
 import { csrfOk, redirectToLogin, type PageSessions } from '../browser/web-session.ts';
 import { randomBase64Url } from '../platform/crypto.ts';
+import { databaseErrorCode } from '../platform/database-errors.ts';
 import { authErrorLocation } from './authorization-outcome.ts';
 import { validateAuthorizationResponse } from './authorization-response.ts';
 import type { PartnerService } from './partner-service.ts';
@@ -105,7 +106,21 @@ export async function authorizationRoutes(
       attachValidation: true,
       schema: { querystring: CallbackQuery, response: { 302: Redirect } },
     },
-    async (request, reply) => callback(opts, request, reply),
+    async (request, reply) => {
+      try {
+        return await callback(opts, request, reply);
+      } catch (err) {
+        // Every failure of the callback ends on a page, never a JSON error at the redirect URI:
+        // a storage failure (reading the session, binding the state) is `storage`. The state
+        // cookie was cleared before anything could throw. Not the error object: a driver error
+        // quotes its query's parameters.
+        request.log.error(
+          { code: databaseErrorCode(err), error: err instanceof Error ? err.name : typeof err },
+          'authorization callback failed',
+        );
+        return reply.redirect(authErrorLocation('storage'), 302);
+      }
+    },
   );
 
   app.post<{ Body: Static<typeof CsrfBody> }>(
