@@ -110,6 +110,36 @@ export function createSessionStore(deps: { db: Database; ttlSeconds: number; now
     },
 
     /**
+     * Bind the OAuth state of the authorization request this session is starting (its SHA-256),
+     * replacing any earlier one: only the latest flow of a session can complete.
+     */
+    async bindOAuthState(idHash: string, state: string): Promise<void> {
+      await db
+        .update(sessions)
+        .set({ oauthStateHash: sha256Hex(state) })
+        .where(eq(sessions.idHash, idHash));
+    },
+
+    /**
+     * Use up the OAuth state bound to this session: true when `state` is the one this session's
+     * authorization request carried. Either way the binding is cleared, so a state completes at
+     * most one callback. Comparing hashes in SQL leaks nothing usable about the state.
+     *
+     * @see https://www.rfc-editor.org/rfc/rfc9700#section-2.1 (state bound to the user agent)
+     */
+    async takeOAuthState(idHash: string, state: string): Promise<boolean> {
+      const taken = await db
+        .update(sessions)
+        .set({ oauthStateHash: null })
+        .where(and(eq(sessions.idHash, idHash), eq(sessions.oauthStateHash, sha256Hex(state))))
+        .returning({ idHash: sessions.idHash });
+      if (taken.length === 0) {
+        await db.update(sessions).set({ oauthStateHash: null }).where(eq(sessions.idHash, idHash));
+      }
+      return taken.length === 1;
+    },
+
+    /**
      * Use up the consent of this session: true when one was given within
      * CONSENT_MAX_AGE_SECONDS. Either way the consent is cleared, so one confirmation starts
      * at most one authorization.

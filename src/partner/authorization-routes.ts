@@ -88,6 +88,9 @@ export async function authorizationRoutes(
         request.log.error({ err }, 'cannot build the authorization address');
         return reply.redirect(authErrorLocation('config'), 302);
       }
+      // The state is bound to this session too (its hash in the session row): a callback
+      // completes only in the session that started the flow (issue 13, item 5).
+      await sessions.store.bindOAuthState(session.idHash, state);
       reply.setCookie(
         names.state,
         state,
@@ -164,10 +167,16 @@ async function callback(
     request.log.info({ reason: response.reason, why: response.why }, 'authorization refused');
     return reply.redirect(authErrorLocation(response.reason), 302);
   }
-  // The connection belongs to the portal of the signed-in user who started the flow.
+  // 4. The connection belongs to the portal of the signed-in user who started the flow: the
+  // session must be the one the state was bound to at start (signed out and another user
+  // signed in on this browser meanwhile → refused). The validated state equals the cookie's.
   const session = await sessions.read(request);
   if (!session) {
     request.log.info('authorization callback refused: no session');
+    return reply.redirect(authErrorLocation('state'), 302);
+  }
+  if (expected === undefined || !(await sessions.store.takeOAuthState(session.idHash, expected))) {
+    request.log.info('authorization callback refused: the state belongs to another session');
     return reply.redirect(authErrorLocation('state'), 302);
   }
   // 5–6. Exchange and store; the code goes nowhere else.

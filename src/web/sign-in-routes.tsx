@@ -8,7 +8,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { cookieOptions } from '../browser/cookies.ts';
+import { clearedCookieOptions, cookieOptions } from '../browser/cookies.ts';
 import { sendFormExpired } from '../browser/refusal-pages.tsx';
 import { sendPage } from '../browser/render.ts';
 import { csrfOk, safeNext } from '../browser/web-session.ts';
@@ -110,11 +110,15 @@ export async function signInRoutes(app: FastifyInstance, opts: WebRoutesOptions)
       const session = await sessions.read(request);
       if (!session) {
         sessions.clearCookie(reply);
+        reply.clearCookie(names.state, clearedCookieOptions(isProduction));
         return reply.redirect('/login', 303);
       }
       if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
       await sessions.store.destroy(session.idHash);
       sessions.clearCookie(reply);
+      // A flow this session started ends with it (its state is bound to the session row, now
+      // gone; the cookie goes too, so nothing of it is left in the browser).
+      reply.clearCookie(names.state, clearedCookieOptions(isProduction));
       return reply.redirect('/login', 303);
     },
   );

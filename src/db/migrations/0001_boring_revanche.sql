@@ -1,0 +1,1 @@
+ALTER TABLE "sessions" ADD COLUMN "oauth_state_hash" text;
