@@ -6,7 +6,7 @@
  *
  * @see https://cheatsheetseries.owasp.org/cheatsheets/Session_Management_Cheat_Sheet.html
  */
-import { and, eq, gt, isNotNull, lt } from 'drizzle-orm';
+import { and, count, eq, gt, isNotNull, lt } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { portals, sessions, users } from '../db/schema/index.ts';
 import { randomBase64Url, sha256Hex } from '../platform/crypto.ts';
@@ -94,6 +94,15 @@ export function createSessionStore(deps: { db: Database; ttlSeconds: number; now
       const csrfSecret = randomBase64Url(32);
       await db.update(sessions).set({ csrfSecret }).where(eq(sessions.idHash, idHash));
       return csrfSecret;
+    },
+
+    /** How many live (unexpired) sessions user `userId` has, this one included. */
+    async countActive(userId: number): Promise<number> {
+      const [row] = await db
+        .select({ n: count() })
+        .from(sessions)
+        .where(and(eq(sessions.userId, userId), gt(sessions.expiresAt, new Date(now()))));
+      return row?.n ?? 0;
     },
 
     /** End a session (sign-out). Idempotent. */
