@@ -20,13 +20,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { cookieOptions, STATE_COOKIE_MAX_AGE_SECONDS } from '../browser/cookies.ts';
-import { sendFormExpired } from '../browser/refusal-pages.tsx';
+import { sendFormExpired, sendNotAllowed } from '../browser/refusal-pages.tsx';
 import { csrfOk, redirectToLogin, type PageSessions } from '../browser/web-session.ts';
 import { randomBase64Url } from '../platform/crypto.ts';
 import { databaseErrorCode } from '../platform/database-errors.ts';
 import { authErrorLocation } from './authorization-outcome.ts';
 import { validateAuthorizationResponse } from './authorization-response.ts';
 import type { PartnerService } from './partner-service.ts';
+
+/** What a user other than the main administrator is told by consent, start and disconnect. */
+export const ONLY_MAIN_ADMIN =
+  'Only the main administrator of the portal can connect or disconnect the provider account. Nothing changed.';
 
 /** Random bytes in a state value (RFC 9700 asks for enough entropy; 32 bytes = 256 bits). */
 export const STATE_BYTES = 32;
@@ -63,6 +67,7 @@ export async function authorizationRoutes(
       const session = await sessions.read(request);
       if (!session) return redirectToLogin(reply, '/connect', 303);
       if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN);
       await sessions.store.recordConsent(session.idHash);
       return reply.redirect('/api/auth/partner/start', 303);
     },
@@ -70,10 +75,11 @@ export async function authorizationRoutes(
 
   app.get(
     '/api/auth/partner/start',
-    { schema: { response: { 302: Redirect } } },
+    { schema: { response: { 302: Redirect, 403: HtmlPage } } },
     async (request, reply) => {
       const session = await sessions.read(request);
       if (!session) return reply.redirect('/connect', 302);
+      if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN);
       // Start is a GET: the recent, single-use consent is what shows that the signed-in user
       // asked for this (a link from another site cannot have posted the /connect form).
       if (!(await sessions.store.takeConsent(session.idHash))) {
@@ -133,6 +139,7 @@ export async function authorizationRoutes(
       const session = await sessions.read(request);
       if (!session) return redirectToLogin(reply, '/settings', 303);
       if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN);
       // The one revocation cleanup (issue 4): ciphertext deleted, inactive, audit record with
       // this user as the actor, outbound calls stopped. Idempotent.
       const { revoked } = await partner.revokeConnection(session.portalId, {
@@ -178,6 +185,12 @@ async function callback(
   if (expected === undefined || !(await sessions.store.takeOAuthState(session.idHash, expected))) {
     request.log.info('authorization callback refused: the state belongs to another session');
     return reply.redirect(authErrorLocation('state'), 302);
+  }
+  // Only the main administrator connects (checked at consent and start too; the session reads
+  // the user's role afresh, so a demotion meanwhile is seen here).
+  if (!session.isMainAdmin) {
+    request.log.info({ userId: session.userId }, 'authorization callback refused: not the main administrator');
+    return reply.redirect(authErrorLocation('not_admin'), 302);
   }
   // 5–6. Exchange and store; the code goes nowhere else.
   const result = await partner

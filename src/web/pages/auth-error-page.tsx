@@ -108,6 +108,20 @@ export function AuthErrorPage({
         </>
       );
       break;
+    case 'not_admin':
+      title = 'Only the main administrator can connect';
+      body = (
+        <>
+          <p>
+            Only the main administrator of this portal can connect or disconnect the provider
+            account. Nothing was connected and nothing changed.
+          </p>
+          <p>
+            <a href="/settings">Back to settings</a>
+          </p>
+        </>
+      );
+      break;
     case 'storage':
     case null:
       title = 'The connection could not be completed';

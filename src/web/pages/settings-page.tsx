@@ -104,7 +104,11 @@ export function SettingsPage(p: SettingsPageProps) {
 
       <section id="connection">
         <h2>Provider connection</h2>
-        <ConnectionPanel connection={p.connection} csrfToken={p.csrfToken} />
+        <ConnectionPanel
+          connection={p.connection}
+          csrfToken={p.csrfToken}
+          isMainAdmin={p.user.isMainAdmin}
+        />
       </section>
 
       <section id="audit">
@@ -142,12 +146,23 @@ export function SettingsPage(p: SettingsPageProps) {
   );
 }
 
+/** Shown instead of Connect and Disconnect to users other than the main administrator. */
+function OnlyMainAdmin() {
+  return (
+    <p class="muted" data-testid="connection-admin-only">
+      Only the main administrator can connect or disconnect the provider account.
+    </p>
+  );
+}
+
 function ConnectionPanel({
   connection,
   csrfToken,
+  isMainAdmin,
 }: {
   connection: ConnectionSummary | null;
   csrfToken: string;
+  isMainAdmin: boolean;
 }) {
   if (connection === null) {
     return <p class="error">The connection status cannot be read just now. Reload in a moment.</p>;
@@ -175,13 +190,17 @@ function ConnectionPanel({
         {connection.assetIds.length > 0 && (
           <p class="muted">Business assets shared: {connection.assetIds.length}.</p>
         )}
-        <form method="post" action="/api/auth/partner/disconnect">
-          <input type="hidden" name="csrf" value={csrfToken} />
-          <button type="submit" class="danger">
-            Disconnect
-          </button>
-          <span class="muted"> Deletes the stored access at once.</span>
-        </form>
+        {isMainAdmin ? (
+          <form method="post" action="/api/auth/partner/disconnect">
+            <input type="hidden" name="csrf" value={csrfToken} />
+            <button type="submit" class="danger">
+              Disconnect
+            </button>
+            <span class="muted"> Deletes the stored access at once.</span>
+          </form>
+        ) : (
+          <OnlyMainAdmin />
+        )}
       </>
     );
   }
@@ -194,11 +213,15 @@ function ConnectionPanel({
           {connection.revokeReason ? ` (${connection.revokeReason})` : ''}.
         </p>
       )}
-      <p>
-        <a class="button" href="/connect">
-          Connect
-        </a>
-      </p>
+      {isMainAdmin ? (
+        <p>
+          <a class="button" href="/connect">
+            Connect
+          </a>
+        </p>
+      ) : (
+        <OnlyMainAdmin />
+      )}
     </>
   );
 }
