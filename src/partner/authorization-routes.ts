@@ -146,6 +146,7 @@ export async function authorizationRoutes(
         actor: { type: 'user', id: String(session.userId) },
         reason: 'user disconnected',
         requestId: request.id,
+        revokeAtProvider: true,
       });
       request.log.info({ portalId: session.portalId, revoked }, 'disconnect requested by user');
       return reply.redirect(`/settings?done=${revoked ? 'disconnected' : 'not-connected'}`, 303);

@@ -165,6 +165,64 @@ export class ConnectionsStore {
   }
 
   /**
+   * The decrypted token and provider user of the portal's active connection, read inside the
+   * revocation's transaction (the row locked `FOR UPDATE` until it commits) so that the grant can
+   * be revoked at the provider after the ciphertext is deleted. Null when the connection is not
+   * active, or when another active connection (another portal) holds a grant of the same
+   * provider user: the provider's grant is per app and person, so revoking it would end that
+   * connection too.
+   *
+   * @see docs/partner-connection.md "Revocation"
+   */
+  async grantToRevoke(
+    q: Queryable,
+    portalId: number,
+  ): Promise<{ accessToken: string; providerUserId: string | null } | null> {
+    const [row] = await q
+      .select({
+        providerUserId: connections.providerUserId,
+        ciphertext: connections.tokenCiphertext,
+        iv: connections.tokenIv,
+        tag: connections.tokenTag,
+        keyId: connections.keyId,
+      })
+      .from(connections)
+      .where(and(eq(connections.portalId, portalId), eq(connections.status, 'active')))
+      .for('update');
+    if (!row?.ciphertext || !row.iv || !row.tag || !row.keyId) return null;
+    if (row.providerUserId && (await this.isGrantShared(q, row.providerUserId, portalId)))
+      return null;
+    const accessToken = this.#keyring.open(
+      { ciphertext: row.ciphertext, iv: row.iv, tag: row.tag, keyId: row.keyId },
+      portalId,
+    );
+    return { accessToken, providerUserId: row.providerUserId };
+  }
+
+  /**
+   * Whether an active connection of a portal other than `exceptPortalId` (null: of any portal)
+   * belongs to `providerUserId`: then the provider's grant is still in use.
+   */
+  async isGrantShared(
+    q: Queryable,
+    providerUserId: string,
+    exceptPortalId: number | null,
+  ): Promise<boolean> {
+    const rows = await q
+      .select({ portalId: connections.portalId })
+      .from(connections)
+      .where(
+        and(
+          eq(connections.providerUserId, providerUserId),
+          eq(connections.status, 'active'),
+          exceptPortalId === null ? undefined : ne(connections.portalId, exceptPortalId),
+        ),
+      )
+      .limit(1);
+    return rows.length > 0;
+  }
+
+  /**
    * Replace the portal's token (after a refresh) if the connection is still active and still
    * holds the token of `tokenVersion`.
    *

@@ -156,6 +156,28 @@ export function createProviderClient(options: ProviderClientOptions) {
     },
 
     /**
+     * Revoke every permission the person granted the app: `DELETE {graph}/{version}/{user-id}/permissions`
+     * with the person's token in the `Authorization` header (never in the URL). Afterwards the
+     * grant is gone at the provider and every token of that grant is dead.
+     *
+     * @param providerUserId the person's Graph id; `me` when unknown (same effect).
+     * @throws ProviderError (`dead_token` when the token is already dead: nothing left to revoke).
+     * @see https://developers.facebook.com/docs/facebook-login/guides/permissions/request-revoke#revoking
+     */
+    async revokePermissions(
+      accessToken: string,
+      providerUserId: string | null,
+      signal?: AbortSignal,
+    ): Promise<void> {
+      const node = providerUserId && /^[0-9]+$/.test(providerUserId) ? providerUserId : 'me';
+      await graphCall(options.timeoutMs, 'permissions revocation', `${base}/${node}/permissions`, {
+        bearer: accessToken,
+        method: 'DELETE',
+        ...(signal && { signal }),
+      });
+    },
+
+    /**
      * A Graph read with the user's token in the `Authorization` header, e.g. `me?fields=id`.
      * `path` is relative to `{graph}/{version}/` and must not carry a token.
      */
