@@ -129,6 +129,7 @@ export async function buildApp({
   await app.register(webRoutes, {
     sessions,
     sessionTtlSeconds: config.SESSION_TTL_SECONDS,
+    signInLimits: { redis, keyPrefix: config.REDIS_KEY_PREFIX },
     accounts: services.accounts,
     partner: services.partner,
     recentAuditEvents: (portalId) => listAuditEvents(services.storage.db, portalId, { limit: 20 }),

@@ -102,7 +102,7 @@ describe('grant revocation retries', () => {
         return;
       }
       void fetch(`${target}${req.url}`, {
-        method: req.method,
+        method: req.method ?? 'GET',
         headers: { authorization: String(req.headers.authorization ?? '') },
       }).then(async (r) => res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text()));
     });
