@@ -110,6 +110,16 @@ export function createSessionStore(deps: { db: Database; ttlSeconds: number; now
       await db.delete(sessions).where(eq(sessions.idHash, idHash));
     },
 
+    ...flowBindings(db, now),
+  };
+}
+
+/**
+ * What a session holds of a partner authorization in progress: the consent given on /connect
+ * and the hash of the OAuth state its authorization request carried.
+ */
+function flowBindings(db: Database, now: () => number) {
+  return {
     /** Record that the user confirmed the consent on /connect just now. */
     async recordConsent(idHash: string): Promise<void> {
       await db

@@ -190,7 +190,10 @@ async function callback(
   // Only the main administrator connects (checked at consent and start too; the session reads
   // the user's role afresh, so a demotion meanwhile is seen here).
   if (!session.isMainAdmin) {
-    request.log.info({ userId: session.userId }, 'authorization callback refused: not the main administrator');
+    request.log.info(
+      { userId: session.userId },
+      'authorization callback refused: not the main administrator',
+    );
     return reply.redirect(authErrorLocation('not_admin'), 302);
   }
   // 5–6. Exchange and store; the code goes nowhere else.

@@ -27,6 +27,7 @@ import { capabilitiesOf, missingPermissions } from './permissions.ts';
 import { tokenExpiry, type ProviderClient, type TokenInspection } from './provider-client.ts';
 import { ProviderError } from './provider-error.ts';
 import type { GrantRevoker } from './provider-grant-revocation.ts';
+import { isGrantShared } from './shared-grants.ts';
 
 export interface CompleteAuthorizationInput {
   portalId: number;
@@ -56,7 +57,7 @@ export interface AuthorizationCompleterDeps {
  *   `provider` for any other provider failure; `storage` when the database write fails.
  */
 export function createAuthorizationCompleter(deps: AuthorizationCompleterDeps) {
-  const { db, store, inflight, grants, log } = deps;
+  const { db, store, inflight, log } = deps;
   return async function completeAuthorization(
     input: CompleteAuthorizationInput,
   ): Promise<CompleteAuthorizationResult> {
@@ -136,13 +137,13 @@ export function createAuthorizationCompleter(deps: AuthorizationCompleterDeps) {
  * only skips the revocation (logged).
  */
 async function revokeRefusedGrant(
-  deps: Pick<AuthorizationCompleterDeps, 'db' | 'store' | 'grants' | 'log'>,
+  deps: Pick<AuthorizationCompleterDeps, 'db' | 'grants' | 'log'>,
   portalId: number,
   accessToken: string,
   providerUserId: string | null,
 ): Promise<void> {
   try {
-    if (providerUserId && (await deps.store.isGrantShared(deps.db, providerUserId, null))) {
+    if (providerUserId && (await isGrantShared(deps.db, providerUserId, null))) {
       deps.log.info({ portalId }, 'refused grant kept at the provider: a connection uses it');
       return;
     }

@@ -12,8 +12,7 @@ import { and, eq, isNotNull, ne, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { connections, users } from '../db/schema/index.ts';
 import type { Keyring, SealedValue } from '../platform/keyring.ts';
-
-/** A transaction or the database: anything that can run the store's queries. */
+import { isGrantShared } from './shared-grants.ts';
 
 /** The columns that hold a sealed token (ciphertext, IV, tag, key id). */
 function sealedColumns(sealed: SealedValue) {
@@ -164,16 +163,8 @@ export class ConnectionsStore {
     return fn(token, row.ciphertext);
   }
 
-  /**
-   * The decrypted token and provider user of the portal's active connection, read inside the
-   * revocation's transaction (the row locked `FOR UPDATE` until it commits) so that the grant can
-   * be revoked at the provider after the ciphertext is deleted. Null when the connection is not
-   * active, or when another active connection (another portal) holds a grant of the same
-   * provider user: the provider's grant is per app and person, so revoking it would end that
-   * connection too.
-   *
-   * @see docs/partner-connection.md "Revocation"
-   */
+  /** The active connection's decrypted token and provider user, row locked (revocation's
+   * transaction); null when inactive or the grant is shared with another portal. */
   async grantToRevoke(
     q: Queryable,
     portalId: number,
@@ -190,36 +181,12 @@ export class ConnectionsStore {
       .where(and(eq(connections.portalId, portalId), eq(connections.status, 'active')))
       .for('update');
     if (!row?.ciphertext || !row.iv || !row.tag || !row.keyId) return null;
-    if (row.providerUserId && (await this.isGrantShared(q, row.providerUserId, portalId)))
-      return null;
+    if (row.providerUserId && (await isGrantShared(q, row.providerUserId, portalId))) return null;
     const accessToken = this.#keyring.open(
       { ciphertext: row.ciphertext, iv: row.iv, tag: row.tag, keyId: row.keyId },
       portalId,
     );
     return { accessToken, providerUserId: row.providerUserId };
-  }
-
-  /**
-   * Whether an active connection of a portal other than `exceptPortalId` (null: of any portal)
-   * belongs to `providerUserId`: then the provider's grant is still in use.
-   */
-  async isGrantShared(
-    q: Queryable,
-    providerUserId: string,
-    exceptPortalId: number | null,
-  ): Promise<boolean> {
-    const rows = await q
-      .select({ portalId: connections.portalId })
-      .from(connections)
-      .where(
-        and(
-          eq(connections.providerUserId, providerUserId),
-          eq(connections.status, 'active'),
-          exceptPortalId === null ? undefined : ne(connections.portalId, exceptPortalId),
-        ),
-      )
-      .limit(1);
-    return rows.length > 0;
   }
 
   /**
@@ -238,10 +205,7 @@ export class ConnectionsStore {
     const sealed = this.#keyring.seal(accessToken, portalId);
     const rows = await this.#db
       .update(connections)
-      .set({
-        ...sealedColumns(sealed),
-        tokenExpiresAt,
-      })
+      .set({ ...sealedColumns(sealed), tokenExpiresAt })
       .where(
         and(
           eq(connections.portalId, portalId),
@@ -367,9 +331,7 @@ export class ConnectionsStore {
       const sealed = this.#keyring.seal(token, row.portalId);
       const updated = await this.#db
         .update(connections)
-        .set({
-          ...sealedColumns(sealed),
-        })
+        .set({ ...sealedColumns(sealed) })
         .where(
           and(
             eq(connections.portalId, row.portalId),

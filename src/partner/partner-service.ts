@@ -56,7 +56,8 @@ export interface PartnerServiceDeps {
   grantRevocationRetryDelaysMs?: readonly number[];
 }
 
-export function createPartnerService(deps: PartnerServiceDeps) {
+/** The modules of this folder, wired once over the storage and the provider settings. */
+function createInternals(deps: PartnerServiceDeps) {
   const { config, db, keyring } = deps;
   const log = deps.logger.child({ component: 'partner' });
   const settings = providerSettings(config);
@@ -86,7 +87,24 @@ export function createPartnerService(deps: PartnerServiceDeps) {
     revokeConnection,
     inflight,
   });
+  return {
+    log,
+    settings,
+    provider,
+    store,
+    inflight,
+    grants,
+    revokeConnection,
+    withProvider,
+    healthChecker,
+  };
+}
 
+export function createPartnerService(deps: PartnerServiceDeps) {
+  const { config, db, keyring } = deps;
+  const internals = createInternals(deps);
+  const { log, settings, provider, store, inflight, grants } = internals;
+  const { revokeConnection, withProvider, healthChecker } = internals;
   return {
     ...createProviderPersonCallbacks({
       db,

@@ -156,13 +156,9 @@ export function createProviderClient(options: ProviderClientOptions) {
     },
 
     /**
-     * Revoke every permission the person granted the app: `DELETE {graph}/{version}/{user-id}/permissions`
-     * with the person's token in the `Authorization` header (never in the URL). Afterwards the
-     * grant is gone at the provider and every token of that grant is dead.
-     *
-     * @param providerUserId the person's Graph id; `me` when unknown (same effect).
-     * @throws ProviderError (`dead_token` when the token is already dead: nothing left to revoke).
-     * @see https://developers.facebook.com/docs/facebook-login/guides/permissions/request-revoke#revoking
+     * Revoke the person's whole grant: `DELETE /{user-id}/permissions` (`me` when the id is
+     * unknown), the token in the `Authorization` header. @throws ProviderError (`dead_token`:
+     * already dead). @see https://developers.facebook.com/docs/facebook-login/guides/permissions/request-revoke#revoking
      */
     async revokePermissions(
       accessToken: string,

@@ -14,7 +14,6 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../platform/logger.ts';
-import { logProviderFailure } from './outbound-calls.ts';
 import type { ProviderClient } from './provider-client.ts';
 import { ProviderError } from './provider-error.ts';
 
@@ -27,6 +26,17 @@ export interface GrantToRevoke {
   accessToken: string;
   /** Null when unknown: the call then names `me`. */
   providerUserId: string | null;
+}
+
+/** Log a failed attempt: the kind, Graph codes and trace id, or the error's class; no token. */
+function logFailure(log: Logger, err: unknown, portalId: number): void {
+  if (err instanceof ProviderError)
+    log.warn({ portalId, ...err.logFields() }, `grant revocation: ${err.message}`);
+  else
+    log.error(
+      { portalId, error: err instanceof Error ? err.name : typeof err },
+      'grant revocation failed',
+    );
 }
 
 export interface GrantRevoker {
@@ -65,7 +75,7 @@ export function createGrantRevoker(deps: {
           log.info({ portalId: grant.portalId }, 'grant revocation: the token was already dead');
           return;
         }
-        logProviderFailure(log, 'grant revocation at the provider', err, grant.portalId);
+        logFailure(log, err, grant.portalId);
         const retryable = err instanceof ProviderError && err.kind === 'unavailable';
         const wait = delays[i];
         if (!retryable || wait === undefined || signal.aborted) {
@@ -85,7 +95,7 @@ export function createGrantRevoker(deps: {
   return {
     revoke(grant) {
       const task: Promise<void> = attempt(grant, shutdown.signal)
-        .catch((err: unknown) => logProviderFailure(log, 'grant revocation', err, grant.portalId))
+        .catch((err: unknown) => logFailure(log, err, grant.portalId))
         .finally(() => running.delete(task));
       running.add(task);
     },

@@ -52,7 +52,8 @@ const CONNECTION_ERRNOS = new Set([
  * exception), 28 (invalid authorization), 53 (insufficient resources), and 55000, 57P01–57P05,
  * 3D000.
  */
-const CANNOT_SERVE_SQLSTATE = /^(?:08[0-9A-Z]{3}|28[0-9A-Z]{3}|53[0-9A-Z]{3}|55000|57P0[1-5]|3D000)$/;
+const CANNOT_SERVE_SQLSTATE =
+  /^(?:08[0-9A-Z]{3}|28[0-9A-Z]{3}|53[0-9A-Z]{3}|55000|57P0[1-5]|3D000)$/;
 
 /**
  * What kind of database failure `err` is (walking Drizzle's `cause` chain):

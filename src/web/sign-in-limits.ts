@@ -49,7 +49,12 @@ const MINUTE_MS = 60_000;
 /** The tiers of the table above. */
 export const SIGN_IN_TIERS: readonly Tier[] = [
   { name: 'account-address', max: 5, windowMs: MINUTE_MS, key: (k) => `${k.account}:${k.address}` },
-  { name: 'account-address-long', max: 15, windowMs: 15 * MINUTE_MS, key: (k) => `${k.account}:${k.address}` },
+  {
+    name: 'account-address-long',
+    max: 15,
+    windowMs: 15 * MINUTE_MS,
+    key: (k) => `${k.account}:${k.address}`,
+  },
   { name: 'address', max: 10, windowMs: MINUTE_MS, key: (k) => k.address },
   { name: 'address-long', max: 50, windowMs: 15 * MINUTE_MS, key: (k) => k.address },
   { name: 'account', max: 20, windowMs: MINUTE_MS, key: (k) => k.account },

@@ -80,7 +80,10 @@ for (const backend of backends()) {
       assert.notEqual(again.state, second.state);
       const ok = await browser.get(callbackUrl({ code: allow(flow), state: again.state }));
       assertRedirect(ok, '/authorized');
-      assert.equal((await flow.services.partner.connectionSummary(portal.portalId)).status, 'active');
+      assert.equal(
+        (await flow.services.partner.connectionSummary(portal.portalId)).status,
+        'active',
+      );
     });
   });
 
@@ -104,7 +107,11 @@ for (const backend of backends()) {
       const { browser } = await signedInBrowser(flow);
       const { state } = await startAuthorization(browser);
       await flow.services.storage.db.execute(sql`alter table sessions rename to sessions_gone`);
-      t.after(() => flow.services.storage.db.execute(sql`alter table sessions_gone rename to sessions`).catch(() => {}));
+      t.after(() =>
+        flow.services.storage.db
+          .execute(sql`alter table sessions_gone rename to sessions`)
+          .catch(() => {}),
+      );
       const res = await browser.get(callbackUrl({ code: allow(flow), state }));
       assertRedirect(res, '/auth-error?reason=storage');
       assert.ok(!res.body.includes('"error"'));

@@ -53,7 +53,10 @@ for (const backend of backends()) {
       const page = await browser.get('/settings');
       const res = await browser.post('/api/auth/partner/disconnect', { csrf: csrfOf(page.body) });
       assert.equal(res.headers.location, '/settings?done=disconnected');
-      assert.equal((await flow.services.partner.connectionSummary(portal.portalId)).status, 'inactive');
+      assert.equal(
+        (await flow.services.partner.connectionSummary(portal.portalId)).status,
+        'inactive',
+      );
       await settled(flow);
       assert.equal(flow.sandbox.hasGrant(flow.appId, PERSON), false, 'grant gone at the provider');
       assert.deepEqual(flow.sandbox.tokensOf(flow.appId, PERSON), [], 'no live token left');
@@ -93,7 +96,11 @@ for (const backend of backends()) {
 
 describe('grant revocation retries', () => {
   /** A gate in front of the sandbox that answers 503 to the first `failures` requests. */
-  async function flakyGate(t: { after: (fn: () => unknown) => void }, target: string, failures: number) {
+  async function flakyGate(
+    t: { after: (fn: () => unknown) => void },
+    target: string,
+    failures: number,
+  ) {
     let seen = 0;
     const server: Server = createServer((req, res) => {
       seen++;
@@ -104,7 +111,9 @@ describe('grant revocation retries', () => {
       void fetch(`${target}${req.url}`, {
         method: req.method ?? 'GET',
         headers: { authorization: String(req.headers.authorization ?? '') },
-      }).then(async (r) => res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text()));
+      }).then(async (r) =>
+        res.writeHead(r.status, { 'content-type': 'application/json' }).end(await r.text()),
+      );
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     t.after(() => new Promise((resolve) => server.close(resolve)));
@@ -128,7 +137,11 @@ describe('grant revocation retries', () => {
     const client = createProviderClient(
       providerSettings(testConfig({ ...sandbox.env, PROVIDER_GRAPH_BASE_URL: gate.url }))!,
     );
-    const revoker = createGrantRevoker({ client, log: createLogger('info', stream), retryDelaysMs: [50, 50, 50] });
+    const revoker = createGrantRevoker({
+      client,
+      log: createLogger('info', stream),
+      retryDelaysMs: [50, 50, 50],
+    });
     revoker.revoke({ portalId: 1, accessToken: token, providerUserId: PERSON });
     await revoker.settled();
     assert.equal(gate.seen(), 3, 'two failures, then success');
@@ -145,7 +158,11 @@ describe('grant revocation retries', () => {
     const client = createProviderClient(
       providerSettings(testConfig({ ...sandbox.env, PROVIDER_GRAPH_BASE_URL: gate.url }))!,
     );
-    const revoker = createGrantRevoker({ client, log: createLogger('info', stream), retryDelaysMs: [20, 20] });
+    const revoker = createGrantRevoker({
+      client,
+      log: createLogger('info', stream),
+      retryDelaysMs: [20, 20],
+    });
     revoker.revoke({ portalId: 1, accessToken: token, providerUserId: PERSON });
     await revoker.settled();
     assert.equal(gate.seen(), 3, 'one attempt and two retries');

@@ -55,11 +55,18 @@ for (const backend of backends()) {
       const statuses: number[] = [];
       let last: LightMyRequestResponse | undefined;
       for (let i = 0; i < 40; i++) {
-        last = await attempt(app, { email: victim.email, password: `wrong ${i}`, address: attacker });
+        last = await attempt(app, {
+          email: victim.email,
+          password: `wrong ${i}`,
+          address: attacker,
+        });
         statuses.push(last.statusCode);
       }
       assert.deepEqual(statuses.slice(0, 5), [401, 401, 401, 401, 401]);
-      assert.ok(statuses.slice(5).every((s) => s === 429), statuses.join(','));
+      assert.ok(
+        statuses.slice(5).every((s) => s === 429),
+        statuses.join(','),
+      );
       assertLimited(last!, 60);
       // Even the right password is refused from that address until the window ends ...
       const guessed = await attempt(app, {
@@ -81,10 +88,17 @@ for (const backend of backends()) {
       const { app } = await buildTestApp(t, backend);
       const address = '198.51.100.8';
       for (let i = 0; i < 10; i++) {
-        const res = await attempt(app, { email: `nobody${i}@example.test`, password: 'x', address });
+        const res = await attempt(app, {
+          email: `nobody${i}@example.test`,
+          password: 'x',
+          address,
+        });
         assert.equal(res.statusCode, 401, `attempt ${i}`);
       }
-      assertLimited(await attempt(app, { email: 'another@example.test', password: 'x', address }), 60);
+      assertLimited(
+        await attempt(app, { email: 'another@example.test', password: 'x', address }),
+        60,
+      );
     });
 
     test('per account across addresses: a short window only', async (t) => {
