@@ -131,6 +131,7 @@ export async function buildApp({
     await pages.register(webRoutes, {
       sessions,
       sessionTtlSeconds: config.SESSION_TTL_SECONDS,
+      signInLimits: { redis, keyPrefix: config.REDIS_KEY_PREFIX },
       accounts: services.accounts,
       partner: services.partner,
       recentAuditEvents: (portalId) =>

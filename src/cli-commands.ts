@@ -165,7 +165,7 @@ export function addTokenCommands(program: Command): void {
     );
 }
 
-/** `user create`, `user set-password`: users of a portal. */
+/** `user create`, `user set-password`, `user sign-out`: users of a portal. */
 export function addUserCommands(program: Command): void {
   const userCmd = program.command('user').description('users of a portal');
   userCmd
@@ -198,9 +198,33 @@ export function addUserCommands(program: Command): void {
       await action(
         'user set-password',
         (o) => ({ portal: o.portal, email: o.email, password }),
-        (r) => `Password set for ${(r as { email: string }).email}; they can sign in at /login.`,
+        (r) => {
+          const u = r as { email: string; endedSessions: number };
+          return `Password set for ${u.email}; they can sign in at /login. ${signedOutWords(u.endedSessions)}`;
+        },
       )(opts);
     });
+  userCmd
+    .command('sign-out')
+    .description('end every session of a user (every browser they are signed in on)')
+    .requiredOption(...portal)
+    .requiredOption('--email <email>', 'email address of the user')
+    .addOption(json)
+    .action(
+      action(
+        'user sign-out',
+        (o) => ({ portal: o.portal, email: o.email }),
+        (r) => {
+          const u = r as { email: string; endedSessions: number };
+          return `${u.email}: ${signedOutWords(u.endedSessions)}`;
+        },
+      ),
+    );
+}
+
+/** "Ended 2 sessions." in plain words. */
+function signedOutWords(n: number): string {
+  return n === 0 ? 'No session was open.' : `Ended ${n} session${n === 1 ? '' : 's'}.`;
 }
 
 /** `keys rotate`: re-encrypt provider tokens under the active key. */

@@ -7,7 +7,7 @@
  */
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { apiTokens, portals, users } from '../db/schema/index.ts';
+import { apiTokens, portals, sessions, users } from '../db/schema/index.ts';
 import type { Principal } from './principal.ts';
 import type { Scope } from './scopes.ts';
 
@@ -34,6 +34,19 @@ export async function isUserOfPortal(
     .from(users)
     .where(and(eq(users.id, userId), eq(users.portalId, portalId)));
   return row !== undefined;
+}
+
+/**
+ * End every browser session of user `userId` (password change, `user sign-out`).
+ *
+ * @returns how many sessions were ended.
+ */
+export async function endSessionsOfUser(q: Executor, userId: number): Promise<number> {
+  const ended = await q
+    .delete(sessions)
+    .where(eq(sessions.userId, userId))
+    .returning({ idHash: sessions.idHash });
+  return ended.length;
 }
 
 /** The id and password hash of the user with this (normalised) email, or undefined. */

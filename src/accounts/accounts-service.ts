@@ -15,6 +15,7 @@ import { hashPassword, passwordProblem, verifyPassword } from '../platform/passw
 import { apiTokenHint, generateApiToken, hashApiToken } from './api-token.ts';
 import {
   createPrincipalLookup,
+  endSessionsOfUser,
   findPortalId,
   findUserByEmail,
   lockTokenHash,
@@ -236,9 +237,11 @@ export class AccountsService {
   }
 
   /**
-   * Set (or replace) the sign-in password of a user of a portal. Existing sessions of the
-   * user are not touched here; the caller ends them when it should.
+   * Set (or replace) the sign-in password of a user of a portal, and end every session of that
+   * user in the same transaction: whoever signed in with the old password is signed out (a
+   * password change is how a person takes their account back).
    *
+   * @returns the user, and how many sessions were ended.
    * @throws UsageError on an unknown portal, a user not in that portal, or a password that is
    *   too short or too long.
    */
@@ -246,19 +249,46 @@ export class AccountsService {
     portalCode: string;
     email: string;
     password: string;
-  }): Promise<{ userId: number; email: string }> {
+  }): Promise<{ userId: number; email: string; endedSessions: number }> {
     const problem = passwordProblem(input.password);
     if (problem) throw new UsageError(problem);
     const portalId = await this.portalIdFor(input.portalCode);
     const email = checkEmail(input.email);
     const passwordHash = await hashPassword(input.password);
-    const [row] = await this.#db
-      .update(users)
-      .set({ passwordHash })
-      .where(and(eq(users.portalId, portalId), eq(users.email, email)))
-      .returning({ id: users.id });
-    if (!row) throw new UsageError(`Portal ${input.portalCode} has no user ${email}.`);
-    return { userId: row.id, email };
+    const result = await this.#db.transaction(async (tx) => {
+      const [row] = await tx
+        .update(users)
+        .set({ passwordHash })
+        .where(and(eq(users.portalId, portalId), eq(users.email, email)))
+        .returning({ id: users.id });
+      if (!row) return null;
+      return { userId: row.id, email, endedSessions: await endSessionsOfUser(tx, row.id) };
+    });
+    if (!result) throw new UsageError(`Portal ${input.portalCode} has no user ${email}.`);
+    return result;
+  }
+
+  /**
+   * End every browser session of a user of a portal (`user sign-out`): a lost laptop, a
+   * departing colleague. The password is not changed.
+   *
+   * @returns the user, and how many sessions were ended (0 when none was open).
+   * @throws UsageError on an unknown portal or a user not in that portal.
+   */
+  async signOutUser(input: {
+    portalCode: string;
+    email: string;
+  }): Promise<{ userId: number; email: string; endedSessions: number }> {
+    const portalId = await this.portalIdFor(input.portalCode);
+    const email = checkEmail(input.email);
+    return this.#db.transaction(async (tx) => {
+      const [row] = await tx
+        .select({ id: users.id })
+        .from(users)
+        .where(and(eq(users.portalId, portalId), eq(users.email, email)));
+      if (!row) throw new UsageError(`Portal ${input.portalCode} has no user ${email}.`);
+      return { userId: row.id, email, endedSessions: await endSessionsOfUser(tx, row.id) };
+    });
   }
 
   /**

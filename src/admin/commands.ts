@@ -85,6 +85,10 @@ export const COMMANDS: Record<string, Command> = {
     (services, a) =>
       services.accounts.setPassword({ portalCode: a.portal, email: a.email, password: a.password }),
   ),
+  'user sign-out': command(
+    Type.Object({ portal: Portal, email: Type.String({ maxLength: 1000 }) }),
+    (services, a) => services.accounts.signOutUser({ portalCode: a.portal, email: a.email }),
+  ),
   'keys rotate': command(Type.Object({}), (services) => services.partner.rotateKeys(CLI_ACTOR)),
   'audit list': command(
     Type.Object({

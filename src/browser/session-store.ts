@@ -6,7 +6,7 @@
  *
  * @see https://cheatsheetseries.owasp.org/cheatsheets/Session_Management_Cheat_Sheet.html
  */
-import { and, eq, gt, isNotNull, lt } from 'drizzle-orm';
+import { and, count, eq, gt, isNotNull, lt } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { portals, sessions, users } from '../db/schema/index.ts';
 import { randomBase64Url, sha256Hex } from '../platform/crypto.ts';
@@ -96,17 +96,66 @@ export function createSessionStore(deps: { db: Database; ttlSeconds: number; now
       return csrfSecret;
     },
 
+    /** How many live (unexpired) sessions user `userId` has, this one included. */
+    async countActive(userId: number): Promise<number> {
+      const [row] = await db
+        .select({ n: count() })
+        .from(sessions)
+        .where(and(eq(sessions.userId, userId), gt(sessions.expiresAt, new Date(now()))));
+      return row?.n ?? 0;
+    },
+
     /** End a session (sign-out). Idempotent. */
     async destroy(idHash: string): Promise<void> {
       await db.delete(sessions).where(eq(sessions.idHash, idHash));
     },
 
+    ...flowBindings(db, now),
+  };
+}
+
+/**
+ * What a session holds of a partner authorization in progress: the consent given on /connect
+ * and the hash of the OAuth state its authorization request carried.
+ */
+function flowBindings(db: Database, now: () => number) {
+  return {
     /** Record that the user confirmed the consent on /connect just now. */
     async recordConsent(idHash: string): Promise<void> {
       await db
         .update(sessions)
         .set({ partnerConsentAt: new Date(now()) })
         .where(eq(sessions.idHash, idHash));
+    },
+
+    /**
+     * Bind the OAuth state of the authorization request this session is starting (its SHA-256),
+     * replacing any earlier one: only the latest flow of a session can complete.
+     */
+    async bindOAuthState(idHash: string, state: string): Promise<void> {
+      await db
+        .update(sessions)
+        .set({ oauthStateHash: sha256Hex(state) })
+        .where(eq(sessions.idHash, idHash));
+    },
+
+    /**
+     * Use up the OAuth state bound to this session: true when `state` is the one this session's
+     * authorization request carried. Either way the binding is cleared, so a state completes at
+     * most one callback. Comparing hashes in SQL leaks nothing usable about the state.
+     *
+     * @see https://www.rfc-editor.org/rfc/rfc9700#section-2.1 (state bound to the user agent)
+     */
+    async takeOAuthState(idHash: string, state: string): Promise<boolean> {
+      const taken = await db
+        .update(sessions)
+        .set({ oauthStateHash: null })
+        .where(and(eq(sessions.idHash, idHash), eq(sessions.oauthStateHash, sha256Hex(state))))
+        .returning({ idHash: sessions.idHash });
+      if (taken.length === 0) {
+        await db.update(sessions).set({ oauthStateHash: null }).where(eq(sessions.idHash, idHash));
+      }
+      return taken.length === 1;
     },
 
     /**

@@ -20,6 +20,8 @@ export const AUTHORIZATION_FAILURES = [
   'provider',
   /** Storing the connection failed on our side. */
   'storage',
+  /** The signed-in user is not the portal's main administrator (only they connect). */
+  'not_admin',
 ] as const;
 export type AuthorizationFailure = (typeof AUTHORIZATION_FAILURES)[number];
 

@@ -20,12 +20,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { cookieOptions, STATE_COOKIE_MAX_AGE_SECONDS } from '../browser/cookies.ts';
-import { sendFormExpired } from '../browser/refusal-pages.tsx';
+import { sendFormExpired, sendNotAllowed } from '../browser/refusal-pages.tsx';
 import { csrfOk, redirectToLogin, type PageSessions } from '../browser/web-session.ts';
 import { randomBase64Url } from '../platform/crypto.ts';
+import { databaseErrorCode } from '../platform/database-errors.ts';
 import { authErrorLocation } from './authorization-outcome.ts';
 import { validateAuthorizationResponse } from './authorization-response.ts';
 import type { PartnerService } from './partner-service.ts';
+
+/** What a user other than the main administrator is told by consent, start and disconnect. */
+export const ONLY_MAIN_ADMIN =
+  'Only the main administrator of the portal can connect or disconnect the provider account. Nothing changed.';
 
 /** Random bytes in a state value (RFC 9700 asks for enough entropy; 32 bytes = 256 bits). */
 export const STATE_BYTES = 32;
@@ -62,6 +67,7 @@ export async function authorizationRoutes(
       const session = await sessions.read(request);
       if (!session) return redirectToLogin(reply, '/connect', 303);
       if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN);
       await sessions.store.recordConsent(session.idHash);
       return reply.redirect('/api/auth/partner/start', 303);
     },
@@ -69,10 +75,11 @@ export async function authorizationRoutes(
 
   app.get(
     '/api/auth/partner/start',
-    { schema: { response: { 302: Redirect } } },
+    { schema: { response: { 302: Redirect, 403: HtmlPage } } },
     async (request, reply) => {
       const session = await sessions.read(request);
       if (!session) return reply.redirect('/connect', 302);
+      if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN);
       // Start is a GET: the recent, single-use consent is what shows that the signed-in user
       // asked for this (a link from another site cannot have posted the /connect form).
       if (!(await sessions.store.takeConsent(session.idHash))) {
@@ -87,6 +94,9 @@ export async function authorizationRoutes(
         request.log.error({ err }, 'cannot build the authorization address');
         return reply.redirect(authErrorLocation('config'), 302);
       }
+      // The state is bound to this session too (its hash in the session row): a callback
+      // completes only in the session that started the flow (issue 13, item 5).
+      await sessions.store.bindOAuthState(session.idHash, state);
       reply.setCookie(
         names.state,
         state,
@@ -105,7 +115,21 @@ export async function authorizationRoutes(
       attachValidation: true,
       schema: { querystring: CallbackQuery, response: { 302: Redirect } },
     },
-    async (request, reply) => callback(opts, request, reply),
+    async (request, reply) => {
+      try {
+        return await callback(opts, request, reply);
+      } catch (err) {
+        // Every failure of the callback ends on a page, never a JSON error at the redirect URI:
+        // a storage failure (reading the session, binding the state) is `storage`. The state
+        // cookie was cleared before anything could throw. Not the error object: a driver error
+        // quotes its query's parameters.
+        request.log.error(
+          { code: databaseErrorCode(err), error: err instanceof Error ? err.name : typeof err },
+          'authorization callback failed',
+        );
+        return reply.redirect(authErrorLocation('storage'), 302);
+      }
+    },
   );
 
   app.post<{ Body: Static<typeof CsrfBody> }>(
@@ -115,12 +139,14 @@ export async function authorizationRoutes(
       const session = await sessions.read(request);
       if (!session) return redirectToLogin(reply, '/settings', 303);
       if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN);
       // The one revocation cleanup (issue 4): ciphertext deleted, inactive, audit record with
       // this user as the actor, outbound calls stopped. Idempotent.
       const { revoked } = await partner.revokeConnection(session.portalId, {
         actor: { type: 'user', id: String(session.userId) },
         reason: 'user disconnected',
         requestId: request.id,
+        revokeAtProvider: true,
       });
       request.log.info({ portalId: session.portalId, revoked }, 'disconnect requested by user');
       return reply.redirect(`/settings?done=${revoked ? 'disconnected' : 'not-connected'}`, 303);
@@ -149,11 +175,26 @@ async function callback(
     request.log.info({ reason: response.reason, why: response.why }, 'authorization refused');
     return reply.redirect(authErrorLocation(response.reason), 302);
   }
-  // The connection belongs to the portal of the signed-in user who started the flow.
+  // 4. The connection belongs to the portal of the signed-in user who started the flow: the
+  // session must be the one the state was bound to at start (signed out and another user
+  // signed in on this browser meanwhile → refused). The validated state equals the cookie's.
   const session = await sessions.read(request);
   if (!session) {
     request.log.info('authorization callback refused: no session');
     return reply.redirect(authErrorLocation('state'), 302);
+  }
+  if (expected === undefined || !(await sessions.store.takeOAuthState(session.idHash, expected))) {
+    request.log.info('authorization callback refused: the state belongs to another session');
+    return reply.redirect(authErrorLocation('state'), 302);
+  }
+  // Only the main administrator connects (checked at consent and start too; the session reads
+  // the user's role afresh, so a demotion meanwhile is seen here).
+  if (!session.isMainAdmin) {
+    request.log.info(
+      { userId: session.userId },
+      'authorization callback refused: not the main administrator',
+    );
+    return reply.redirect(authErrorLocation('not_admin'), 302);
   }
   // 5–6. Exchange and store; the code goes nowhere else.
   const result = await partner

@@ -26,6 +26,8 @@ import { logProviderFailure } from './outbound-calls.ts';
 import { capabilitiesOf, missingPermissions } from './permissions.ts';
 import { tokenExpiry, type ProviderClient, type TokenInspection } from './provider-client.ts';
 import { ProviderError } from './provider-error.ts';
+import type { GrantRevoker } from './provider-grant-revocation.ts';
+import { isGrantShared } from './shared-grants.ts';
 
 export interface CompleteAuthorizationInput {
   portalId: number;
@@ -41,6 +43,8 @@ export interface AuthorizationCompleterDeps {
   db: Database;
   store: ConnectionsStore;
   inflight: InflightCalls;
+  /** Revokes at the provider a grant Portico refuses (a declined permission). */
+  grants: GrantRevoker;
   log: Logger;
 }
 
@@ -80,6 +84,7 @@ export function createAuthorizationCompleter(deps: AuthorizationCompleterDeps) {
     const missing = missingPermissions(settings.requiredPermissions, info.scopes);
     if (missing.length > 0) {
       log.info({ portalId, missing: missing.length }, 'authorization: permissions declined');
+      await revokeRefusedGrant(deps, portalId, grant.accessToken, info.userId ?? null);
       return { ok: false, reason: 'permission', missingCapabilities: capabilitiesOf(missing) };
     }
     try {
@@ -123,4 +128,28 @@ export function createAuthorizationCompleter(deps: AuthorizationCompleterDeps) {
     log.info({ portalId }, 'connection created');
     return { ok: true };
   };
+}
+
+/**
+ * A grant Portico refuses is revoked at the provider (in the background), unless an active
+ * connection — of this portal or another — belongs to the same person: the provider's grant
+ * is per app and person, and revoking it would end that connection too. A failure to check
+ * only skips the revocation (logged).
+ */
+async function revokeRefusedGrant(
+  deps: Pick<AuthorizationCompleterDeps, 'db' | 'grants' | 'log'>,
+  portalId: number,
+  accessToken: string,
+  providerUserId: string | null,
+): Promise<void> {
+  try {
+    if (providerUserId && (await isGrantShared(deps.db, providerUserId, null))) {
+      deps.log.info({ portalId }, 'refused grant kept at the provider: a connection uses it');
+      return;
+    }
+  } catch (err) {
+    deps.log.warn({ portalId, code: databaseErrorCode(err) }, 'refused grant: check failed');
+    return;
+  }
+  deps.grants.revoke({ portalId, accessToken, providerUserId });
 }

@@ -12,8 +12,7 @@ import { and, eq, isNotNull, lt, ne, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { connections, users } from '../db/schema/index.ts';
 import type { Keyring, SealedValue } from '../platform/keyring.ts';
-
-/** A transaction or the database: anything that can run the store's queries. */
+import { isGrantShared } from './shared-grants.ts';
 
 /** The columns that hold a sealed token (ciphertext, IV, tag, key id). */
 function sealedColumns(sealed: SealedValue) {
@@ -164,6 +163,32 @@ export class ConnectionsStore {
     return fn(token, row.ciphertext);
   }
 
+  /** The active connection's decrypted token and provider user, row locked (revocation's
+   * transaction); null when inactive or the grant is shared with another portal. */
+  async grantToRevoke(
+    q: Queryable,
+    portalId: number,
+  ): Promise<{ accessToken: string; providerUserId: string | null } | null> {
+    const [row] = await q
+      .select({
+        providerUserId: connections.providerUserId,
+        ciphertext: connections.tokenCiphertext,
+        iv: connections.tokenIv,
+        tag: connections.tokenTag,
+        keyId: connections.keyId,
+      })
+      .from(connections)
+      .where(and(eq(connections.portalId, portalId), eq(connections.status, 'active')))
+      .for('update');
+    if (!row?.ciphertext || !row.iv || !row.tag || !row.keyId) return null;
+    if (row.providerUserId && (await isGrantShared(q, row.providerUserId, portalId))) return null;
+    const accessToken = this.#keyring.open(
+      { ciphertext: row.ciphertext, iv: row.iv, tag: row.tag, keyId: row.keyId },
+      portalId,
+    );
+    return { accessToken, providerUserId: row.providerUserId };
+  }
+
   /**
    * Replace the portal's token (after a refresh) if the connection is still active and still
    * holds the token of `tokenVersion`.
@@ -180,10 +205,7 @@ export class ConnectionsStore {
     const sealed = this.#keyring.seal(accessToken, portalId);
     const rows = await this.#db
       .update(connections)
-      .set({
-        ...sealedColumns(sealed),
-        tokenExpiresAt,
-      })
+      .set({ ...sealedColumns(sealed), tokenExpiresAt })
       .where(
         and(
           eq(connections.portalId, portalId),
@@ -319,9 +341,7 @@ export class ConnectionsStore {
       const sealed = this.#keyring.seal(token, row.portalId);
       const updated = await this.#db
         .update(connections)
-        .set({
-          ...sealedColumns(sealed),
-        })
+        .set({ ...sealedColumns(sealed) })
         .where(
           and(
             eq(connections.portalId, row.portalId),

@@ -28,7 +28,8 @@ export const asString = (v: unknown) => (typeof v === 'string' ? v : undefined);
  * Call `url` and return Graph's JSON object.
  *
  * @param timeoutMs the call's deadline, in milliseconds.
- * @param init `body` makes it a form POST; `bearer` goes in the `Authorization` header.
+ * @param init `body` makes it a form POST (unless `method` says otherwise); `bearer` goes in the
+ *   `Authorization` header.
  * @throws ProviderError only: `unavailable` for a network failure, a timeout or a 5xx without a
  *   Graph error; otherwise the kind `classifyGraphError` gives.
  */
@@ -39,7 +40,7 @@ export async function graphCall(
   init: {
     body?: URLSearchParams;
     bearer?: string;
-    method?: 'GET' | 'POST';
+    method?: 'GET' | 'POST' | 'DELETE';
     signal?: AbortSignal;
   },
 ): Promise<Record<string, unknown>> {

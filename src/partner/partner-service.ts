@@ -29,6 +29,7 @@ import { createHealthChecker } from './health-checker.ts';
 import { InflightCalls } from './inflight-calls.ts';
 import { createWithProvider } from './outbound-calls.ts';
 import { createProviderClient } from './provider-client.ts';
+import { createGrantRevoker } from './provider-grant-revocation.ts';
 import { createRevokeConnection } from './revocation.ts';
 import { verifySignedRequest, type SignedRequestResult } from './signed-request.ts';
 
@@ -51,16 +52,24 @@ export interface PartnerServiceDeps {
   logger: Logger;
   /** Identifies this instance in health-check leases (default host:pid:random). */
   instanceId?: string;
+  /** Waits between attempts to revoke a grant at the provider (tests shorten them), in ms. */
+  grantRevocationRetryDelaysMs?: readonly number[];
 }
 
-export function createPartnerService(deps: PartnerServiceDeps) {
+/** The modules of this folder, wired once over the storage and the provider settings. */
+function createInternals(deps: PartnerServiceDeps) {
   const { config, db, keyring } = deps;
   const log = deps.logger.child({ component: 'partner' });
   const settings = providerSettings(config);
   const provider = settings ? { settings, client: createProviderClient(settings) } : null;
   const store = createConnectionsStore({ db, keyring });
   const inflight = new InflightCalls();
-  const revokeConnection = createRevokeConnection({ db, store, inflight, log });
+  const grants = createGrantRevoker({
+    client: provider?.client ?? null,
+    log,
+    ...(deps.grantRevocationRetryDelaysMs && { retryDelaysMs: deps.grantRevocationRetryDelaysMs }),
+  });
+  const revokeConnection = createRevokeConnection({ db, store, inflight, grants, log });
   const withProvider = createWithProvider({
     client: provider?.client ?? null,
     store,
@@ -78,7 +87,24 @@ export function createPartnerService(deps: PartnerServiceDeps) {
     revokeConnection,
     inflight,
   });
+  return {
+    log,
+    settings,
+    provider,
+    store,
+    inflight,
+    grants,
+    revokeConnection,
+    withProvider,
+    healthChecker,
+  };
+}
 
+export function createPartnerService(deps: PartnerServiceDeps) {
+  const { config, db, keyring } = deps;
+  const internals = createInternals(deps);
+  const { log, settings, provider, store, inflight, grants } = internals;
+  const { revokeConnection, withProvider, healthChecker } = internals;
   return {
     ...createProviderPersonCallbacks({
       db,
@@ -87,7 +113,14 @@ export function createPartnerService(deps: PartnerServiceDeps) {
       appBaseUrl: config.APP_BASE_URL,
       signedRequestMaxAgeS: config.PROVIDER_SIGNED_REQUEST_MAX_AGE_S,
     }),
-    completeAuthorization: createAuthorizationCompleter({ provider, db, store, inflight, log }),
+    completeAuthorization: createAuthorizationCompleter({
+      provider,
+      db,
+      store,
+      inflight,
+      grants,
+      log,
+    }),
     revokeConnection,
 
     /** Whether the provider settings are complete (app id and secret known). */
@@ -147,8 +180,17 @@ export function createPartnerService(deps: PartnerServiceDeps) {
     checkConnections: healthChecker.runOnce,
     /** Start the background health checker (a cycle every min(interval, 60 s)); see main.ts. */
     startHealthChecker: healthChecker.start,
-    /** Stop the health checker and abort every in-flight provider call; waits for the cycle. */
-    stopHealthChecker: healthChecker.stop,
+    /**
+     * Stop the health checker and abort every in-flight provider call; waits for the cycle.
+     * Pending retries of grant revocations at the provider are given up.
+     */
+    stopHealthChecker: async (): Promise<void> => {
+      await healthChecker.stop();
+      await grants.stop();
+    },
+
+    /** Wait until every started grant revocation at the provider has ended (tests, shutdown). */
+    grantRevocationsSettled: (): Promise<void> => grants.settled(),
 
     /**
      * Re-encrypt every stored token under the active key and audit `encryption_key.rotated`.

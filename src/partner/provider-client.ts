@@ -156,6 +156,24 @@ export function createProviderClient(options: ProviderClientOptions) {
     },
 
     /**
+     * Revoke the person's whole grant: `DELETE /{user-id}/permissions` (`me` when the id is
+     * unknown), the token in the `Authorization` header. @throws ProviderError (`dead_token`:
+     * already dead). @see https://developers.facebook.com/docs/facebook-login/guides/permissions/request-revoke#revoking
+     */
+    async revokePermissions(
+      accessToken: string,
+      providerUserId: string | null,
+      signal?: AbortSignal,
+    ): Promise<void> {
+      const node = providerUserId && /^[0-9]+$/.test(providerUserId) ? providerUserId : 'me';
+      await graphCall(options.timeoutMs, 'permissions revocation', `${base}/${node}/permissions`, {
+        bearer: accessToken,
+        method: 'DELETE',
+        ...(signal && { signal }),
+      });
+    },
+
+    /**
      * A Graph read with the user's token in the `Authorization` header, e.g. `me?fields=id`.
      * `path` is relative to `{graph}/{version}/` and must not carry a token.
      */

@@ -10,6 +10,7 @@ import type { Database } from '../db/client.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { ConnectionsStore } from './connections-store.ts';
 import type { InflightCalls } from './inflight-calls.ts';
+import type { GrantRevoker, GrantToRevoke } from './provider-grant-revocation.ts';
 
 /** The health checker and the provider client act as these system actors. */
 export const HEALTH_CHECKER_ACTOR: Actor = { type: 'system', id: 'health-checker' };
@@ -43,6 +44,13 @@ export interface RevokeOptions {
    * a deauthorize signed before a reconnection never revokes it.
    */
   connectedBefore?: Date | undefined;
+  /**
+   * Also revoke the app's grant at the provider (`DELETE /{user-id}/permissions`), after the
+   * local cleanup committed: for a user's disconnect. Not for paths where the provider already
+   * ended the grant (deauthorize, data deletion) or the token is dead. Skipped when another
+   * portal's active connection shares the grant.
+   */
+  revokeAtProvider?: boolean;
 }
 
 /**
@@ -57,7 +65,8 @@ export type RevokeConnection = (
 
 /**
  * Build the revocation cleanup: delete the ciphertext, mark the connection inactive, record
- * `connection.revoked` — one transaction — then abort the portal's outbound calls. Idempotent:
+ * `connection.revoked` — one transaction — then abort the portal's outbound calls and, when
+ * asked, revoke the grant at the provider in the background. Idempotent:
  * an inactive (or absent) connection changes nothing and writes no record; concurrent calls end
  * in exactly one revocation (the UPDATE's `status = 'active'` condition).
  *
@@ -67,11 +76,17 @@ export function createRevokeConnection(deps: {
   db: Database;
   store: ConnectionsStore;
   inflight: InflightCalls;
+  grants: GrantRevoker;
   log: Logger;
 }): RevokeConnection {
-  const { db, store, inflight, log } = deps;
+  const { db, store, inflight, grants, log } = deps;
   return async (portalId, options) => {
+    // The token is read (and decrypted) inside the cleanup's transaction, under the row lock,
+    // because the cleanup deletes it: the only way to revoke the grant afterwards. It stays in
+    // partner/ and in memory only.
+    let grant: GrantToRevoke | null = null;
     const revoked = await db.transaction(async (tx) => {
+      const held = options.revokeAtProvider ? await store.grantToRevoke(tx, portalId) : null;
       const changed = await store.markRevoked(tx, portalId, {
         reason: options.reason,
         eraseProviderData: options.eraseProviderData ?? false,
@@ -79,6 +94,7 @@ export function createRevokeConnection(deps: {
         connectedBefore: options.connectedBefore,
       });
       if (!changed) return false;
+      grant = held && { portalId, ...held };
       await recordAuditEvent(tx, {
         portalId,
         actor: options.actor,
@@ -91,6 +107,8 @@ export function createRevokeConnection(deps: {
     if (revoked) {
       // After commit: no further polling or outbound call for this portal.
       inflight.abortPortal(portalId);
+      // Then, in the background, the grant at the provider: never delays the local cleanup.
+      if (grant) grants.revoke(grant);
       log.info(
         { portalId, actor: `${options.actor.type}:${options.actor.id}` },
         'connection revoked',

@@ -55,13 +55,24 @@ const TIMED_OUT = new Set([
 ]);
 
 /**
+ * SQLSTATEs of a database that cannot be reached or cannot serve now: classes 08 (connection
+ * exception), 28 (invalid authorization), 53 (insufficient resources), and 55000, 57P01–57P05,
+ * 3D000.
+ */
+const CANNOT_SERVE_SQLSTATE =
+  /^(?:08[0-9A-Z]{3}|28[0-9A-Z]{3}|53[0-9A-Z]{3}|55000|57P0[1-5]|3D000)$/;
+
+/**
  * What kind of database failure `err` is (walking Drizzle's `cause` chain):
  * - `data`: PostgreSQL refused a value (SQLSTATE class 22, e.g. a NUL byte in text, a number
  *   out of range) — the client's input;
- * - `unavailable`: the database cannot be reached (class 08, admin shutdown 57P01–57P03, a
- *   refused or lost connection, a pool timeout, a closed PGlite) or did not answer in time
- *   (57014 query_canceled by `statement_timeout`, 55P03 lock_not_available by `lock_timeout`,
- *   25P03 idle_in_transaction_session_timeout);
+ * - `unavailable`: the database cannot be reached or cannot serve now (class 08 connection
+ *   exceptions, class 53 insufficient resources such as 53300 too many connections, 55000
+ *   object not in prerequisite state, operator intervention 57P01–57P05, 3D000 no such
+ *   database, class 28 refused authorization, a refused or lost connection, a pool timeout, a
+ *   closed PGlite) or did not answer in time (57014 query_canceled by `statement_timeout`,
+ *   55P03 lock_not_available by `lock_timeout`, 25P03 idle_in_transaction_session_timeout) — a
+ *   503 the client may retry, never a 500;
  * - null: anything else (a bug of ours).
  *
  * @see https://www.postgresql.org/docs/current/errcodes-appendix.html
@@ -70,8 +81,8 @@ export function databaseFailureKind(err: unknown): 'data' | 'unavailable' | null
   for (const { code, message } of causeChain(err)) {
     if (typeof code === 'string') {
       if (/^22[0-9A-Z]{3}$/.test(code)) return 'data';
-      if (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[1-3]$/.test(code)) return 'unavailable';
-      if (CONNECTION_ERRNOS.has(code) || TIMED_OUT.has(code)) return 'unavailable';
+      if (CANNOT_SERVE_SQLSTATE.test(code) || TIMED_OUT.has(code)) return 'unavailable';
+      if (CONNECTION_ERRNOS.has(code)) return 'unavailable';
     }
     if (
       typeof message === 'string' &&

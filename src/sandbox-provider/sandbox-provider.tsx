@@ -12,6 +12,7 @@
  * - token-endpoint.ts   `POST /{version}/oauth/access_token`  code and long-lived exchange
  * - debug-token.ts      `GET|POST [/{version}]/debug_token`   token inspection
  * - graph-objects.ts    `GET /{version}/me`                   Graph nodes read with a token
+ * - permissions-revoke.ts `DELETE /{version}/{user-id}/permissions`  the app revokes its grant
  * - person.tsx          `GET /sandbox/apps`, `POST /sandbox/grants/{action}`  the person's side
  *
  * It keeps the `.tsx` extension of the file it was split from, so that its importers (tests,
@@ -28,6 +29,7 @@ import { logCalls } from './call-log.ts';
 import { debugTokenRoutes } from './debug-token.ts';
 import { dialogRoutes } from './dialog.tsx';
 import { graphObjectRoutes } from './graph-objects.ts';
+import { permissionsRevokeRoutes } from './permissions-revoke.ts';
 import { personRoutes } from './person.tsx';
 import { SandboxState, type SandboxAppConfig, type SandboxCall } from './sandbox-state.ts';
 import type { SandboxSurface } from './surface.ts';
@@ -73,6 +75,9 @@ export interface SandboxProvider {
   deleteData(appId: string, userId: string): Promise<{ status: number; body: unknown }>;
   /** A correctly signed `signed_request` for a person of an app (tests). */
   signedRequestFor(appId: string, userId: string): string;
+  /** Whether a person's grant of an app is still in place (revoked by "remove the app" or by
+   * the app's `DELETE /{user-id}/permissions`). */
+  hasGrant(appId: string, userId: string): boolean;
   /** The live (unrevoked) tokens issued to a person of an app (tests scan storage for them). */
   tokensOf(appId: string, userId: string): string[];
   /** Change an app's registration (e.g. its callback URLs once the app's port is known). */
@@ -88,6 +93,7 @@ const SURFACES: readonly SandboxSurface[] = [
   tokenEndpointRoutes,
   debugTokenRoutes,
   graphObjectRoutes,
+  permissionsRevokeRoutes,
   personRoutes,
 ];
 
@@ -148,6 +154,7 @@ function testHooks(
     removeApp: (appId, userId) => removeApp(state, appId, userId),
     deleteData: (appId, userId) => deleteData(state, appId, userId),
     signedRequestFor: (appId, userId) => state.signedRequestFor(appId, userId),
+    hasGrant: (appId, userId) => state.grant(appId, userId) !== undefined,
     tokensOf: (appId, userId) =>
       [...state.tokens.entries()]
         .filter(([, r]) => r.appId === appId && r.userId === userId && !r.revoked)

@@ -48,6 +48,7 @@ export async function connectionPages(app: FastifyInstance, opts: WebRoutesOptio
           email={session.email}
           csrfToken={session.csrfToken}
           refused={request.query.retry === 'consent'}
+          isMainAdmin={session.isMainAdmin}
         />,
       );
     },

@@ -38,19 +38,21 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
     session: WebSession,
     extra: { newToken?: string; notice?: string } = {},
   ) {
-    const [portal, connection, auditEvents] = await Promise.all([
+    const [portal, connection, auditEvents, activeSessions] = await Promise.all([
       accounts.showPortal(session.portalCode),
       partner.connectionSummary(session.portalId).catch((err: unknown) => {
         request.log.error({ err }, 'connection summary failed');
         return null;
       }),
       opts.recentAuditEvents(session.portalId),
+      sessions.store.countActive(session.userId),
     ]);
     return sendPage(
       reply,
       <SettingsPage
         portal={{ code: portal.portalCode, name: portal.name }}
         user={{ id: session.userId, email: session.email, isMainAdmin: session.isMainAdmin }}
+        activeSessions={activeSessions}
         csrfToken={session.csrfToken}
         token={portal.token}
         newToken={extra.newToken}

@@ -8,12 +8,13 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { cookieOptions } from '../browser/cookies.ts';
+import { clearedCookieOptions, cookieOptions } from '../browser/cookies.ts';
 import { sendFormExpired } from '../browser/refusal-pages.tsx';
 import { sendPage } from '../browser/render.ts';
 import { csrfOk, safeNext } from '../browser/web-session.ts';
 import { randomBase64Url, safeEqual } from '../platform/crypto.ts';
 import { LoginPage } from './pages/login-page.tsx';
+import { installSignInLimits } from './sign-in-limits.ts';
 import { CsrfBody, FormField, HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
 
 /** Lifetime of the sign-in form's CSRF cookie (seconds). */
@@ -28,9 +29,19 @@ const LoginBody = Type.Object({
   next: FormField(4096),
 });
 
+/** The login page's words for a refused attempt (the wait, rounded up to whole minutes). */
+function tooManyNotice(retryAfterSeconds: number): string {
+  const wait =
+    retryAfterSeconds < 60
+      ? `${retryAfterSeconds} second${retryAfterSeconds === 1 ? '' : 's'}`
+      : `${Math.ceil(retryAfterSeconds / 60)} minute${retryAfterSeconds > 60 ? 's' : ''}`;
+  return `Too many failed sign-in attempts. Please wait ${wait} and try again.`;
+}
+
 export async function signInRoutes(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
   const { sessions, accounts } = opts;
   const { isProduction, names } = sessions;
+  const limits = await installSignInLimits(app, opts.signInLimits);
 
   /** The sign-in form's double-submit token: reuse the cookie's, or mint one. */
   function loginCsrf(request: FastifyRequest, reply: FastifyReply): string {
@@ -60,7 +71,7 @@ export async function signInRoutes(app: FastifyInstance, opts: WebRoutesOptions)
     {
       schema: {
         body: LoginBody,
-        response: { 303: Redirect, 401: HtmlPage, 403: HtmlPage },
+        response: { 303: Redirect, 401: HtmlPage, 403: HtmlPage, 429: HtmlPage },
       },
     },
     async (request, reply) => {
@@ -79,8 +90,25 @@ export async function signInRoutes(app: FastifyInstance, opts: WebRoutesOptions)
           403,
         );
       }
+      // Before any password hashing: a refused attempt costs no scrypt work.
+      const refusal = await limits.refusal(request, email ?? '');
+      if (refusal) {
+        request.log.info({ retryAfterSeconds: refusal.retryAfterSeconds }, 'sign-in rate-limited');
+        reply.header('retry-after', String(refusal.retryAfterSeconds));
+        return sendPage(
+          reply,
+          <LoginPage
+            csrfToken={cookie}
+            next={next}
+            email={email ?? ''}
+            notice={tooManyNotice(refusal.retryAfterSeconds)}
+          />,
+          429,
+        );
+      }
       const user = email && password ? await accounts.authenticatePassword(email, password) : null;
       if (!user) {
+        await limits.countFailure(request, email ?? '');
         request.log.info('sign-in refused');
         return sendPage(
           reply,
@@ -110,11 +138,15 @@ export async function signInRoutes(app: FastifyInstance, opts: WebRoutesOptions)
       const session = await sessions.read(request);
       if (!session) {
         sessions.clearCookie(reply);
+        reply.clearCookie(names.state, clearedCookieOptions(isProduction));
         return reply.redirect('/login', 303);
       }
       if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
       await sessions.store.destroy(session.idHash);
       sessions.clearCookie(reply);
+      // A flow this session started ends with it (its state is bound to the session row, now
+      // gone; the cookie goes too, so nothing of it is left in the browser).
+      reply.clearCookie(names.state, clearedCookieOptions(isProduction));
       return reply.redirect('/login', 303);
     },
   );

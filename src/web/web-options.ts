@@ -11,6 +11,7 @@ import type { AuditEvent } from '../audit/audit-log.ts';
 import { redirectToLogin, type PageSessions } from '../browser/web-session.ts';
 import type { WebSession } from '../browser/session-store.ts';
 import type { PartnerService } from '../partner/partner-service.ts';
+import type { SignInLimitSettings } from './sign-in-limits.ts';
 
 export interface WebRoutesOptions {
   sessions: PageSessions;
@@ -18,6 +19,8 @@ export interface WebRoutesOptions {
   sessionTtlSeconds: number;
   accounts: Pick<AccountsService, 'authenticatePassword' | 'showPortal' | 'regenerateToken'>;
   partner: Pick<PartnerService, 'connectionSummary' | 'authorizationUrl'>;
+  /** Where the sign-in rate limits keep their counters (Redis when configured). */
+  signInLimits: SignInLimitSettings;
   /** The portal's most recent audit events, newest first. */
   recentAuditEvents: (portalId: number) => Promise<AuditEvent[]>;
 }

@@ -16,6 +16,7 @@ describe('admin CLI', () => {
       ['token', 'regenerate'],
       ['token', 'scopes'],
       ['user', 'create'],
+      ['user', 'sign-out'],
       ['audit', 'list'],
       ['migrate'],
     ]) {
@@ -58,6 +59,13 @@ describe('admin CLI', () => {
       email: 'agent@beta.test',
       isMainAdmin: false,
     });
+
+    const signOut = await runCli(
+      ['user', 'sign-out', '--portal', '7001', '--email', 'agent@beta.test'],
+      env,
+    );
+    assert.equal(signOut.code, 0, signOut.stderr);
+    assert.equal(signOut.stdout, 'agent@beta.test: No session was open.\n');
 
     const scopes = await runCli(
       t,

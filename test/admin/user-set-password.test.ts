@@ -16,7 +16,7 @@ for (const backend of backends()) {
         email: 'A@Example.test',
         password: 'a long enough password',
       });
-      assert.deepEqual(result, { userId: a.userId, email: 'a@example.test' });
+      assert.deepEqual(result, { userId: a.userId, email: 'a@example.test', endedSessions: 0 });
       assert.deepEqual(
         await services.accounts.authenticatePassword('a@example.test', 'a long enough password'),
         { userId: a.userId },

@@ -84,12 +84,16 @@ describe('browser: sign in, connect, cancel, decline, disconnect, remove the app
   const email = 'owner@acme.test';
   const consoleErrors: string[] = [];
   const portalCode = '7007';
+  let providerAppId = '';
+  /** The sandbox dialog's default person. */
+  const person = '100012345678';
 
   before(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     const port = await freePort();
     appUrl = `http://localhost:${port}`;
     const appId = `1${randomBytes(5).readUIntBE(0, 5)}`;
+    providerAppId = appId;
     const appSecret = randomBytes(24).toString('hex');
     const redirectUri = `${appUrl}/api/auth/partner/callback`;
     sandbox = await startSandboxProvider({
@@ -239,6 +243,13 @@ describe('browser: sign in, connect, cancel, decline, disconnect, remove the app
     assert.match((await page.textContent('#audit')) ?? '', /Provider account disconnected/);
     assert.match((await page.textContent('#audit')) ?? '', /user disconnected/);
     await shot(page, '05-settings-disconnected');
+    // The grant is revoked at the provider too, in the background after the local cleanup.
+    const deadline = Date.now() + 15_000;
+    while (sandbox.hasGrant(providerAppId, person)) {
+      assert.ok(Date.now() < deadline, 'the grant is still alive at the provider after 15 s');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    assert.deepEqual(sandbox.tokensOf(providerAppId, person), [], 'no live token at the provider');
     assert.deepEqual(consoleErrors, [], 'no CSP violation or page error on the way');
     await page.context().close();
   });

@@ -19,6 +19,11 @@ export const sessions = pgTable(
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
     /** When the user last confirmed consent on /connect; start accepts it for a few minutes. */
     partnerConsentAt: timestamp('partner_consent_at', { withTimezone: true }),
+    /**
+     * Lower-case hex SHA-256 of the OAuth state this session's last authorization request
+     * carried: the callback accepts a state only in the session that started it, once.
+     */
+    oauthStateHash: text('oauth_state_hash'),
   },
   (t) => [index('sessions_user_id').on(t.userId), index('sessions_expires_at').on(t.expiresAt)],
 );

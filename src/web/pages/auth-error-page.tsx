@@ -13,6 +13,18 @@ const RETRY = (
   </p>
 );
 
+const NOT_ADMIN = (
+  <>
+    <p>
+      Only the main administrator of this portal can connect or disconnect the provider account.
+      Nothing was connected and nothing changed.
+    </p>
+    <p>
+      <a href="/settings">Back to settings</a>
+    </p>
+  </>
+);
+
 /**
  * `/auth-error`: every failure of the flow lands here with a generic, useful message. Nothing
  * from the provider is shown; for `permission`, the missing capabilities come as plain words
@@ -107,6 +119,10 @@ export function AuthErrorPage({
           {RETRY}
         </>
       );
+      break;
+    case 'not_admin':
+      title = 'Only the main administrator can connect';
+      body = NOT_ADMIN;
       break;
     case 'storage':
     case null:

@@ -12,9 +12,12 @@ export function ConnectPage({
   email,
   csrfToken,
   refused,
+  isMainAdmin,
 }: {
   email: string;
   csrfToken: string;
+  /** Only the main administrator gets the form; others are told who can connect. */
+  isMainAdmin: boolean;
   /** Set when start sent the visitor back (no recent consent). */
   refused?: boolean;
 }) {
@@ -36,10 +39,17 @@ export function ConnectPage({
           The access the provider gives is stored encrypted. You can disconnect at any time from
           Settings, or remove Portico in your provider account settings.
         </p>
-        <form method="post" action="/api/auth/partner/consent">
-          <input type="hidden" name="csrf" value={csrfToken} />
-          <button type="submit">Continue to the provider</button>
-        </form>
+        {isMainAdmin ? (
+          <form method="post" action="/api/auth/partner/consent">
+            <input type="hidden" name="csrf" value={csrfToken} />
+            <button type="submit">Continue to the provider</button>
+          </form>
+        ) : (
+          <p class="error" role="alert" data-testid="not-admin">
+            Only the main administrator of this portal can connect or disconnect the provider
+            account. Ask them to connect it.
+          </p>
+        )}
         <p>
           <a href="/settings">Back to settings</a>
         </p>
