@@ -61,6 +61,7 @@ describe('admin CLI', () => {
     });
 
     const signOut = await runCli(
+      t,
       ['user', 'sign-out', '--portal', '7001', '--email', 'agent@beta.test'],
       env,
     );
