@@ -28,7 +28,8 @@ export type AuditAction =
   | 'connection.revoked'
   | 'encryption_key.rotated'
   | 'secret.redacted'
-  | 'data_deletion.requested';
+  | 'data_deletion.requested'
+  | 'contact.erased';
 
 export interface AuditEventInput {
   portalId: number | null;

@@ -7,3 +7,4 @@ export * from './idempotency-keys.ts';
 export * from './sessions.ts';
 export * from './connections.ts';
 export * from './data-deletion-requests.ts';
+export * from './contacts.ts';

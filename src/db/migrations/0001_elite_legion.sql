@@ -1,0 +1,26 @@
+CREATE TABLE "contacts" (
+	"id" text PRIMARY KEY NOT NULL,
+	"portal_id" integer NOT NULL,
+	"phone" text NOT NULL,
+	"email" text,
+	"first_name" text,
+	"last_name" text,
+	"attributes" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"tags" text[] DEFAULT '{}'::text[] NOT NULL,
+	"consent_whatsapp" text DEFAULT 'unknown' NOT NULL,
+	"consent_updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"consent_source" text DEFAULT 'api' NOT NULL,
+	"last_inbound_at" timestamp (3) with time zone,
+	"created_at" timestamp (3) with time zone DEFAULT now() NOT NULL,
+	"updated_at" timestamp (3) with time zone DEFAULT now() NOT NULL
+);
+--> statement-breakpoint
+ALTER TABLE "contacts" ADD CONSTRAINT "contacts_portal_id_portals_id_fk" FOREIGN KEY ("portal_id") REFERENCES "public"."portals"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
+CREATE UNIQUE INDEX "contacts_portal_phone" ON "contacts" USING btree ("portal_id","phone" text_pattern_ops);--> statement-breakpoint
+CREATE INDEX "contacts_portal_page" ON "contacts" USING btree ("portal_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "contacts_portal_consent_page" ON "contacts" USING btree ("portal_id","consent_whatsapp","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "contacts_portal_updated" ON "contacts" USING btree ("portal_id","updated_at");--> statement-breakpoint
+CREATE INDEX "contacts_tags" ON "contacts" USING gin ("tags");--> statement-breakpoint
+CREATE INDEX "contacts_portal_first_name" ON "contacts" USING btree ("portal_id",lower("first_name") text_pattern_ops);--> statement-breakpoint
+CREATE INDEX "contacts_portal_last_name" ON "contacts" USING btree ("portal_id",lower("last_name") text_pattern_ops);--> statement-breakpoint
+CREATE INDEX "contacts_portal_email" ON "contacts" USING btree ("portal_id",lower("email") text_pattern_ops);
