@@ -19,7 +19,11 @@ export type PhoneResult = { ok: true; e164: string } | { ok: false; message: str
  * @returns the E.164 form, or a message for the `details` of a 400 saying what is wrong.
  */
 export function normalisePhone(input: string): PhoneResult {
-  const text = input.trim().replace(/^00(?=\d)/, '+');
+  // `0044 …` and `(+44) …` are common ways to write the country code.
+  const text = input
+    .trim()
+    .replace(/^00(?=\d)/, '+')
+    .replace(/^\((\+\d{1,3})\)/, '$1');
   if (!/\d/.test(text)) return { ok: false, message: 'is not a phone number' };
   if (!text.startsWith('+')) {
     return {
