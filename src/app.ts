@@ -134,6 +134,7 @@ export async function buildApp({
     sessionTtlSeconds: config.SESSION_TTL_SECONDS,
     accounts: services.accounts,
     partner: services.partner,
+    contacts: services.contacts,
     recentAuditEvents: (portalId) => listAuditEvents(services.storage.db, portalId, { limit: 20 }),
   });
   await app.register(authorizationRoutes, { sessions, partner: services.partner });

@@ -118,7 +118,7 @@ export function patchChanges(
     const merged: Attributes = patch.attributes === null ? {} : { ...row.attributes };
     for (const [key, value] of Object.entries(patch.attributes ?? {})) {
       if (value === null) delete merged[key];
-      else merged[key] = value as string | number | boolean;
+      else merged[key] = value;
     }
     if (Object.keys(merged).length > ATTRIBUTES_MAX) {
       throw new AppError('invalid_request', 'The request is not valid; see details.', {

@@ -126,7 +126,7 @@ export interface ContactsService {
    */
   listContacts(
     principal: PortalOf,
-    query: ListContactsQuery,
+    query: { [K in keyof ListContactsQuery]: ListContactsQuery[K] | undefined } & { limit: number },
   ): Promise<{ items: Contact[]; nextCursor: string | null }>;
 
   /** Import rows; see contact-import.ts. */
@@ -155,46 +155,89 @@ function phoneTaken(id: string, field: string): AppError {
   });
 }
 
+async function createContact(
+  db: Database,
+  logger: Logger,
+  { principal, input, idempotencyKey }: Parameters<ContactsService['createContact']>[0],
+): ReturnType<ContactsService['createContact']> {
+  const { phone: rawPhone, ...data } = input;
+  const phone = phoneOrThrow(rawPhone, 'body.phone');
+  const requestHash = requestFingerprint('POST /crm/contacts', { phone, ...data });
+  const result = await db.transaction(async (tx) => {
+    if (idempotencyKey !== undefined) {
+      const first = await claimOrReplay(tx, principal.portalId, idempotencyKey, requestHash);
+      if (first) {
+        const body = first.body as { success: true; data: Contact };
+        return { status: first.status, body, replayed: true };
+      }
+    }
+    const row = await repo.insertContactIfNew(tx, {
+      id: newContactId(),
+      portalId: principal.portalId,
+      ...newContactColumns(phone, data, 'api'),
+    });
+    if (!row) {
+      const existing = await repo.findContactByPhone(tx, principal.portalId, phone);
+      throw phoneTaken(existing?.id ?? 'unknown', 'body.phone');
+    }
+    const created = { status: 201, body: { success: true as const, data: toContact(row) } };
+    if (idempotencyKey !== undefined) {
+      await saveIdempotentResponse(tx, principal.portalId, idempotencyKey, created);
+    }
+    return { ...created, replayed: false };
+  });
+  if (idempotencyKey !== undefined && !result.replayed) {
+    await purgeExpiredIdempotencyKeys(db, principal.portalId).catch((err: unknown) =>
+      logger.warn({ err, portalId: principal.portalId }, 'could not purge expired keys'),
+    );
+  }
+  return result;
+}
+
+async function eraseContact(
+  deps: Required<ContactsServiceDeps>,
+  principal: PortalOf,
+  id: string,
+  { actor, requestId }: { actor: Actor; requestId?: string | undefined },
+): Promise<Erasure> {
+  const { db, logger, erasureSteps } = deps;
+  const erasure = await db.transaction(async (tx) => {
+    const row = await repo.deleteContact(tx, principal.portalId, id);
+    if (!row) throw notFound();
+    const result: Erasure = {
+      id,
+      erasedAt: new Date().toISOString(),
+      erased: {
+        contact: 1,
+        storedResponses: await repo.deleteStoredResponsesNaming(tx, principal.portalId, id),
+      },
+      anonymised: {},
+    };
+    for (const step of erasureSteps) {
+      const { kind, what, count } = await step(tx, row);
+      result[kind][what] = (result[kind][what] ?? 0) + count;
+    }
+    // The id only: the audit log never holds the person's data.
+    await recordAuditEvent(tx, {
+      portalId: principal.portalId,
+      actor,
+      action: 'contact.erased',
+      reason: `Contact ${id} erased on request (GDPR art. 17).`,
+      requestId: requestId ?? null,
+    });
+    return result;
+  });
+  logger.info({ portalId: principal.portalId, contactId: id }, 'contact erased');
+  return erasure;
+}
+
 export function createContactsService({
   db,
   logger,
   erasureSteps = [],
 }: ContactsServiceDeps): ContactsService {
   return {
-    async createContact({ principal, input, idempotencyKey }) {
-      const { phone: rawPhone, ...data } = input;
-      const phone = phoneOrThrow(rawPhone, 'body.phone');
-      const requestHash = requestFingerprint('POST /crm/contacts', { phone, ...data });
-      const result = await db.transaction(async (tx) => {
-        if (idempotencyKey !== undefined) {
-          const first = await claimOrReplay(tx, principal.portalId, idempotencyKey, requestHash);
-          if (first) {
-            const body = first.body as { success: true; data: Contact };
-            return { status: first.status, body, replayed: true };
-          }
-        }
-        const row = await repo.insertContactIfNew(tx, {
-          id: newContactId(),
-          portalId: principal.portalId,
-          ...newContactColumns(phone, data, 'api'),
-        });
-        if (!row) {
-          const existing = await repo.findContactByPhone(tx, principal.portalId, phone);
-          throw phoneTaken(existing?.id ?? 'unknown', 'body.phone');
-        }
-        const created = { status: 201, body: { success: true as const, data: toContact(row) } };
-        if (idempotencyKey !== undefined) {
-          await saveIdempotentResponse(tx, principal.portalId, idempotencyKey, created);
-        }
-        return { ...created, replayed: false };
-      });
-      if (idempotencyKey !== undefined && !result.replayed) {
-        await purgeExpiredIdempotencyKeys(db, principal.portalId).catch((err: unknown) =>
-          logger.warn({ err, portalId: principal.portalId }, 'could not purge expired keys'),
-        );
-      }
-      return result;
-    },
+    createContact: (args) => createContact(db, logger, args),
 
     async upsertByPhone(principal, rawPhone, data) {
       const phone = phoneOrThrow(rawPhone, 'params.phone');
@@ -252,36 +295,8 @@ export function createContactsService({
       }
     },
 
-    async eraseContact(principal, id, { actor, requestId }) {
-      const erasure = await db.transaction(async (tx) => {
-        const row = await repo.deleteContact(tx, principal.portalId, id);
-        if (!row) throw notFound();
-        const result: Erasure = {
-          id,
-          erasedAt: new Date().toISOString(),
-          erased: {
-            contact: 1,
-            storedResponses: await repo.deleteStoredResponsesNaming(tx, principal.portalId, id),
-          },
-          anonymised: {},
-        };
-        for (const step of erasureSteps) {
-          const { kind, what, count } = await step(tx, row);
-          result[kind][what] = (result[kind][what] ?? 0) + count;
-        }
-        // The id only: the audit log never holds the person's data.
-        await recordAuditEvent(tx, {
-          portalId: principal.portalId,
-          actor,
-          action: 'contact.erased',
-          reason: `Contact ${id} erased on request (GDPR art. 17).`,
-          requestId: requestId ?? null,
-        });
-        return result;
-      });
-      logger.info({ portalId: principal.portalId, contactId: id }, 'contact erased');
-      return erasure;
-    },
+    eraseContact: (principal, id, context) =>
+      eraseContact({ db, logger, erasureSteps }, principal, id, context),
 
     async listContacts(principal, query) {
       const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);

@@ -10,6 +10,7 @@ import type { AccountsService } from '../accounts/accounts-service.ts';
 import type { AuditEvent } from '../audit/audit-log.ts';
 import { redirectToLogin, type PageSessions } from '../browser/web-session.ts';
 import type { WebSession } from '../browser/session-store.ts';
+import type { ContactsService } from '../contacts/contacts-service.ts';
 import type { PartnerService } from '../partner/partner-service.ts';
 
 export interface WebRoutesOptions {
@@ -18,6 +19,10 @@ export interface WebRoutesOptions {
   sessionTtlSeconds: number;
   accounts: Pick<AccountsService, 'authenticatePassword' | 'showPortal' | 'regenerateToken'>;
   partner: Pick<PartnerService, 'connectionSummary' | 'authorizationUrl'>;
+  contacts: Pick<
+    ContactsService,
+    'listContacts' | 'getContact' | 'eraseContact' | 'importContacts'
+  >;
   /** The portal's most recent audit events, newest first. */
   recentAuditEvents: (portalId: number) => Promise<AuditEvent[]>;
 }

@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { STYLESHEET } from '../browser/stylesheet.ts';
 import { connectionPages } from './connection-pages.tsx';
+import { contactsPages } from './contacts-routes.tsx';
 import { settingsRoutes } from './settings-routes.tsx';
 import { signInRoutes } from './sign-in-routes.tsx';
 import { Redirect, type WebRoutesOptions } from './web-options.ts';
@@ -37,4 +38,5 @@ export async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): P
   await app.register(signInRoutes, opts);
   await app.register(settingsRoutes, opts);
   await app.register(connectionPages, opts);
+  await app.register(contactsPages, opts);
 }

@@ -22,7 +22,12 @@ async function importRows(app: FastifyInstance, token: string, contacts: unknown
     payload: { contacts },
   });
   assert.equal(res.statusCode, 200, res.body.slice(0, 300));
-  return res.json().data;
+  return res.json().data as {
+    created: number;
+    updated: number;
+    unchanged: number;
+    failed: { index: number; field: string; message: string }[];
+  };
 }
 
 async function list(app: FastifyInstance, token: string, query: string) {
@@ -129,8 +134,8 @@ for (const backend of backends()) {
           [30, 'firstName'],
         ],
       );
-      assert.match(result.failed[0].message, /row 999/);
-      assert.match(result.failed[1].message, /country code/);
+      assert.match(result.failed[0]!.message, /row 999/);
+      assert.match(result.failed[1]!.message, /country code/);
       const first = await list(app, token, `q=${encodeURIComponent('+1 650 5500000')}`);
       assert.equal(first.items.length, 1);
       const one = await app.inject({
