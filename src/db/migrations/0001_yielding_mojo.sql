@@ -17,8 +17,8 @@ CREATE TABLE "contacts" (
 --> statement-breakpoint
 ALTER TABLE "contacts" ADD CONSTRAINT "contacts_portal_id_portals_id_fk" FOREIGN KEY ("portal_id") REFERENCES "public"."portals"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE UNIQUE INDEX "contacts_portal_phone" ON "contacts" USING btree ("portal_id","phone" text_pattern_ops);--> statement-breakpoint
-CREATE INDEX "contacts_portal_page" ON "contacts" USING btree ("portal_id","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
-CREATE INDEX "contacts_portal_consent_page" ON "contacts" USING btree ("portal_id","consent_whatsapp","created_at" DESC NULLS LAST,"id" DESC NULLS LAST);--> statement-breakpoint
+CREATE INDEX "contacts_portal_page" ON "contacts" USING btree ("portal_id","created_at","id");--> statement-breakpoint
+CREATE INDEX "contacts_portal_consent_page" ON "contacts" USING btree ("portal_id","consent_whatsapp","created_at","id");--> statement-breakpoint
 CREATE INDEX "contacts_portal_updated" ON "contacts" USING btree ("portal_id","updated_at");--> statement-breakpoint
 CREATE INDEX "contacts_tags" ON "contacts" USING gin ("tags");--> statement-breakpoint
 CREATE INDEX "contacts_portal_first_name" ON "contacts" USING btree ("portal_id",lower("first_name") text_pattern_ops);--> statement-breakpoint
