@@ -109,7 +109,8 @@ function upsertRoute(api: FastifyInstance, contacts: ContactsService): void {
   api.put<{ Params: { phone: string }; Body: UpsertContactBody }>(
     '/crm/contacts/by-phone/:phone',
     {
-      config: WRITE,
+      // The path holds a phone number: logs show the route's pattern, never the number.
+      config: { ...WRITE, logRoutePattern: true },
       schema: {
         summary: 'Create or update a contact by phone',
         description:

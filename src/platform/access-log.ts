@@ -18,7 +18,7 @@ import {
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
-import { pathOnly } from './logger.ts';
+import { loggedPath } from './logger.ts';
 
 /** Levels at which a route's access line is written (a route may log at `warn` only). */
 const LOGS_INFO = new Set(['info', 'debug', 'trace']);
@@ -45,7 +45,7 @@ export class AccessLogController extends LogController {
       {
         reqId: request.id,
         method: request.method,
-        path: pathOnly(request.url),
+        path: loggedPath(request),
         statusCode: reply.statusCode,
         responseTime: reply.elapsedTime,
       },
