@@ -19,7 +19,7 @@ type Printer = (result: unknown) => string;
  * Run the admin command `name`: through the running server's admin socket when it holds the
  * embedded database, else against storage opened (and migrated) here.
  */
-async function execute(config: Config, name: string, args: unknown): Promise<unknown> {
+export async function execute(config: Config, name: string, args: unknown): Promise<unknown> {
   const viaServer = () =>
     sendAdminCommandWhenReady(config.dataDir, name, args, {
       timeoutMs: config.CLI_SERVER_WAIT_MS,
@@ -52,7 +52,11 @@ const list = (value: string) =>
     .filter(Boolean);
 
 /** The commander action of admin command `name`; the config is parsed when it runs. */
-function action(name: string, toArgs: (opts: Record<string, unknown>) => unknown, human: Printer) {
+export function action(
+  name: string,
+  toArgs: (opts: Record<string, unknown>) => unknown,
+  human: Printer,
+) {
   return async (opts: Record<string, unknown>) => {
     const config = parseConfig();
     const result = await execute(config, name, toArgs(opts));
@@ -60,8 +64,8 @@ function action(name: string, toArgs: (opts: Record<string, unknown>) => unknown
   };
 }
 
-const json = new Option('--json', 'print the result as JSON');
-const portal = ['--portal <code>', 'portal code (digits)'] as const;
+export const json = new Option('--json', 'print the result as JSON');
+export const portal = ['--portal <code>', 'portal code (digits)'] as const;
 
 /** `migrate`: apply database migrations. */
 export function addMigrateCommand(program: Command): void {

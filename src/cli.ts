@@ -16,6 +16,7 @@ import {
   addTokenCommands,
   addUserCommands,
 } from './cli-commands.ts';
+import { addContactsCommands } from './cli-contacts.ts';
 import { ConfigError, loadDotEnv } from './config.ts';
 import { UsageError } from './platform/errors.ts';
 
@@ -36,6 +37,7 @@ function buildProgram(): Command {
   addUserCommands(program);
   addKeysCommands(program);
   addAuditCommands(program);
+  addContactsCommands(program);
   return program;
 }
 

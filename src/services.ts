@@ -8,6 +8,7 @@ import { createAccountsService, type AccountsService } from './accounts/accounts
 import { createTokenVerification, type TokenVerification } from './accounts/token-verification.ts';
 import { createSessionStore, type SessionStore } from './browser/session-store.ts';
 import type { Config } from './config.ts';
+import { createContactsService, type ContactsService } from './contacts/contacts-service.ts';
 import type { Storage } from './db/client.ts';
 import { createPartnerService, type PartnerService } from './partner/partner-service.ts';
 import { loadKeyring } from './platform/keyring.ts';
@@ -19,6 +20,7 @@ export interface Services {
   storage: Storage;
   accounts: AccountsService;
   tickets: TicketsService;
+  contacts: ContactsService;
   /**
    * API token verification (hash → cache → lookup), distrusted, i.e. read-through, until its
    * listener is started (`buildApp` does).
@@ -51,6 +53,7 @@ export function createServices(deps: {
       providerAppSecret: config.PROVIDER_APP_SECRET,
       logger,
     }),
+    contacts: createContactsService({ db: storage.db, logger }),
     partner: createPartnerService({ config, db: storage.db, keyring: loadKeyring(config), logger }),
     sessions: createSessionStore({ db: storage.db, ttlSeconds: config.SESSION_TTL_SECONDS }),
   };

@@ -9,6 +9,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { CLI_ACTOR, listAuditEvents } from '../audit/audit-log.ts';
+import { IMPORT_MAX } from '../contacts/contact-schemas.ts';
 import { UsageError } from '../platform/errors.ts';
 import type { Services } from '../services.ts';
 
@@ -90,6 +91,30 @@ export const COMMANDS: Record<string, Command> = {
     (services, a) => services.accounts.signOutUser({ portalCode: a.portal, email: a.email }),
   ),
   'keys rotate': command(Type.Object({}), (services) => services.partner.rotateKeys(CLI_ACTOR)),
+  'contacts list': command(
+    Type.Object({
+      portal: Portal,
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+      cursor: Type.Optional(Type.String({ maxLength: 200 })),
+      q: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+      tag: Type.Optional(Type.String({ minLength: 1, maxLength: 50 })),
+    }),
+    async (services, { portal, limit, ...filters }) => {
+      const portalId = await services.accounts.portalIdFor(portal);
+      return services.contacts.listContacts({ portalId }, { limit: limit ?? 50, ...filters });
+    },
+  ),
+  // One batch of the CLI's import (it reads the file and sends 1,000 rows at a time).
+  'contacts import': command(
+    Type.Object({
+      portal: Portal,
+      contacts: Type.Array(Type.Unknown(), { minItems: 1, maxItems: IMPORT_MAX }),
+    }),
+    async (services, a) => {
+      const portalId = await services.accounts.portalIdFor(a.portal);
+      return services.contacts.importContacts({ portalId }, a.contacts, 'import');
+    },
+  ),
   'audit list': command(
     Type.Object({
       portal: Portal,

@@ -29,7 +29,8 @@ export type AuditAction =
   | 'encryption_key.rotated'
   | 'secret.redacted'
   | 'data_deletion.requested'
-  | 'provider_callback.ignored';
+  | 'provider_callback.ignored'
+  | 'contact.erased';
 
 export interface AuditEventInput {
   portalId: number | null;

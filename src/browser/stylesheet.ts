@@ -14,7 +14,7 @@ section { background: #fff; border: 1px solid var(--line); border-radius: 8px; p
 h1 { font-size: 1.6rem; margin: 0 0 1rem; }
 h2 { font-size: 1.15rem; margin: 0 0 0.5rem; }
 label { display: block; margin: 0.75rem 0 0.25rem; font-weight: 600; }
-input[type=email], input[type=password] { width: 100%; padding: 0.5rem; border: 1px solid var(--line); border-radius: 6px; font: inherit; }
+input[type=email], input[type=password], input[type=text] { width: 100%; padding: 0.5rem; border: 1px solid var(--line); border-radius: 6px; font: inherit; }
 button, .button { display: inline-block; margin-top: 0.75rem; padding: 0.5rem 1rem; border: 0; border-radius: 6px; background: var(--accent); color: #fff; font: inherit; text-decoration: none; cursor: pointer; }
 button.secondary { background: #e8ebf0; color: var(--fg); }
 button.danger { background: var(--bad); }
@@ -25,5 +25,7 @@ button.danger { background: var(--bad); }
 table { width: 100%; border-collapse: collapse; font-size: 0.9rem; }
 th, td { text-align: left; padding: 0.3rem 0.4rem; border-bottom: 1px solid var(--line); vertical-align: top; }
 td.nowrap { white-space: nowrap; }
+header form a { margin-right: 0.75rem; }
+main:has(table[data-testid=contacts]) { max-width: 64rem; }
 code { font-family: ui-monospace, monospace; }
 `;

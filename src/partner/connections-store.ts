@@ -8,14 +8,14 @@
  *
  * @see docs/partner-connection.md "Stored connection"
  */
-import { and, eq, isNotNull, lt, ne, or, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, lt, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { connections, users } from '../db/schema/index.ts';
 import type { Keyring, SealedValue } from '../platform/keyring.ts';
 import { isGrantShared } from './shared-grants.ts';
 
 /** The columns that hold a sealed token (ciphertext, IV, tag, key id). */
-function sealedColumns(sealed: SealedValue) {
+export function sealedColumns(sealed: SealedValue) {
   return {
     tokenCiphertext: sealed.ciphertext,
     tokenIv: sealed.iv,
@@ -306,52 +306,6 @@ export class ConnectionsStore {
       .where(eq(connections.providerUserId, providerUserId))
       .orderBy(connections.portalId);
     return rows.map((r) => r.portalId);
-  }
-
-  /**
-   * Re-seal every stored token under the active key (key rotation). Each row is updated only
-   * if it still holds the ciphertext that was read, so a concurrent refresh or revocation is
-   * never overwritten.
-   *
-   * @returns how many tokens were re-encrypted.
-   */
-  async resealAll(): Promise<number> {
-    const rows = await this.#db
-      .select({
-        portalId: connections.portalId,
-        ciphertext: connections.tokenCiphertext,
-        iv: connections.tokenIv,
-        tag: connections.tokenTag,
-        keyId: connections.keyId,
-      })
-      .from(connections)
-      .where(
-        and(
-          isNotNull(connections.tokenCiphertext),
-          ne(connections.keyId, this.#keyring.activeKeyId),
-        ),
-      );
-    let count = 0;
-    for (const row of rows) {
-      if (!row.ciphertext || !row.iv || !row.tag || !row.keyId) continue;
-      const token = this.#keyring.open(
-        { ciphertext: row.ciphertext, iv: row.iv, tag: row.tag, keyId: row.keyId },
-        row.portalId,
-      );
-      const sealed = this.#keyring.seal(token, row.portalId);
-      const updated = await this.#db
-        .update(connections)
-        .set({ ...sealedColumns(sealed) })
-        .where(
-          and(
-            eq(connections.portalId, row.portalId),
-            eq(connections.tokenCiphertext, row.ciphertext),
-          ),
-        )
-        .returning({ portalId: connections.portalId });
-      count += updated.length;
-    }
-    return count;
   }
 }
 

@@ -27,6 +27,7 @@ import { createConnectionsStore } from './connections-store.ts';
 import { createProviderPersonCallbacks } from './data-deletion.ts';
 import { createHealthChecker } from './health-checker.ts';
 import { InflightCalls } from './inflight-calls.ts';
+import { resealAllTokens } from './key-rotation.ts';
 import { createWithProvider } from './outbound-calls.ts';
 import { createProviderClient } from './provider-client.ts';
 import { createGrantRevoker } from './provider-grant-revocation.ts';
@@ -198,7 +199,7 @@ export function createPartnerService(deps: PartnerServiceDeps) {
      * @returns how many tokens were re-encrypted, and the active key id.
      */
     async rotateKeys(actor: Actor): Promise<{ reencrypted: number; activeKeyId: string }> {
-      const reencrypted = await store.resealAll();
+      const reencrypted = await resealAllTokens(db, keyring);
       await recordAuditEvent(db, {
         portalId: null,
         actor,

@@ -19,7 +19,7 @@ import {
   type FastifyReply,
   type FastifyRequest,
 } from 'fastify';
-import { loggablePath } from './logger.ts';
+import { loggedPath } from './logger.ts';
 
 /** Levels at which a route's access line is written (a route may log at `warn` only). */
 const LOGS_INFO = new Set(['info', 'debug', 'trace']);
@@ -46,7 +46,7 @@ export class AccessLogController extends LogController {
       {
         reqId: request.id,
         method: request.method,
-        path: loggablePath(request.url),
+        path: loggedPath(request),
         statusCode: reply.statusCode,
         responseTime: reply.elapsedTime,
       },

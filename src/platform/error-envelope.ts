@@ -28,6 +28,9 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   not_found: "Unknown route, or a resource that does not exist in the token's portal.",
   idempotency_conflict:
     'The Idempotency-Key was used in the last 24 hours with a different request.',
+  conflict:
+    'A unique value is already taken (e.g. a contact phone); `details` names the field and the ' +
+    "existing resource's `id`.",
   payload_too_large: 'The request body is over 64 KiB.',
   unsupported_media_type: 'The request body is not `application/json`.',
   rate_limited: 'Too many requests; wait the `Retry-After` seconds.',
@@ -48,9 +51,18 @@ export function errorEnvelopeFor(codes: readonly ErrorCode[] = ERROR_CODES, desc
         message: Type.String({ description: 'For people; never parse it, use `code`.' }),
         requestId: Type.String({ description: 'Also in the `X-Request-Id` header.' }),
         details: Type.Optional(
-          Type.Array(Type.Object({ field: Type.String(), message: Type.String() }), {
-            description: 'Which input was wrong, and how (validation errors).',
-          }),
+          Type.Array(
+            Type.Object({
+              field: Type.String(),
+              message: Type.String(),
+              id: Type.Optional(
+                Type.String({ description: 'The existing resource holding the value (conflict).' }),
+              ),
+            }),
+            {
+              description: 'Which input was wrong, and how (validation errors).',
+            },
+          ),
         ),
         requiredScopes: Type.Optional(
           Type.Array(Type.String(), { description: 'The scopes the route needs.' }),

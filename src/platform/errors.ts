@@ -14,6 +14,7 @@ export const ERROR_STATUS = {
   insufficient_scope: 403,
   not_found: 404,
   idempotency_conflict: 409,
+  conflict: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
@@ -28,6 +29,8 @@ export const ERROR_CODES = Object.keys(ERROR_STATUS) as ErrorCode[];
 export interface ErrorDetail {
   field: string;
   message: string;
+  /** The id of the existing resource that holds a unique value (`conflict`). */
+  id?: string;
 }
 
 export interface AppErrorOptions {

@@ -34,6 +34,24 @@ export const REDACTED_PATHS = [
   '*.authorizationCode',
 ];
 
+/**
+ * The path an access line or a request serializer logs: the path without its query and with
+ * token-shaped segments masked (`loggablePath`), or, for a
+ * route whose config sets `logRoutePattern` (its path carries personal data, such as
+ * `/crm/contacts/by-phone/:phone`), the route's pattern instead.
+ */
+export function loggedPath(req: FastifyRequest): string {
+  const route = req.routeOptions as Partial<FastifyRequest['routeOptions']> | undefined;
+  return route?.config?.logRoutePattern && route.url ? route.url : loggablePath(req.url);
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** Log the route's pattern instead of its path: the path carries personal data. */
+    logRoutePattern?: boolean;
+  }
+}
+
 /** The path of a request URL without its query string. */
 export function pathOnly(url: string): string {
   const q = url.indexOf('?');
@@ -118,7 +136,7 @@ export function loggerOptions(level: string): LoggerOptions {
     level,
     redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
     serializers: {
-      req: (req: FastifyRequest) => ({ method: req.method, path: loggablePath(req.url) }),
+      req: (req: FastifyRequest) => ({ method: req.method, path: loggedPath(req) }),
       err: serializeError,
     },
     hooks: {

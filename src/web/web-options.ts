@@ -10,6 +10,7 @@ import type { AccountsService } from '../accounts/accounts-service.ts';
 import type { AuditEvent } from '../audit/audit-log.ts';
 import { redirectToLogin, type PageSessions } from '../browser/web-session.ts';
 import type { WebSession } from '../browser/session-store.ts';
+import type { ContactsService } from '../contacts/contacts-service.ts';
 import type { PartnerService } from '../partner/partner-service.ts';
 import type { SignInLimitSettings } from './sign-in-limits.ts';
 
@@ -21,6 +22,10 @@ export interface WebRoutesOptions {
   partner: Pick<PartnerService, 'connectionSummary' | 'authorizationUrl'>;
   /** Where the sign-in rate limits keep their counters (Redis when configured). */
   signInLimits: SignInLimitSettings;
+  contacts: Pick<
+    ContactsService,
+    'listContacts' | 'getContact' | 'eraseContact' | 'importContacts'
+  >;
   /** The portal's most recent audit events, newest first. */
   recentAuditEvents: (portalId: number) => Promise<AuditEvent[]>;
 }

@@ -13,6 +13,7 @@ import { sendUnavailable } from '../browser/refusal-pages.tsx';
 import { STYLESHEET } from '../browser/stylesheet.ts';
 import { toAppError } from '../platform/error-envelope.ts';
 import { connectionPages } from './connection-pages.tsx';
+import { contactsPages } from './contacts-routes.tsx';
 import { settingsRoutes } from './settings-routes.tsx';
 import { signInRoutes } from './sign-in-routes.tsx';
 import { Redirect, type WebRoutesOptions } from './web-options.ts';
@@ -46,4 +47,5 @@ export async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): P
   await app.register(signInRoutes, opts);
   await app.register(settingsRoutes, opts);
   await app.register(connectionPages, opts);
+  await app.register(contactsPages, opts);
 }

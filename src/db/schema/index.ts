@@ -8,3 +8,4 @@ export * from './sessions.ts';
 export * from './connections.ts';
 export * from './data-deletion-requests.ts';
 export * from './processed-signed-requests.ts';
+export * from './contacts.ts';

@@ -1,0 +1,198 @@
+/**
+ * `npm run bench:contacts`: the contacts area's costs, on PGlite and on PostgreSQL.
+ *
+ * - Import: `POST /crm/contacts/import` of 1,000 new contacts (BENCH_IMPORT_TRIALS times, each
+ *   into fresh phones), then 1,000 updates of existing ones; wall time per request in ms.
+ * - List: with 100,000 contacts in the portal (seeded by SQL, then ANALYZE), the latency of
+ *   `GET /crm/contacts` pages of 20 for each filter shape (BENCH_LIST_REQUESTS sequential
+ *   requests each over keep-alive HTTP, after 20 of warm-up): p50 and p99 in ms.
+ *
+ * The app runs in this process, listening on 127.0.0.1, and is called over real HTTP. Writes
+ * `bench/results/contacts-<time>.json`. PostgreSQL at BENCH_DATABASE_URL (a throwaway database,
+ * dropped after); its rows are skipped when it does not answer.
+ */
+import { execSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import { buildApp } from '../src/app.ts';
+import { CLI_ACTOR } from '../src/audit/audit-log.ts';
+import { parseConfig } from '../src/config.ts';
+import { openStorage, type Storage } from '../src/db/client.ts';
+import { createLogger } from '../src/platform/logger.ts';
+import { createServices } from '../src/services.ts';
+import { createThrowawayDatabase } from './postgres.ts';
+
+const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
+const IMPORT_TRIALS = Number(process.env.BENCH_IMPORT_TRIALS ?? 5);
+const LIST_REQUESTS = Number(process.env.BENCH_LIST_REQUESTS ?? 300);
+const SEEDED = 100_000;
+
+const SHAPES: Record<string, string> = {
+  'first page': '',
+  'page 50 (cursor)': 'CURSOR',
+  'tag=vip': 'tag=vip',
+  'consent=opted_in': 'consent=opted_in',
+  'q=ada1 (name prefix)': 'q=ada1',
+  'q=+1650000 (phone digits)': `q=${encodeURIComponent('+1650000')}`,
+  'q=user12 (email prefix)': 'q=user12',
+  'updatedSince (last hour)': 'UPDATED',
+};
+
+function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
+
+function contactsBatch(start: number, count: number) {
+  return Array.from({ length: count }, (_, k) => ({
+    phone: `+1 415 2${String(start + k).padStart(6, '0')}`,
+    firstName: `Name${start + k}`,
+    email: `bench${start + k}@example.test`,
+    tags: ['bench'],
+    attributes: { plan: 'pro', seats: k % 10 },
+  }));
+}
+
+async function seed(storage: Storage, portalId: number): Promise<void> {
+  await storage.db.execute(sql`
+    insert into contacts (id, portal_id, phone, email, first_name, last_name, tags,
+      consent_whatsapp, created_at, updated_at, consent_updated_at)
+    select 'ctcbench' || g, ${portalId}, '+1650' || lpad(g::text, 7, '0'),
+      'user' || g || '@example.test',
+      (array['Ada','Bob','Cleo','Dan','Eve','Finn','Gus','Hana'])[1 + g % 8] || g, 'Last' || g,
+      case when g % 10 = 0 then array['vip'] else array['std'] end,
+      (array['opted_in','opted_out','unknown'])[1 + g % 3],
+      now() - make_interval(secs => g), now() - make_interval(secs => g),
+      now() - make_interval(secs => g)
+    from generate_series(1, ${SEEDED}) g`);
+  await storage.db.execute(sql`analyze contacts`);
+}
+
+async function run(kind: 'pglite' | 'postgres', url?: string) {
+  const config = parseConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'portico-bench-contacts-')),
+    RATE_LIMIT_PER_MINUTE: '1000000',
+  });
+  const storage = await openStorage(
+    kind === 'postgres' ? { kind, url: url!, poolSize: 10 } : { kind: 'pglite-memory' },
+  );
+  await storage.migrate();
+  const logger = createLogger('warn');
+  const services = createServices({ config, storage, logger });
+  const app = await buildApp({ services, logger });
+  try {
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1/external/crm/contacts`;
+    const portal = await services.accounts.createPortal({
+      name: 'Bench',
+      adminEmail: `bench-${kind}@example.test`,
+      actor: CLI_ACTOR,
+    });
+    const headers = { authorization: portal.token, 'content-type': 'application/json' };
+    const timed = async (path: string, init: RequestInit = {}) => {
+      const started = performance.now();
+      const res = await fetch(`${base}${path}`, { headers, ...init });
+      const body = (await res.json()) as { data: Record<string, unknown> };
+      if (!res.ok) throw new Error(`${path}: ${res.status} ${JSON.stringify(body).slice(0, 200)}`);
+      return { ms: performance.now() - started, data: body.data };
+    };
+
+    const importMs: number[] = [];
+    for (let trial = 0; trial < IMPORT_TRIALS; trial++) {
+      const body = JSON.stringify({ contacts: contactsBatch(trial * 1000, 1000) });
+      const r = await timed('/import', { method: 'POST', body });
+      if (r.data.created !== 1000) throw new Error(`import created ${String(r.data.created)}`);
+      importMs.push(r.ms);
+    }
+    const updateBody = contactsBatch(0, 1000).map((c) => ({ ...c, firstName: `${c.firstName}x` }));
+    const update = await timed('/import', {
+      method: 'POST',
+      body: JSON.stringify({ contacts: updateBody }),
+    });
+
+    const portalId = await services.accounts.portalIdFor(portal.portalCode);
+    const seedStarted = performance.now();
+    await seed(storage, portalId);
+    const seedMs = performance.now() - seedStarted;
+
+    let cursor = '';
+    for (let i = 0; i < 50; i++) {
+      const r = await timed(`?limit=20${cursor ? `&cursor=${cursor}` : ''}`);
+      cursor = String(r.data.nextCursor);
+    }
+    const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
+    const list: Record<string, { p50Ms: number; p99Ms: number; items: number }> = {};
+    for (const [name, shape] of Object.entries(SHAPES)) {
+      const query =
+        shape === 'CURSOR'
+          ? `cursor=${cursor}`
+          : shape === 'UPDATED'
+            ? `updatedSince=${hourAgo}`
+            : shape;
+      const path = `?limit=20${query ? `&${query}` : ''}`;
+      let items = 0;
+      for (let i = 0; i < 20; i++) await timed(path);
+      const samples: number[] = [];
+      for (let i = 0; i < LIST_REQUESTS; i++) {
+        const r = await timed(path);
+        samples.push(r.ms);
+        items = (r.data.items as unknown[]).length;
+      }
+      samples.sort((a, b) => a - b);
+      list[name] = { p50Ms: percentile(samples, 50), p99Ms: percentile(samples, 99), items };
+    }
+    return {
+      importNew1000Ms: importMs,
+      importNew1000MedianMs: [...importMs].sort((a, b) => a - b)[Math.floor(importMs.length / 2)],
+      importUpdate1000Ms: update.ms,
+      seed100kMs: seedMs,
+      list,
+    };
+  } finally {
+    await app.close();
+    await storage.close();
+  }
+}
+
+async function main(): Promise<void> {
+  mkdirSync(RESULTS, { recursive: true });
+  const uptimeBefore = execSync('uptime').toString().trim();
+  const loadBefore = loadavg();
+  console.log(`contacts bench: node ${process.version}, ${cpus().length} CPUs; ${uptimeBefore}`);
+  const record: Record<string, unknown> = {
+    startedAt: new Date().toISOString(),
+    node: process.version,
+    cpus: cpus().length,
+    uptimeBefore,
+    loadBefore,
+    seeded: SEEDED,
+    importTrials: IMPORT_TRIALS,
+    listRequests: LIST_REQUESTS,
+  };
+  console.log('pglite …');
+  record.pglite = await run('pglite');
+  console.log(JSON.stringify(record.pglite, null, 2));
+  const database = await createThrowawayDatabase();
+  if ('url' in database) {
+    try {
+      console.log('postgres …');
+      record.postgres = await run('postgres', database.url);
+      console.log(JSON.stringify(record.postgres, null, 2));
+    } finally {
+      await database.drop().catch(() => {});
+    }
+  } else {
+    console.warn(`PostgreSQL not reachable (${database.error}): its rows are skipped.`);
+  }
+  record.uptimeAfter = execSync('uptime').toString().trim();
+  record.loadAfter = loadavg();
+  const path = join(RESULTS, `contacts-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(path, `${JSON.stringify(record, null, 2)}\n`);
+  console.log(`${String(record.uptimeAfter)}\nwritten ${path}`);
+}
+
+await main();

@@ -1,0 +1,139 @@
+/**
+ * The contacts import: up to 1,000 rows upserted by phone in one transaction. Invalid rows are
+ * reported and skipped; the valid ones land together or not at all. Within one request a phone
+ * that appears twice is written once, from its last row; the earlier rows are reported.
+ *
+ * @see README.md "CRM contacts", import
+ */
+import type { Database } from '../db/client.ts';
+import {
+  newContactColumns,
+  upsertChanges,
+  type ConsentSource,
+  type ContactData,
+} from './contact-changes.ts';
+import type { ContactFields } from './contact-schemas.ts';
+import { rowFailures } from './contact-validation.ts';
+import * as repo from './contacts-repository.ts';
+import { newContactId } from './contact-id.ts';
+import { normalisePhone } from './phone.ts';
+
+/** A row that did not land: its 0-based index, the field at fault, and why. */
+export interface ImportFailure {
+  index: number;
+  field: string;
+  message: string;
+}
+
+export interface ImportResult {
+  created: number;
+  updated: number;
+  unchanged: number;
+  failed: ImportFailure[];
+}
+
+interface ValidRow {
+  index: number;
+  phone: string;
+  data: ContactData;
+}
+
+/** Rows inserted per statement (well under PostgreSQL's 65,535 bind parameters). */
+const INSERT_CHUNK = 500;
+
+/** Validate every row and keep the last row of each phone. Pure: no I/O. */
+export function sortRows(rows: readonly unknown[]): { valid: ValidRow[]; failed: ImportFailure[] } {
+  const failed: ImportFailure[] = [];
+  const byPhone = new Map<string, ValidRow>();
+  rows.forEach((row, index) => {
+    const problems = rowFailures(row);
+    if (problems.length > 0) {
+      for (const p of problems) failed.push({ index, field: p.field, message: p.message });
+      return;
+    }
+    const { phone: rawPhone, ...data } = row as ContactFields;
+    const phone = normalisePhone(rawPhone);
+    if (!phone.ok) {
+      failed.push({ index, field: 'phone', message: phone.message });
+      return;
+    }
+    const earlier = byPhone.get(phone.e164);
+    if (earlier) {
+      failed.push({
+        index: earlier.index,
+        field: 'phone',
+        message: `the same phone as row ${index}, which was imported instead (the last one wins)`,
+      });
+    }
+    byPhone.set(phone.e164, { index, phone: phone.e164, data });
+  });
+  failed.sort((a, b) => a.index - b.index);
+  return { valid: [...byPhone.values()], failed };
+}
+
+/**
+ * Import `rows` into the portal. Existing contacts (by E.164 phone) are locked, then updated
+ * with the fields each row carries (`unchanged` when nothing differs); new ones are inserted.
+ *
+ * @param source recorded as the consent source of what the import sets (`import`).
+ * @returns the counts and the rows that did not land.
+ */
+export async function importContacts(
+  db: Database,
+  portalId: number,
+  rows: readonly unknown[],
+  source: ConsentSource,
+): Promise<ImportResult> {
+  const { valid, failed } = sortRows(rows);
+  const result: ImportResult = { created: 0, updated: 0, unchanged: 0, failed };
+  if (valid.length === 0) return result;
+  await db.transaction(async (tx) => {
+    const existing = await repo.lockContactsByPhones(
+      tx,
+      portalId,
+      valid.map((r) => r.phone),
+    );
+    const byPhone = new Map(existing.map((row) => [row.phone, row]));
+    const fresh: ValidRow[] = [];
+    for (const row of valid) {
+      const stored = byPhone.get(row.phone);
+      if (!stored) {
+        fresh.push(row);
+        continue;
+      }
+      const changes = upsertChanges(stored, row.data, source);
+      if (!changes) {
+        result.unchanged += 1;
+        continue;
+      }
+      await repo.updateContact(tx, portalId, stored.id, changes);
+      result.updated += 1;
+    }
+    for (let i = 0; i < fresh.length; i += INSERT_CHUNK) {
+      const chunk = fresh.slice(i, i + INSERT_CHUNK);
+      const inserted = await repo.insertContacts(
+        tx,
+        chunk.map((row) => ({
+          id: newContactId(),
+          portalId,
+          ...newContactColumns(row.phone, row.data, source),
+        })),
+      );
+      result.created += inserted.length;
+      // A phone created meanwhile by another request (after the lock above) is not
+      // overwritten blindly: the row is reported so the client can send it again.
+      const landed = new Set(inserted);
+      for (const row of chunk) {
+        if (!landed.has(row.phone)) {
+          failed.push({
+            index: row.index,
+            field: 'phone',
+            message: 'was created by another request at the same time; send this row again',
+          });
+        }
+      }
+    }
+  });
+  failed.sort((a, b) => a.index - b.index);
+  return result;
+}

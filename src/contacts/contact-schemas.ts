@@ -1,0 +1,240 @@
+/**
+ * Request and response schemas of `/crm/contacts` (validation, types and OpenAPI from one
+ * definition). The import validates each row with the same `ContactFieldsSchema`, compiled by
+ * TypeBox, so a row is refused for exactly what a single create would refuse.
+ *
+ * @see README.md "CRM contacts"
+ */
+import { Type, type Static, type TSchema } from 'typebox';
+import { CONSENT_SOURCES, CONSENT_STATES } from '../db/schema/contacts.ts';
+import { PHONE_INPUT_MAX } from './phone.ts';
+
+export const NAME_MAX = 100;
+export const EMAIL_MAX = 254;
+export const TAGS_MAX = 20;
+export const TAG_MAX = 50;
+export const ATTRIBUTES_MAX = 50;
+export const ATTRIBUTE_KEY_PATTERN = '^[a-zA-Z][a-zA-Z0-9_]{0,39}$';
+export const ATTRIBUTE_VALUE_MAX = 500;
+export const IMPORT_MAX = 1000;
+export const PAGE_LIMIT_MAX = 100;
+export const PAGE_LIMIT_DEFAULT = 20;
+export const Q_MAX = 100;
+
+/** No control characters (C0 and DEL): they break CSV exports, terminals and message templates. */
+const NO_CONTROL = '^[^\\u0000-\\u001f\\u007f]*$';
+const Text = (max: number, description: string) =>
+  Type.String({ minLength: 1, maxLength: max, pattern: NO_CONTROL, description });
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const ConsentStateSchema = Type.Enum(CONSENT_STATES, {
+  description: 'WhatsApp consent: `opted_in`, `opted_out` or `unknown`.',
+});
+
+const PhoneInput = Type.String({
+  minLength: 1,
+  maxLength: PHONE_INPUT_MAX,
+  pattern: NO_CONTROL,
+  description:
+    'Phone with its country code, in any common notation (`+1 650-555-1234`, `0044 20 7946 ' +
+    '0958`); stored in E.164.',
+});
+const Email = Type.String({
+  minLength: 3,
+  maxLength: EMAIL_MAX,
+  format: 'email',
+  description: `Email address, up to ${EMAIL_MAX} characters.`,
+});
+const AttributeValue = Type.Unsafe<string | number | boolean>({
+  type: ['string', 'number', 'boolean'],
+  maxLength: ATTRIBUTE_VALUE_MAX,
+  pattern: NO_CONTROL,
+  description: `A string (up to ${ATTRIBUTE_VALUE_MAX} characters), number or boolean; no nesting.`,
+});
+const Attributes = (value: TSchema) =>
+  Type.Unsafe<Record<string, string | number | boolean>>({
+    type: 'object',
+    maxProperties: ATTRIBUTES_MAX,
+    propertyNames: { pattern: ATTRIBUTE_KEY_PATTERN },
+    additionalProperties: value,
+    description:
+      `Up to ${ATTRIBUTES_MAX} custom fields; keys match \`${ATTRIBUTE_KEY_PATTERN}\`, values ` +
+      'are strings, numbers or booleans.',
+  });
+const Tags = Type.Array(Text(TAG_MAX, `A tag, 1–${TAG_MAX} characters.`), {
+  maxItems: TAGS_MAX,
+  uniqueItems: true,
+  description: `Up to ${TAGS_MAX} distinct tags.`,
+});
+const ConsentInput = Type.Object(
+  { whatsapp: ConsentStateSchema },
+  { additionalProperties: false, description: 'Consent to be messaged, per channel.' },
+);
+
+const fields = {
+  email: Email,
+  firstName: Text(NAME_MAX, `First name, 1–${NAME_MAX} characters.`),
+  lastName: Text(NAME_MAX, `Last name, 1–${NAME_MAX} characters.`),
+  attributes: Attributes(AttributeValue),
+  tags: Tags,
+  consent: ConsentInput,
+};
+
+/** The writable fields of a contact, phone required (create, import rows). */
+export const ContactFieldsSchema = Type.Object(
+  {
+    phone: PhoneInput,
+    email: Type.Optional(fields.email),
+    firstName: Type.Optional(fields.firstName),
+    lastName: Type.Optional(fields.lastName),
+    attributes: Type.Optional(fields.attributes),
+    tags: Type.Optional(fields.tags),
+    consent: Type.Optional(fields.consent),
+  },
+  { additionalProperties: false },
+);
+export type ContactFields = Static<typeof ContactFieldsSchema>;
+
+/** `PUT /crm/contacts/by-phone/{phone}`: the fields without phone (the path carries it). */
+export const UpsertContactBodySchema = Type.Object(
+  {
+    email: Type.Optional(fields.email),
+    firstName: Type.Optional(fields.firstName),
+    lastName: Type.Optional(fields.lastName),
+    attributes: Type.Optional(fields.attributes),
+    tags: Type.Optional(fields.tags),
+    consent: Type.Optional(fields.consent),
+  },
+  { additionalProperties: false },
+);
+export type UpsertContactBody = Static<typeof UpsertContactBodySchema>;
+
+/** JSON merge patch (RFC 7396): a field set to null is removed, an attribute set to null too. */
+export const PatchContactBodySchema = Type.Object(
+  {
+    phone: Type.Optional(PhoneInput),
+    email: Type.Optional(Nullable(fields.email)),
+    firstName: Type.Optional(Nullable(fields.firstName)),
+    lastName: Type.Optional(Nullable(fields.lastName)),
+    attributes: Type.Optional(
+      Nullable(
+        Attributes(
+          Type.Unsafe({
+            type: ['string', 'number', 'boolean', 'null'],
+            maxLength: ATTRIBUTE_VALUE_MAX,
+            pattern: NO_CONTROL,
+          }),
+        ),
+      ),
+    ),
+    tags: Type.Optional(Nullable(fields.tags)),
+    consent: Type.Optional(fields.consent),
+  },
+  { additionalProperties: false },
+);
+export type PatchContactBody = Static<typeof PatchContactBodySchema>;
+
+export const ImportBodySchema = Type.Object(
+  {
+    contacts: Type.Array(
+      Type.Unsafe<unknown>({ description: 'A contact, as in `POST /crm/contacts`.' }),
+      {
+        minItems: 1,
+        maxItems: IMPORT_MAX,
+        description: `1–${IMPORT_MAX} contacts; each row is checked on its own.`,
+      },
+    ),
+  },
+  { additionalProperties: false },
+);
+
+const Iso = (description: string) => Type.String({ format: 'date-time', description });
+
+export const ContactSchema = Type.Object(
+  {
+    id: Type.String({ pattern: '^ctc_[0-9A-Za-z]+$', description: 'Contact id (`ctc_…`).' }),
+    phone: Type.String({ description: 'E.164, e.g. `+16505551234`.' }),
+    email: Nullable(Type.String()),
+    firstName: Nullable(Type.String()),
+    lastName: Nullable(Type.String()),
+    attributes: Type.Record(
+      Type.String(),
+      Type.Union([Type.String(), Type.Number(), Type.Boolean()]),
+    ),
+    tags: Type.Array(Type.String()),
+    consent: Type.Object({
+      whatsapp: ConsentStateSchema,
+      updatedAt: Iso('When the consent state was last set.'),
+      source: Type.Enum(CONSENT_SOURCES, {
+        description: 'Who set it: api, import, web, provider.',
+      }),
+    }),
+    lastInboundAt: Nullable(Iso('When the contact last wrote in (24-hour service window).')),
+    createdAt: Iso('ISO 8601, UTC.'),
+    updatedAt: Iso('ISO 8601, UTC.'),
+  },
+  { description: 'A CRM contact.' },
+);
+export type Contact = Static<typeof ContactSchema>;
+
+export const ContactEnvelopeSchema = Type.Object({
+  success: Type.Literal(true),
+  data: ContactSchema,
+});
+
+export const ContactPageSchema = Type.Object({
+  success: Type.Literal(true),
+  data: Type.Object({
+    items: Type.Array(ContactSchema, { description: 'Newest first.' }),
+    nextCursor: Nullable(Type.String({ description: 'Pass as `cursor`; null on the last page.' })),
+  }),
+});
+
+export const ErasureSchema = Type.Object({
+  success: Type.Literal(true),
+  data: Type.Object({
+    id: Type.String({ description: 'The erased contact id.' }),
+    erasedAt: Iso('When the erasure happened.'),
+    erased: Type.Record(Type.String(), Type.Integer(), {
+      description: 'Rows deleted, by kind (`contact`, `storedResponses`).',
+    }),
+    anonymised: Type.Record(Type.String(), Type.Integer(), {
+      description: 'Rows kept but stripped of the person, by kind (`messageRecipients`).',
+    }),
+  }),
+});
+
+export const ImportResultSchema = Type.Object({
+  success: Type.Literal(true),
+  data: Type.Object({
+    created: Type.Integer(),
+    updated: Type.Integer(),
+    unchanged: Type.Integer(),
+    failed: Type.Array(
+      Type.Object({ index: Type.Integer(), field: Type.String(), message: Type.String() }),
+      { description: 'Rows not written (0-based `index`), with the field at fault.' },
+    ),
+  }),
+});
+
+export const ListContactsQuerySchema = Type.Object({
+  limit: Type.Integer({
+    minimum: 1,
+    maximum: PAGE_LIMIT_MAX,
+    default: PAGE_LIMIT_DEFAULT,
+    description: `Page size, 1–${PAGE_LIMIT_MAX} (default ${PAGE_LIMIT_DEFAULT}).`,
+  }),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'nextCursor.' })),
+  tag: Type.Optional(Text(TAG_MAX, 'Only contacts with this tag.')),
+  consent: Type.Optional(ConsentStateSchema),
+  q: Type.Optional(
+    Text(Q_MAX, 'Case-insensitive prefix of first name, last name, email, or phone digits.'),
+  ),
+  updatedSince: Type.Optional(Iso('Only contacts updated at or after this instant.')),
+});
+export type ListContactsQuery = Static<typeof ListContactsQuerySchema>;
+
+export const ContactParamsSchema = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64, description: 'Contact id (`ctc_…`).' }),
+});
+export const PhoneParamsSchema = Type.Object({ phone: PhoneInput });

@@ -1,0 +1,331 @@
+/**
+ * CRM contacts: create (idempotent), upsert by phone, read, merge-patch, erase (GDPR art. 17),
+ * list (cursor pages with filters) and import, always within the principal's portal.
+ *
+ * The pieces: queries in contacts-repository.ts (each filters by portal id), input → columns in
+ * contact-changes.ts, the import in contact-import.ts, phones in phone.ts. `Idempotency-Key`
+ * handling is the tickets' (same table, same semantics; the fingerprint names the route).
+ *
+ * @see docs/decisions.md "CRM contacts (issue 10)"
+ */
+import type { Principal } from '../accounts/principal.ts';
+import { recordAuditEvent, type Actor } from '../audit/audit-log.ts';
+import type { Database } from '../db/client.ts';
+import { isUniqueViolation } from '../platform/database-errors.ts';
+import { newContactId } from './contact-id.ts';
+import { AppError } from '../platform/errors.ts';
+import type { Logger } from '../platform/logger.ts';
+import { claimOrReplay, requestFingerprint } from '../tickets/ticket-idempotency.ts';
+import {
+  purgeExpiredIdempotencyKeys,
+  saveIdempotentResponse,
+} from '../tickets/tickets-repository.ts';
+import {
+  newContactColumns,
+  patchChanges,
+  toContact,
+  upsertChanges,
+  type ConsentSource,
+  type ContactData,
+} from './contact-changes.ts';
+import { decodeCursor, encodeCursor } from './contact-cursor.ts';
+import { importContacts, type ImportResult } from './contact-import.ts';
+import type {
+  Contact,
+  ContactFields,
+  ListContactsQuery,
+  PatchContactBody,
+} from './contact-schemas.ts';
+import * as repo from './contacts-repository.ts';
+import { normalisePhone, phoneDigitsOf } from './phone.ts';
+
+export type { ImportResult } from './contact-import.ts';
+
+/**
+ * One step of an erasure, run in its transaction after the contact row is gone: another
+ * feature (messaging) anonymises what names the person and says how many rows it touched.
+ */
+export type ErasureStep = (
+  tx: repo.Tx,
+  contact: { portalId: number; id: string; phone: string },
+) => Promise<{ kind: 'erased' | 'anonymised'; what: string; count: number }>;
+
+/** What an erasure removed (`erased`) and stripped of the person (`anonymised`), by kind. */
+export interface Erasure {
+  id: string;
+  erasedAt: string;
+  erased: Record<string, number>;
+  anonymised: Record<string, number>;
+}
+
+export interface ContactsServiceDeps {
+  db: Database;
+  logger: Logger;
+  /** Steps other features add to an erasure (none until messaging exists). */
+  erasureSteps?: readonly ErasureStep[];
+}
+
+type PortalOf = Pick<Principal, 'portalId'>;
+
+/** Contacts of one portal at a time: every method is scoped to the principal's portal. */
+export interface ContactsService {
+  /**
+   * Create a contact, or replay the first response of an earlier request with the same key.
+   *
+   * @returns status 201 and the contact, or the stored first response with `replayed: true`.
+   * @throws AppError `invalid_request` (details `body.phone`) for a phone that does not parse;
+   *   `conflict` (409, the existing id in `details`) when the portal has the phone;
+   *   `idempotency_conflict` for a reused key with another body.
+   */
+  createContact(args: {
+    principal: PortalOf;
+    input: ContactFields;
+    idempotencyKey?: string | undefined;
+  }): Promise<{ status: number; body: { success: true; data: Contact }; replayed: boolean }>;
+
+  /**
+   * Upsert by phone: create (201) or set the fields given, leaving the others (200).
+   *
+   * @throws AppError `invalid_request` (details `params.phone`) for a phone that does not parse.
+   */
+  upsertByPhone(
+    principal: PortalOf,
+    phone: string,
+    data: ContactData,
+  ): Promise<{ created: boolean; contact: Contact }>;
+
+  /** @throws AppError `not_found` for an unknown id and another portal's alike. */
+  getContact(principal: PortalOf, id: string): Promise<Contact>;
+
+  /**
+   * Apply a JSON merge patch (RFC 7396).
+   *
+   * @throws AppError `not_found`; `conflict` when the new phone is another contact's;
+   *   `invalid_request` for a bad phone or over 50 merged attributes.
+   */
+  patchContact(principal: PortalOf, id: string, patch: PatchContactBody): Promise<Contact>;
+
+  /**
+   * Erase a contact (GDPR art. 17): delete the row and the stored responses naming it, run
+   * the other features' erasure steps, audit `contact.erased` (the id only), all in one
+   * transaction.
+   *
+   * @throws AppError `not_found` for an unknown id and another portal's alike.
+   * @see https://gdpr-info.eu/art-17-gdpr/
+   */
+  eraseContact(
+    principal: PortalOf,
+    id: string,
+    context: { actor: Actor; requestId?: string | undefined },
+  ): Promise<Erasure>;
+
+  /**
+   * A page of contacts, newest first, filtered.
+   *
+   * @throws AppError `invalid_request` for a cursor this service did not produce.
+   */
+  listContacts(
+    principal: PortalOf,
+    query: { [K in keyof ListContactsQuery]: ListContactsQuery[K] | undefined } & { limit: number },
+  ): Promise<{ items: Contact[]; nextCursor: string | null }>;
+
+  /** Import rows; see contact-import.ts. */
+  importContacts(
+    principal: PortalOf,
+    rows: readonly unknown[],
+    source: ConsentSource,
+  ): Promise<ImportResult>;
+}
+
+function notFound(): AppError {
+  return new AppError('not_found', 'No contact with this id.');
+}
+
+function phoneOrThrow(input: string, field: string): string {
+  const result = normalisePhone(input);
+  if (result.ok) return result.e164;
+  throw new AppError('invalid_request', `The phone ${result.message}.`, {
+    details: [{ field, message: result.message }],
+  });
+}
+
+function phoneTaken(id: string, field: string): AppError {
+  return new AppError('conflict', 'A contact with this phone already exists in the portal.', {
+    details: [{ field, message: 'is already the phone of another contact', id }],
+  });
+}
+
+async function createContact(
+  db: Database,
+  logger: Logger,
+  { principal, input, idempotencyKey }: Parameters<ContactsService['createContact']>[0],
+): ReturnType<ContactsService['createContact']> {
+  const { phone: rawPhone, ...data } = input;
+  const phone = phoneOrThrow(rawPhone, 'body.phone');
+  const requestHash = requestFingerprint('POST /crm/contacts', { phone, ...data });
+  const result = await db.transaction(async (tx) => {
+    if (idempotencyKey !== undefined) {
+      const first = await claimOrReplay(tx, principal.portalId, idempotencyKey, requestHash);
+      if (first) {
+        const body = first.body as { success: true; data: Contact };
+        return { status: first.status, body, replayed: true };
+      }
+    }
+    const row = await repo.insertContactIfNew(tx, {
+      id: newContactId(),
+      portalId: principal.portalId,
+      ...newContactColumns(phone, data, 'api'),
+    });
+    if (!row) {
+      const existing = await repo.findContactByPhone(tx, principal.portalId, phone);
+      throw phoneTaken(existing?.id ?? 'unknown', 'body.phone');
+    }
+    const created = { status: 201, body: { success: true as const, data: toContact(row) } };
+    if (idempotencyKey !== undefined) {
+      await saveIdempotentResponse(tx, principal.portalId, idempotencyKey, created);
+    }
+    return { ...created, replayed: false };
+  });
+  if (idempotencyKey !== undefined && !result.replayed) {
+    await purgeExpiredIdempotencyKeys(db, principal.portalId).catch((err: unknown) =>
+      logger.warn({ err, portalId: principal.portalId }, 'could not purge expired keys'),
+    );
+  }
+  return result;
+}
+
+async function eraseContact(
+  deps: Required<ContactsServiceDeps>,
+  principal: PortalOf,
+  id: string,
+  { actor, requestId }: { actor: Actor; requestId?: string | undefined },
+): Promise<Erasure> {
+  const { db, logger, erasureSteps } = deps;
+  const erasure = await db.transaction(async (tx) => {
+    const row = await repo.deleteContact(tx, principal.portalId, id);
+    if (!row) throw notFound();
+    const result: Erasure = {
+      id,
+      erasedAt: new Date().toISOString(),
+      erased: {
+        contact: 1,
+        storedResponses: await repo.deleteStoredResponsesNaming(tx, principal.portalId, id),
+      },
+      anonymised: {},
+    };
+    for (const step of erasureSteps) {
+      const { kind, what, count } = await step(tx, row);
+      result[kind][what] = (result[kind][what] ?? 0) + count;
+    }
+    // The id only: the audit log never holds the person's data.
+    await recordAuditEvent(tx, {
+      portalId: principal.portalId,
+      actor,
+      action: 'contact.erased',
+      reason: `Contact ${id} erased on request (GDPR art. 17).`,
+      requestId: requestId ?? null,
+    });
+    return result;
+  });
+  logger.info({ portalId: principal.portalId, contactId: id }, 'contact erased');
+  return erasure;
+}
+
+export function createContactsService({
+  db,
+  logger,
+  erasureSteps = [],
+}: ContactsServiceDeps): ContactsService {
+  return {
+    createContact: (args) => createContact(db, logger, args),
+
+    async upsertByPhone(principal, rawPhone, data) {
+      const phone = phoneOrThrow(rawPhone, 'params.phone');
+      return db.transaction(async (tx) => {
+        const columns = newContactColumns(phone, data, 'api');
+        const inserted = await repo.insertContactIfNew(tx, {
+          id: newContactId(),
+          portalId: principal.portalId,
+          ...columns,
+        });
+        if (inserted) return { created: true, contact: toContact(inserted) };
+        const row = await repo.findContactByPhone(tx, principal.portalId, phone, {
+          forUpdate: true,
+        });
+        if (!row) throw new AppError('internal_error', 'The contact vanished during the upsert.');
+        const changes = upsertChanges(row, data, 'api');
+        const updated = changes
+          ? await repo.updateContact(tx, principal.portalId, row.id, changes)
+          : row;
+        return { created: false, contact: toContact(updated ?? row) };
+      });
+    },
+
+    async getContact(principal, id) {
+      const row = await repo.findContact(db, principal.portalId, id);
+      if (!row) throw notFound();
+      return toContact(row);
+    },
+
+    async patchContact(principal, id, patch) {
+      const { phone: rawPhone, ...rest } = patch;
+      const phone = rawPhone === undefined ? undefined : phoneOrThrow(rawPhone, 'body.phone');
+      try {
+        return await db.transaction(async (tx) => {
+          const row = await repo.findContact(tx, principal.portalId, id);
+          if (!row) throw notFound();
+          const changes = patchChanges(row, rest, 'api');
+          if (phone !== undefined && phone !== row.phone) {
+            const holder = await repo.findContactByPhone(tx, principal.portalId, phone);
+            if (holder) throw phoneTaken(holder.id, 'body.phone');
+            changes.phone = phone;
+          }
+          if (Object.keys(changes).length === 0) return toContact(row);
+          const updated = await repo.updateContact(tx, principal.portalId, id, changes);
+          if (!updated) throw notFound();
+          return toContact(updated);
+        });
+      } catch (err) {
+        // Two patches racing to the same new phone: the unique index decides.
+        if (phone !== undefined && isUniqueViolation(err)) {
+          const holder = await repo.findContactByPhone(db, principal.portalId, phone);
+          throw phoneTaken(holder?.id ?? 'unknown', 'body.phone');
+        }
+        throw err;
+      }
+    },
+
+    eraseContact: (principal, id, context) =>
+      eraseContact({ db, logger, erasureSteps }, principal, id, context),
+
+    async listContacts(principal, query) {
+      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+      const q = query.q?.trim();
+      const { rows, hasMore } = await repo.listContactPage(db, principal.portalId, {
+        limit: query.limit,
+        after,
+        filter: {
+          tag: query.tag,
+          consent: query.consent,
+          textPrefix: q ? q.toLowerCase() : undefined,
+          phoneDigits: q ? (phoneDigitsOf(q) ?? undefined) : undefined,
+          updatedSince: query.updatedSince ? new Date(query.updatedSince) : undefined,
+        },
+      });
+      const last = rows.at(-1);
+      return {
+        items: rows.map(toContact),
+        nextCursor: hasMore && last ? encodeCursor(last) : null,
+      };
+    },
+
+    async importContacts(principal, rows, source) {
+      const result = await importContacts(db, principal.portalId, rows, source);
+      logger.info(
+        { portalId: principal.portalId, ...result, failed: result.failed.length },
+        'contacts imported',
+      );
+      return result;
+    },
+  };
+}

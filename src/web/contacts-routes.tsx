@@ -1,0 +1,215 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+/**
+ * `/contacts`: the portal's contacts for signed-in users: search and tag filter, pages, a CSV
+ * upload that shows what would fail before the confirmed import writes anything (the same
+ * import as `POST /crm/contacts/import`), and erasure with a confirmation step.
+ *
+ * @see README.md "CRM contacts"
+ */
+import fastifyMultipart from '@fastify/multipart';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { MessagePage } from '../browser/message-page.tsx';
+import { sendFormExpired } from '../browser/refusal-pages.tsx';
+import { sendPage } from '../browser/render.ts';
+import type { WebSession } from '../browser/session-store.ts';
+import { csrfOk, redirectToLogin } from '../browser/web-session.ts';
+import { CSV_MAX_BYTES, contactsFromCsv } from '../contacts/contact-csv.ts';
+import { sortRows } from '../contacts/contact-import.ts';
+import { AppError, UsageError } from '../platform/errors.ts';
+import { ConfirmErasePage, ContactsPage, ImportPreviewPage } from './pages/contacts-page.tsx';
+import {
+  CsrfBody,
+  FormField,
+  HtmlPage,
+  Redirect,
+  sessionOr,
+  type WebRoutesOptions,
+} from './web-options.ts';
+
+const ListQuery = Type.Object({
+  q: FormField(100),
+  tag: FormField(50),
+  cursor: FormField(200),
+  done: FormField(200),
+});
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+const ConfirmBody = Type.Object({ csrf: FormField(100), csv: FormField(CSV_MAX_BYTES) });
+const PAGE_SIZE = 50;
+
+const signedInOf = (s: WebSession) => ({ email: s.email, csrfToken: s.csrfToken });
+
+function sendCannotImport(reply: FastifyReply, session: WebSession, message: string) {
+  return sendPage(
+    reply,
+    <MessagePage title="The file cannot be imported" signedIn={signedInOf(session)}>
+      <p class="error">{message}</p>
+      <p>
+        Nothing was written. <a href="/contacts">Back to contacts</a>
+      </p>
+    </MessagePage>,
+    400,
+  );
+}
+
+export async function contactsPages(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
+  const { sessions, contacts } = opts;
+  await app.register(fastifyMultipart, {
+    limits: { fileSize: CSV_MAX_BYTES, files: 1, fields: 4, fieldSize: 200, parts: 5 },
+  });
+
+  app.get<{ Querystring: Static<typeof ListQuery> }>(
+    '/contacts',
+    { schema: { querystring: ListQuery, response: { 200: HtmlPage, 302: Redirect } } },
+    async (request, reply) => {
+      const session = await sessionOr(sessions, request, reply, '/contacts');
+      if (!session) return reply;
+      const q = request.query.q?.trim() || undefined;
+      const tag = request.query.tag?.trim() || undefined;
+      let page;
+      try {
+        page = await contacts.listContacts(session, {
+          limit: PAGE_SIZE,
+          q,
+          tag,
+          cursor: request.query.cursor || undefined,
+        });
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code !== 'invalid_request') throw err;
+        page = await contacts.listContacts(session, { limit: PAGE_SIZE, q, tag });
+      }
+      return sendPage(
+        reply,
+        <ContactsPage
+          signedIn={signedInOf(session)}
+          items={page.items}
+          nextCursor={page.nextCursor}
+          search={{ q, tag }}
+          notice={request.query.done}
+        />,
+      );
+    },
+  );
+
+  app.post(
+    '/contacts/import',
+    { schema: { response: { 200: HtmlPage, 303: Redirect, 400: HtmlPage, 403: HtmlPage } } },
+    async (request, reply) => {
+      const session = await sessions.read(request);
+      if (!session) return redirectToLogin(reply, '/contacts', 303);
+      const file = await request.file().catch(() => undefined);
+      const csrf = file?.fields.csrf;
+      const csrfValue = csrf && 'value' in csrf ? String(csrf.value) : undefined;
+      if (!csrfOk(session, csrfValue)) return sendFormExpired(reply, session);
+      if (!file) return sendCannotImport(reply, session, 'Choose a CSV file first.');
+      let text: string;
+      try {
+        text = (await file.toBuffer()).toString('utf8');
+      } catch {
+        return sendCannotImport(reply, session, 'The file is larger than 1 MiB.');
+      }
+      let rows: unknown[];
+      try {
+        rows = contactsFromCsv(text);
+      } catch (err) {
+        if (err instanceof UsageError) return sendCannotImport(reply, session, err.message);
+        throw err;
+      }
+      const { valid, failed } = sortRows(rows);
+      return sendPage(
+        reply,
+        <ImportPreviewPage
+          signedIn={signedInOf(session)}
+          fileName={file.filename || 'The file'}
+          rows={rows.length}
+          ready={valid.length}
+          failed={failed}
+          csv={text}
+        />,
+      );
+    },
+  );
+
+  app.post<{ Body: Static<typeof ConfirmBody> }>(
+    '/contacts/import/confirm',
+    {
+      bodyLimit: 2 * CSV_MAX_BYTES,
+      schema: { body: ConfirmBody, response: { 303: Redirect, 400: HtmlPage, 403: HtmlPage } },
+    },
+    async (request, reply) => {
+      const session = await sessions.read(request);
+      if (!session) return redirectToLogin(reply, '/contacts', 303);
+      if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      let rows: unknown[];
+      try {
+        rows = contactsFromCsv(request.body.csv ?? '');
+      } catch (err) {
+        if (err instanceof UsageError) return sendCannotImport(reply, session, err.message);
+        throw err;
+      }
+      const r = await contacts.importContacts(session, rows, 'import');
+      request.log.info({ userId: session.userId, rows: rows.length }, 'contacts imported from CSV');
+      const done =
+        `Imported: ${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged, ` +
+        `${r.failed.length} not imported.`;
+      return reply.redirect(`/contacts?${new URLSearchParams({ done }).toString()}`, 303);
+    },
+  );
+  registerErasePages(app, opts);
+}
+
+/** The confirmation page of an erasure, and the erasure. */
+function registerErasePages(app: FastifyInstance, { sessions, contacts }: WebRoutesOptions): void {
+  app.get<{ Params: Static<typeof IdParams> }>(
+    '/contacts/:id/delete',
+    { schema: { params: IdParams, response: { 200: HtmlPage, 302: Redirect, 404: HtmlPage } } },
+    async (request, reply) => {
+      const session = await sessionOr(sessions, request, reply, '/contacts');
+      if (!session) return reply;
+      const contact = await contacts.getContact(session, request.params.id).catch(() => null);
+      if (!contact) return sendGone(reply, session);
+      return sendPage(reply, <ConfirmErasePage signedIn={signedInOf(session)} contact={contact} />);
+    },
+  );
+
+  app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof CsrfBody> }>(
+    '/contacts/:id/delete',
+    {
+      schema: {
+        params: IdParams,
+        body: CsrfBody,
+        response: { 303: Redirect, 403: HtmlPage, 404: HtmlPage },
+      },
+    },
+    async (request, reply) => {
+      const session = await sessions.read(request);
+      if (!session) return redirectToLogin(reply, '/contacts', 303);
+      if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      try {
+        await contacts.eraseContact(session, request.params.id, {
+          actor: { type: 'user', id: String(session.userId) },
+          requestId: request.id,
+        });
+      } catch (err) {
+        if (err instanceof AppError && err.code === 'not_found') return sendGone(reply, session);
+        throw err;
+      }
+      const done = 'The contact is erased.';
+      return reply.redirect(`/contacts?${new URLSearchParams({ done }).toString()}`, 303);
+    },
+  );
+}
+
+function sendGone(reply: FastifyReply, session: WebSession) {
+  return sendPage(
+    reply,
+    <MessagePage title="No such contact" signedIn={signedInOf(session)}>
+      <p>This contact does not exist (it may have been deleted already).</p>
+      <p>
+        <a href="/contacts">Back to contacts</a>
+      </p>
+    </MessagePage>,
+    404,
+  );
+}

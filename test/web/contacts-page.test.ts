@@ -1,0 +1,75 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { buildTestApp } from '../helpers/app.ts';
+import { backends } from '../helpers/storage.ts';
+import { Browser, csrfOf, portalWithPassword } from '../helpers/web.ts';
+
+const CSV = 'phone,firstName\n+1 650 555 1234,Ada\n+44 20 7946 0958,Bob\n';
+
+for (const backend of backends()) {
+  describe(`/contacts page (${backend.name})`, () => {
+    test('needs a session; forms need the CSRF token; another portal’s contact is not found', async (t) => {
+      const { app, services } = await buildTestApp(t, backend);
+      const a = await portalWithPassword(services);
+      const b = await portalWithPassword(services);
+      const anonymous = new Browser(app);
+      const redirected = await anonymous.get('/contacts');
+      assert.equal(redirected.statusCode, 302);
+      assert.equal(redirected.headers.location, '/login?next=%2Fcontacts');
+
+      const browser = new Browser(app);
+      await browser.signIn(a.email);
+      const list = await browser.get('/contacts');
+      assert.equal(list.statusCode, 200);
+      assert.match(list.body, /No contacts yet/);
+
+      // The confirmation without (or with a wrong) CSRF token writes nothing.
+      for (const csrf of [undefined, 'forged']) {
+        const res = await browser.post('/contacts/import/confirm', { csv: CSV, csrf });
+        assert.equal(res.statusCode, 403);
+      }
+      const none = await services.contacts.listContacts({ portalId: a.portalId }, { limit: 10 });
+      assert.deepEqual(none.items, []);
+
+      const done = await browser.post('/contacts/import/confirm', {
+        csv: CSV,
+        csrf: csrfOf(list.body),
+      });
+      assert.equal(done.statusCode, 303);
+      const notice = new URL(done.headers.location as string, 'http://x').searchParams.get('done');
+      assert.match(notice ?? '', /2 created/);
+      const page = await browser.get('/contacts?q=ada');
+      assert.match(page.body, /\+16505551234/);
+      assert.doesNotMatch(page.body, /\+442079460958/);
+
+      const other = new Browser(app);
+      await other.signIn(b.email);
+      const ada = (
+        await services.contacts.listContacts({ portalId: a.portalId }, { limit: 10, q: 'ada' })
+      ).items[0]!;
+      assert.equal((await other.get(`/contacts/${ada.id}/delete`)).statusCode, 404);
+      const otherPage = await other.get('/contacts');
+      const erase = await other.post(`/contacts/${ada.id}/delete`, {
+        csrf: csrfOf(otherPage.body),
+      });
+      assert.equal(erase.statusCode, 404);
+      assert.equal(
+        (await services.contacts.getContact({ portalId: a.portalId }, ada.id)).id,
+        ada.id,
+      );
+
+      const noCsrf = await browser.post(`/contacts/${ada.id}/delete`, {});
+      assert.equal(noCsrf.statusCode, 403);
+      const confirm = await browser.get(`/contacts/${ada.id}/delete`);
+      assert.match(confirm.body, /Delete this contact\?/);
+      const erased = await browser.post(`/contacts/${ada.id}/delete`, {
+        csrf: csrfOf(confirm.body),
+      });
+      assert.equal(erased.statusCode, 303);
+      await assert.rejects(
+        services.contacts.getContact({ portalId: a.portalId }, ada.id),
+        /No contact/,
+      );
+    });
+  });
+}
