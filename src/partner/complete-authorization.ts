@@ -151,5 +151,7 @@ async function revokeRefusedGrant(
     deps.log.warn({ portalId, code: databaseErrorCode(err) }, 'refused grant: check failed');
     return;
   }
-  deps.grants.revoke({ portalId, accessToken, providerUserId });
+  // Awaited: the person may grant again at once, and a revocation landing after that would end
+  // the new grant.
+  await deps.grants.revoke({ portalId, accessToken, providerUserId });
 }

@@ -14,6 +14,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../platform/logger.ts';
+import { logProviderFailure } from './outbound-calls.ts';
 import type { ProviderClient } from './provider-client.ts';
 import { ProviderError } from './provider-error.ts';
 
@@ -28,20 +29,17 @@ export interface GrantToRevoke {
   providerUserId: string | null;
 }
 
-/** Log a failed attempt: the kind, Graph codes and trace id, or the error's class; no token. */
-function logFailure(log: Logger, err: unknown, portalId: number): void {
-  if (err instanceof ProviderError)
-    log.warn({ portalId, ...err.logFields() }, `grant revocation: ${err.message}`);
-  else
-    log.error(
-      { portalId, error: err instanceof Error ? err.name : typeof err },
-      'grant revocation failed',
-    );
-}
+const logFailure = (log: Logger, err: unknown, portalId: number) =>
+  logProviderFailure(log, 'grant revocation', err, portalId);
 
 export interface GrantRevoker {
-  /** Start revoking in the background; returns at once. */
-  revoke(grant: GrantToRevoke): void;
+  /**
+   * Start revoking; retries go on in the background. The promise (which never rejects) settles
+   * when the first attempt has ended: a caller that must not let the person grant again before
+   * the old grant is gone awaits it (Graph keeps one grant per app and person, so a revocation
+   * landing after a new grant would end the new one).
+   */
+  revoke(grant: GrantToRevoke): Promise<void>;
   /** Wait until every started revocation has ended (succeeded or given up). */
   settled(): Promise<void>;
   /** Give up pending retries (shutdown); waits for attempts in flight to end. */
@@ -62,7 +60,11 @@ export function createGrantRevoker(deps: {
   const running = new Set<Promise<void>>();
   let shutdown = new AbortController();
 
-  async function attempt(grant: GrantToRevoke, signal: AbortSignal): Promise<void> {
+  async function attempt(
+    grant: GrantToRevoke,
+    signal: AbortSignal,
+    firstEnded: () => void,
+  ): Promise<void> {
     if (!client) return;
     for (let i = 0; ; i++) {
       try {
@@ -76,6 +78,7 @@ export function createGrantRevoker(deps: {
           return;
         }
         logFailure(log, err, grant.portalId);
+        firstEnded(); // the retries go on in the background
         const retryable = err instanceof ProviderError && err.kind === 'unavailable';
         const wait = delays[i];
         if (!retryable || wait === undefined || signal.aborted) {
@@ -94,10 +97,16 @@ export function createGrantRevoker(deps: {
 
   return {
     revoke(grant) {
-      const task: Promise<void> = attempt(grant, shutdown.signal)
+      let firstEnded = () => {};
+      const first = new Promise<void>((resolve) => (firstEnded = resolve));
+      const task: Promise<void> = attempt(grant, shutdown.signal, firstEnded)
         .catch((err: unknown) => logFailure(log, err, grant.portalId))
-        .finally(() => running.delete(task));
+        .finally(() => {
+          firstEnded();
+          running.delete(task);
+        });
       running.add(task);
+      return first;
     },
     async settled() {
       while (running.size > 0) await Promise.all([...running]);

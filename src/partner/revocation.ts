@@ -108,7 +108,7 @@ export function createRevokeConnection(deps: {
       // After commit: no further polling or outbound call for this portal.
       inflight.abortPortal(portalId);
       // Then, in the background, the grant at the provider: never delays the local cleanup.
-      if (grant) grants.revoke(grant);
+      if (grant) void grants.revoke(grant);
       log.info(
         { portalId, actor: `${options.actor.type}:${options.actor.id}` },
         'connection revoked',
