@@ -22,10 +22,9 @@ import type { CompleteAuthorizationResult } from './authorization-outcome.ts';
 import type { ValidatedAuthorizationCode } from './authorization-response.ts';
 import type { ConnectionsStore } from './connections-store.ts';
 import type { InflightCalls } from './inflight-calls.ts';
-import { logProviderFailure } from './outbound-calls.ts';
 import { capabilitiesOf, missingPermissions } from './permissions.ts';
 import { tokenExpiry, type ProviderClient, type TokenInspection } from './provider-client.ts';
-import { ProviderError } from './provider-error.ts';
+import { logProviderFailure, ProviderError } from './provider-error.ts';
 import type { GrantRevoker } from './provider-grant-revocation.ts';
 import { isGrantShared } from './shared-grants.ts';
 

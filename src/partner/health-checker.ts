@@ -17,9 +17,9 @@ import type { Logger } from '../platform/logger.ts';
 import { finishConnectionCheck, leaseDueConnections } from './connection-leases.ts';
 import { ConnectionInactiveError, type ConnectionsStore } from './connections-store.ts';
 import type { InflightCalls } from './inflight-calls.ts';
-import { logProviderFailure, type WithProvider } from './outbound-calls.ts';
+import type { WithProvider } from './outbound-calls.ts';
 import { tokenExpiry } from './provider-client.ts';
-import { ProviderError } from './provider-error.ts';
+import { logProviderFailure, ProviderError } from './provider-error.ts';
 import { HEALTH_CHECKER_ACTOR, REVOKE_REASONS, type RevokeConnection } from './revocation.ts';
 
 export interface HealthCheckerDeps {

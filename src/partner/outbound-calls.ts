@@ -11,7 +11,6 @@
  * @see https://developers.facebook.com/docs/graph-api/guides/error-handling (code 190)
  * @see docs/partner-connection.md "Outbound calls"
  */
-import type { Logger } from '../platform/logger.ts';
 import type { ConnectionsStore } from './connections-store.ts';
 import type { InflightCalls } from './inflight-calls.ts';
 import type { ProviderClient } from './provider-client.ts';
@@ -35,23 +34,6 @@ export type WithProvider = <T>(
     tokenVersion: string,
   ) => Promise<T>,
 ) => Promise<T>;
-
-/**
- * Log a failed provider call without anything secret: `ProviderError`'s kind, Graph codes and
- * trace id; for anything else only the error's class name (a driver error quotes its query's
- * parameters).
- */
-export function logProviderFailure(
-  log: Logger,
-  what: string,
-  err: unknown,
-  portalId: number,
-): void {
-  if (err instanceof ProviderError)
-    log.warn({ portalId, ...err.logFields() }, `${what}: ${err.message}`);
-  else
-    log.error({ portalId, error: err instanceof Error ? err.name : typeof err }, `${what} failed`);
-}
 
 /**
  * `withProvider` over the portal's stored token.

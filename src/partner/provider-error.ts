@@ -5,6 +5,7 @@
  *
  * @see https://developers.facebook.com/docs/graph-api/guides/error-handling
  */
+import type { Logger } from '../platform/logger.ts';
 
 /** What a failed provider call means to us. */
 export type ProviderErrorKind =
@@ -87,4 +88,21 @@ export function classifyGraphError(code: number | undefined, subcode: number | u
     return 'permission' as const;
   if (code !== undefined && TRANSIENT_CODES.has(code)) return 'unavailable' as const;
   return 'other' as const;
+}
+
+/**
+ * Log a failed provider call without anything secret: `ProviderError`'s kind, Graph codes and
+ * trace id; for anything else only the error's class name (a driver error quotes its query's
+ * parameters).
+ */
+export function logProviderFailure(
+  log: Logger,
+  what: string,
+  err: unknown,
+  portalId: number,
+): void {
+  if (err instanceof ProviderError)
+    log.warn({ portalId, ...err.logFields() }, `${what}: ${err.message}`);
+  else
+    log.error({ portalId, error: err instanceof Error ? err.name : typeof err }, `${what} failed`);
 }

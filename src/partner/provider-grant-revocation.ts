@@ -14,9 +14,8 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../platform/logger.ts';
-import { logProviderFailure } from './outbound-calls.ts';
 import type { ProviderClient } from './provider-client.ts';
-import { ProviderError } from './provider-error.ts';
+import { logProviderFailure, ProviderError } from './provider-error.ts';
 
 /** Waits before the 2nd, 3rd and 4th attempt, in milliseconds (about 36 s in all). */
 export const GRANT_REVOCATION_RETRY_DELAYS_MS: readonly number[] = [1_000, 5_000, 30_000];

@@ -14,11 +14,9 @@ export type TicketRow = typeof supportTickets.$inferSelect;
 export type NewTicketRow = typeof supportTickets.$inferInsert;
 export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
 
-/** A position in the newest-first order: the last ticket of the previous page. */
-export interface PagePosition {
-  createdAt: Date;
-  id: string;
-}
+import type { PagePosition } from '../external-api/keyset-cursor.ts';
+
+export type { PagePosition };
 
 /** How long a key keeps its first response, in hours. */
 export const IDEMPOTENCY_WINDOW_HOURS = 24;

@@ -142,7 +142,9 @@ describe('grant revocation retries', () => {
       log: createLogger('info', stream),
       retryDelaysMs: [50, 50, 50],
     });
-    revoker.revoke({ portalId: 1, accessToken: token, providerUserId: PERSON });
+    // The first attempt ends (failed, retries go on); then every retry.
+    await revoker.revoke({ portalId: 1, accessToken: token, providerUserId: PERSON });
+    assert.equal(gate.seen(), 1, 'the promise settles after the first attempt');
     await revoker.settled();
     assert.equal(gate.seen(), 3, 'two failures, then success');
     assert.equal(sandbox.sandbox.hasGrant(sandbox.appId, PERSON), false);
@@ -163,7 +165,7 @@ describe('grant revocation retries', () => {
       log: createLogger('info', stream),
       retryDelaysMs: [20, 20],
     });
-    revoker.revoke({ portalId: 1, accessToken: token, providerUserId: PERSON });
+    await revoker.revoke({ portalId: 1, accessToken: token, providerUserId: PERSON });
     await revoker.settled();
     assert.equal(gate.seen(), 3, 'one attempt and two retries');
     assert.ok(logs.some((l) => l.includes('grant revocation given up')));
