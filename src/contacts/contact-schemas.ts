@@ -80,33 +80,28 @@ const fields = {
   consent: ConsentInput,
 };
 
+/** The writable fields other than the phone, each optional. */
+const optionalFields = {
+  email: Type.Optional(fields.email),
+  firstName: Type.Optional(fields.firstName),
+  lastName: Type.Optional(fields.lastName),
+  attributes: Type.Optional(fields.attributes),
+  tags: Type.Optional(fields.tags),
+  consent: Type.Optional(fields.consent),
+};
+
 /** The writable fields of a contact, phone required (create, import rows). */
 export const ContactFieldsSchema = Type.Object(
   {
     phone: PhoneInput,
-    email: Type.Optional(fields.email),
-    firstName: Type.Optional(fields.firstName),
-    lastName: Type.Optional(fields.lastName),
-    attributes: Type.Optional(fields.attributes),
-    tags: Type.Optional(fields.tags),
-    consent: Type.Optional(fields.consent),
+    ...optionalFields,
   },
   { additionalProperties: false },
 );
 export type ContactFields = Static<typeof ContactFieldsSchema>;
 
 /** `PUT /crm/contacts/by-phone/{phone}`: the fields without phone (the path carries it). */
-export const UpsertContactBodySchema = Type.Object(
-  {
-    email: Type.Optional(fields.email),
-    firstName: Type.Optional(fields.firstName),
-    lastName: Type.Optional(fields.lastName),
-    attributes: Type.Optional(fields.attributes),
-    tags: Type.Optional(fields.tags),
-    consent: Type.Optional(fields.consent),
-  },
-  { additionalProperties: false },
-);
+export const UpsertContactBodySchema = Type.Object(optionalFields, { additionalProperties: false });
 export type UpsertContactBody = Static<typeof UpsertContactBodySchema>;
 
 /** JSON merge patch (RFC 7396): a field set to null is removed, an attribute set to null too. */
