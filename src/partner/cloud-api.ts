@@ -95,12 +95,7 @@ export function createCloudApi(base: string, timeoutMs: number) {
       const body = await rejectingBadParameters(
         graphCall(timeoutMs, 'template creation', `${base}/${wabaId}/message_templates`, {
           bearer: token,
-          json: {
-            name: t.name,
-            language: t.language,
-            category: t.category,
-            components: t.components,
-          },
+          json: templateBody(t),
           ...(signal && { signal }),
         }),
       );
@@ -184,6 +179,14 @@ function sendBody(m: OutboundMessage, bizOpaqueCallbackData: string): Record<str
     biz_opaque_callback_data: bizOpaqueCallbackData,
   };
 }
+
+/** Only the fields Graph defines for a new template (a caller's extra fields stay here). */
+const templateBody = ({ name, language, category, components }: NewTemplate) => ({
+  name,
+  language,
+  category,
+  components,
+});
 
 type GraphGet = (
   what: string,
