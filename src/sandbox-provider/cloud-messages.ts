@@ -5,7 +5,7 @@
  * `biz_opaque_callback_data`), with `whatsapp_business_messaging` on the number's WABA. Answers
  * `{"messaging_product":"whatsapp","contacts":[{"input","wa_id"}],"messages":[{"id":"wamid.…"}]}`
  * and then POSTs signed status webhooks to the app: `sent`, `delivered`, `read` after
- * `statusDelaysMs`, or, for a recipient whose number ends in `0000`, one `failed` with error
+ * `statusDelaysMs` (in that order, each after the previous one's delivery), or, for a recipient whose number ends in `0000`, one `failed` with error
  * 131026 (the synchronous answer is still a wamid, as the Cloud API does).
  *
  * Refusals (Graph's envelope, HTTP 400): over `sendsPerSecond` on the number → 130429; a
@@ -127,7 +127,11 @@ function statusItem(m: PhoneMessage, status: string, data: string | undefined, n
   };
 }
 
-/** Schedule the message's status webhooks to `appId`. */
+/**
+ * Schedule the message's status webhooks to `appId`, one after the other: each step waits for
+ * the previous delivery to end, then the rest of its delay (so they arrive in order, as the
+ * provider mostly sends them; an app must still cope with any order).
+ */
 function scheduleStatuses(
   state: SandboxState,
   appId: string,
@@ -139,8 +143,12 @@ function scheduleStatuses(
   const steps: PhoneMessage['status'][] = m.waId.endsWith('0000')
     ? ['failed']
     : ['sent', 'delivered', 'read'];
-  steps.forEach((status, i) => {
-    state.cloud.schedule(state.cloud.options.statusDelaysMs[i] ?? 0, async () => {
+  const delays = state.cloud.options.statusDelaysMs;
+  const step = (i: number) => {
+    const status = steps[i];
+    if (status === undefined) return;
+    const wait = (delays[i] ?? 0) - (delays[i - 1] ?? 0);
+    state.cloud.schedule(Math.max(wait, 0), async () => {
       m.status = status;
       const value = {
         messaging_product: 'whatsapp',
@@ -153,8 +161,10 @@ function scheduleStatuses(
         'messages',
         wabaNotification(wabaId, 'messages', value, state.now()),
       );
+      step(i + 1);
     });
-  });
+  };
+  step(0);
 }
 
 /** The messages surface. */

@@ -8,38 +8,12 @@ import { createHmac } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { listAuditEvents } from '../../src/audit/audit-log.ts';
-import type {
-  InboundMessageEvent,
-  MessageStatusEvent,
-  ProviderWebhookSink,
-  TemplateStatusEvent,
-} from '../../src/partner/partner-service.ts';
 import { PROVIDER_CLIENT_ACTOR } from '../../src/partner/partner-service.ts';
 import { buildTestApp, createPortal, type TestApp } from '../helpers/app.ts';
+import { recordingSink, type Recorded } from '../helpers/webhook-sink.ts';
 import { connectPortal, startTestProvider, type TestProvider } from '../helpers/provider.ts';
 import { queryRows } from '../helpers/sql.ts';
 import { backends, type Backend } from '../helpers/storage.ts';
-
-type Recorded =
-  | { kind: 'statuses'; portalId: number; phoneNumberId: string; events: MessageStatusEvent[] }
-  | { kind: 'inbound'; portalId: number; phoneNumberId: string; events: InboundMessageEvent[] }
-  | { kind: 'template'; portalId: number; event: TemplateStatusEvent };
-
-/** A sink that keeps what it is given (messaging's stand-in in these tests). */
-export function recordingSink(): { sink: ProviderWebhookSink; recorded: Recorded[] } {
-  const recorded: Recorded[] = [];
-  return {
-    recorded,
-    sink: {
-      messageStatuses: async (portalId, phoneNumberId, events) =>
-        void recorded.push({ kind: 'statuses', portalId, phoneNumberId, events }),
-      inboundMessages: async (portalId, phoneNumberId, events) =>
-        void recorded.push({ kind: 'inbound', portalId, phoneNumberId, events }),
-      templateStatusUpdated: async (portalId, event) =>
-        void recorded.push({ kind: 'template', portalId, event }),
-    },
-  };
-}
 
 interface Setup {
   p: TestProvider;
