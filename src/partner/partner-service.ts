@@ -41,7 +41,11 @@ export type * from './provider-webhook-events.ts';
 export type * from './cloud-api.ts';
 export type { ConnectionSummary } from './connection-summary.ts';
 export { ConnectionInactiveError } from './connections-store.ts';
-export { ProviderError } from './provider-error.ts';
+export {
+  isTransientProviderError,
+  ProviderError,
+  type ProviderErrorKind,
+} from './provider-error.ts';
 export {
   HEALTH_CHECKER_ACTOR,
   PROVIDER_CLIENT_ACTOR,
