@@ -22,6 +22,11 @@ import { OPENAPI_PATH, swaggerOptions } from './external-api/openapi.ts';
 import { EXTERNAL_API_PREFIX, externalApi } from './external-api/plugin.ts';
 import { authorizationRoutes } from './partner/authorization-routes.ts';
 import { providerCallbacksRoutes } from './partner/provider-callbacks-routes.ts';
+import {
+  IGNORE_MESSAGING_EVENTS,
+  type ProviderWebhookSink,
+} from './partner/provider-webhook-events.ts';
+import { providerWebhooksRoutes } from './partner/provider-webhooks-routes.ts';
 import { AccessLogController } from './platform/access-log.ts';
 import {
   clientErrorHandler,
@@ -49,6 +54,11 @@ export interface BuildAppOptions {
   logger: FastifyBaseLogger;
   /** Overrides of the token change listener's timings (tests shorten the reconnect backoff). */
   listenerTiming?: Partial<ListenerTiming>;
+  /**
+   * Where the provider's webhook events go (tests record them). Default: the named placeholder
+   * `IGNORE_MESSAGING_EVENTS` until messaging provides its sink.
+   */
+  providerWebhookSink?: ProviderWebhookSink;
 }
 
 declare module 'fastify' {
@@ -62,6 +72,7 @@ export async function buildApp({
   services,
   logger,
   listenerTiming,
+  providerWebhookSink = IGNORE_MESSAGING_EVENTS,
 }: BuildAppOptions): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
@@ -143,6 +154,13 @@ export async function buildApp({
     });
     await pages.register(authorizationRoutes, { sessions, partner: services.partner });
     await pages.register(providerCallbacksRoutes, { partner: services.partner });
+  });
+
+  // The provider's webhooks, in a context of their own: a JSON parser that keeps the raw bytes
+  // (the signature is over them), and no cookie, form or page-header hook.
+  await app.register(providerWebhooksRoutes, {
+    partner: services.partner,
+    sink: providerWebhookSink,
   });
 
   return app;

@@ -12,6 +12,7 @@
  * @see https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow
  * @see https://developers.facebook.com/docs/graph-api/guides/error-handling
  */
+import { createCloudApi } from './cloud-api.ts';
 import { asNumber, asString, graphCall } from './graph-call.ts';
 import { ProviderError } from './provider-error.ts';
 
@@ -49,6 +50,7 @@ export interface TokenInspection {
   errorCode: number | undefined;
 }
 
+/** The provider client; `cloud` holds the WhatsApp Cloud API calls (cloud-api.ts). */
 export type ProviderClient = ReturnType<typeof createProviderClient>;
 
 /**
@@ -76,6 +78,7 @@ export function createProviderClient(options: ProviderClientOptions) {
   const appAccessToken = `${options.appId}|${options.appSecret}`;
 
   return {
+    cloud: createCloudApi(base, options.timeoutMs), // phone numbers, templates, messages
     /**
      * Exchange an authorization code: `POST {graph}/{version}/oauth/access_token` with
      * `client_id`, `client_secret`, `redirect_uri`, `code` as a form body.

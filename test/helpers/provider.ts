@@ -6,6 +6,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import type { TestContext } from 'node:test';
 import {
   startSandboxProvider,
+  type CloudOptions,
   type SandboxProvider,
 } from '../../src/sandbox-provider/sandbox-provider.tsx';
 import type { ValidatedAuthorizationCode } from '../../src/partner/authorization-response.ts';
@@ -17,20 +18,25 @@ export interface TestProvider {
   appSecret: string;
   redirectUri: string;
   appBaseUrl: string;
+  /** The verify token of the app's webhook subscription (also in `env`). */
+  webhookVerifyToken: string;
   /** Environment for `buildTestApp(t, backend, env)`. */
   env: Record<string, string>;
 }
 
 export async function startTestProvider(
   t: Pick<TestContext, 'after'>,
-  options: { appBaseUrl?: string; permissions?: string[] } = {},
+  options: { appBaseUrl?: string; permissions?: string[]; cloud?: Partial<CloudOptions> } = {},
 ): Promise<TestProvider> {
   const appBaseUrl = options.appBaseUrl ?? 'http://localhost:3000';
   const appId = String(randomInt(100_000_000, 999_999_999));
   const appSecret = randomBytes(24).toString('hex');
   const redirectUri = `${appBaseUrl}/api/auth/partner/callback`;
+  const webhookVerifyToken = randomBytes(16).toString('hex');
   const sandbox = await startSandboxProvider({
     port: 0,
+    // Short delays: a template is reviewed and a message read within a second.
+    cloud: { templateReviewMs: 100, statusDelaysMs: [30, 60, 90], ...options.cloud },
     apps: [
       {
         appId,
@@ -39,6 +45,8 @@ export async function startTestProvider(
         ...(options.permissions && { permissions: options.permissions }),
         deauthorizeCallbackUrl: `${appBaseUrl}/api/auth/partner/deauthorize`,
         dataDeletionCallbackUrl: `${appBaseUrl}/api/auth/partner/data-deletion`,
+        webhookUrl: `${appBaseUrl}/api/provider/webhooks`,
+        webhookVerifyToken,
       },
     ],
   });
@@ -49,7 +57,9 @@ export async function startTestProvider(
     appSecret,
     redirectUri,
     appBaseUrl,
+    webhookVerifyToken,
     env: {
+      PROVIDER_WEBHOOK_VERIFY_TOKEN: webhookVerifyToken,
       APP_BASE_URL: appBaseUrl,
       PROVIDER_AUTHORIZATION_BASE_URL: sandbox.url,
       PROVIDER_GRAPH_BASE_URL: sandbox.url,

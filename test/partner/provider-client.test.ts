@@ -168,8 +168,54 @@ describe('provider client against the sandbox provider (real HTTP)', () => {
     assert.equal(classifyGraphError(200, undefined), 'permission');
     assert.equal(classifyGraphError(10, undefined), 'permission');
     assert.equal(classifyGraphError(2, undefined), 'unavailable');
-    assert.equal(classifyGraphError(4, undefined), 'unavailable');
+    assert.equal(classifyGraphError(4, undefined), 'throttled');
     assert.equal(classifyGraphError(100, undefined), 'other');
+    // WhatsApp Cloud API codes.
+    for (const code of [130429, 131056, 80007])
+      assert.equal(classifyGraphError(code, undefined), 'throttled');
+    for (const code of [131047, 131026, 131050, 132000, 132001, 132015, 132016, 131999])
+      assert.equal(classifyGraphError(code, undefined), 'rejected', String(code));
+    assert.equal(classifyGraphError(131016, undefined), 'unavailable');
+    assert.equal(
+      new ProviderError('rejected', 'x', { graphCode: 131026 }).title,
+      'Message undeliverable',
+    );
+    assert.equal(
+      new ProviderError('rejected', 'x', { graphCode: 131999 }).title,
+      'Rejected by the provider',
+    );
+    assert.equal(new ProviderError('unavailable', 'x').title, 'Provider unavailable');
+  });
+
+  test('a Retry-After header on a throttled answer is kept in milliseconds', async (t) => {
+    const server = createServer((_req, res) => {
+      res.writeHead(400, { 'content-type': 'application/json', 'retry-after': '7' });
+      res.end(
+        JSON.stringify({ error: { code: 130429, message: 'Rate limit hit', fbtrace_id: 'x' } }),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const { port } = server.address() as AddressInfo;
+    const client = createProviderClient({
+      graphBaseUrl: `http://127.0.0.1:${port}`,
+      apiVersion: 'v21.0',
+      appId: '1',
+      appSecret: 'a-secret-long-enough',
+      redirectUri: 'http://localhost/cb',
+      timeoutMs: 5_000,
+    });
+    const err = await rejection(
+      client.cloud.sendMessage(
+        'token',
+        '123',
+        { to: '16505551234', type: 'text', text: { body: 'b' } },
+        'm',
+      ),
+    );
+    assert.equal(err.kind, 'throttled');
+    assert.equal(err.retryAfterMs, 7_000);
+    assert.ok(!err.message.includes('token'));
   });
 });
 
