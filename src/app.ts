@@ -24,6 +24,7 @@ import { authorizationRoutes } from './partner/authorization-routes.ts';
 import { providerCallbacksRoutes } from './partner/provider-callbacks-routes.ts';
 import { AccessLogController } from './platform/access-log.ts';
 import {
+  BODY_LIMIT_BYTES,
   clientErrorHandler,
   installErrorHandlers,
   requestIdFor,
@@ -38,7 +39,7 @@ import { ticketsRoutes } from './tickets/tickets-routes.ts';
 import { webRoutes } from './web/web-routes.tsx';
 
 /** Largest request body accepted, in bytes (64 KiB). */
-export const BODY_LIMIT_BYTES = 64 * 1024;
+export { BODY_LIMIT_BYTES };
 
 /** Where the OpenAPI document is served (no token needed). */
 export const OPENAPI_URL = `${EXTERNAL_API_PREFIX}${OPENAPI_PATH}`;
@@ -82,8 +83,9 @@ export async function buildApp({
     // A schema that says `additionalProperties: false` refuses unknown fields (400 naming them)
     // instead of silently dropping them: a misspelt optional field is a client bug to report.
     // `allowUnionTypes`: a contact attribute is `type: [string, number, boolean]`, one error
-    // message instead of an `anyOf`'s three.
-    ajv: { customOptions: { removeAdditional: false, allowUnionTypes: true } },
+    // message instead of an `anyOf`'s three. `allErrors`: a body's every problem is reported at
+    // once (bodies are at most 64 KiB, so the extra work is bounded).
+    ajv: { customOptions: { removeAdditional: false, allowUnionTypes: true, allErrors: true } },
   });
 
   recordRoutes(app);

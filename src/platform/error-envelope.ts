@@ -17,6 +17,11 @@ import {
   type ErrorCode,
   type ErrorDetail,
 } from './errors.ts';
+import { allowedMethods } from './route-table.ts';
+import { validationDetails, type SchemaFailure } from './validation-messages.ts';
+
+/** Largest request body accepted, in bytes (64 KiB); the 413's message states it. */
+export const BODY_LIMIT_BYTES = 64 * 1024;
 
 /** What each error code means, for the API reference. */
 export const ERROR_MEANINGS: Record<ErrorCode, string> = {
@@ -26,6 +31,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   invalid_token: 'The API token is unknown, malformed or was regenerated.',
   insufficient_scope: 'The token lacks a scope this route needs (see `requiredScopes`).',
   not_found: "Unknown route, or a resource that does not exist in the token's portal.",
+  method_not_allowed:
+    'The path exists but not with this method; the `Allow` header lists the methods it takes.',
   idempotency_conflict:
     'The Idempotency-Key was used in the last 24 hours with a different request.',
   conflict:
@@ -124,33 +131,20 @@ export function toAppError(err: unknown): AppError {
   // written for the caller.
   if (err instanceof UsageError)
     return new AppError('invalid_request', err.message, { cause: err });
-  const e = err as Partial<FastifyError> & {
-    validation?: {
-      instancePath?: string;
-      message?: string;
-      params?: { missingProperty?: string; additionalProperty?: string };
-    }[];
-  };
+  const e = err as Partial<FastifyError> & { validation?: SchemaFailure[] };
   if (e.validation) {
-    const details = e.validation.map((v) => ({
-      field:
-        [
-          e.validationContext,
-          (v.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.'),
-          v.params?.missingProperty ?? v.params?.additionalProperty,
-        ]
-          .filter(Boolean)
-          .join('.') || 'request',
-      message: v.params?.additionalProperty ? 'is not a known field' : (v.message ?? 'is invalid'),
-    }));
     return new AppError('invalid_request', 'The request is not valid; see details.', {
-      details,
+      details: validationDetails(e.validation, e.validationContext ?? ''),
       cause: err,
     });
   }
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('payload_too_large', 'The request body is too large.', { cause: err });
+      return new AppError(
+        'payload_too_large',
+        `The request body is over the limit of ${BODY_LIMIT_BYTES / 1024} KiB.`,
+        { cause: err },
+      );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('unsupported_media_type', 'Send the body as application/json.', {
         cause: err,
@@ -206,6 +200,13 @@ export function installErrorHandlers(app: FastifyInstance): void {
     return sendError(reply, error);
   });
   app.setNotFoundHandler(notFoundHandler);
+  // A path parameter matched as the empty string (`GET /support/tickets/` routed to
+  // `/support/tickets/:id`) names nothing: the path is unknown, not a parameter to validate.
+  // preValidation runs after the API's authentication, as for any unknown route.
+  app.addHook('preValidation', async (request, reply) => {
+    const params = request.params as Record<string, unknown> | undefined;
+    if (params && Object.values(params).includes('')) await notFoundHandler(request, reply);
+  });
 }
 
 /**
@@ -213,9 +214,20 @@ export function installErrorHandlers(app: FastifyInstance): void {
  * in it would get it back in a response body.
  */
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const path = request.url.split('?', 1)[0] ?? '';
+  const allow = allowedMethods(request.server.routeTable, path);
+  if (allow.length > 0 && !allow.includes(request.method)) {
+    return sendError(
+      reply,
+      new AppError('method_not_allowed', `This path does not take ${request.method}.`, {
+        headers: { allow: allow.join(', ') },
+      }),
+    );
+  }
+  const slash = path.length > 1 && path.endsWith('/') ? ' (paths do not end with a slash)' : '';
   return sendError(
     reply,
-    new AppError('not_found', `No ${request.method} route matches this path.`),
+    new AppError('not_found', `No ${request.method} route matches this path${slash}.`),
   );
 }
 

@@ -13,6 +13,7 @@ export const ERROR_STATUS = {
   invalid_token: 401,
   insufficient_scope: 403,
   not_found: 404,
+  method_not_allowed: 405,
   idempotency_conflict: 409,
   conflict: 409,
   payload_too_large: 413,
