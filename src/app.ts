@@ -98,7 +98,7 @@ export async function buildApp({
   if (redis) app.addHook('onClose', async () => void (await redis.quit()));
 
   // Before any route: the document is built from the routes registered after it.
-  await app.register(swagger, swaggerOptions(EXTERNAL_API_PREFIX));
+  await app.register(swagger, swaggerOptions(EXTERNAL_API_PREFIX, config.APP_BASE_URL));
   await app.register(probes, { ping: () => services.storage.ping() });
 
   // The verification cache is trusted only while this listener hears token changes.

@@ -46,46 +46,51 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
 };
 
 /**
- * JSON schema of the envelope restricted to `codes` (all codes by default), for route
- * `response` declarations and OpenAPI.
+ * JSON schema of the envelope (any code), titled `Error`: the OpenAPI document names it
+ * `components.schemas.Error` and every error response refers to it.
  */
-export function errorEnvelopeFor(codes: readonly ErrorCode[] = ERROR_CODES, description?: string) {
-  return Type.Object(
-    {
-      success: Type.Literal(false),
-      error: Type.Object({
-        code: Type.Union(codes.map((c) => Type.Literal(c))),
+export const ErrorEnvelopeSchema = Type.Object(
+  {
+    success: Type.Literal(false),
+    error: Type.Object(
+      {
+        code: Type.Enum(ERROR_CODES, {
+          description: 'Stable; branch on it. Each response lists the codes it can carry.',
+        }),
         message: Type.String({ description: 'For people; never parse it, use `code`.' }),
         requestId: Type.String({ description: 'Also in the `X-Request-Id` header.' }),
         details: Type.Optional(
           Type.Array(
-            Type.Object({
-              field: Type.String(),
-              message: Type.String(),
-              id: Type.Optional(
-                Type.String({ description: 'The existing resource holding the value (conflict).' }),
-              ),
-            }),
-            {
-              description: 'Which input was wrong, and how (validation errors).',
-            },
+            Type.Object(
+              {
+                field: Type.String({
+                  description: 'Where: `body.subject`, `querystring.limit`, `body.tags.2`, …',
+                }),
+                message: Type.String({ description: 'What is wrong, in words.' }),
+                id: Type.Optional(
+                  Type.String({
+                    description: 'The existing resource holding the value (conflict).',
+                  }),
+                ),
+              },
+              { title: 'ErrorDetail' },
+            ),
+            { description: 'Which input was wrong, and how: every problem found, at once.' },
           ),
         ),
         requiredScopes: Type.Optional(
           Type.Array(Type.String(), { description: 'The scopes the route needs.' }),
         ),
-      }),
-    },
-    description === undefined ? {} : { description },
-  );
-}
-
-/** JSON schema of the envelope, any code. */
-export const ErrorEnvelopeSchema = errorEnvelopeFor(ERROR_CODES);
+      },
+      { title: 'ErrorBody' },
+    ),
+  },
+  { title: 'Error' },
+);
 
 /**
- * Route `response` entries for the given error codes: one envelope schema per HTTP status,
- * its `code` restricted to those codes and its description explaining each.
+ * Route `response` entries for the given error codes: the envelope per HTTP status, its
+ * description listing the codes that status carries and what each means.
  */
 export function errorResponses(codes: readonly ErrorCode[]): Record<number, TSchema> {
   const byStatus = new Map<number, ErrorCode[]>();
@@ -95,10 +100,10 @@ export function errorResponses(codes: readonly ErrorCode[]): Record<number, TSch
   }
   const out: Record<number, TSchema> = {};
   for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) {
-    out[status] = errorEnvelopeFor(
-      group,
-      group.map((c) => `\`${c}\`: ${ERROR_MEANINGS[c]}`).join(' '),
-    );
+    out[status] = {
+      ...ErrorEnvelopeSchema,
+      description: group.map((c) => `\`${c}\`: ${ERROR_MEANINGS[c]}`).join(' '),
+    };
   }
   return out;
 }
