@@ -6,7 +6,8 @@
  *   `components.schemas.<title>` and is replaced by a `$ref` where it was used; its local
  *   `description` stays beside the `$ref` (OpenAPI 3.1 allows that);
  * - an `anyOf` of constants (TypeBox's `Union` of `Literal`s) becomes one `enum`;
- * - a query, path or header parameter with a `default` is not `required` (the server fills it);
+ * - a query or header parameter with a `default` is not `required` (the server fills it), and a
+ *   request body's properties carry their defaults in words only (see `withoutDefaults`);
  * - every tag an operation uses is declared;
  * - two different schemas with one title, or two operations with one `operationId`, throw: a
  *   route that would break a generated client fails the OpenAPI tests instead of shipping.
@@ -70,6 +71,37 @@ class SchemaHoister {
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace'];
 
 /**
+ * A request body's schema without `default` keywords. The server applies them, so the field is
+ * optional; but openapi-typescript (with its default `defaultNonNullable`) and others make a
+ * property with a default required in the generated type, which would force clients to send
+ * it. Each such field's description says its default in words instead.
+ */
+function withoutDefaults(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withoutDefaults);
+  if (!isObject(schema)) return schema;
+  const { default: _default, ...rest } = schema;
+  for (const key of ['items', 'additionalProperties', 'not']) {
+    if (key in rest) rest[key] = withoutDefaults(rest[key]);
+  }
+  for (const key of ['anyOf', 'oneOf', 'allOf', 'prefixItems']) {
+    if (Array.isArray(rest[key])) rest[key] = withoutDefaults(rest[key]);
+  }
+  if (isObject(rest.properties)) {
+    rest.properties = Object.fromEntries(
+      Object.entries(rest.properties).map(([k, v]) => [k, withoutDefaults(v)]),
+    );
+  }
+  return rest;
+}
+
+/** The operations of a `paths` object, each with its path item. */
+function* operationsOf(paths: Record<string, Json>): Generator<Json> {
+  for (const item of Object.values(paths)) {
+    for (const method of METHODS) if (isObject(item[method])) yield item[method];
+  }
+}
+
+/**
  * The document with named schemas under `components.schemas`, enums, honest `required`
  * parameters and declared tags.
  *
@@ -81,28 +113,31 @@ export function finishOpenApiDocument(document: Json): Json {
     ? { ...(components.schemas as Record<string, Json>) }
     : {};
   const hoister = new SchemaHoister(schemas);
-  const paths = hoister.visit(document.paths ?? {}) as Record<string, Json>;
+  const raw = structuredClone(document.paths ?? {}) as Record<string, Json>;
+  for (const operation of operationsOf(raw)) {
+    const content = (operation.requestBody as Json | undefined)?.content;
+    for (const media of Object.values(isObject(content) ? content : {})) {
+      if (isObject(media)) media.schema = withoutDefaults(media.schema);
+    }
+  }
+  const paths = hoister.visit(raw) as Record<string, Json>;
 
   const operationIds = new Set<string>();
   const tags = Array.isArray(document.tags) ? [...(document.tags as Json[])] : [];
-  for (const item of Object.values(paths)) {
-    for (const method of METHODS) {
-      const operation = item[method];
-      if (!isObject(operation)) continue;
-      const id = operation.operationId;
-      if (typeof id === 'string') {
-        if (operationIds.has(id)) throw new Error(`OpenAPI: operationId ${id} is used twice.`);
-        operationIds.add(id);
-      }
-      for (const tag of (operation.tags as string[] | undefined) ?? []) {
-        if (!tags.some((t) => t.name === tag)) tags.push({ name: tag });
-      }
-      for (const parameter of (operation.parameters as Json[] | undefined) ?? []) {
-        // The server applies the default: a client need not send the parameter.
-        const schema = parameter.schema;
-        if (isObject(schema) && 'default' in schema && parameter.in !== 'path') {
-          delete parameter.required;
-        }
+  for (const operation of operationsOf(paths)) {
+    const id = operation.operationId;
+    if (typeof id === 'string') {
+      if (operationIds.has(id)) throw new Error(`OpenAPI: operationId ${id} is used twice.`);
+      operationIds.add(id);
+    }
+    for (const tag of (operation.tags as string[] | undefined) ?? []) {
+      if (!tags.some((t) => t.name === tag)) tags.push({ name: tag });
+    }
+    for (const parameter of (operation.parameters as Json[] | undefined) ?? []) {
+      // The server applies the default: a client need not send the parameter.
+      const schema = parameter.schema;
+      if (isObject(schema) && 'default' in schema && parameter.in !== 'path') {
+        delete parameter.required;
       }
     }
   }
