@@ -91,9 +91,9 @@ describe('OpenAPI document: generated client and Spectral', () => {
       types: [],
       lib: ['lib.es2023.d.ts', 'lib.dom.d.ts'],
     });
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) =>
-      ts.flattenDiagnosticMessageText(d.messageText, '\n'),
-    );
+    const diagnostics = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     assert.deepEqual(diagnostics, [], 'the generated types and the program type-check');
 
     const { token } = await createPortal(services, { code: '4242' });
