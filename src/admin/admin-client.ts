@@ -48,10 +48,13 @@ export function sendAdminCommand(
               ok?: boolean;
               result?: unknown;
               error?: string;
+              code?: string;
               message?: string;
             };
             if (reply.ok) resolve(reply.result);
-            else if (res.statusCode === 400 && reply.error) reject(new UsageError(reply.error));
+            else if (res.statusCode === 400 && reply.error) {
+              reject(new UsageError(reply.error, reply.code === 'not_found' ? 'not_found' : 'refused'));
+            }
             else
               reject(
                 new Error(

@@ -66,11 +66,17 @@ export class AppError extends Error {
   }
 }
 
-/** A refusal of an operator command or service call (bad name, unknown portal, ...). */
+/**
+ * A refusal of an operator command or service call (bad name, unknown portal, ...). `code` is
+ * `not_found` when what the input names does not exist (the CLI then says where it looked).
+ */
 export class UsageError extends Error {
-  constructor(message: string) {
+  readonly code: 'refused' | 'not_found';
+
+  constructor(message: string, code: 'refused' | 'not_found' = 'refused') {
     super(message);
     this.name = 'UsageError';
+    this.code = code;
   }
 }
 
