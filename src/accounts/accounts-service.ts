@@ -264,7 +264,8 @@ export class AccountsService {
       if (!row) return null;
       return { userId: row.id, email, endedSessions: await endSessionsOfUser(tx, row.id) };
     });
-    if (!result) throw new UsageError(`Portal ${input.portalCode} has no user ${email}.`, 'not_found');
+    if (!result)
+      throw new UsageError(`Portal ${input.portalCode} has no user ${email}.`, 'not_found');
     return result;
   }
 
@@ -286,7 +287,8 @@ export class AccountsService {
         .select({ id: users.id })
         .from(users)
         .where(and(eq(users.portalId, portalId), eq(users.email, email)));
-      if (!row) throw new UsageError(`Portal ${input.portalCode} has no user ${email}.`, 'not_found');
+      if (!row)
+        throw new UsageError(`Portal ${input.portalCode} has no user ${email}.`, 'not_found');
       return { userId: row.id, email, endedSessions: await endSessionsOfUser(tx, row.id) };
     });
   }
