@@ -210,7 +210,11 @@ export function installErrorHandlers(app: FastifyInstance): void {
   // preValidation runs after the API's authentication, as for any unknown route.
   app.addHook('preValidation', async (request, reply) => {
     const params = request.params as Record<string, unknown> | undefined;
-    if (params && Object.values(params).includes('')) await notFoundHandler(request, reply);
+    // A wildcard (`*`) may be empty: `/docs/*` serves `/docs/` itself.
+    const empty = Object.entries(params ?? {}).some(
+      ([name, value]) => name !== '*' && value === '',
+    );
+    if (empty) return notFoundHandler(request, reply);
   });
 }
 

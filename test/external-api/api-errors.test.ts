@@ -112,7 +112,7 @@ for (const backend of backends()) {
     });
 
     test('a trailing slash is an unknown path, never a parameter error', async (t) => {
-      const { app, services } = await buildTestApp(t, backend);
+      const { app, services, logs } = await buildTestApp(t, backend);
       const { token } = await createPortal(services);
       for (const url of [`${TICKETS}/`, `${BASE}/crm/contacts/`]) {
         const anonymous = await app.inject({ url });
@@ -128,6 +128,10 @@ for (const backend of backends()) {
       }
       const list = await app.inject({ url: TICKETS, headers: { authorization: token } });
       assert.equal(list.statusCode, 200);
+      // The answer stops the request: the route's handler never runs after it.
+      assert.ok(!logs.some((line) => /already sent|request failed/i.test(line)), logs.join('\n'));
+      // A wildcard may be empty: the reference page at /docs/ is served.
+      assert.equal((await app.inject({ url: '/docs/' })).statusCode, 200);
     });
 
     test('a wrong method on a known path is 405 with Allow, in the envelope', async (t) => {
