@@ -29,6 +29,7 @@ import {
 import { providerWebhooksRoutes } from './partner/provider-webhooks-routes.ts';
 import { AccessLogController } from './platform/access-log.ts';
 import {
+  BODY_LIMIT_BYTES,
   clientErrorHandler,
   installErrorHandlers,
   requestIdFor,
@@ -43,7 +44,7 @@ import { ticketsRoutes } from './tickets/tickets-routes.ts';
 import { webRoutes } from './web/web-routes.tsx';
 
 /** Largest request body accepted, in bytes (64 KiB). */
-export const BODY_LIMIT_BYTES = 64 * 1024;
+export { BODY_LIMIT_BYTES };
 
 /** Where the OpenAPI document is served (no token needed). */
 export const OPENAPI_URL = `${EXTERNAL_API_PREFIX}${OPENAPI_PATH}`;
@@ -93,8 +94,9 @@ export async function buildApp({
     // A schema that says `additionalProperties: false` refuses unknown fields (400 naming them)
     // instead of silently dropping them: a misspelt optional field is a client bug to report.
     // `allowUnionTypes`: a contact attribute is `type: [string, number, boolean]`, one error
-    // message instead of an `anyOf`'s three.
-    ajv: { customOptions: { removeAdditional: false, allowUnionTypes: true } },
+    // message instead of an `anyOf`'s three. `allErrors`: a body's every problem is reported at
+    // once (bodies are at most 64 KiB, so the extra work is bounded).
+    ajv: { customOptions: { removeAdditional: false, allowUnionTypes: true, allErrors: true } },
   });
 
   recordRoutes(app);
@@ -107,7 +109,7 @@ export async function buildApp({
   if (redis) app.addHook('onClose', async () => void (await redis.quit()));
 
   // Before any route: the document is built from the routes registered after it.
-  await app.register(swagger, swaggerOptions(EXTERNAL_API_PREFIX));
+  await app.register(swagger, swaggerOptions(EXTERNAL_API_PREFIX, config.APP_BASE_URL));
   await app.register(probes, { ping: () => services.storage.ping() });
 
   // The verification cache is trusted only while this listener hears token changes.

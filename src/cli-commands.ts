@@ -4,68 +4,15 @@
  * command (src/admin/commands.ts), runs it, and prints the result for a person or, with
  * `--json`, as JSON.
  */
-import { Option, type Command } from 'commander';
+import type { Command } from 'commander';
 import type { PortalSummary } from './accounts/accounts-service.ts';
+import { SCOPES, SCOPE_WORDS } from './accounts/scopes.ts';
 import type { AuditEvent } from './audit/audit-log.ts';
-import { sendAdminCommandWhenReady, ServerGoneError } from './admin/admin-client.ts';
-import { readPassword } from './cli-password.ts';
-import { parseConfig, type Config } from './config.ts';
-import { DataDirLockedError, liveLockOwner } from './platform/data-dir-lock.ts';
+import { action, json, list, portal, storageDescription, wholeNumber } from './cli-execute.ts';
+import { readNewPassword } from './cli-password.ts';
 
-/** Renders a command's result for a person: the text printed, without the final newline. */
-type Printer = (result: unknown) => string;
-
-/**
- * Run the admin command `name`: through the running server's admin socket when it holds the
- * embedded database, else against storage opened (and migrated) here.
- */
-export async function execute(config: Config, name: string, args: unknown): Promise<unknown> {
-  const viaServer = () =>
-    sendAdminCommandWhenReady(config.dataDir, name, args, {
-      timeoutMs: config.CLI_SERVER_WAIT_MS,
-      notice: (line) => process.stderr.write(`${line}\n`),
-    });
-  if (!config.DATABASE_URL && liveLockOwner(config.dataDir) !== null) {
-    try {
-      return await viaServer();
-    } catch (err) {
-      // The server stopped while starting: the directory is free (or stale), open it here.
-      if (!(err instanceof ServerGoneError)) throw err;
-    }
-  }
-  // Loaded only here: a command handed to the running server needs no storage, services or
-  // migrations, and loading them is most of a CLI command's time.
-  const { runLocally } = await import('./cli-local.ts');
-  try {
-    return await runLocally(config, name, args);
-  } catch (err) {
-    // A server started between our check and our open: hand the command over instead.
-    if (err instanceof DataDirLockedError) return viaServer();
-    throw err;
-  }
-}
-
-const list = (value: string) =>
-  value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-
-/** The commander action of admin command `name`; the config is parsed when it runs. */
-export function action(
-  name: string,
-  toArgs: (opts: Record<string, unknown>) => unknown,
-  human: Printer,
-) {
-  return async (opts: Record<string, unknown>) => {
-    const config = parseConfig();
-    const result = await execute(config, name, toArgs(opts));
-    process.stdout.write(opts.json ? `${JSON.stringify(result, null, 2)}\n` : `${human(result)}\n`);
-  };
-}
-
-export const json = new Option('--json', 'print the result as JSON');
-export const portal = ['--portal <code>', 'portal code (digits)'] as const;
+// Where the contacts commands (and those added later) found these before cli-execute.ts.
+export { action, execute, json, portal } from './cli-execute.ts';
 
 /** `migrate`: apply database migrations. */
 export function addMigrateCommand(program: Command): void {
@@ -135,6 +82,31 @@ export function addPortalCommands(program: Command): void {
         },
       ),
     );
+  portalCmd
+    .command('list')
+    .description('list every portal: code, name, users, created')
+    .addOption(json)
+    .action(
+      action(
+        'portal list',
+        () => ({}),
+        (r, config) => {
+          const portals = r as {
+            portalCode: string;
+            name: string;
+            users: number;
+            createdAt: string;
+          }[];
+          if (portals.length === 0) return `No portals in ${storageDescription(config)}.`;
+          return portals
+            .map(
+              (p) =>
+                `${p.portalCode}  ${p.name}  (${p.users} user${p.users === 1 ? '' : 's'}, created ${p.createdAt})`,
+            )
+            .join('\n');
+        },
+      ),
+    );
 }
 
 /** `token regenerate`, `token scopes`: the API token of a portal. */
@@ -190,15 +162,31 @@ export function addUserCommands(program: Command): void {
       ),
     );
   userCmd
+    .command('list')
+    .description('list the users of a portal')
+    .requiredOption(...portal)
+    .addOption(json)
+    .action(
+      action(
+        'user list',
+        (o) => ({ portal: o.portal }),
+        (r) =>
+          (r as PortalSummary['users'])
+            .map((u) => `${u.userId}  ${u.email}${u.isMainAdmin ? '  (main administrator)' : ''}`)
+            .join('\n'),
+      ),
+    );
+  userCmd
     .command('set-password')
     .description(
-      'set the sign-in password of a user; the password is read from standard input (one line)',
+      'set the sign-in password of a user: typed twice at a terminal, or the first line of ' +
+        'standard input when piped',
     )
     .requiredOption(...portal)
     .requiredOption('--email <email>', 'email address of the user')
     .addOption(json)
     .action(async (opts: Record<string, unknown>) => {
-      const password = await readPassword();
+      const password = await readNewPassword();
       await action(
         'user set-password',
         (o) => ({ portal: o.portal, email: o.email, password }),
@@ -261,7 +249,7 @@ export function addAuditCommands(program: Command): void {
     .command('list')
     .description('list audit events, newest first')
     .requiredOption(...portal)
-    .option('--limit <n>', 'how many events (1-500, default 50)', (v) => Number.parseInt(v, 10))
+    .option('--limit <n>', 'how many events (1-500, default 50)', wholeNumber(1, 500))
     .addOption(json)
     .action(
       action(
@@ -280,4 +268,21 @@ export function addAuditCommands(program: Command): void {
         },
       ),
     );
+}
+
+/** `scopes`: the scope catalog, in words (no storage needed). */
+export function addScopesCommand(program: Command): void {
+  program
+    .command('scopes')
+    .description('list the scopes an API token can carry, and what each allows')
+    .addOption(json)
+    .action((opts: Record<string, unknown>) => {
+      const catalog = SCOPES.map((scope) => ({ scope, description: SCOPE_WORDS[scope] }));
+      const width = Math.max(...SCOPES.map((s) => s.length));
+      process.stdout.write(
+        opts.json
+          ? `${JSON.stringify(catalog, null, 2)}\n`
+          : `${catalog.map((c) => `${c.scope.padEnd(width)}  ${c.description}`).join('\n')}\n`,
+      );
+    });
 }

@@ -7,7 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import { action, execute, json, portal } from './cli-commands.ts';
+import { action, execute, json, portal, wholeNumber } from './cli-execute.ts';
 import { parseConfig } from './config.ts';
 import { contactsFromCsv } from './contacts/contact-csv.ts';
 import { IMPORT_MAX, type Contact } from './contacts/contact-schemas.ts';
@@ -47,7 +47,7 @@ export function addContactsCommands(program: Command): void {
     .requiredOption(...portal)
     .option('--q <text>', 'prefix of first name, last name, email or phone digits')
     .option('--tag <tag>', 'only contacts with this tag')
-    .option('--limit <n>', 'page size (1-100, default 50)', (v) => Number.parseInt(v, 10))
+    .option('--limit <n>', 'page size (1-100, default 50)', wholeNumber(1, 100))
     .option('--cursor <cursor>', 'the next-page cursor printed by the previous page')
     .addOption(json)
     .action(

@@ -5,7 +5,7 @@
  *
  * @see docs/architecture.md "accounts/"
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { and, count, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { apiTokens, portals, sessions, users } from '../db/schema/index.ts';
 import type { Principal } from './principal.ts';
@@ -93,6 +93,22 @@ export async function readPortal(db: Database, portalCode: string) {
     .from(apiTokens)
     .where(eq(apiTokens.portalId, portal.id));
   return { portal, people, token };
+}
+
+/** Every portal, oldest first: its code, name, creation time and number of users. */
+export async function listPortals(db: Database) {
+  const rows = await db
+    .select({
+      portalCode: portals.portalCode,
+      name: portals.name,
+      createdAt: portals.createdAt,
+      users: count(users.id),
+    })
+    .from(portals)
+    .leftJoin(users, eq(users.portalId, portals.id))
+    .groupBy(portals.id)
+    .orderBy(portals.id);
+  return rows.map((r) => ({ ...r, createdAt: r.createdAt.toISOString() }));
 }
 
 /**

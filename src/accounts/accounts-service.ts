@@ -73,7 +73,7 @@ export class AccountsService {
   /** The internal id of a portal. @throws UsageError for an unknown code. */
   async portalIdFor(portalCode: string): Promise<number> {
     const id = await findPortalId(this.#db, portalCode);
-    if (id === null) throw new UsageError(`No portal with code ${portalCode}.`);
+    if (id === null) throw new UsageError(`No portal with code ${portalCode}.`, 'not_found');
     return id;
   }
 
@@ -264,7 +264,8 @@ export class AccountsService {
       if (!row) return null;
       return { userId: row.id, email, endedSessions: await endSessionsOfUser(tx, row.id) };
     });
-    if (!result) throw new UsageError(`Portal ${input.portalCode} has no user ${email}.`);
+    if (!result)
+      throw new UsageError(`Portal ${input.portalCode} has no user ${email}.`, 'not_found');
     return result;
   }
 
@@ -286,7 +287,8 @@ export class AccountsService {
         .select({ id: users.id })
         .from(users)
         .where(and(eq(users.portalId, portalId), eq(users.email, email)));
-      if (!row) throw new UsageError(`Portal ${input.portalCode} has no user ${email}.`);
+      if (!row)
+        throw new UsageError(`Portal ${input.portalCode} has no user ${email}.`, 'not_found');
       return { userId: row.id, email, endedSessions: await endSessionsOfUser(tx, row.id) };
     });
   }
@@ -305,7 +307,7 @@ export class AccountsService {
   /** A portal, its users and its token's hint and scopes. Never the token or its hash. */
   async showPortal(portalCode: string): Promise<PortalSummary> {
     const found = await readPortal(this.#db, portalCode);
-    if (!found) throw new UsageError(`No portal with code ${portalCode}.`);
+    if (!found) throw new UsageError(`No portal with code ${portalCode}.`, 'not_found');
     const { portal, people, token } = found;
     return {
       portalCode: portal.portalCode,

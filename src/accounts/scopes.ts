@@ -20,6 +20,23 @@ export const SCOPES = [
 
 export type Scope = (typeof SCOPES)[number];
 
+/**
+ * What each scope lets a token do, in the words a person reads (`npm run cli -- scopes`, the
+ * settings page, the API reference). Keys are the catalog, so a new scope needs its words.
+ */
+export const SCOPE_WORDS: Record<Scope, string> = {
+  'messaging:send': 'Send messages',
+  'messaging:credit:read': 'See the messaging credit balance',
+  'messaging:numbers:read': 'See the phone numbers messages are sent from',
+  'messaging:reports:read': 'See delivery reports',
+  'messaging:drafts:read': 'See message drafts',
+  'messaging:drafts:write': 'Create, change and delete message drafts',
+  'crm:contacts:read': 'See contacts',
+  'crm:contacts:write': 'Create, change, import and erase contacts',
+  'support:tickets:read': 'See support tickets',
+  'support:tickets:write': 'Open support tickets',
+};
+
 const KNOWN = new Set<string>(SCOPES);
 
 export function isScope(value: string): value is Scope {

@@ -48,11 +48,15 @@ export function sendAdminCommand(
               ok?: boolean;
               result?: unknown;
               error?: string;
+              code?: string;
               message?: string;
             };
             if (reply.ok) resolve(reply.result);
-            else if (res.statusCode === 400 && reply.error) reject(new UsageError(reply.error));
-            else
+            else if (res.statusCode === 400 && reply.error) {
+              reject(
+                new UsageError(reply.error, reply.code === 'not_found' ? 'not_found' : 'refused'),
+              );
+            } else
               reject(
                 new Error(
                   `The server could not run the command: ${reply.message ?? res.statusCode}`,

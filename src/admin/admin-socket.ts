@@ -28,7 +28,9 @@ export async function startAdminSocket(
     try {
       return { ok: true, result: await runCommand(services, req.params.name, req.body ?? {}) };
     } catch (err) {
-      if (err instanceof UsageError) return reply.code(400).send({ ok: false, error: err.message });
+      if (err instanceof UsageError) {
+        return reply.code(400).send({ ok: false, error: err.message, code: err.code });
+      }
       throw err;
     }
   });

@@ -8,9 +8,11 @@
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
+import { listPortals } from '../accounts/accounts-repository.ts';
 import { CLI_ACTOR, listAuditEvents } from '../audit/audit-log.ts';
 import { IMPORT_MAX } from '../contacts/contact-schemas.ts';
 import { UsageError } from '../platform/errors.ts';
+import { validationDetails } from '../platform/validation-messages.ts';
 import type { Services } from '../services.ts';
 
 export interface Command<S extends TSchema = TSchema> {
@@ -53,6 +55,11 @@ export const COMMANDS: Record<string, Command> = {
   ),
   'portal show': command(Type.Object({ portal: Portal }), (services, a) =>
     services.accounts.showPortal(a.portal),
+  ),
+  'portal list': command(Type.Object({}), (services) => listPortals(services.storage.db)),
+  'user list': command(
+    Type.Object({ portal: Portal }),
+    async (services, a) => (await services.accounts.showPortal(a.portal)).users,
   ),
   'token regenerate': command(Type.Object({ portal: Portal }), async (services, a) => {
     const { token } = await services.accounts.regenerateToken({
@@ -145,10 +152,11 @@ export async function runCommand(
   const cmd = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!cmd) throw new UsageError(`Unknown command: ${name}`);
   if (!Value.Check(cmd.args, args)) {
-    const [first] = Value.Errors(cmd.args, args);
-    throw new UsageError(
-      `Bad arguments for ${name}: ${first?.instancePath || ''} ${first?.message ?? ''}`.trim(),
+    // In the CLI's words: `limit` is the option `--limit`.
+    const problems = validationDetails([...Value.Errors(cmd.args, args)], '').map(
+      (d) => `--${d.field.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} ${d.message}`,
     );
+    throw new UsageError(`${name}: ${problems.join('; ')}.`);
   }
   return cmd.run(services, args);
 }

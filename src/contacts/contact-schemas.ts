@@ -28,6 +28,7 @@ const Text = (max: number, description: string) =>
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const ConsentStateSchema = Type.Enum(CONSENT_STATES, {
+  title: 'ConsentState',
   description: 'WhatsApp consent: `opted_in`, `opted_out` or `unknown`.',
 });
 
@@ -168,57 +169,71 @@ export const ContactSchema = Type.Object(
     createdAt: Iso('ISO 8601, UTC.'),
     updatedAt: Iso('ISO 8601, UTC.'),
   },
-  { description: 'A CRM contact.' },
+  { title: 'Contact', description: 'A CRM contact.' },
 );
 export type Contact = Static<typeof ContactSchema>;
 
-export const ContactEnvelopeSchema = Type.Object({
-  success: Type.Literal(true),
-  data: ContactSchema,
-});
+export const ContactEnvelopeSchema = Type.Object(
+  { success: Type.Literal(true), data: ContactSchema },
+  { title: 'ContactEnvelope' },
+);
 
-export const ContactPageSchema = Type.Object({
-  success: Type.Literal(true),
-  data: Type.Object({
-    items: Type.Array(ContactSchema, { description: 'Newest first.' }),
-    nextCursor: Nullable(Type.String({ description: 'Pass as `cursor`; null on the last page.' })),
-  }),
-});
-
-export const ErasureSchema = Type.Object({
-  success: Type.Literal(true),
-  data: Type.Object({
-    id: Type.String({ description: 'The erased contact id.' }),
-    erasedAt: Iso('When the erasure happened.'),
-    erased: Type.Record(Type.String(), Type.Integer(), {
-      description: 'Rows deleted, by kind (`contact`, `storedResponses`).',
+export const ContactPageSchema = Type.Object(
+  {
+    success: Type.Literal(true),
+    data: Type.Object({
+      items: Type.Array(ContactSchema, { description: 'Newest first.' }),
+      nextCursor: Nullable(
+        Type.String({ description: 'Pass as `cursor`; null on the last page.' }),
+      ),
     }),
-    anonymised: Type.Record(Type.String(), Type.Integer(), {
-      description: 'Rows kept but stripped of the person, by kind (`messageRecipients`).',
-    }),
-  }),
-});
+  },
+  { title: 'ContactPage' },
+);
 
-export const ImportResultSchema = Type.Object({
-  success: Type.Literal(true),
-  data: Type.Object({
-    created: Type.Integer(),
-    updated: Type.Integer(),
-    unchanged: Type.Integer(),
-    failed: Type.Array(
-      Type.Object({ index: Type.Integer(), field: Type.String(), message: Type.String() }),
-      { description: 'Rows not written (0-based `index`), with the field at fault.' },
-    ),
-  }),
-});
+export const ErasureSchema = Type.Object(
+  {
+    success: Type.Literal(true),
+    data: Type.Object({
+      id: Type.String({ description: 'The erased contact id.' }),
+      erasedAt: Iso('When the erasure happened.'),
+      erased: Type.Record(Type.String(), Type.Integer(), {
+        description: 'Rows deleted, by kind (`contact`, `storedResponses`).',
+      }),
+      anonymised: Type.Record(Type.String(), Type.Integer(), {
+        description: 'Rows kept but stripped of the person, by kind (`messageRecipients`).',
+      }),
+    }),
+  },
+  { title: 'ContactErasure' },
+);
+
+export const ImportResultSchema = Type.Object(
+  {
+    success: Type.Literal(true),
+    data: Type.Object({
+      created: Type.Integer(),
+      updated: Type.Integer(),
+      unchanged: Type.Integer(),
+      failed: Type.Array(
+        Type.Object({ index: Type.Integer(), field: Type.String(), message: Type.String() }),
+        { description: 'Rows not written (0-based `index`), with the field at fault.' },
+      ),
+    }),
+  },
+  { title: 'ContactImportResult' },
+);
 
 export const ListContactsQuerySchema = Type.Object({
-  limit: Type.Integer({
-    minimum: 1,
-    maximum: PAGE_LIMIT_MAX,
-    default: PAGE_LIMIT_DEFAULT,
-    description: `Page size, 1–${PAGE_LIMIT_MAX} (default ${PAGE_LIMIT_DEFAULT}).`,
-  }),
+  // Optional: the server fills the default (Ajv's useDefaults), so a client need not send it.
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: PAGE_LIMIT_MAX,
+      default: PAGE_LIMIT_DEFAULT,
+      description: `Page size, 1–${PAGE_LIMIT_MAX} (default ${PAGE_LIMIT_DEFAULT}).`,
+    }),
+  ),
   cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'nextCursor.' })),
   tag: Type.Optional(Text(TAG_MAX, 'Only contacts with this tag.')),
   consent: Type.Optional(ConsentStateSchema),

@@ -7,6 +7,7 @@
  */
 import { Compile } from 'typebox/compile';
 import { AppError, type ErrorDetail } from '../platform/errors.ts';
+import { messageOf } from '../platform/validation-messages.ts';
 import { ATTRIBUTE_KEY_PATTERN, ContactFieldsSchema } from './contact-schemas.ts';
 
 /** A validation failure as both Ajv and TypeBox report it. */
@@ -27,7 +28,7 @@ function messageFor(failure: SchemaFailure): string {
     case 'type':
       return Array.isArray(params.type) && params.type.includes('boolean')
         ? 'must be a string, number or boolean (attributes are flat: no objects or arrays)'
-        : `must be ${String(params.type)}`;
+        : messageOf(failure);
     case 'maxProperties':
       return `must have at most ${String(params.limit)} attributes`;
     case 'format':
@@ -35,7 +36,7 @@ function messageFor(failure: SchemaFailure): string {
     case 'uniqueItems':
       return 'must not repeat a tag';
     default:
-      return failure.message ?? 'is invalid';
+      return messageOf(failure);
   }
 }
 

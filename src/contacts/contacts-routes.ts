@@ -17,6 +17,7 @@ import {
   ContactParamsSchema,
   ErasureSchema,
   IMPORT_MAX,
+  PAGE_LIMIT_DEFAULT,
   ImportBodySchema,
   ImportResultSchema,
   ListContactsQuerySchema,
@@ -113,6 +114,7 @@ function upsertRoute(api: FastifyInstance, contacts: ContactsService): void {
       config: { ...WRITE, logRoutePattern: true },
       schema: {
         summary: 'Create or update a contact by phone',
+        operationId: 'upsertContactByPhone',
         description:
           'Upsert by phone (URL-encoded, with its country code; normalised to E.164). Creates ' +
           'the contact (201) or sets the fields the body carries, leaving the others as they ' +
@@ -160,7 +162,11 @@ function listRoute(api: FastifyInstance, contacts: ContactsService): void {
     },
     async (request) => ({
       success: true as const,
-      data: await contacts.listContacts(principalOf(request), request.query),
+      // Ajv filled `limit`'s default; the fallback only satisfies the type.
+      data: await contacts.listContacts(principalOf(request), {
+        ...request.query,
+        limit: request.query.limit ?? PAGE_LIMIT_DEFAULT,
+      }),
     }),
   );
 }
@@ -195,6 +201,7 @@ function patchRoute(api: FastifyInstance, contacts: ContactsService): void {
       config: WRITE,
       schema: {
         summary: 'Update a contact (JSON merge patch)',
+        operationId: 'updateContact',
         description:
           'RFC 7396 merge patch (`application/merge-patch+json` or `application/json`): the ' +
           'fields given replace the stored ones, `null` removes a field, and in `attributes` ' +
@@ -223,6 +230,7 @@ function eraseRoute(api: FastifyInstance, contacts: ContactsService): void {
       config: WRITE,
       schema: {
         summary: 'Erase a contact (GDPR art. 17)',
+        operationId: 'eraseContact',
         description:
           'Deletes the contact and everything that names the person elsewhere (stored ' +
           'idempotent responses deleted; message recipients anonymised once messaging ' +

@@ -14,12 +14,28 @@
 import type { SwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
+import { SCOPES, SCOPE_WORDS } from '../accounts/scopes.ts';
 import { errorResponses } from '../platform/error-envelope.ts';
 import type { ErrorCode } from '../platform/errors.ts';
+import { finishOpenApiDocument, operationIdFrom } from './openapi-components.ts';
 
 /** Path of the document, relative to the API base. */
 export const OPENAPI_PATH = '/openapi.json';
 
+/** The scope catalog, in words, for the security schemes' descriptions. */
+const SCOPE_CATALOG = [
+  'A token carries scopes from this catalog; each operation names the ones it needs (in its',
+  'description and in `x-required-scopes`), and a token without them gets 403',
+  '`insufficient_scope`:',
+  '',
+  ...SCOPES.map((s) => `- \`${s}\`: ${SCOPE_WORDS[s]}.`),
+].join('\n');
+
+/**
+ * The two ways to present the API token. They are API keys, not OAuth 2.0 access tokens, so a
+ * security requirement lists no scope names (OpenAPI's `flows` and their scopes are OAuth's);
+ * the scopes are described here and on each operation (docs/decisions.md).
+ */
 const SECURITY_SCHEMES = {
   AuthorizationHeader: {
     type: 'apiKey' as const,
@@ -27,13 +43,13 @@ const SECURITY_SCHEMES = {
     name: 'Authorization',
     description:
       'Method 1 (recommended): the API token itself, `Authorization: ptk_…`. ' +
-      '`Authorization: Bearer ptk_…` is accepted too. Send one method only.',
+      `\`Authorization: Bearer ptk_…\` is accepted too. Send one method only.\n\n${SCOPE_CATALOG}`,
   },
   ApiKeyHeader: {
     type: 'apiKey' as const,
     in: 'header',
     name: 'X-API-Key',
-    description: 'Method 2: `X-API-Key: ptk_…`. Send one method only.',
+    description: `Method 2: \`X-API-Key: ptk_…\`. Send one method only.\n\n${SCOPE_CATALOG}`,
   },
 };
 
@@ -107,19 +123,34 @@ function responseHeaders(status: string, method: string): Record<string, object>
 
 /**
  * `@fastify/swagger` options: OpenAPI 3.1, only routes under `apiPrefix` (and not public), each
- * completed with security, scopes and the shared error responses.
+ * completed with an operationId, security, scopes and the shared error responses; then the
+ * document's named schemas move to `components.schemas` (openapi-components.ts).
+ *
+ * @param baseUrl The server's public origin (`APP_BASE_URL`), the document's `servers` entry.
  */
-export function swaggerOptions(apiPrefix: string): SwaggerOptions {
+export function swaggerOptions(apiPrefix: string, baseUrl: string): SwaggerOptions {
   return {
     openapi: {
       openapi: '3.1.0',
-      info: { title: 'Portico external API', version: '1.0.0', description: DESCRIPTION },
+      info: {
+        title: 'Portico external API',
+        version: '1.0.0',
+        description: DESCRIPTION,
+        contact: {
+          name: 'Portico support (or open a ticket with POST /support/tickets)',
+          url: `${baseUrl}/docs/`,
+        },
+      },
+      servers: [{ url: baseUrl, description: 'This Portico server.' }],
       components: { securitySchemes: SECURITY_SCHEMES },
       tags: [
         { name: 'Authentication', description: 'Who the token belongs to.' },
         { name: 'Support tickets', description: 'Ask Portico for help.' },
+        { name: 'CRM contacts', description: 'The people a portal messages.' },
       ],
     },
+    transformObject: (documentObject) =>
+      finishOpenApiDocument('openapiObject' in documentObject ? documentObject.openapiObject : {}),
     transform({ schema, url, route }) {
       const config = (route.config ?? {}) as { requiredScopes?: readonly string[]; public?: true };
       const base = (schema ?? {}) as Record<string, unknown>;
@@ -135,8 +166,16 @@ export function swaggerOptions(apiPrefix: string): SwaggerOptions {
         url,
         schema: {
           ...base,
+          operationId:
+            typeof base.operationId === 'string'
+              ? base.operationId
+              : operationIdFrom(
+                  typeof base.summary === 'string'
+                    ? base.summary
+                    : `${String(route.method)} ${url}`,
+                ),
           description,
-          security: Object.keys(SECURITY_SCHEMES).map((name) => ({ [name]: scopes })),
+          security: Object.keys(SECURITY_SCHEMES).map((name) => ({ [name]: [] })),
           'x-required-scopes': scopes,
           response: Object.fromEntries(
             Object.entries<object>({

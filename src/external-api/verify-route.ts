@@ -6,20 +6,22 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { SCOPES } from '../accounts/scopes.ts';
-import { ErrorEnvelopeSchema } from '../platform/error-envelope.ts';
 import { principalOf } from './request-principal.ts';
 
-export const VerificationSchema = Type.Object({
-  portalCode: Type.String({
-    pattern: '^[0-9]+$',
-    description: 'The portal (account) that owns the token.',
-  }),
-  userId: Type.Integer({ description: 'The user that owns the token.' }),
-  isMainAdmin: Type.Boolean({ description: 'Whether that user is the main administrator.' }),
-  scopes: Type.Array(Type.Union(SCOPES.map((s) => Type.Literal(s))), {
-    description: 'Permissions granted to the token.',
-  }),
-});
+export const VerificationSchema = Type.Object(
+  {
+    portalCode: Type.String({
+      pattern: '^[0-9]+$',
+      description: 'The portal (account) that owns the token.',
+    }),
+    userId: Type.Integer({ description: 'The user that owns the token.' }),
+    isMainAdmin: Type.Boolean({ description: 'Whether that user is the main administrator.' }),
+    scopes: Type.Array(Type.Enum(SCOPES, { title: 'Scope' }), {
+      description: 'Permissions granted to the token.',
+    }),
+  },
+  { title: 'Verification' },
+);
 
 export async function verifyRoute(api: FastifyInstance): Promise<void> {
   api.get(
@@ -30,8 +32,13 @@ export async function verifyRoute(api: FastifyInstance): Promise<void> {
         description: 'Returns the owner of the token and the scopes granted to it.',
         tags: ['Authentication'],
         response: {
-          200: Type.Object({ success: Type.Literal(true), data: VerificationSchema }),
-          '4xx': ErrorEnvelopeSchema,
+          200: Type.Object(
+            { success: Type.Literal(true), data: VerificationSchema },
+            {
+              title: 'VerificationEnvelope',
+              description: 'The token is valid: its portal, its owner and its scopes.',
+            },
+          ),
         },
       },
     },

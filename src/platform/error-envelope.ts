@@ -17,6 +17,11 @@ import {
   type ErrorCode,
   type ErrorDetail,
 } from './errors.ts';
+import { allowedMethods } from './route-table.ts';
+import { validationDetails, type SchemaFailure } from './validation-messages.ts';
+
+/** Largest request body accepted, in bytes (64 KiB); the 413's message states it. */
+export const BODY_LIMIT_BYTES = 64 * 1024;
 
 /** What each error code means, for the API reference. */
 export const ERROR_MEANINGS: Record<ErrorCode, string> = {
@@ -28,6 +33,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
     "A provider webhook's `X-Hub-Signature-256` is missing or wrong (not an API error).",
   insufficient_scope: 'The token lacks a scope this route needs (see `requiredScopes`).',
   not_found: "Unknown route, or a resource that does not exist in the token's portal.",
+  method_not_allowed:
+    'The path exists but not with this method; the `Allow` header lists the methods it takes.',
   idempotency_conflict:
     'The Idempotency-Key was used in the last 24 hours with a different request.',
   conflict:
@@ -41,46 +48,51 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
 };
 
 /**
- * JSON schema of the envelope restricted to `codes` (all codes by default), for route
- * `response` declarations and OpenAPI.
+ * JSON schema of the envelope (any code), titled `Error`: the OpenAPI document names it
+ * `components.schemas.Error` and every error response refers to it.
  */
-export function errorEnvelopeFor(codes: readonly ErrorCode[] = ERROR_CODES, description?: string) {
-  return Type.Object(
-    {
-      success: Type.Literal(false),
-      error: Type.Object({
-        code: Type.Union(codes.map((c) => Type.Literal(c))),
+export const ErrorEnvelopeSchema = Type.Object(
+  {
+    success: Type.Literal(false),
+    error: Type.Object(
+      {
+        code: Type.Enum(ERROR_CODES, {
+          description: 'Stable; branch on it. Each response lists the codes it can carry.',
+        }),
         message: Type.String({ description: 'For people; never parse it, use `code`.' }),
         requestId: Type.String({ description: 'Also in the `X-Request-Id` header.' }),
         details: Type.Optional(
           Type.Array(
-            Type.Object({
-              field: Type.String(),
-              message: Type.String(),
-              id: Type.Optional(
-                Type.String({ description: 'The existing resource holding the value (conflict).' }),
-              ),
-            }),
-            {
-              description: 'Which input was wrong, and how (validation errors).',
-            },
+            Type.Object(
+              {
+                field: Type.String({
+                  description: 'Where: `body.subject`, `querystring.limit`, `body.tags.2`, …',
+                }),
+                message: Type.String({ description: 'What is wrong, in words.' }),
+                id: Type.Optional(
+                  Type.String({
+                    description: 'The existing resource holding the value (conflict).',
+                  }),
+                ),
+              },
+              { title: 'ErrorDetail' },
+            ),
+            { description: 'Which input was wrong, and how: every problem found, at once.' },
           ),
         ),
         requiredScopes: Type.Optional(
           Type.Array(Type.String(), { description: 'The scopes the route needs.' }),
         ),
-      }),
-    },
-    description === undefined ? {} : { description },
-  );
-}
-
-/** JSON schema of the envelope, any code. */
-export const ErrorEnvelopeSchema = errorEnvelopeFor(ERROR_CODES);
+      },
+      { title: 'ErrorBody' },
+    ),
+  },
+  { title: 'Error' },
+);
 
 /**
- * Route `response` entries for the given error codes: one envelope schema per HTTP status,
- * its `code` restricted to those codes and its description explaining each.
+ * Route `response` entries for the given error codes: the envelope per HTTP status, its
+ * description listing the codes that status carries and what each means.
  */
 export function errorResponses(codes: readonly ErrorCode[]): Record<number, TSchema> {
   const byStatus = new Map<number, ErrorCode[]>();
@@ -90,10 +102,10 @@ export function errorResponses(codes: readonly ErrorCode[]): Record<number, TSch
   }
   const out: Record<number, TSchema> = {};
   for (const [status, group] of [...byStatus].sort(([a], [b]) => a - b)) {
-    out[status] = errorEnvelopeFor(
-      group,
-      group.map((c) => `\`${c}\`: ${ERROR_MEANINGS[c]}`).join(' '),
-    );
+    out[status] = {
+      ...ErrorEnvelopeSchema,
+      description: group.map((c) => `\`${c}\`: ${ERROR_MEANINGS[c]}`).join(' '),
+    };
   }
   return out;
 }
@@ -126,33 +138,20 @@ export function toAppError(err: unknown): AppError {
   // written for the caller.
   if (err instanceof UsageError)
     return new AppError('invalid_request', err.message, { cause: err });
-  const e = err as Partial<FastifyError> & {
-    validation?: {
-      instancePath?: string;
-      message?: string;
-      params?: { missingProperty?: string; additionalProperty?: string };
-    }[];
-  };
+  const e = err as Partial<FastifyError> & { validation?: SchemaFailure[] };
   if (e.validation) {
-    const details = e.validation.map((v) => ({
-      field:
-        [
-          e.validationContext,
-          (v.instancePath ?? '').replace(/^\//, '').replaceAll('/', '.'),
-          v.params?.missingProperty ?? v.params?.additionalProperty,
-        ]
-          .filter(Boolean)
-          .join('.') || 'request',
-      message: v.params?.additionalProperty ? 'is not a known field' : (v.message ?? 'is invalid'),
-    }));
     return new AppError('invalid_request', 'The request is not valid; see details.', {
-      details,
+      details: validationDetails(e.validation, e.validationContext ?? ''),
       cause: err,
     });
   }
   switch (e.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new AppError('payload_too_large', 'The request body is too large.', { cause: err });
+      return new AppError(
+        'payload_too_large',
+        `The request body is over the limit of ${BODY_LIMIT_BYTES / 1024} KiB.`,
+        { cause: err },
+      );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new AppError('unsupported_media_type', 'Send the body as application/json.', {
         cause: err,
@@ -208,6 +207,17 @@ export function installErrorHandlers(app: FastifyInstance): void {
     return sendError(reply, error);
   });
   app.setNotFoundHandler(notFoundHandler);
+  // A path parameter matched as the empty string (`GET /support/tickets/` routed to
+  // `/support/tickets/:id`) names nothing: the path is unknown, not a parameter to validate.
+  // preValidation runs after the API's authentication, as for any unknown route.
+  app.addHook('preValidation', async (request, reply) => {
+    const params = request.params as Record<string, unknown> | undefined;
+    // A wildcard (`*`) may be empty: `/docs/*` serves `/docs/` itself.
+    const empty = Object.entries(params ?? {}).some(
+      ([name, value]) => name !== '*' && value === '',
+    );
+    if (empty) return notFoundHandler(request, reply);
+  });
 }
 
 /**
@@ -215,9 +225,20 @@ export function installErrorHandlers(app: FastifyInstance): void {
  * in it would get it back in a response body.
  */
 export function notFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const path = request.url.split('?', 1)[0] ?? '';
+  const allow = allowedMethods(request.server.routeTable, path);
+  if (allow.length > 0 && !allow.includes(request.method)) {
+    return sendError(
+      reply,
+      new AppError('method_not_allowed', `This path does not take ${request.method}.`, {
+        headers: { allow: allow.join(', ') },
+      }),
+    );
+  }
+  const slash = path.length > 1 && path.endsWith('/') ? ' (paths do not end with a slash)' : '';
   return sendError(
     reply,
-    new AppError('not_found', `No ${request.method} route matches this path.`),
+    new AppError('not_found', `No ${request.method} route matches this path${slash}.`),
   );
 }
 

@@ -15,6 +15,7 @@ export const ERROR_STATUS = {
   invalid_signature: 401,
   insufficient_scope: 403,
   not_found: 404,
+  method_not_allowed: 405,
   idempotency_conflict: 409,
   conflict: 409,
   payload_too_large: 413,
@@ -67,11 +68,17 @@ export class AppError extends Error {
   }
 }
 
-/** A refusal of an operator command or service call (bad name, unknown portal, ...). */
+/**
+ * A refusal of an operator command or service call (bad name, unknown portal, ...). `code` is
+ * `not_found` when what the input names does not exist (the CLI then says where it looked).
+ */
 export class UsageError extends Error {
-  constructor(message: string) {
+  readonly code: 'refused' | 'not_found';
+
+  constructor(message: string, code: 'refused' | 'not_found' = 'refused') {
     super(message);
     this.name = 'UsageError';
+    this.code = code;
   }
 }
 

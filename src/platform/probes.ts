@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { errorEnvelopeFor, sendError } from './error-envelope.ts';
+import { errorResponses, sendError } from './error-envelope.ts';
 import { AppError } from './errors.ts';
 
 export async function probes(
@@ -29,7 +29,7 @@ export async function probes(
       schema: {
         response: {
           200: Type.Object({ status: Type.Literal('ready') }),
-          503: errorEnvelopeFor(['unavailable']),
+          ...errorResponses(['unavailable']),
         },
       },
     },

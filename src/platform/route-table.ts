@@ -29,3 +29,38 @@ export function recordRoutes(app: FastifyInstance): void {
     }
   });
 }
+
+/** A route's URL as a regular expression over concrete paths (`:id` one segment, `*` the rest). */
+function pathPattern(url: string): RegExp {
+  const source = url
+    .split(/(:[A-Za-z0-9_]+(?:\([^)]*\))?|\*)/)
+    .map((part) => {
+      if (part === '*') return '.*';
+      if (part.startsWith(':')) return '[^/]+';
+      return part.replace(/[.+?^${}()|[\]\\]/g, '\\$&');
+    })
+    .join('');
+  return new RegExp(`^${source}$`);
+}
+
+const compiled = new WeakMap<readonly RegisteredRoute[], { size: number; patterns: RegExp[] }>();
+
+/**
+ * The methods the app routes for the concrete `path` (no query), sorted; empty when no route
+ * matches it whatever the method. This is what a 405's `Allow` header lists.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-15.5.6
+ */
+export function allowedMethods(table: readonly RegisteredRoute[], path: string): string[] {
+  let cache = compiled.get(table);
+  // Routes are only ever appended, so the compiled list is extended, never rebuilt.
+  if (!cache) compiled.set(table, (cache = { size: 0, patterns: [] }));
+  for (; cache.size < table.length; cache.size++) {
+    cache.patterns.push(pathPattern(table[cache.size]!.url));
+  }
+  const methods = new Set<string>();
+  cache.patterns.forEach((pattern, i) => {
+    if (pattern.test(path)) methods.add(table[i]!.method);
+  });
+  return [...methods].sort();
+}

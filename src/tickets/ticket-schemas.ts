@@ -21,8 +21,14 @@ const literals = <const T extends readonly string[]>(values: T, options: Record<
 
 const PRIORITY = 'How urgent the request is.';
 const STATUS = 'Where the ticket stands; new tickets are `open`.';
-export const PrioritySchema = literals(TICKET_PRIORITIES, { description: PRIORITY });
-export const StatusSchema = literals(TICKET_STATUSES, { description: STATUS });
+export const PrioritySchema = literals(TICKET_PRIORITIES, {
+  title: 'TicketPriority',
+  description: PRIORITY,
+});
+export const StatusSchema = literals(TICKET_STATUSES, {
+  title: 'TicketStatus',
+  description: STATUS,
+});
 
 export const TicketSchema = Type.Object(
   {
@@ -50,7 +56,7 @@ export const TicketSchema = Type.Object(
     createdAt: Type.String({ format: 'date-time', description: 'ISO 8601, UTC.' }),
     updatedAt: Type.String({ format: 'date-time', description: 'ISO 8601, UTC.' }),
   },
-  { description: 'A support ticket.' },
+  { title: 'Ticket', description: 'A support ticket.' },
 );
 export type Ticket = Static<typeof TicketSchema>;
 
@@ -77,7 +83,7 @@ export const CreateTicketBodySchema = Type.Object(
       }),
     ),
   },
-  { additionalProperties: false },
+  { title: 'CreateTicketRequest', additionalProperties: false },
 );
 export type CreateTicketBody = Static<typeof CreateTicketBodySchema>;
 
@@ -95,12 +101,15 @@ export const CreateTicketHeadersSchema = Type.Object({
 });
 
 export const ListTicketsQuerySchema = Type.Object({
-  limit: Type.Integer({
-    minimum: 1,
-    maximum: PAGE_LIMIT_MAX,
-    default: PAGE_LIMIT_DEFAULT,
-    description: `Page size, 1–${PAGE_LIMIT_MAX} (default ${PAGE_LIMIT_DEFAULT}).`,
-  }),
+  // Optional: the server fills the default (Ajv's useDefaults), so a client need not send it.
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: PAGE_LIMIT_MAX,
+      default: PAGE_LIMIT_DEFAULT,
+      description: `Page size, 1–${PAGE_LIMIT_MAX} (default ${PAGE_LIMIT_DEFAULT}).`,
+    }),
+  ),
   cursor: Type.Optional(
     Type.String({
       minLength: 1,
@@ -116,17 +125,20 @@ export const TicketParamsSchema = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64, description: 'Ticket id (`tkt_…`).' }),
 });
 
-export const TicketEnvelopeSchema = Type.Object({
-  success: Type.Literal(true),
-  data: TicketSchema,
-});
+export const TicketEnvelopeSchema = Type.Object(
+  { success: Type.Literal(true), data: TicketSchema },
+  { title: 'TicketEnvelope' },
+);
 
-export const TicketPageSchema = Type.Object({
-  success: Type.Literal(true),
-  data: Type.Object({
-    items: Type.Array(TicketSchema, { description: 'Newest first.' }),
-    nextCursor: Type.Union([Type.String(), Type.Null()], {
-      description: 'Pass as `cursor` to get the next page; null on the last page.',
+export const TicketPageSchema = Type.Object(
+  {
+    success: Type.Literal(true),
+    data: Type.Object({
+      items: Type.Array(TicketSchema, { description: 'Newest first.' }),
+      nextCursor: Type.Union([Type.String(), Type.Null()], {
+        description: 'Pass as `cursor` to get the next page; null on the last page.',
+      }),
     }),
-  }),
-});
+  },
+  { title: 'TicketPage' },
+);

@@ -10,6 +10,7 @@ import {
   CreateTicketBodySchema,
   CreateTicketHeadersSchema,
   ListTicketsQuerySchema,
+  PAGE_LIMIT_DEFAULT,
   TicketEnvelopeSchema,
   TicketPageSchema,
   TicketParamsSchema,
@@ -89,7 +90,8 @@ export function ticketsRoutes(tickets: TicketsService) {
       async (request) => {
         const { limit, cursor, status } = request.query;
         const page = await tickets.listTickets(principalOf(request), {
-          limit,
+          // Ajv filled the default; the fallback only satisfies the type.
+          limit: limit ?? PAGE_LIMIT_DEFAULT,
           cursor,
           status: status as TicketStatus | undefined,
         });

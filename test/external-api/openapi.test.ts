@@ -1,13 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { compileErrors, validate } from '@readme/openapi-parser';
+import { SCOPES } from '../../src/accounts/scopes.ts';
 import { OPENAPI_URL } from '../../src/app.ts';
+import { ERROR_CODES } from '../../src/platform/errors.ts';
 import { concreteUrl, protectedRoutes } from '../helpers/auth-suite.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
 import { backends } from '../helpers/storage.ts';
 
 /** Fastify's `/a/:id` → OpenAPI's `/a/{id}`. */
 const openApiPath = (url: string) => url.replace(/:(\w+)/g, '{$1}');
+const ERROR_REF = '#/components/schemas/Error';
 
 for (const backend of backends()) {
   describe(`OpenAPI document and reference page (${backend.name})`, () => {
@@ -37,21 +40,18 @@ for (const backend of backends()) {
         const scopes =
           (route.config as { requiredScopes?: string[] } | undefined)?.requiredScopes ?? [];
         assert.deepEqual(operation['x-required-scopes'], scopes);
-        assert.deepEqual(operation.security, [
-          { AuthorizationHeader: scopes },
-          { ApiKeyHeader: scopes },
-        ]);
+        // API keys, not OAuth: no scope names in the requirement (they are in the
+        // description, `x-required-scopes` and the schemes' catalog).
+        assert.deepEqual(operation.security, [{ AuthorizationHeader: [] }, { ApiKeyHeader: [] }]);
         for (const scope of scopes) assert.ok(operation.description.includes(scope));
         const statuses = Object.keys(operation.responses);
         for (const s of ['400', '401', '429', '500', '503']) {
           assert.ok(statuses.includes(s), `${route.method} ${route.url} documents ${s}`);
         }
         if (scopes.length) assert.ok(statuses.includes('403'));
-        const codes401 =
-          operation.responses['401'].content['application/json'].schema.properties.error.properties
-            .code;
-        assert.match(JSON.stringify(codes401), /missing_token/);
-        assert.match(JSON.stringify(codes401), /invalid_token/);
+        const unauthorized = operation.responses['401'];
+        assert.deepEqual(unauthorized.content['application/json'].schema.$ref, ERROR_REF);
+        assert.match(unauthorized.description, /`missing_token`.*`invalid_token`/);
       }
       // Nothing outside the API base leaks into the document.
       for (const path of Object.keys(doc.paths)) {
@@ -71,6 +71,96 @@ for (const backend of backends()) {
         ),
       );
       assert.ok(doc.paths['/api/v1/external/support/tickets/{id}'].get.responses['404']);
+    });
+
+    test('generates good clients: operationIds, named schemas, enums, honest required', async (t) => {
+      const { app, config } = await buildTestApp(t, backend);
+      const doc = (await app.inject({ url: OPENAPI_URL })).json();
+      assert.deepEqual(doc.servers, [
+        { url: config.APP_BASE_URL, description: 'This Portico server.' },
+      ]);
+      assert.match(doc.info.contact.url, /^http/);
+
+      const ids = new Set<string>();
+      for (const [path, item] of Object.entries<Record<string, Record<string, unknown>>>(
+        doc.paths,
+      )) {
+        for (const [method, operation] of Object.entries(item)) {
+          const id = operation.operationId as string;
+          assert.match(id, /^[a-z][A-Za-z0-9]+$/, `${method} ${path}`);
+          assert.ok(!ids.has(id), `${id} is unique`);
+          ids.add(id);
+          for (const [status, response] of Object.entries<{ description: string }>(
+            operation.responses as Record<string, { description: string }>,
+          )) {
+            assert.match(status, /^[1-5]\d\d$/, `${method} ${path}: no 4XX range`);
+            assert.notEqual(
+              response.description,
+              'Default Response',
+              `${method} ${path} ${status}`,
+            );
+          }
+          for (const p of (operation.parameters as {
+            name: string;
+            in: string;
+            required?: boolean;
+            schema: { default?: unknown };
+          }[]) ?? []) {
+            // Required exactly when the server refuses the request without it.
+            assert.equal(p.required === true, p.in === 'path', `${method} ${path} ${p.name}`);
+          }
+        }
+      }
+      for (const id of [
+        'verifyApiToken',
+        'createSupportTicket',
+        'listSupportTickets',
+        'readSupportTicket',
+        'listContacts',
+        'updateContact',
+      ]) {
+        assert.ok(ids.has(id), id);
+      }
+
+      const schemas = doc.components.schemas;
+      for (const name of [
+        'Ticket',
+        'Contact',
+        'Error',
+        'ErrorDetail',
+        'Verification',
+        'TicketPage',
+      ]) {
+        assert.ok(schemas[name], name);
+      }
+      const ref = (name: string) => `#/components/schemas/${name}`;
+      assert.equal(schemas.TicketEnvelope.properties.data.$ref, ref('Ticket'));
+      assert.equal(schemas.TicketPage.properties.data.properties.items.items.$ref, ref('Ticket'));
+      assert.equal(schemas.Ticket.properties.priority.$ref, ref('TicketPriority'));
+      assert.deepEqual(schemas.TicketPriority.enum, ['low', 'normal', 'high', 'urgent']);
+      assert.deepEqual(schemas.Scope.enum, [...SCOPES]);
+      assert.deepEqual(schemas.Error.properties.error.$ref, ref('ErrorBody'));
+      assert.deepEqual(schemas.ErrorBody.properties.code.enum, ERROR_CODES);
+      assert.deepEqual(schemas.CreateTicketRequest.required, ['subject', 'description']);
+      const create = doc.paths['/api/v1/external/support/tickets'].post;
+      assert.equal(
+        create.requestBody.content['application/json'].schema.$ref,
+        ref('CreateTicketRequest'),
+      );
+      assert.equal(
+        create.responses['201'].content['application/json'].schema.$ref,
+        ref('TicketEnvelope'),
+      );
+      const verify = doc.paths['/api/v1/external/auth/verify'].get.responses['200'];
+      assert.equal(verify.content['application/json'].schema.$ref, ref('VerificationEnvelope'));
+      // No one-value anyOf, no anyOf of constants: enums are `enum`.
+      const text = JSON.stringify(doc);
+      assert.doesNotMatch(text, /"anyOf":\[\{"const"/);
+      assert.doesNotMatch(text, /"const":"/);
+      // The schemes describe every scope of the catalog.
+      for (const scope of SCOPES) {
+        assert.ok(doc.components.securitySchemes.AuthorizationHeader.description.includes(scope));
+      }
     });
 
     test('unknown routes under the base still need a token; the document does not', async (t) => {
