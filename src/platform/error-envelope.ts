@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
+import { noteRequestError } from './access-log.ts';
 import { databaseFailureKind } from './database-errors.ts';
 import {
   AppError,
@@ -195,14 +196,18 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 }
 
 /**
- * Install the root error and not-found handlers. Server errors are logged with their cause;
- * client errors at `info`, without the request's content.
+ * Install the root error and not-found handlers. The request's one access line carries the
+ * error's `code` (and, for a server error, the error with its cause, at level `error`); never
+ * the request's content.
  */
 export function installErrorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const error = toAppError(err);
-    if (error.status >= 500) request.log.error({ err }, 'request failed');
-    else request.log.info({ code: error.code }, 'request refused');
+    // Said on the request's one access line (access-log.ts), not on a line of its own.
+    noteRequestError(
+      request,
+      error.status >= 500 ? { code: error.code, err } : { code: error.code },
+    );
     return sendError(reply, error);
   });
   app.setNotFoundHandler(notFoundHandler);
