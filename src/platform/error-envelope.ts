@@ -200,7 +200,16 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
  * error's `code` (and, for a server error, the error with its cause, at level `error`); never
  * the request's content.
  */
-export function installErrorHandlers(app: FastifyInstance): void {
+export function installErrorHandlers(
+  app: FastifyInstance,
+  options: {
+    /**
+     * Answers an unknown route with a page instead of the envelope when it returns a reply
+     * (browser/error-pages.ts decides: a browser, outside `/api/`); platform knows no page.
+     */
+    notFoundPage?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | null;
+  } = {},
+): void {
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const error = toAppError(err);
     // Said on the request's one access line (access-log.ts), not on a line of its own.
@@ -210,7 +219,12 @@ export function installErrorHandlers(app: FastifyInstance): void {
     );
     return sendError(reply, error);
   });
-  app.setNotFoundHandler(notFoundHandler);
+  const { notFoundPage } = options;
+  app.setNotFoundHandler(
+    notFoundPage
+      ? (request, reply) => notFoundPage(request, reply) ?? notFoundHandler(request, reply)
+      : notFoundHandler,
+  );
 }
 
 /**

@@ -70,6 +70,7 @@ for (const backend of backends()) {
       assert.doesNotMatch(after.body, /action="\/api\/auth\/partner\/disconnect"/);
       assert.match(after.body, /data-testid="connection-admin-only"/);
       const disconnect = await agent.browser.post('/api/auth/partner/disconnect', {
+        confirm: 'yes',
         csrf: csrfOf(after.body),
       });
       assert.equal(disconnect.statusCode, 403);
