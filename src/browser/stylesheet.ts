@@ -56,5 +56,6 @@ code { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
   table.stack tr { display: block; padding: 0.5rem 0; border-bottom: 1px solid var(--line); }
   table.stack td { display: block; border: 0; padding: 0.1rem 0; }
   table.stack td[data-label]::before { content: attr(data-label) ": "; color: var(--muted); }
+  table.stack td.empty { display: none; }
 }
 `;

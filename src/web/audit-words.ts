@@ -95,6 +95,7 @@ export function customerReason(e: AuditEvent, ctx: AuditWordsContext): string {
     .replace(/`[^`]*`/g, '') // any other command
     .replace(/\s*\((?:Graph )?error \d+(?:\/\d+)?\)/gi, '') // "(error 190)"
     .replace(/\b[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+\b/g, 'the configuration') // ENV_VAR names
+    .replace(/\bthe provider\b/g, ctx.providerName)
     .replace(/\s{2,}/g, ' ')
     .trim();
 }

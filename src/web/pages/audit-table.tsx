@@ -29,7 +29,10 @@ export function AuditTable({ rows }: { rows: readonly AuditRow[] }) {
               </td>
               <td data-label="What">{r.what}</td>
               <td data-label="Who">{r.who}</td>
-              <td data-label="Why">{r.why}</td>
+              {/* An event without a reason shows no empty "Why:" line on a phone. */}
+              <td data-label="Why" class={r.why ? undefined : 'empty'}>
+                {r.why}
+              </td>
             </tr>
           ))}
         </tbody>

@@ -5,7 +5,7 @@ import { Layout } from '../../browser/layout.tsx';
 import type { AuthorizationFailure } from '../../partner/authorization-outcome.ts';
 
 const RETRY = (
-  <p>
+  <p class="actions">
     <a class="button" href="/connect">
       Try again
     </a>{' '}
