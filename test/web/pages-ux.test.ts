@@ -184,6 +184,20 @@ for (const backend of backends()) {
         assert.equal(lines[0]!.statusCode, res.statusCode);
         assert.equal(lines[0]!.code, res.json().error.code);
       }
+      // A refused sign-in (a page) too.
+      const b = new Browser(app);
+      const login = await b.get('/login');
+      const wrong = await b.post('/login', {
+        email: 'nobody@example.test',
+        password: 'not the password at all',
+        csrf: csrfOf(login.body),
+      });
+      assert.equal(wrong.statusCode, 401);
+      const lines = linesOf(String(wrong.headers['x-request-id']));
+      assert.deepEqual(
+        lines.map((l) => [l.msg, l.code]),
+        [['request completed', 'sign_in_refused']],
+      );
     });
 
     test('/authorized needs a session and names the user', async (t) => {
