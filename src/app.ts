@@ -16,6 +16,7 @@ import type { ListenerTiming, TokenChangeListener } from './accounts/token-chang
 import { listAuditEvents } from './audit/audit-log.ts';
 import { contactsRoutes } from './contacts/contacts-routes.ts';
 import { cspDirectives } from './browser/content-security-policy.ts';
+import { sendNotFoundPage, wantsErrorPage } from './browser/error-pages.tsx';
 import { createPageSessions } from './browser/web-session.ts';
 import { apiReferencePage } from './external-api/docs-page.ts';
 import { OPENAPI_PATH, swaggerOptions } from './external-api/openapi.ts';
@@ -103,7 +104,10 @@ export async function buildApp({
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  installErrorHandlers(app);
+  // An unknown address opened by a browser outside /api/ is a page; the API keeps the envelope.
+  installErrorHandlers(app, {
+    notFoundPage: (request, reply) => (wantsErrorPage(request) ? sendNotFoundPage(reply) : null),
+  });
 
   const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL, logger) : undefined;
   if (redis) app.addHook('onClose', async () => void (await redis.quit()));
@@ -151,10 +155,15 @@ export async function buildApp({
       accounts: services.accounts,
       partner: services.partner,
       contacts: services.contacts,
-      recentAuditEvents: (portalId) =>
-        listAuditEvents(services.storage.db, portalId, { limit: 20 }),
+      auditEvents: (portalId, page) => listAuditEvents(services.storage.db, portalId, page),
+      appBaseUrl: config.APP_BASE_URL,
+      canonicalOrigin: config.NODE_ENV === 'development' ? config.APP_BASE_URL : null,
     });
-    await pages.register(authorizationRoutes, { sessions, partner: services.partner });
+    await pages.register(authorizationRoutes, {
+      sessions,
+      partner: services.partner,
+      appBaseUrl: config.APP_BASE_URL,
+    });
     await pages.register(providerCallbacksRoutes, { partner: services.partner });
   });
 

@@ -161,6 +161,12 @@ export const ConfigSchema = Type.Object({
       { pattern: '^[\\x21-\\x7e]{16,256}$' },
     ),
   ),
+  PROVIDER_DISPLAY_NAME: Type.Optional(
+    Str('the provider as the pages name it, such as Meta (1 to 60 characters)', {
+      minLength: 1,
+      maxLength: 60,
+    }),
+  ),
   PROVIDER_TIMEOUT_MS: Int('milliseconds from 100 to 120000', 100, 120_000, 10_000),
   PROVIDER_HEALTH_CHECK_INTERVAL_MS: Int(
     'milliseconds between token health checks, 0 to turn the checker off (at most 86400000)',

@@ -11,7 +11,7 @@ import { ConfigError, loadDotEnv, parseConfig } from './config.ts';
 import { openStorage, storageTargetFor } from './db/client.ts';
 import { DataDirLockedError } from './platform/data-dir-lock.ts';
 import { KeySpecError } from './platform/keyring.ts';
-import { asyncStdout, createLogger } from './platform/logger.ts';
+import { createLogger, serverLogDestination } from './platform/logger.ts';
 import {
   startDevelopmentSandbox,
   wantsDevelopmentSandbox,
@@ -21,7 +21,7 @@ import { createServices } from './services.ts';
 async function main(): Promise<void> {
   loadDotEnv();
   let config = parseConfig();
-  const logger = createLogger(config.LOG_LEVEL, asyncStdout());
+  const logger = createLogger(config.LOG_LEVEL, await serverLogDestination(config.isProduction));
   const storage = await openStorage(storageTargetFor(config));
   const closers: (() => Promise<unknown>)[] = [() => storage.close()];
   try {
@@ -42,8 +42,14 @@ async function main(): Promise<void> {
       closers.unshift(() => admin!.close());
     }
     await app.listen({ host: config.HOST, port: config.PORT });
+    // The address people open: APP_BASE_URL (the pages redirect other hosts to it in
+    // development), not the listening host, which may be 127.0.0.1 or 0.0.0.0.
     logger.info(
-      { storage: storage.kind, dataDir: storage.kind === 'pglite' ? config.dataDir : undefined },
+      {
+        storage: storage.kind,
+        dataDir: storage.kind === 'pglite' ? config.dataDir : undefined,
+        signIn: `${config.APP_BASE_URL}/login`,
+      },
       'Portico is serving',
     );
   } catch (err) {

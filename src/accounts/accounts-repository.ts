@@ -89,6 +89,7 @@ export async function readPortal(db: Database, portalCode: string) {
       scopes: apiTokens.scopes,
       ownerUserId: apiTokens.userId,
       createdAt: apiTokens.createdAt,
+      lastUsedAt: apiTokens.lastUsedAt,
     })
     .from(apiTokens)
     .where(eq(apiTokens.portalId, portal.id));

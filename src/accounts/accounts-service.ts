@@ -45,8 +45,17 @@ export interface PortalSummary {
   name: string;
   createdAt: string;
   users: { userId: number; email: string; isMainAdmin: boolean }[];
-  /** Never the token nor its hash: the hint and what it may do. */
-  token: { hint: string; scopes: Scope[]; ownerUserId: number; createdAt: string } | null;
+  /**
+   * Never the token nor its hash: the hint and what it may do. `lastUsedAt` (ISO 8601 UTC, to
+   * about a minute; null: unused since issued).
+   */
+  token: {
+    hint: string;
+    scopes: Scope[];
+    ownerUserId: number;
+    createdAt: string;
+    lastUsedAt: string | null;
+  } | null;
 }
 
 function checkEmail(email: string): string {
@@ -194,6 +203,7 @@ export class AccountsService {
           tokenHint: apiTokenHint(token),
           createdAt: new Date(),
           createdBy: `${input.actor.type}:${input.actor.id}`,
+          lastUsedAt: null,
         })
         .where(eq(apiTokens.portalId, portalId));
       await recordAuditEvent(tx, {
@@ -315,7 +325,12 @@ export class AccountsService {
       createdAt: portal.createdAt.toISOString(),
       users: people,
       token: token
-        ? { ...token, scopes: token.scopes as Scope[], createdAt: token.createdAt.toISOString() }
+        ? {
+            ...token,
+            scopes: token.scopes as Scope[],
+            createdAt: token.createdAt.toISOString(),
+            lastUsedAt: token.lastUsedAt?.toISOString() ?? null,
+          }
         : null,
     };
   }

@@ -15,6 +15,7 @@ import type { Logger } from '../platform/logger.ts';
 import { createPrincipalLookup } from './accounts-repository.ts';
 import { createPrincipalCache, type PrincipalCache } from './principal-cache.ts';
 import type { PrincipalLookup } from './principal.ts';
+import { createTokenUsage, type TokenUsage } from './token-usage.ts';
 import {
   startTokenChangeListener,
   type ListenerTiming,
@@ -31,8 +32,13 @@ export interface TokenVerificationSettings {
 }
 
 export interface TokenVerification {
-  /** The token check's lookup: cached principal, else the database. */
+  /**
+   * The token check's lookup: cached principal, else the database. A found token's *last
+   * used* time is noted after the lookup and off its path (`token-usage.ts`).
+   */
   lookup: PrincipalLookup;
+  /** The *last used* recorder (tests wait for its writes). */
+  usage: TokenUsage;
   /** The cache in front of the lookup (tests and the benchmark read its stats). */
   cache: PrincipalCache;
   /** This instance changed the portal's token: drop its entry now, not at the notification. */
@@ -55,8 +61,14 @@ export function createTokenVerification(deps: {
     ttlMs: settings.TOKEN_CACHE_TTL_MS,
     load: createPrincipalLookup(storage.db),
   });
+  const usage = createTokenUsage({ db: storage.db, logger });
+  const noted = (tokenHash: string) => (principal: Awaited<ReturnType<PrincipalLookup>>) => {
+    if (principal) usage.noteUse(tokenHash);
+    return principal;
+  };
   return {
-    lookup: (tokenHash) => cache.lookup(tokenHash),
+    lookup: (tokenHash) => cache.lookup(tokenHash).then(noted(tokenHash)),
+    usage,
     cache,
     dropPortal: (portalId) => cache.invalidatePortal(portalId),
     async listen(timing) {

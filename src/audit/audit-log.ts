@@ -26,6 +26,8 @@ export type AuditAction =
   | 'api_token.scopes_changed'
   | 'connection.created'
   | 'connection.revoked'
+  | 'connection.cancelled'
+  | 'connection.declined'
   | 'encryption_key.rotated'
   | 'secret.redacted'
   | 'data_deletion.requested'
@@ -78,7 +80,7 @@ export async function recordAuditEvent(
 export async function listAuditEvents(
   db: Database,
   portalId: number,
-  options: { limit?: number; before?: number } = {},
+  options: { limit?: number | undefined; before?: number | undefined } = {},
 ): Promise<AuditEvent[]> {
   const limit = Math.min(Math.max(options.limit ?? 50, 1), 500);
   const rows = await db

@@ -5,8 +5,9 @@
  */
 
 /**
- * The Content-Security-Policy directives of the pages: nothing but our own stylesheet and
- * images, no script, no framing, forms only to ourselves (plus `formTarget` when given).
+ * The Content-Security-Policy directives of the pages: nothing but our own stylesheet, images
+ * and script files (`'self'`: no inline script, no `eval`), no framing, forms only to ourselves
+ * (plus `formTarget` when given).
  * Registered globally through helmet; `/connect` widens form-action by the provider's origin.
  */
 export function cspDirectives(
@@ -16,6 +17,7 @@ export function cspDirectives(
   const directives: Record<string, string[]> = {
     'default-src': ["'none'"],
     'style-src': ["'self'"],
+    'script-src': ["'self'"],
     'img-src': ["'self'"],
     'form-action': formTarget ? ["'self'", formTarget] : ["'self'"],
     'frame-ancestors': ["'none'"],

@@ -10,6 +10,7 @@ import { and, count, eq, gt, isNotNull, lt } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { portals, sessions, users } from '../db/schema/index.ts';
 import { randomBase64Url, sha256Hex } from '../platform/crypto.ts';
+import { createOneTimeSecrets } from './one-time-secret.ts';
 
 /** What a request knows about its signed-in user. Never carries the session id. */
 export interface WebSession {
@@ -109,6 +110,9 @@ export function createSessionStore(deps: { db: Database; ttlSeconds: number; now
     async destroy(idHash: string): Promise<void> {
       await db.delete(sessions).where(eq(sessions.idHash, idHash));
     },
+
+    /** Values shown to a session once, across a redirect (one-time-secret.ts). */
+    oneTime: createOneTimeSecrets(db),
 
     ...flowBindings(db, now),
   };

@@ -22,6 +22,13 @@ export interface PageSessions {
   read(request: FastifyRequest): Promise<WebSession | null>;
   /** Remove the session cookie (sign-out, or a cookie whose session has ended). */
   clearCookie(reply: FastifyReply): void;
+  /**
+   * Keep `value` server-side for this session's next page only (a POST-redirect-GET's result,
+   * such as a new API token); never in a URL. No-op without a session cookie.
+   */
+  stashOnce(request: FastifyRequest, value: string): Promise<void>;
+  /** The value {@link PageSessions.stashOnce} kept, once; null afterwards or when none. */
+  takeOnce(request: FastifyRequest): Promise<string | null>;
 }
 
 export function createPageSessions(store: SessionStore, isProduction: boolean): PageSessions {
@@ -36,6 +43,14 @@ export function createPageSessions(store: SessionStore, isProduction: boolean): 
     },
     clearCookie(reply) {
       reply.clearCookie(names.session, clearedCookieOptions(isProduction));
+    },
+    async stashOnce(request, value) {
+      const id = request.cookies[names.session];
+      if (id) await store.oneTime.stash(id, value);
+    },
+    async takeOnce(request) {
+      const id = request.cookies[names.session];
+      return id ? store.oneTime.take(id) : null;
     },
   };
 }

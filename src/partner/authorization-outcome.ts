@@ -29,6 +29,13 @@ export function isAuthorizationFailure(value: unknown): value is AuthorizationFa
   return typeof value === 'string' && (AUTHORIZATION_FAILURES as readonly string[]).includes(value);
 }
 
+/**
+ * A known cause of a failure the page can name: `cookies` — the callback came with neither the
+ * state cookie nor a session cookie, which happens when the person signed in at another address
+ * of Portico (127.0.0.1 vs localhost) than the redirect URI's.
+ */
+export type AuthorizationFailureCause = 'cookies';
+
 /** What completing a validated authorization response can end in. */
 export type CompleteAuthorizationResult =
   | { ok: true }
@@ -42,8 +49,10 @@ export type CompleteAuthorizationResult =
 export function authErrorLocation(
   reason: AuthorizationFailure,
   missingCapabilities: readonly string[] = [],
+  hint: { cause?: AuthorizationFailureCause } = {},
 ): string {
   const query = new URLSearchParams({ reason });
   for (const words of missingCapabilities) query.append('missing', words);
+  if (hint.cause) query.set('cause', hint.cause);
   return `/auth-error?${query.toString()}`;
 }

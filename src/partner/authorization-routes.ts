@@ -20,9 +20,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { cookieOptions, STATE_COOKIE_MAX_AGE_SECONDS } from '../browser/cookies.ts';
+import { pageErrorHandler } from '../browser/error-pages.tsx';
 import { sendFormExpired, sendNotAllowed } from '../browser/refusal-pages.tsx';
 import { csrfOk, redirectToLogin, type PageSessions } from '../browser/web-session.ts';
-import { randomBase64Url } from '../platform/crypto.ts';
+import { randomBase64Url, safeEqual } from '../platform/crypto.ts';
 import { databaseErrorCode } from '../platform/database-errors.ts';
 import { authErrorLocation } from './authorization-outcome.ts';
 import { validateAuthorizationResponse } from './authorization-response.ts';
@@ -37,12 +38,22 @@ export const STATE_BYTES = 32;
 
 export interface AuthorizationRoutesOptions {
   sessions: PageSessions;
-  partner: Pick<PartnerService, 'authorizationUrl' | 'completeAuthorization' | 'revokeConnection'>;
+  partner: Pick<
+    PartnerService,
+    'authorizationUrl' | 'completeAuthorization' | 'revokeConnection' | 'recordCancelledAttempt'
+  >;
+  /** Portico's public origin (APP_BASE_URL), named by the page when cookies went missing. */
+  appBaseUrl: string;
 }
 
 const Redirect = Type.String({ description: 'Redirect; see Location.' });
 const HtmlPage = Type.String({ description: 'An HTML page (text/html).' });
 const CsrfBody = Type.Object({ csrf: Type.Optional(Type.String({ maxLength: 100 })) });
+const DisconnectBody = Type.Object({
+  csrf: Type.Optional(Type.String({ maxLength: 100 })),
+  /** `yes` from the confirmation page; without it the user is sent there first. */
+  confirm: Type.Optional(Type.String({ maxLength: 10 })),
+});
 const CallbackQuery = Type.Object({
   state: Type.Optional(Type.String({ maxLength: 512 })),
   code: Type.Optional(Type.String({ maxLength: 4096 })),
@@ -59,6 +70,8 @@ export async function authorizationRoutes(
 ): Promise<void> {
   const { sessions, partner } = opts;
   const { isProduction, names } = sessions;
+  // A person gets a page, never a JSON envelope, when a route of the flow fails.
+  app.setErrorHandler(pageErrorHandler);
 
   app.post<{ Body: Static<typeof CsrfBody> }>(
     '/api/auth/partner/consent',
@@ -132,14 +145,17 @@ export async function authorizationRoutes(
     },
   );
 
-  app.post<{ Body: Static<typeof CsrfBody> }>(
+  app.post<{ Body: Static<typeof DisconnectBody> }>(
     '/api/auth/partner/disconnect',
-    { schema: { body: CsrfBody, response: { 303: Redirect, 403: HtmlPage } } },
+    { schema: { body: DisconnectBody, response: { 303: Redirect, 403: HtmlPage } } },
     async (request, reply) => {
       const session = await sessions.read(request);
       if (!session) return redirectToLogin(reply, '/settings', 303);
       if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
       if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN);
+      // A destructive action is confirmed on its own page first (web/settings-routes.tsx), which
+      // says what stops working; a form without the confirmation goes there.
+      if (request.body.confirm !== 'yes') return reply.redirect('/settings/disconnect', 303);
       // The one revocation cleanup (issue 4): ciphertext deleted, inactive, audit record with
       // this user as the actor, outbound calls stopped. Idempotent.
       const { revoked } = await partner.revokeConnection(session.portalId, {
@@ -173,7 +189,16 @@ async function callback(
   );
   if (!response.ok) {
     request.log.info({ reason: response.reason, why: response.why }, 'authorization refused');
-    return reply.redirect(authErrorLocation(response.reason), 302);
+    if (response.reason === 'cancelled')
+      await recordCancelled(request, expected, sessions, partner);
+    // No state cookie and no session cookie: the browser kept this site's cookies under another
+    // address (signed in at 127.0.0.1, called back at localhost); the page says so.
+    const cookiesMissing =
+      response.reason === 'state' && expected === undefined && !request.cookies[names.session];
+    return reply.redirect(
+      authErrorLocation(response.reason, [], cookiesMissing ? { cause: 'cookies' } : {}),
+      302,
+    );
   }
   // 4. The connection belongs to the portal of the signed-in user who started the flow: the
   // session must be the one the state was bound to at start (signed out and another user
@@ -216,4 +241,26 @@ async function callback(
   request.log.info({ reason: result.reason }, 'authorization not completed');
   const missing = result.reason === 'permission' ? result.missingCapabilities : [];
   return reply.redirect(authErrorLocation(result.reason, missing), 302);
+}
+
+/**
+ * Audit a cancellation at the provider as `connection.cancelled`, but only for an attempt this
+ * session started (the state in the answer matches the cookie and the session's binding): a
+ * forged `?error=access_denied` link writes nothing.
+ */
+async function recordCancelled(
+  request: FastifyRequest<{ Querystring: Static<typeof CallbackQuery> }>,
+  expected: string | undefined,
+  sessions: PageSessions,
+  partner: AuthorizationRoutesOptions['partner'],
+): Promise<void> {
+  const state = request.validationError === undefined ? request.query.state : undefined;
+  if (!expected || !state || !safeEqual(state, expected)) return;
+  const session = await sessions.read(request);
+  if (!session || !(await sessions.store.takeOAuthState(session.idHash, expected))) return;
+  await partner.recordCancelledAttempt({
+    portalId: session.portalId,
+    userId: session.userId,
+    requestId: request.id,
+  });
 }

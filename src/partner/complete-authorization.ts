@@ -85,7 +85,9 @@ export function createAuthorizationCompleter(deps: AuthorizationCompleterDeps) {
     if (missing.length > 0) {
       log.info({ portalId, missing: missing.length }, 'authorization: permissions declined');
       await revokeRefusedGrant(deps, portalId, grant.accessToken, info.userId ?? null);
-      return { ok: false, reason: 'permission', missingCapabilities: capabilitiesOf(missing) };
+      const missingCapabilities = capabilitiesOf(missing);
+      await recordDeclined(deps, input, missingCapabilities);
+      return { ok: false, reason: 'permission', missingCapabilities };
     }
     try {
       const previous = await store.find(portalId);
@@ -155,4 +157,55 @@ async function revokeRefusedGrant(
   // Awaited: the person may grant again at once, and a revocation landing after that would end
   // the new grant.
   await deps.grants.revoke({ portalId, accessToken, providerUserId });
+}
+
+/**
+ * The `connection.declined` audit record of an attempt whose permissions were not all granted
+ * (nothing was stored). A failure to write it is logged, not thrown: the person still gets the
+ * page that says what was missing.
+ */
+async function recordDeclined(
+  deps: Pick<AuthorizationCompleterDeps, 'db' | 'log'>,
+  input: CompleteAuthorizationInput,
+  missingCapabilities: readonly string[],
+): Promise<void> {
+  try {
+    await recordAuditEvent(deps.db, {
+      portalId: input.portalId,
+      actor: { type: 'user', id: String(input.userId) },
+      action: 'connection.declined',
+      reason: `not connected: the access to ${missingCapabilities.join('; ')} was not given`,
+      requestId: input.requestId ?? null,
+    });
+  } catch (err) {
+    deps.log.warn(
+      { portalId: input.portalId, code: databaseErrorCode(err) },
+      'could not record the declined authorization',
+    );
+  }
+}
+
+/** An authorization attempt the signed-in user cancelled at the provider. */
+export interface CancelledAttempt {
+  portalId: number;
+  userId: number;
+  requestId?: string | undefined;
+}
+
+/**
+ * Record an authorization the signed-in user cancelled at the provider (its state matched the
+ * session's), as `connection.cancelled`: the audit log shows attempts that connected nothing.
+ * Declined permissions are recorded by `completeAuthorization` (`connection.declined`).
+ */
+export async function recordCancelledAttempt(
+  db: Pick<Database, 'insert'>,
+  input: CancelledAttempt,
+): Promise<void> {
+  await recordAuditEvent(db, {
+    portalId: input.portalId,
+    actor: { type: 'user', id: String(input.userId) },
+    action: 'connection.cancelled',
+    reason: 'cancelled at the provider; nothing was connected',
+    requestId: input.requestId ?? null,
+  });
 }

@@ -22,7 +22,11 @@ import type { Keyring } from '../platform/keyring.ts';
 import type { Logger } from '../platform/logger.ts';
 import { authorizationRequestUrl } from './authorization-request.ts';
 import { bindCloudApi, type BoundCloudApi } from './cloud-api.ts';
-import { createAuthorizationCompleter } from './complete-authorization.ts';
+import {
+  createAuthorizationCompleter,
+  recordCancelledAttempt,
+  type CancelledAttempt,
+} from './complete-authorization.ts';
 import { summarizeConnection, type ConnectionSummary } from './connection-summary.ts';
 import { createConnectionsStore } from './connections-store.ts';
 import { createProviderPersonCallbacks } from './data-deletion.ts';
@@ -31,6 +35,7 @@ import { InflightCalls } from './inflight-calls.ts';
 import { resealAllTokens } from './key-rotation.ts';
 import { createWithProvider } from './outbound-calls.ts';
 import { createProviderClient } from './provider-client.ts';
+import { providerDisplayName } from './provider-name.ts';
 import { createGrantRevoker } from './provider-grant-revocation.ts';
 import { createProviderWebhooks } from './provider-webhooks.ts';
 import { createRevokeConnection } from './revocation.ts';
@@ -183,9 +188,15 @@ export function createPartnerService(deps: PartnerServiceDeps) {
       return authorizationRequestUrl(settings, state);
     },
 
+    /** The provider as the pages name it (PROVIDER_DISPLAY_NAME, else Meta / Sandbox provider). */
+    providerName: providerDisplayName(config),
+
     /** The portal's connection for `/settings`; never any token material. */
     connectionSummary: async (portalId: number): Promise<ConnectionSummary> =>
-      summarizeConnection(await store.find(portalId)),
+      summarizeConnection(await store.find(portalId), settings?.requiredPermissions ?? []),
+
+    /** Audit `connection.cancelled` for an attempt cancelled at the provider (see there). */
+    recordCancelledAttempt: (input: CancelledAttempt) => recordCancelledAttempt(db, input),
 
     /**
      * Verify a provider `signed_request` with the app secret (deauthorize and data-deletion

@@ -8,6 +8,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
+import { noteRequestError } from './access-log.ts';
 import { databaseFailureKind } from './database-errors.ts';
 import {
   AppError,
@@ -196,17 +197,35 @@ export function sendError(reply: FastifyReply, error: AppError): FastifyReply {
 }
 
 /**
- * Install the root error and not-found handlers. Server errors are logged with their cause;
- * client errors at `info`, without the request's content.
+ * Install the root error and not-found handlers. The request's one access line carries the
+ * error's `code` (and, for a server error, the error with its cause, at level `error`); never
+ * the request's content.
  */
-export function installErrorHandlers(app: FastifyInstance): void {
+export function installErrorHandlers(
+  app: FastifyInstance,
+  options: {
+    /**
+     * Answers an unknown route with a page instead of the envelope when it returns a reply
+     * (browser/error-pages.ts decides: a browser, outside `/api/`); platform knows no page.
+     */
+    notFoundPage?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | null;
+  } = {},
+): void {
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const error = toAppError(err);
-    if (error.status >= 500) request.log.error({ err }, 'request failed');
-    else request.log.info({ code: error.code }, 'request refused');
+    // Said on the request's one access line (access-log.ts), not on a line of its own.
+    noteRequestError(
+      request,
+      error.status >= 500 ? { code: error.code, err } : { code: error.code },
+    );
     return sendError(reply, error);
   });
-  app.setNotFoundHandler(notFoundHandler);
+  const { notFoundPage } = options;
+  const notFound = notFoundPage
+    ? (request: FastifyRequest, reply: FastifyReply) =>
+        notFoundPage(request, reply) ?? notFoundHandler(request, reply)
+    : notFoundHandler;
+  app.setNotFoundHandler(notFound);
   // A path parameter matched as the empty string (`GET /support/tickets/` routed to
   // `/support/tickets/:id`) names nothing: the path is unknown, not a parameter to validate.
   // preValidation runs after the API's authentication, as for any unknown route.
@@ -216,7 +235,7 @@ export function installErrorHandlers(app: FastifyInstance): void {
     const empty = Object.entries(params ?? {}).some(
       ([name, value]) => name !== '*' && value === '',
     );
-    if (empty) return notFoundHandler(request, reply);
+    if (empty) return notFound(request, reply);
   });
 }
 

@@ -179,6 +179,37 @@ export function asyncStdout(): DestinationStream {
 }
 
 /**
+ * Whether the server's log is for a person to read: development (not production) with stdout
+ * a terminal. Anything else (production, a pipe, a file, a log collector) gets JSON lines.
+ */
+export function wantsPrettyLogs(
+  isProduction: boolean,
+  stdoutIsTty = process.stdout.isTTY,
+): boolean {
+  return !isProduction && stdoutIsTty === true;
+}
+
+/**
+ * The server's log destination: {@link asyncStdout} (JSON lines), or, when
+ * {@link wantsPrettyLogs}, pino-pretty writing coloured, aligned lines to stdout. pino-pretty is
+ * imported only then, so production never loads it. The lines are the same objects (same
+ * redaction and serializers); only their rendering differs.
+ *
+ * @see https://github.com/pinojs/pino-pretty#usage-with-pino (as a stream)
+ */
+export async function serverLogDestination(isProduction: boolean): Promise<DestinationStream> {
+  if (!wantsPrettyLogs(isProduction)) return asyncStdout();
+  const { default: pretty } = await import('pino-pretty');
+  return pretty({
+    colorize: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    ignore: 'pid,hostname',
+    // Synchronous: a terminal is read by a person, and a line must not be lost on exit.
+    sync: true,
+  });
+}
+
+/**
  * The logger services receive: pino's, seen through only what services use. Services never
  * import Fastify; Fastify's logger (the same pino instance) fits this type.
  */

@@ -18,9 +18,10 @@ import { AuthorizedPage } from './pages/authorized-page.tsx';
 import { ConnectPage } from './pages/connect-page.tsx';
 import { FormField, HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
 
-const ConnectQuery = Type.Object({ retry: FormField(10) });
+const ConnectQuery = Type.Object({ retry: FormField(10), reconnect: FormField(10) });
 const AuthErrorQuery = Type.Object({
   reason: FormField(32),
+  cause: FormField(32),
   missing: Type.Optional(
     Type.Union([
       Type.String({ maxLength: 200 }),
@@ -49,13 +50,28 @@ export async function connectionPages(app: FastifyInstance, opts: WebRoutesOptio
           csrfToken={session.csrfToken}
           refused={request.query.retry === 'consent'}
           isMainAdmin={session.isMainAdmin}
+          providerName={partner.providerName}
+          reconnect={request.query.reconnect === '1'}
         />,
       );
     },
   );
 
-  app.get('/authorized', { schema: { response: { 200: HtmlPage } } }, async (_request, reply) =>
-    sendPage(reply, <AuthorizedPage />),
+  app.get(
+    '/authorized',
+    { schema: { response: { 200: HtmlPage, 302: Redirect } } },
+    async (request, reply) => {
+      const session = await sessionOr(sessions, request, reply, '/authorized');
+      if (!session) return reply;
+      return sendPage(
+        reply,
+        <AuthorizedPage
+          signedIn={{ email: session.email, csrfToken: session.csrfToken }}
+          portalName={session.portalName}
+          providerName={partner.providerName}
+        />,
+      );
+    },
   );
 
   app.get<{ Querystring: Static<typeof AuthErrorQuery> }>(
@@ -77,7 +93,15 @@ export async function connectionPages(app: FastifyInstance, opts: WebRoutesOptio
               isKnownCapability,
             )
           : [];
-      return sendPage(reply, <AuthErrorPage reason={reason} missingCapabilities={missing} />);
+      return sendPage(
+        reply,
+        <AuthErrorPage
+          reason={reason}
+          missingCapabilities={missing}
+          cookiesMissing={reason === 'state' && query.cause === 'cookies'}
+          signInUrl={`${opts.appBaseUrl}/login`}
+        />,
+      );
     },
   );
 }

@@ -1,8 +1,13 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 /**
- * `/settings`: the portal, its API token (regenerated here by the main administrator), the
- * provider connection and the audit log.
+ * `/settings`: the portal, its API token (regenerated here by the main administrator, after a
+ * confirmation page), the provider connection and the recent audit events; and the
+ * confirmation pages of the two destructive actions (regenerate the token, disconnect).
+ *
+ * The new token travels POST → 303 → GET: the POST keeps it server-side in the session for one
+ * read (`PageSessions.stashOnce`, never in a URL), so a reload of the page shows it no more and
+ * never "This form has expired".
  *
  * @see docs/architecture.md "web/"
  */
@@ -12,21 +17,23 @@ import { sendFormExpired, sendNotAllowed } from '../browser/refusal-pages.tsx';
 import { sendPage } from '../browser/render.ts';
 import type { WebSession } from '../browser/session-store.ts';
 import { csrfOk, redirectToLogin } from '../browser/web-session.ts';
+import { readAuditRows } from './audit-routes.tsx';
+import { ONLY_MAIN_ADMIN_TOKEN } from './confirm-routes.tsx';
 import { SettingsPage } from './pages/settings-page.tsx';
-import {
-  CsrfBody,
-  FormField,
-  HtmlPage,
-  Redirect,
-  sessionOr,
-  type WebRoutesOptions,
-} from './web-options.ts';
+import { FormField, HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
+
+/** Recent events on /settings; the rest are on /audit. */
+const SETTINGS_AUDIT_ROWS = 10;
 
 const SettingsQuery = Type.Object({ done: FormField(32) });
+const ConfirmBody = Type.Object({ csrf: FormField(100), confirm: FormField(10) });
 /** Confirmations `/settings?done=…` can show; anything else shows nothing. */
 const DONE_NOTICES: Record<string, string> = {
   disconnected: 'Your provider account is disconnected and the stored access is deleted.',
   'not-connected': 'Your provider account was not connected; nothing changed.',
+  regenerated:
+    'The API token was regenerated. Its new value was shown once and is not shown again: if ' +
+    'you did not copy it, regenerate it again.',
 };
 
 export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
@@ -36,17 +43,21 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
     request: FastifyRequest,
     reply: FastifyReply,
     session: WebSession,
-    extra: { newToken?: string; notice?: string } = {},
+    extra: { newToken?: string | undefined; notice?: string | undefined } = {},
   ) {
-    const [portal, connection, auditEvents, activeSessions] = await Promise.all([
+    const [portal, connection, businessAccounts, activeSessions] = await Promise.all([
       accounts.showPortal(session.portalCode),
       partner.connectionSummary(session.portalId).catch((err: unknown) => {
         request.log.error({ err }, 'connection summary failed');
         return null;
       }),
-      opts.recentAuditEvents(session.portalId),
+      opts.businessAccountsOf?.(session.portalId).catch((err: unknown) => {
+        request.log.warn({ err }, 'business accounts listing failed');
+        return null;
+      }) ?? null,
       sessions.store.countActive(session.userId),
     ]);
+    const audit = await readAuditRows(opts, session, portal, { limit: SETTINGS_AUDIT_ROWS });
     return sendPage(
       reply,
       <SettingsPage
@@ -56,9 +67,9 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
         csrfToken={session.csrfToken}
         token={portal.token}
         newToken={extra.newToken}
-        connection={connection}
-        auditEvents={auditEvents}
-        userEmails={new Map(portal.users.map((u) => [String(u.userId), u.email]))}
+        connection={{ providerName: partner.providerName, connection, businessAccounts }}
+        auditRows={audit.rows}
+        moreAudit={audit.olderBefore !== null}
         notice={extra.notice}
       />,
     );
@@ -71,34 +82,34 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
       const session = await sessionOr(sessions, request, reply, '/settings');
       if (!session) return reply;
       const done = request.query.done;
+      if (done === 'regenerated') {
+        const newToken = await sessions.takeOnce(request);
+        if (newToken) return renderSettings(request, reply, session, { newToken });
+      }
       const notice = done && Object.hasOwn(DONE_NOTICES, done) ? DONE_NOTICES[done] : undefined;
       return renderSettings(request, reply, session, notice ? { notice } : {});
     },
   );
 
-  app.post<{ Body: Static<typeof CsrfBody> }>(
+  app.post<{ Body: Static<typeof ConfirmBody> }>(
     '/settings/token',
-    { schema: { body: CsrfBody, response: { 200: HtmlPage, 303: Redirect, 403: HtmlPage } } },
+    { schema: { body: ConfirmBody, response: { 303: Redirect, 403: HtmlPage } } },
     async (request, reply) => {
       const session = await sessions.read(request);
       if (!session) return redirectToLogin(reply, '/settings', 303);
       if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
-      if (!session.isMainAdmin) {
-        return sendNotAllowed(
-          reply,
-          session,
-          'Only the main administrator of the portal can regenerate the API token.',
-        );
-      }
+      if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN_TOKEN);
+      if (request.body.confirm !== 'yes') return reply.redirect('/settings/token/regenerate', 303);
       const { token } = await accounts.regenerateToken({
         portalCode: session.portalCode,
         actor: { type: 'user', id: String(session.userId) },
       });
+      // Kept for the next page only, sealed in the session; the CSRF token is spent, so a
+      // replayed POST (Back, then resend) cannot regenerate a second time.
+      await sessions.stashOnce(request, token);
+      await sessions.store.rotateCsrf(session.idHash);
       request.log.info({ userId: session.userId }, 'API token regenerated from settings');
-      // Answered in place (no redirect): the token exists only in this one response. The form's
-      // CSRF token is spent, so reloading this page cannot regenerate a second time.
-      const csrfToken = await sessions.store.rotateCsrf(session.idHash);
-      return renderSettings(request, reply, { ...session, csrfToken }, { newToken: token });
+      return reply.redirect('/settings?done=regenerated#api-token', 303);
     },
   );
 }

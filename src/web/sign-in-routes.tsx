@@ -12,6 +12,7 @@ import { clearedCookieOptions, cookieOptions } from '../browser/cookies.ts';
 import { sendFormExpired } from '../browser/refusal-pages.tsx';
 import { sendPage } from '../browser/render.ts';
 import { csrfOk, safeNext } from '../browser/web-session.ts';
+import { noteRequestError } from '../platform/access-log.ts';
 import { randomBase64Url, safeEqual } from '../platform/crypto.ts';
 import { LoginPage } from './pages/login-page.tsx';
 import { installSignInLimits } from './sign-in-limits.ts';
@@ -93,7 +94,8 @@ export async function signInRoutes(app: FastifyInstance, opts: WebRoutesOptions)
       // Before any password hashing: a refused attempt costs no scrypt work.
       const refusal = await limits.refusal(request, email ?? '');
       if (refusal) {
-        request.log.info({ retryAfterSeconds: refusal.retryAfterSeconds }, 'sign-in rate-limited');
+        // Said on the request's one access line (code), not on a line of its own.
+        noteRequestError(request, { code: 'sign_in_rate_limited' });
         reply.header('retry-after', String(refusal.retryAfterSeconds));
         return sendPage(
           reply,
@@ -109,7 +111,7 @@ export async function signInRoutes(app: FastifyInstance, opts: WebRoutesOptions)
       const user = email && password ? await accounts.authenticatePassword(email, password) : null;
       if (!user) {
         await limits.countFailure(request, email ?? '');
-        request.log.info('sign-in refused');
+        noteRequestError(request, { code: 'sign_in_refused' });
         return sendPage(
           reply,
           <LoginPage csrfToken={cookie} next={next} email={email ?? ''} failed />,

@@ -19,15 +19,39 @@ export interface WebRoutesOptions {
   /** Lifetime of a new session, in seconds. */
   sessionTtlSeconds: number;
   accounts: Pick<AccountsService, 'authenticatePassword' | 'showPortal' | 'regenerateToken'>;
-  partner: Pick<PartnerService, 'connectionSummary' | 'authorizationUrl'>;
+  partner: Pick<PartnerService, 'connectionSummary' | 'authorizationUrl' | 'providerName'>;
+  /**
+   * Seam for the connection card's business accounts and phone numbers by name (the Cloud API
+   * listing, `PartnerService.wabaIdsOf` and the phone-number read of the `cloud` work). Absent:
+   * the card lists the WABA ids of the stored connection and says numbers are not listed yet.
+   */
+  businessAccountsOf?: (portalId: number) => Promise<BusinessAccountListing[]>;
+  /** Portico's public origin (APP_BASE_URL): the address the pages name for signing in. */
+  appBaseUrl: string;
+  /**
+   * In development only: the origin every page request is redirected to when it arrives on
+   * another host (127.0.0.1 vs localhost: cookies are per host). Null in production and tests.
+   */
+  canonicalOrigin: string | null;
   /** Where the sign-in rate limits keep their counters (Redis when configured). */
   signInLimits: SignInLimitSettings;
   contacts: Pick<
     ContactsService,
     'listContacts' | 'getContact' | 'eraseContact' | 'importContacts'
   >;
-  /** The portal's most recent audit events, newest first. */
-  recentAuditEvents: (portalId: number) => Promise<AuditEvent[]>;
+  /** A page of the portal's audit events, newest first (`before`: an event id, exclusive). */
+  auditEvents: (
+    portalId: number,
+    page: { limit: number; before?: number | undefined },
+  ) => Promise<AuditEvent[]>;
+}
+
+/** One business account (WABA) as the connection card shows it; names when known. */
+export interface BusinessAccountListing {
+  /** The WhatsApp Business Account id. */
+  wabaId: string;
+  name?: string | undefined;
+  phoneNumbers: { phoneNumberId: string; displayPhoneNumber: string; verifiedName?: string }[];
 }
 
 export const HtmlPage = Type.String({ description: 'An HTML page (text/html).' });

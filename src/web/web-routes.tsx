@@ -1,17 +1,20 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 /**
- * The account pages above the features: sign-in, `/settings`, the connection flow's pages, and
- * the stylesheet. Routes stay thin: read the session, check the form's CSRF token, call a
+ * The account pages above the features: sign-in, `/settings`, `/audit`, the connection flow's
+ * pages, and the static files (stylesheet, favicon, the one script). Routes stay thin: read the session, check the form's CSRF token, call a
  * service, render.
  *
  * @see docs/architecture.md "web/"
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { sendUnavailable } from '../browser/refusal-pages.tsx';
+import { FAVICON_SVG, ONE_TIME_TOKEN_SCRIPT } from '../browser/assets.ts';
+import { pageErrorHandler } from '../browser/error-pages.tsx';
 import { STYLESHEET } from '../browser/stylesheet.ts';
-import { toAppError } from '../platform/error-envelope.ts';
+import { auditRoutes } from './audit-routes.tsx';
+import { redirectToCanonicalHost } from './canonical-host.ts';
+import { confirmRoutes } from './confirm-routes.tsx';
 import { connectionPages } from './connection-pages.tsx';
 import { contactsPages } from './contacts-routes.tsx';
 import { settingsRoutes } from './settings-routes.tsx';
@@ -20,32 +23,44 @@ import { Redirect, type WebRoutesOptions } from './web-options.ts';
 
 export type { WebRoutesOptions } from './web-options.ts';
 
+/** The pages' static files: path → type and body. Cached an hour (they change with releases). */
+const ASSETS: Record<string, { type: string; body: string }> = {
+  '/assets/portico.css': { type: 'text/css; charset=utf-8', body: STYLESHEET },
+  '/assets/favicon.svg': { type: 'image/svg+xml', body: FAVICON_SVG },
+  '/assets/one-time-token.js': {
+    type: 'text/javascript; charset=utf-8',
+    body: ONE_TIME_TOKEN_SCRIPT,
+  },
+};
+
 /**
  * Register the pages. Every page that needs a session sends a visitor without one to
  * `/login?next=…`; every state-changing form is checked against the session's CSRF token.
  */
 export async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
-  // A person gets a page, not a JSON envelope, when storage does not answer in time (a held
-  // lock, a statement timeout, a lost database); every other error goes to the app's handler.
-  app.setErrorHandler((err, request, reply) => {
-    if (toAppError(err).code !== 'unavailable') throw err;
-    request.log.error({ err }, 'page failed: storage unavailable');
-    return sendUnavailable(reply);
-  });
-  app.get(
-    '/assets/portico.css',
-    { schema: { response: { 200: Type.String({ description: 'The stylesheet.' }) } } },
-    async (_request, reply) =>
-      reply
-        .type('text/css; charset=utf-8')
-        .header('cache-control', 'public, max-age=3600')
-        .send(STYLESHEET),
+  // A person gets a page, never a JSON envelope: storage unavailable → 503 page, another
+  // failure → 500 page with the request id, a mangled query or form → 400 page.
+  app.setErrorHandler(pageErrorHandler);
+  if (opts.canonicalOrigin) redirectToCanonicalHost(app, opts.canonicalOrigin);
+  for (const [path, asset] of Object.entries(ASSETS)) {
+    app.get(
+      path,
+      { schema: { response: { 200: Type.String({ description: 'A static file.' }) } } },
+      async (_request, reply) =>
+        reply.type(asset.type).header('cache-control', 'public, max-age=3600').send(asset.body),
+    );
+  }
+  // Browsers ask for /favicon.ico whatever the page says.
+  app.get('/favicon.ico', { schema: { response: { 301: Redirect } } }, async (_request, reply) =>
+    reply.redirect('/assets/favicon.svg', 301),
   );
   app.get('/', { schema: { response: { 302: Redirect } } }, async (_request, reply) =>
     reply.redirect('/settings', 302),
   );
   await app.register(signInRoutes, opts);
   await app.register(settingsRoutes, opts);
+  await app.register(confirmRoutes, opts);
+  await app.register(auditRoutes, opts);
   await app.register(connectionPages, opts);
   await app.register(contactsPages, opts);
 }

@@ -8,71 +8,28 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import {
   startSandboxProvider,
   type SandboxProvider,
 } from '../../src/sandbox-provider/sandbox-provider.tsx';
 import {
-  builtEntry,
-  spawnNode,
-  suiteCleanup,
-  type Hookable,
-  type Spawned,
-} from '../helpers/spawn.ts';
+  CHROMIUM_ARGS,
+  CHROMIUM_PATH,
+  cli,
+  freePort,
+  SCREENSHOTS,
+  startPortico,
+} from '../helpers/browser.ts';
+import { suiteCleanup } from '../helpers/spawn.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const SCREENSHOTS = join(ROOT, 'test-output', 'screenshots');
 const PASSWORD = 'correct horse battery staple';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-/** Run the admin CLI like a person would; resolves with its stdout. Killed on a deadline. */
-async function cli(
-  suite: Hookable,
-  env: NodeJS.ProcessEnv,
-  args: string[],
-  stdin?: string,
-): Promise<string> {
-  const run = spawnNode(suite, [...builtEntry('cli'), ...args], {
-    env,
-    input: stdin ?? '',
-  });
-  const code = await run.waitForExit(`cli ${args.join(' ')} did not finish`);
-  if (code !== 0) throw new Error(`cli ${args.join(' ')}: ${code} ${run.stderr()}`);
-  return run.stdout();
-}
-
-/** Start Portico; resolves once it logs that it is serving (with a deadline). */
-async function startPortico(suite: Hookable, env: NodeJS.ProcessEnv): Promise<Spawned> {
-  const run = spawnNode(suite, builtEntry('main'), { env });
-  await run.waitForLine(/Portico is serving/, 'Portico did not start');
-  return run;
-}
+/** The connection card's status line (the provider named as in development: the sandbox). */
+const CONNECTED = 'Connected to Sandbox provider';
+const NOT_CONNECTED = 'Not connected to Sandbox provider';
 
 describe('browser: sign in, connect, cancel, decline, disconnect, remove the app', () => {
   let sandbox: SandboxProvider;
@@ -143,7 +100,7 @@ describe('browser: sign in, connect, cancel, decline, disconnect, remove the app
       `${PASSWORD}\n`,
     );
     await startPortico(suite, env);
-    browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: CHROMIUM_ARGS });
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   });
 
   after(async () => {
@@ -186,7 +143,7 @@ describe('browser: sign in, connect, cancel, decline, disconnect, remove the app
     if (name) await shot(page, `${name}-connect`);
     await Promise.all([
       page.waitForURL((u) => u.origin === sandbox.url),
-      page.click('text=Continue to the provider'),
+      page.click('button:has-text("Continue to Sandbox provider")'),
     ]);
     assert.equal(new URL(page.url()).hostname, '127.0.0.1');
     if (name) await shot(page, `${name}-provider-dialog`);
@@ -195,17 +152,28 @@ describe('browser: sign in, connect, cancel, decline, disconnect, remove the app
   test('sign in → settings → connect → Allow → /authorized → settings shows connected; Disconnect', async () => {
     const page = await signIn('01');
     await shot(page, '01-settings-not-connected');
-    assert.equal(await page.textContent('[data-testid=connection-status]'), 'Not connected');
+    assert.equal(await page.textContent('[data-testid=connection-status]'), NOT_CONNECTED);
     assert.equal(await page.textContent('[data-testid=portal-code]'), portalCode);
 
     // The main administrator regenerates the API token: shown once, and it works at once.
+    // It asks first, saying what stops working; then POST-redirect-GET shows the token once.
     await Promise.all([
-      page.waitForURL(`${appUrl}/settings/token`),
+      page.waitForURL(`${appUrl}/settings/token/regenerate`),
       page.click('text=Regenerate token'),
     ]);
-    const token = (await page.textContent('[data-testid=new-token]')) ?? '';
+    assert.match((await page.textContent('main')) ?? '', /stops working at once/);
+    await shot(page, '01-settings-token-confirm');
+    await Promise.all([
+      page.waitForURL(`${appUrl}/settings?done=regenerated#api-token`),
+      page.click('[data-testid=confirm]'),
+    ]);
+    const token = await page.inputValue('[data-testid=new-token]');
     assert.match(token, /^ptk_/);
     await shot(page, '01-settings-token-regenerated');
+    // A reload neither shows the token again nor says "This form has expired".
+    await page.reload();
+    assert.equal(await page.$('[data-testid=new-token]'), null);
+    assert.doesNotMatch((await page.textContent('main')) ?? '', /expired/);
     const verify = await fetch(`${appUrl}/api/v1/external/auth/verify`, {
       headers: { authorization: token },
     });
@@ -220,8 +188,11 @@ describe('browser: sign in, connect, cancel, decline, disconnect, remove the app
     // The callback's query (code, state) never reaches the page's address.
     assert.equal(new URL(page.url()).search, '');
 
-    await Promise.all([page.waitForURL(`${appUrl}/settings`), page.click('text=Go to settings')]);
-    assert.equal(await page.textContent('[data-testid=connection-status]'), 'Connected');
+    await Promise.all([
+      page.waitForURL(`${appUrl}/settings#connection`),
+      page.click('text=See the connection'),
+    ]);
+    assert.equal(await page.textContent('[data-testid=connection-status]'), CONNECTED);
     assert.match((await page.textContent('#connection')) ?? '', /by owner@acme\.test/);
     assert.match((await page.textContent('#connection')) ?? '', /send messages for your business/);
     assert.match((await page.textContent('#audit')) ?? '', /Provider account connected/);
@@ -236,10 +207,15 @@ describe('browser: sign in, connect, cancel, decline, disconnect, remove the app
     );
 
     await Promise.all([
-      page.waitForURL(`${appUrl}/settings?done=disconnected`),
-      page.click('text=Disconnect'),
+      page.waitForURL(`${appUrl}/settings/disconnect`),
+      page.click('[data-testid=disconnect]'),
     ]);
-    assert.equal(await page.textContent('[data-testid=connection-status]'), 'Not connected');
+    await shot(page, '05-disconnect-confirm');
+    await Promise.all([
+      page.waitForURL(`${appUrl}/settings?done=disconnected`),
+      page.click('[data-testid=confirm]'),
+    ]);
+    assert.equal(await page.textContent('[data-testid=connection-status]'), NOT_CONNECTED);
     assert.match((await page.textContent('#audit')) ?? '', /Provider account disconnected/);
     assert.match((await page.textContent('#audit')) ?? '', /user disconnected/);
     await shot(page, '05-settings-disconnected');
@@ -280,7 +256,7 @@ describe('browser: sign in, connect, cancel, decline, disconnect, remove the app
     assert.match(text, /send messages for your business/);
     assert.doesNotMatch(text, /whatsapp_business_messaging/);
     await page.goto(`${appUrl}/settings`);
-    assert.equal(await page.textContent('[data-testid=connection-status]'), 'Not connected');
+    assert.equal(await page.textContent('[data-testid=connection-status]'), NOT_CONNECTED);
     await page.context().close();
   });
 
@@ -289,7 +265,7 @@ describe('browser: sign in, connect, cancel, decline, disconnect, remove the app
     await openDialog(page);
     await Promise.all([page.waitForURL(`${appUrl}/authorized`), page.click('button[value=allow]')]);
     await page.goto(`${appUrl}/settings`);
-    assert.equal(await page.textContent('[data-testid=connection-status]'), 'Connected');
+    assert.equal(await page.textContent('[data-testid=connection-status]'), CONNECTED);
 
     const provider = await page.context().newPage();
     await provider.goto(`${sandbox.url}/sandbox/apps`);
@@ -298,7 +274,7 @@ describe('browser: sign in, connect, cancel, decline, disconnect, remove the app
     await shot(provider, '09-provider-app-removed');
 
     await page.reload();
-    assert.equal(await page.textContent('[data-testid=connection-status]'), 'Not connected');
+    assert.equal(await page.textContent('[data-testid=connection-status]'), NOT_CONNECTED);
     assert.match((await page.textContent('#audit')) ?? '', /Provider account disconnected/);
     await shot(page, '10-settings-after-remove');
     await page.context().close();

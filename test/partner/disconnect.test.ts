@@ -26,9 +26,12 @@ for (const backend of backends()) {
       const flow = await buildFlowApp(t, backend);
       const { browser, portal } = await signedInBrowser(flow);
       await connect(flow, browser);
-      const settings = await browser.get('/settings');
+      assert.match((await browser.get('/settings')).body, /href="\/settings\/disconnect"/);
+      // The confirmation page says what stops working and holds the form.
+      const settings = await browser.get('/settings/disconnect');
       assert.match(settings.body, /action="\/api\/auth\/partner\/disconnect"/);
       const res = await browser.post('/api/auth/partner/disconnect', {
+        confirm: 'yes',
         csrf: csrfOf(settings.body),
       });
       assert.equal(res.statusCode, 303);
@@ -59,6 +62,7 @@ for (const backend of backends()) {
 
       // Again: idempotent, no second record.
       const again = await browser.post('/api/auth/partner/disconnect', {
+        confirm: 'yes',
         csrf: csrfOf(after.body),
       });
       assert.equal(again.headers.location, '/settings?done=not-connected');
@@ -71,10 +75,13 @@ for (const backend of backends()) {
       const { browser, portal } = await signedInBrowser(flow);
       await connect(flow, browser);
       for (const csrf of [undefined, '', 'forged']) {
-        const res = await browser.post('/api/auth/partner/disconnect', { csrf });
+        const res = await browser.post('/api/auth/partner/disconnect', { confirm: 'yes', csrf });
         assert.equal(res.statusCode, 403);
       }
-      const anon = await new Browser(flow.app).post('/api/auth/partner/disconnect', { csrf: 'x' });
+      const anon = await new Browser(flow.app).post('/api/auth/partner/disconnect', {
+        confirm: 'yes',
+        csrf: 'x',
+      });
       assert.equal(anon.statusCode, 303);
       assert.equal(anon.headers.location, '/login?next=%2Fsettings');
       const summary = await flow.services.partner.connectionSummary(portal.portalId);
@@ -88,7 +95,10 @@ for (const backend of backends()) {
       await connect(flow, a.browser);
       await connect(flow, b.browser);
       const page = await b.browser.get('/settings');
-      await b.browser.post('/api/auth/partner/disconnect', { csrf: csrfOf(page.body) });
+      await b.browser.post('/api/auth/partner/disconnect', {
+        confirm: 'yes',
+        csrf: csrfOf(page.body),
+      });
       assert.equal(
         (await flow.services.partner.connectionSummary(a.portal.portalId)).status,
         'active',

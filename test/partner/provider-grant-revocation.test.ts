@@ -51,7 +51,10 @@ for (const backend of backends()) {
       assert.ok(flow.sandbox.hasGrant(flow.appId, PERSON));
       assert.ok(flow.sandbox.tokensOf(flow.appId, PERSON).length > 0);
       const page = await browser.get('/settings');
-      const res = await browser.post('/api/auth/partner/disconnect', { csrf: csrfOf(page.body) });
+      const res = await browser.post('/api/auth/partner/disconnect', {
+        confirm: 'yes',
+        csrf: csrfOf(page.body),
+      });
       assert.equal(res.headers.location, '/settings?done=disconnected');
       assert.equal(
         (await flow.services.partner.connectionSummary(portal.portalId)).status,
@@ -82,7 +85,10 @@ for (const backend of backends()) {
       await connect(flow, a.browser);
       await connect(flow, b.browser); // the same person connects a second portal
       const page = await a.browser.get('/settings');
-      await a.browser.post('/api/auth/partner/disconnect', { csrf: csrfOf(page.body) });
+      await a.browser.post('/api/auth/partner/disconnect', {
+        confirm: 'yes',
+        csrf: csrfOf(page.body),
+      });
       // A declined attempt by the same person must not kill b's connection either.
       const c = await signedInBrowser(flow);
       await connect(flow, c.browser, ['business_management']);

@@ -102,7 +102,10 @@ for (const backend of backends()) {
       assert.ok(dbBeforeDisconnect.includes(row.tokenCiphertext), 'the ciphertext is stored');
 
       const settings = await browser.get('/settings');
-      await browser.post('/api/auth/partner/disconnect', { csrf: csrfOf(settings.body) });
+      await browser.post('/api/auth/partner/disconnect', {
+        confirm: 'yes',
+        csrf: csrfOf(settings.body),
+      });
       const dbAfter = await dumpDatabase(flow.services.storage.db);
       assert.ok(!dbAfter.includes(row.tokenCiphertext), 'revocation deletes the ciphertext');
 

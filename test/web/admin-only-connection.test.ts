@@ -67,9 +67,10 @@ for (const backend of backends()) {
       assert.equal(done.headers.location, '/authorized');
       const after = await agent.browser.get('/settings');
       assert.match(after.body, /data-testid="connection-status">Connected/);
-      assert.doesNotMatch(after.body, /action="\/api\/auth\/partner\/disconnect"/);
+      assert.doesNotMatch(after.body, /href="\/settings\/disconnect"/);
       assert.match(after.body, /data-testid="connection-admin-only"/);
       const disconnect = await agent.browser.post('/api/auth/partner/disconnect', {
+        confirm: 'yes',
         csrf: csrfOf(after.body),
       });
       assert.equal(disconnect.statusCode, 403);
@@ -81,7 +82,10 @@ for (const backend of backends()) {
 
       // The administrator still sees both buttons.
       const adminPage = await admin.browser.get('/settings');
-      assert.match(adminPage.body, /action="\/api\/auth\/partner\/disconnect"/);
+      assert.match(adminPage.body, /href="\/settings\/disconnect"/);
+      assert.match(adminPage.body, /href="\/connect\?reconnect=1"/);
+      // The agent cannot reach the confirmation page either.
+      assert.equal((await agent.browser.get('/settings/disconnect')).statusCode, 403);
     });
 
     test('a callback in a session whose user is no longer the main administrator → not_admin, no exchange', async (t) => {

@@ -27,51 +27,75 @@ for (const backend of backends()) {
       assert.match(res.body, /API token created/);
     });
 
-    test('the main administrator regenerates the token: shown once, old one fails at once', async (t) => {
+    test('the main administrator regenerates the token: confirm, POST-redirect-GET, shown once, old one fails at once', async (t) => {
       const { app, services } = await buildTestApp(t, backend);
       const portal = await portalWithPassword(services);
       const b = new Browser(app);
       await b.signIn(portal.email);
       const page = await b.get('/settings');
-      const res = await b.post('/settings/token', { csrf: csrfOf(page.body) });
-      assert.equal(res.statusCode, 200);
-      assert.equal(res.headers['cache-control'], 'no-store');
-      const m = /data-testid="new-token">([^<]+)</.exec(res.body);
+      assert.match(page.body, /href="\/settings\/token\/regenerate"/);
+      // One click is not enough: the form without the confirmation goes to the confirm page.
+      const unconfirmed = await b.post('/settings/token', { csrf: csrfOf(page.body) });
+      assert.equal(unconfirmed.statusCode, 303);
+      assert.equal(unconfirmed.headers.location, '/settings/token/regenerate');
+      const confirm = await b.get('/settings/token/regenerate');
+      assert.equal(confirm.statusCode, 200);
+      assert.match(confirm.body, /stops working at once/);
+      assert.ok(confirm.body.includes(`…${portal.token.slice(-4)}`), 'names the token');
+      const res = await b.post('/settings/token', { csrf: csrfOf(confirm.body), confirm: 'yes' });
+      assert.equal(res.statusCode, 303);
+      const location = String(res.headers.location);
+      assert.equal(location, '/settings?done=regenerated#api-token');
+      const shown = await b.get(location.replace(/#.*/, ''));
+      assert.equal(shown.statusCode, 200);
+      assert.equal(shown.headers['cache-control'], 'no-store');
+      const m =
+        /data-testid="new-token"[^>]*value="([^"]+)"|value="([^"]+)"[^>]*data-testid="new-token"/.exec(
+          shown.body,
+        );
       assert.ok(m, 'the new token is on the page');
-      const token = m[1]!;
+      const token = (m[1] ?? m[2])!;
+      assert.match(token, /^ptk_/);
+      assert.ok(!location.includes(token), 'never in a URL');
+      assert.match(shown.body, /Copy it now/);
+      assert.match(shown.body, /<script src="\/assets\/one-time-token.js" defer>/);
       assert.notEqual(token, portal.token);
       const old = await app.inject({ url: VERIFY, headers: { authorization: portal.token } });
       assert.equal(old.statusCode, 401);
       const fresh = await app.inject({ url: VERIFY, headers: { authorization: token } });
       assert.equal(fresh.statusCode, 200);
-      // Shown once: the next visit shows the hint only.
-      const again = await b.get('/settings');
+      // Shown once: a reload of the same address says so, without the token and without
+      // "This form has expired".
+      const again = await b.get('/settings?done=regenerated');
+      assert.equal(again.statusCode, 200);
       assert.ok(!again.body.includes(token));
+      assert.match(again.body, /shown once and is not shown again/);
       assert.ok(again.body.includes(`…${token.slice(-4)}`));
+      // The session row does not hold the token in clear.
+      const { sessions } = await import('../../src/db/schema/index.ts');
+      const rows = await services.storage.db.select().from(sessions);
+      assert.ok(!JSON.stringify(rows).includes(token));
       const events = await listAuditEvents(services.storage.db, portal.portalId);
       assert.equal(events[0]!.action, 'api_token.regenerated');
       assert.deepEqual([events[0]!.actorType, events[0]!.actorId], ['user', String(portal.userId)]);
     });
 
-    test('reloading the new-token page (the same POST again) does not regenerate twice', async (t) => {
+    test('a replayed regenerate POST does not regenerate twice', async (t) => {
       const { app, services } = await buildTestApp(t, backend);
       const portal = await portalWithPassword(services);
       const b = new Browser(app);
       await b.signIn(portal.email);
       const csrf = csrfOf((await b.get('/settings')).body);
-      const first = await b.post('/settings/token', { csrf });
-      const token = /data-testid="new-token">([^<]+)</.exec(first.body)![1]!;
-      const replay = await b.post('/settings/token', { csrf });
+      const first = await b.post('/settings/token', { csrf, confirm: 'yes' });
+      assert.equal(first.statusCode, 303);
+      const replay = await b.post('/settings/token', { csrf, confirm: 'yes' });
       assert.equal(replay.statusCode, 403);
-      assert.ok(!replay.body.includes('data-testid="new-token"'));
-      // The token that was shown still works; one regeneration in the audit log.
-      const fresh = await app.inject({ url: VERIFY, headers: { authorization: token } });
-      assert.equal(fresh.statusCode, 200);
       const events = await listAuditEvents(services.storage.db, portal.portalId);
       assert.equal(events.filter((e) => e.action === 'api_token.regenerated').length, 1);
-      // The page that answered carries the new form token, so the user can go on.
-      const next = await b.post('/settings/token', { csrf: csrfOf(first.body) });
-      assert.equal(next.statusCode, 200);
+      // The page after the redirect carries the new form token, so the user can go on.
+      const shown = await b.get('/settings?done=regenerated');
+      const next = await b.post('/settings/token', { csrf: csrfOf(shown.body), confirm: 'yes' });
+      assert.equal(next.statusCode, 303);
     });
 
     test('regeneration without the CSRF token is refused and changes nothing', async (t) => {
@@ -80,7 +104,7 @@ for (const backend of backends()) {
       const b = new Browser(app);
       await b.signIn(portal.email);
       for (const csrf of [undefined, '', 'x'.repeat(43)]) {
-        const res = await b.post('/settings/token', { csrf });
+        const res = await b.post('/settings/token', { csrf, confirm: 'yes' });
         assert.equal(res.statusCode, 403);
         assert.match(res.body, /Nothing was changed/);
       }
@@ -107,9 +131,11 @@ for (const backend of backends()) {
       assert.equal(page.statusCode, 200);
       assert.doesNotMatch(page.body, /Regenerate token/);
       assert.match(page.body, /Only the main administrator can regenerate the token/);
-      const res = await b.post('/settings/token', { csrf: csrfOf(page.body) });
+      const res = await b.post('/settings/token', { csrf: csrfOf(page.body), confirm: 'yes' });
       assert.equal(res.statusCode, 403);
       assert.match(res.body, /Only the main administrator/);
+      const confirmPage = await b.get('/settings/token/regenerate');
+      assert.equal(confirmPage.statusCode, 403);
       const still = await app.inject({ url: VERIFY, headers: { authorization: portal.token } });
       assert.equal(still.statusCode, 200);
     });

@@ -22,4 +22,10 @@ export const apiTokens = pgTable('api_tokens', {
   createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
   /** Who issued the current token: `cli`, or `user:<id>`. */
   createdBy: text('created_by').notNull(),
+  /**
+   * When the current token last authenticated a request, to the minute: written at most once a
+   * minute per token and instance, after the check and off its path (accounts/token-usage.ts).
+   * Null: not used since it was issued. Regeneration resets it.
+   */
+  lastUsedAt: timestamp('last_used_at', { withTimezone: true }),
 });

@@ -24,6 +24,12 @@ export const sessions = pgTable(
      * carried: the callback accepts a state only in the session that started it, once.
      */
     oauthStateHash: text('oauth_state_hash'),
+    /**
+     * A value to show this session once (a regenerated API token, between the POST and the page
+     * it redirects to): AES-256-GCM sealed under a key derived from the session id, which only
+     * the visitor's cookie holds, so the table alone never reveals it. Cleared by the one read.
+     */
+    oneTimeSecret: text('one_time_secret'),
   },
   (t) => [index('sessions_user_id').on(t.userId), index('sessions_expires_at').on(t.expiresAt)],
 );

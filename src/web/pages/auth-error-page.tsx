@@ -5,7 +5,7 @@ import { Layout } from '../../browser/layout.tsx';
 import type { AuthorizationFailure } from '../../partner/authorization-outcome.ts';
 
 const RETRY = (
-  <p>
+  <p class="actions">
     <a class="button" href="/connect">
       Try again
     </a>{' '}
@@ -25,6 +25,30 @@ const NOT_ADMIN = (
   </>
 );
 
+/** `state`: the answer matched no attempt of this browser; names the cookie cause when known. */
+function StartAgain({ cookiesMissing, signInUrl }: { cookiesMissing: boolean; signInUrl: string }) {
+  return (
+    <>
+      {cookiesMissing && (
+        <p class="warning" data-testid="cause-cookies">
+          Your browser sent none of Portico's cookies with this answer, so it could not be
+          matched to your sign-in. If you signed in at a different address than this one (for
+          example <code>127.0.0.1</code> instead of <code>localhost</code>): a browser keeps
+          sign-ins per address, so sign in at <a href={signInUrl}>{signInUrl}</a> and connect from
+          there.
+        </p>
+      )}
+      <p>
+        We could not match this answer from the provider to a connection you started here, so we
+        ignored it. This happens when the connection took more than ten minutes, was started in
+        another browser or tab, your sign-in ended in between, or the link was opened twice.
+      </p>
+      <p>Nothing was connected. Start again from the beginning.</p>
+      {RETRY}
+    </>
+  );
+}
+
 /**
  * `/auth-error`: every failure of the flow lands here with a generic, useful message. Nothing
  * from the provider is shown; for `permission`, the missing capabilities come as plain words
@@ -35,10 +59,19 @@ const NOT_ADMIN = (
 export function AuthErrorPage({
   reason,
   missingCapabilities,
+  cookiesMissing = false,
+  signInUrl,
 }: {
   /** null: an unknown reason; the page stays generic. */
   reason: AuthorizationFailure | null;
   missingCapabilities: string[];
+  /**
+   * The callback came with none of this site's cookies: most likely signed in at another
+   * address of Portico (127.0.0.1 vs localhost). The page names that cause first.
+   */
+  cookiesMissing?: boolean;
+  /** APP_BASE_URL's sign-in page, the address to use. */
+  signInUrl: string;
 }) {
   let title: string;
   let body: ComponentChildren;
@@ -55,17 +88,7 @@ export function AuthErrorPage({
       break;
     case 'state':
       title = 'Please start again';
-      body = (
-        <>
-          <p>
-            We could not match this answer from the provider to a connection you started here, so we
-            ignored it. This happens when the connection took more than ten minutes, was started in
-            another browser or tab, your sign-in ended in between, or the link was opened twice.
-          </p>
-          <p>Nothing was connected. Start again from the beginning.</p>
-          {RETRY}
-        </>
-      );
+      body = <StartAgain cookiesMissing={cookiesMissing} signInUrl={signInUrl} />;
       break;
     case 'config':
       title = 'The connection is not set up correctly';

@@ -13,7 +13,13 @@ export function ConnectPage({
   csrfToken,
   refused,
   isMainAdmin,
+  providerName,
+  reconnect = false,
 }: {
+  /** The provider as the pages name it ("Meta"). */
+  providerName: string;
+  /** Reached from Reconnect: the new connection replaces the current one in place. */
+  reconnect?: boolean;
   email: string;
   csrfToken: string;
   /** Only the main administrator gets the form; others are told who can connect. */
@@ -22,9 +28,23 @@ export function ConnectPage({
   refused?: boolean;
 }) {
   return (
-    <Layout title="Connect your provider account" signedIn={{ email, csrfToken }}>
+    <Layout
+      title={reconnect ? `Reconnect ${providerName}` : `Connect ${providerName}`}
+      signedIn={{ email, csrfToken }}
+    >
       <section>
-        <h1>Connect your provider account</h1>
+        <h1>
+          {reconnect
+            ? `Reconnect your ${providerName} account`
+            : `Connect your ${providerName} account`}
+        </h1>
+        {reconnect && (
+          <p class="warning" data-testid="reconnect-note">
+            The new connection replaces the current one in place, for example to share another
+            business account. The current connection keeps working until the new one is made; if you
+            cancel at {providerName}, nothing changes.
+          </p>
+        )}
         {refused && (
           <p class="error" role="alert">
             Please confirm below to start connecting.
@@ -32,8 +52,8 @@ export function ConnectPage({
         )}
         <p>
           Connecting lets Portico act for your business at the provider: send and receive messages,
-          and read the business assets you choose. You will be taken to the provider to sign in
-          there and choose what to allow; Portico never sees your provider password.
+          and read the business assets you choose. You will be taken to {providerName} to sign in
+          there and choose what to allow; Portico never sees your {providerName} password.
         </p>
         <p class="muted">
           The access the provider gives is stored encrypted. You can disconnect at any time from
@@ -42,7 +62,7 @@ export function ConnectPage({
         {isMainAdmin ? (
           <form method="post" action="/api/auth/partner/consent">
             <input type="hidden" name="csrf" value={csrfToken} />
-            <button type="submit">Continue to the provider</button>
+            <button type="submit">Continue to {providerName}</button>
           </form>
         ) : (
           <p class="error" role="alert" data-testid="not-admin">

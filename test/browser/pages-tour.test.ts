@@ -1,0 +1,243 @@
+/**
+ * Every page in real headless Chromium, at 1280 px and at 390 px (a phone): the walk of
+ * issue 14 as a new user makes it, in development (`NODE_ENV=development`, as `npm start`):
+ * 127.0.0.1 is sent to APP_BASE_URL, the regenerated token is selected whole by one click,
+ * destructive actions ask first, the connection card names the provider, errors are pages.
+ * At 390 px no page is wider than the screen and no card's content overflows it.
+ *
+ * Screenshots: test-output/screenshots/tour-<page>-<width>.png.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import {
+  startSandboxProvider,
+  type SandboxProvider,
+} from '../../src/sandbox-provider/sandbox-provider.tsx';
+import {
+  CHROMIUM_ARGS,
+  CHROMIUM_PATH,
+  cli,
+  freePort,
+  screenshot,
+  startPortico,
+} from '../helpers/browser.ts';
+import { suiteCleanup } from '../helpers/spawn.ts';
+
+const PASSWORD = 'correct horse battery staple';
+const WIDTHS = [1280, 390] as const;
+
+describe('browser: every page at 1280 px and 390 px', () => {
+  let sandbox: SandboxProvider;
+  let browser: Browser;
+  let appUrl: string;
+  let port: number;
+  const suite = suiteCleanup();
+  const dataDir = mkdtempSync(join(tmpdir(), 'portico-tour-'));
+  const email = 'tour@acme.test';
+  const problems: string[] = [];
+
+  before(async () => {
+    port = await freePort();
+    appUrl = `http://localhost:${port}`;
+    const appId = `1${randomBytes(5).readUIntBE(0, 5)}`;
+    const appSecret = randomBytes(24).toString('hex');
+    const redirectUri = `${appUrl}/api/auth/partner/callback`;
+    sandbox = await startSandboxProvider({
+      host: '127.0.0.1',
+      port: 0,
+      apps: [{ appId, appSecret, redirectUris: [redirectUri], name: 'Portico (tour)' }],
+    });
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      NODE_ENV: 'development',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      APP_BASE_URL: appUrl,
+      PROVIDER_APP_ID: appId,
+      PROVIDER_APP_SECRET: appSecret,
+      PROVIDER_AUTHORIZATION_BASE_URL: sandbox.url,
+      PROVIDER_GRAPH_BASE_URL: sandbox.url,
+      PROVIDER_REDIRECT_URI: redirectUri,
+      PROVIDER_HEALTH_CHECK_INTERVAL_MS: '0',
+      TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+    };
+    await cli(suite, env, [
+      'portal',
+      'create',
+      '--name',
+      'Acme',
+      '--admin-email',
+      email,
+      '--code',
+      '4343',
+    ]);
+    await cli(
+      suite,
+      env,
+      ['user', 'set-password', '--portal', '4343', '--email', email],
+      `${PASSWORD}\n`,
+    );
+    await startPortico(suite, env);
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await suite.run();
+    await sandbox?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** A new signed-in page at `width` (its own cookies); CSP violations are collected. */
+  async function signedInAt(width: number): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    const page = await context.newPage();
+    page.on('console', (m) => {
+      if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text()))
+        problems.push(`${page.url()}: ${m.text()}`);
+    });
+    page.on('pageerror', (err) => problems.push(`${page.url()}: ${err.message}`));
+    // Signing in at 127.0.0.1 lands on APP_BASE_URL (localhost): one address, one cookie jar.
+    await page.goto(`http://127.0.0.1:${port}/login`);
+    assert.equal(new URL(page.url()).origin, appUrl);
+    await page.fill('#email', email);
+    await page.fill('#password', PASSWORD);
+    await Promise.all([page.waitForURL(`${appUrl}/settings`), page.click('button[type=submit]')]);
+    return page;
+  }
+
+  /** Screenshot, and at a phone's width check that nothing is wider than the screen. */
+  async function look(page: Page, name: string, width: number) {
+    await screenshot(page, `tour-${name}-${width}`);
+    const overflow = await page.evaluate(() => {
+      const wide: string[] = [];
+      const viewport = document.documentElement.clientWidth;
+      if (document.documentElement.scrollWidth > viewport + 1)
+        wide.push(`page ${document.documentElement.scrollWidth}px > ${viewport}px`);
+      for (const el of Array.from(document.querySelectorAll('section, header'))) {
+        const box = el as HTMLElement;
+        if (box.scrollWidth > box.clientWidth + 1)
+          wide.push(`${box.tagName.toLowerCase()} ${box.scrollWidth}px > ${box.clientWidth}px`);
+      }
+      return wide;
+    });
+    assert.deepEqual(overflow, [], `${name} at ${width} px overflows`);
+  }
+
+  for (const width of WIDTHS) {
+    test(`the walk at ${width} px`, async () => {
+      const page = await signedInAt(width);
+      await look(page, 'settings', width);
+      assert.match(
+        (await page.textContent('[data-testid=token-scopes]')) ?? '',
+        /Open support tickets\s*support:tickets:write/,
+      );
+
+      // Regenerate: confirm page, then the token once, selected whole by one click.
+      await Promise.all([
+        page.waitForURL(`${appUrl}/settings/token/regenerate`),
+        page.click('[data-testid=regenerate]'),
+      ]);
+      await look(page, 'token-confirm', width);
+      await Promise.all([
+        page.waitForURL((u) => u.pathname === '/settings' && u.search === '?done=regenerated'),
+        page.click('[data-testid=confirm]'),
+      ]);
+      const field = page.locator('[data-testid=new-token]');
+      const token = await field.inputValue();
+      assert.match(token, /^ptk_/);
+      await field.click();
+      const selected = await field.evaluate((el) => {
+        const input = el as HTMLInputElement;
+        return [input.selectionStart, input.selectionEnd];
+      });
+      assert.deepEqual(selected, [0, token.length], 'one click selects the whole token');
+      assert.equal(await page.isVisible('button[data-copy-from=new-token]'), true);
+      await look(page, 'token-new', width);
+      await page.reload();
+      assert.equal(await page.$('[data-testid=new-token]'), null, 'shown once');
+      assert.match((await page.textContent('main')) ?? '', /shown once/);
+
+      // Connect, see the card, reconnect page, disconnect confirmation.
+      await Promise.all([
+        page.waitForURL(`${appUrl}/connect`),
+        page.click('a.button[href="/connect"]'),
+      ]);
+      await look(page, 'connect', width);
+      await Promise.all([
+        page.waitForURL((u) => u.origin === sandbox.url),
+        page.click('button:has-text("Continue to Sandbox provider")'),
+      ]);
+      await Promise.all([
+        page.waitForURL(`${appUrl}/authorized`),
+        page.click('button[value=allow]'),
+      ]);
+      assert.match((await page.textContent('main')) ?? '', new RegExp(email.replace('.', '\\.')));
+      await look(page, 'authorized', width);
+      await page.goto(`${appUrl}/settings`);
+      assert.equal(
+        await page.textContent('[data-testid=connection-status]'),
+        'Connected to Sandbox provider',
+      );
+      assert.match((await page.textContent('#connection')) ?? '', /WABA \d+/);
+      await look(page, 'settings-connected', width);
+      await page.goto(`${appUrl}/connect?reconnect=1`);
+      await look(page, 'reconnect', width);
+      await page.goto(`${appUrl}/settings/disconnect`);
+      await look(page, 'disconnect-confirm', width);
+      await Promise.all([
+        page.waitForURL(`${appUrl}/settings?done=disconnected`),
+        page.click('[data-testid=confirm]'),
+      ]);
+
+      // Cancelled at the provider: a page with a retry, and a row in the audit log.
+      await page.goto(`${appUrl}/connect`);
+      await Promise.all([
+        page.waitForURL((u) => u.origin === sandbox.url),
+        page.click('button:has-text("Continue to Sandbox provider")'),
+      ]);
+      await Promise.all([
+        page.waitForURL(`${appUrl}/auth-error?reason=cancelled`),
+        page.click('button[value=cancel]'),
+      ]);
+      await look(page, 'auth-error-cancelled', width);
+      await page.goto(`${appUrl}/audit`);
+      assert.match((await page.textContent('main')) ?? '', /Connection attempt cancelled/);
+      assert.doesNotMatch((await page.textContent('main')) ?? '', /system cli|error 190|npm run/);
+      await look(page, 'audit', width);
+      await page.goto(`${appUrl}/contacts`);
+      await look(page, 'contacts', width);
+
+      // A page that does not exist, and the cookie-less callback's explanation.
+      const missing = await page.goto(`${appUrl}/no-such-page`);
+      assert.equal(missing?.status(), 404);
+      assert.equal(await page.textContent('h1'), 'Page not found');
+      await look(page, 'not-found', width);
+      await page.goto(`${appUrl}/auth-error?reason=state&cause=cookies`);
+      assert.match((await page.textContent('main')) ?? '', /127\.0\.0\.1/);
+      await look(page, 'auth-error-cookies', width);
+      await page.goto(
+        `${appUrl}/auth-error?reason=permission&missing=send%20messages%20for%20your%20business`,
+      );
+      await look(page, 'auth-error-permission', width);
+      await page.context().close();
+
+      const fresh = await browser.newContext({ viewport: { width, height: 900 } });
+      const login = await fresh.newPage();
+      await login.goto(`${appUrl}/login`);
+      await look(login, 'login', width);
+      const icon = await login.request.get(`${appUrl}/favicon.ico`);
+      assert.equal(icon.status(), 200);
+      assert.match(icon.headers()['content-type'] ?? '', /image\/svg\+xml/);
+      await fresh.close();
+      assert.deepEqual(problems, [], 'no CSP violation or page error');
+    });
+  }
+});
