@@ -61,3 +61,8 @@ export function parseScopes(names: readonly string[]): Scope[] {
   if (scopes.length === 0) throw new UsageError(`Give at least one scope: ${SCOPES.join(', ')}.`);
   return scopes;
 }
+
+/** The plain words of a scope; an unknown name (never stored, but defensive) is shown as is. */
+export function scopeWords(scope: string): string {
+  return Object.hasOwn(SCOPE_WORDS, scope) ? SCOPE_WORDS[scope as Scope] : scope;
+}

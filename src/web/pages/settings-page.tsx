@@ -1,6 +1,6 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
-import { scopeWords } from '../../accounts/scope-words.ts';
+import { scopeWords } from '../../accounts/scopes.ts';
 import { Layout } from '../../browser/layout.tsx';
 import { utcWords, type AuditRow } from '../audit-words.ts';
 import { AuditTable } from './audit-table.tsx';
