@@ -31,11 +31,10 @@ function StartAgain({ cookiesMissing, signInUrl }: { cookiesMissing: boolean; si
     <>
       {cookiesMissing && (
         <p class="warning" data-testid="cause-cookies">
-          Your browser sent none of Portico's cookies with this answer, so it could not be
-          matched to your sign-in. If you signed in at a different address than this one (for
-          example <code>127.0.0.1</code> instead of <code>localhost</code>): a browser keeps
-          sign-ins per address, so sign in at <a href={signInUrl}>{signInUrl}</a> and connect from
-          there.
+          Your browser sent none of Portico's cookies with this answer, so it could not be matched
+          to your sign-in. If you signed in at a different address than this one (for example{' '}
+          <code>127.0.0.1</code> instead of <code>localhost</code>): a browser keeps sign-ins per
+          address, so sign in at <a href={signInUrl}>{signInUrl}</a> and connect from there.
         </p>
       )}
       <p>
