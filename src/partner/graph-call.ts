@@ -28,8 +28,8 @@ export const asString = (v: unknown) => (typeof v === 'string' ? v : undefined);
  * Call `url` and return Graph's JSON object.
  *
  * @param timeoutMs the call's deadline, in milliseconds.
- * @param init `body` makes it a form POST (unless `method` says otherwise); `bearer` goes in the
- *   `Authorization` header.
+ * @param init `body` makes it a form POST, `json` a JSON POST (unless `method` says otherwise);
+ *   `bearer` goes in the `Authorization` header.
  * @throws ProviderError only: `unavailable` for a network failure, a timeout or a 5xx without a
  *   Graph error; otherwise the kind `classifyGraphError` gives.
  */
@@ -39,6 +39,8 @@ export async function graphCall(
   url: string,
   init: {
     body?: URLSearchParams;
+    /** A JSON request body (Graph's WhatsApp Cloud API nodes take JSON). */
+    json?: unknown;
     bearer?: string;
     method?: 'GET' | 'POST' | 'DELETE';
     signal?: AbortSignal;
@@ -46,14 +48,16 @@ export async function graphCall(
 ): Promise<Record<string, unknown>> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (init.bearer !== undefined) headers.authorization = `Bearer ${init.bearer}`;
+  if (init.json !== undefined) headers['content-type'] = 'application/json';
+  const body = init.json !== undefined ? JSON.stringify(init.json) : init.body;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = init.signal ? AbortSignal.any([timeout, init.signal]) : timeout;
   let res: Response;
   try {
     res = await fetch(url, {
-      method: init.method ?? (init.body ? 'POST' : 'GET'),
+      method: init.method ?? (body !== undefined ? 'POST' : 'GET'),
       headers,
-      ...(init.body && { body: init.body }),
+      ...(body !== undefined && { body }),
       redirect: 'error',
       signal,
     });
@@ -67,9 +71,9 @@ export async function graphCall(
       { cause: timedOut ? undefined : sanitizeCause(cause) },
     );
   }
-  let body: unknown;
+  let answer: unknown;
   try {
-    body = await res.json();
+    answer = await res.json();
   } catch {
     throw new ProviderError(
       res.status >= 500 ? 'unavailable' : 'other',
@@ -77,7 +81,7 @@ export async function graphCall(
       { httpStatus: res.status },
     );
   }
-  const error = (body as GraphErrorBody | null)?.error;
+  const error = (answer as GraphErrorBody | null)?.error;
   if (!res.ok || error) {
     const code = asNumber(error?.code);
     const subcode = asNumber(error?.error_subcode);
@@ -94,9 +98,9 @@ export async function graphCall(
       },
     );
   }
-  if (typeof body !== 'object' || body === null)
+  if (typeof answer !== 'object' || answer === null)
     throw new ProviderError('other', `${what}: the provider answered an unexpected body`);
-  return body as Record<string, unknown>;
+  return answer as Record<string, unknown>;
 }
 
 /** Keep the error class and code of a network failure, not its message (it may quote a URL). */

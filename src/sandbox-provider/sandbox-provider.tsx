@@ -26,6 +26,7 @@ import formbody from '@fastify/formbody';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { deleteData, removeApp } from './app-callbacks.ts';
 import { logCalls } from './call-log.ts';
+import { cloudApiRoutes } from './cloud-api.ts';
 import { debugTokenRoutes } from './debug-token.ts';
 import { dialogRoutes } from './dialog.tsx';
 import { graphObjectRoutes } from './graph-objects.ts';
@@ -80,6 +81,8 @@ export interface SandboxProvider {
   hasGrant(appId: string, userId: string): boolean;
   /** The live (unrevoked) tokens issued to a person of an app (tests scan storage for them). */
   tokensOf(appId: string, userId: string): string[];
+  /** How long a new template stays PENDING, in ms of the sandbox clock (default 3000). */
+  setTemplateReviewMs(ms: number): void;
   /** Change an app's registration (e.g. its callback URLs once the app's port is known). */
   configureApp(appId: string, patch: Partial<Omit<SandboxAppConfig, 'appId'>>): void;
 }
@@ -94,6 +97,7 @@ const SURFACES: readonly SandboxSurface[] = [
   debugTokenRoutes,
   graphObjectRoutes,
   permissionsRevokeRoutes,
+  cloudApiRoutes,
   personRoutes,
 ];
 
@@ -159,6 +163,9 @@ function testHooks(
       [...state.tokens.entries()]
         .filter(([, r]) => r.appId === appId && r.userId === userId && !r.revoked)
         .map(([token]) => token),
+    setTemplateReviewMs: (ms) => {
+      state.templateReviewMs = ms;
+    },
     configureApp: (appId, patch) => {
       const current = state.apps.get(appId);
       if (!current) throw new Error(`unknown sandbox app ${appId}`);

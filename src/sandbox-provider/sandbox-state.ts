@@ -50,6 +50,16 @@ export interface TokenRecord {
   longLived: boolean;
 }
 
+/** A message template as the sandbox keeps it; its status is derived from the clock. */
+export interface SandboxTemplate {
+  id: string;
+  name: string;
+  language: string;
+  category: string;
+  components: unknown[];
+  createdAtMs: number;
+}
+
 /** One request the sandbox received (for tests: who called what, with which user's token). */
 export interface SandboxCall {
   method: string;
@@ -97,13 +107,21 @@ export class SandboxState {
     return this.apps.get(appId)?.permissions ?? DEFAULT_SANDBOX_PERMISSIONS;
   }
 
-  /** Asset ids a person owns, derived from their id (stable, digits like Graph ids). */
+  /**
+   * Asset ids a person owns, derived from their id (stable, digits like Graph ids): with a
+   * WhatsApp permission, the one WhatsApp Business Account (WABA) of their business.
+   */
   assetIdsFor(userId: string, permissions: string[]): string[] {
     const digits = userId.replace(/\D/g, '').padStart(6, '0').slice(-6);
     return permissions.some((p) => p.startsWith('whatsapp_'))
-      ? [`1020${digits}01`, `1020${digits}02`]
+      ? [`1020${digits}01`]
       : [`9080${digits}01`];
   }
+
+  /** Message templates per WABA id (the Cloud API surface, cloud-api.ts). */
+  readonly templates = new Map<string, SandboxTemplate[]>();
+  /** How long a new template stays PENDING before review, in ms of the sandbox clock. */
+  templateReviewMs = 3000;
 
   /** Record a person's grant and mint a single-use code bound to `redirectUri`. */
   issueCode(input: { appId: string; redirectUri: string; userId: string; permissions: string[] }) {
