@@ -18,6 +18,8 @@ import { contactsRoutes } from './contacts/contacts-routes.ts';
 import { cspDirectives } from './browser/content-security-policy.ts';
 import { createPageSessions } from './browser/web-session.ts';
 import { apiReferencePage } from './external-api/docs-page.ts';
+import { numbersRoutes } from './messaging/numbers-routes.ts';
+import { templatesRoutes } from './messaging/templates-routes.ts';
 import { OPENAPI_PATH, swaggerOptions } from './external-api/openapi.ts';
 import { EXTERNAL_API_PREFIX, externalApi } from './external-api/plugin.ts';
 import { authorizationRoutes } from './partner/authorization-routes.ts';
@@ -113,7 +115,12 @@ export async function buildApp({
       redis,
       keyPrefix: config.REDIS_KEY_PREFIX,
     },
-    routes: [ticketsRoutes(services.tickets), contactsRoutes(services.contacts)],
+    routes: [
+      ticketsRoutes(services.tickets),
+      contactsRoutes(services.contacts),
+      numbersRoutes(services.numbers),
+      templatesRoutes(services.templates),
+    ],
   });
 
   // The pages and the provider's callbacks, in a context of their own: cookies, form bodies and

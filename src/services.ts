@@ -10,6 +10,8 @@ import { createSessionStore, type SessionStore } from './browser/session-store.t
 import type { Config } from './config.ts';
 import { createContactsService, type ContactsService } from './contacts/contacts-service.ts';
 import type { Storage } from './db/client.ts';
+import { createNumbersService, type NumbersService } from './messaging/numbers-service.ts';
+import { createTemplatesService, type TemplatesService } from './messaging/templates-service.ts';
 import { createPartnerService, type PartnerService } from './partner/partner-service.ts';
 import { loadKeyring } from './platform/keyring.ts';
 import type { Logger } from './platform/logger.ts';
@@ -27,6 +29,10 @@ export interface Services {
    */
   tokenVerification: TokenVerification;
   partner: PartnerService;
+  /** The sender numbers of the connected WhatsApp Business account. */
+  numbers: NumbersService;
+  /** The provider's message templates of the connected account. */
+  templates: TemplatesService;
   /** Browser sessions of the web pages. */
   sessions: SessionStore;
 }
@@ -38,6 +44,12 @@ export function createServices(deps: {
 }): Services {
   const { config, storage, logger } = deps;
   const tokenVerification = createTokenVerification({ storage, settings: config, logger });
+  const partner = createPartnerService({
+    config,
+    db: storage.db,
+    keyring: loadKeyring(config),
+    logger,
+  });
   return {
     config,
     storage,
@@ -54,7 +66,9 @@ export function createServices(deps: {
       logger,
     }),
     contacts: createContactsService({ db: storage.db, logger }),
-    partner: createPartnerService({ config, db: storage.db, keyring: loadKeyring(config), logger }),
+    partner,
+    numbers: createNumbersService({ partner }),
+    templates: createTemplatesService({ partner }),
     sessions: createSessionStore({ db: storage.db, ttlSeconds: config.SESSION_TTL_SECONDS }),
   };
 }

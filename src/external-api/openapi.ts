@@ -118,6 +118,11 @@ export function swaggerOptions(apiPrefix: string): SwaggerOptions {
       tags: [
         { name: 'Authentication', description: 'Who the token belongs to.' },
         { name: 'Support tickets', description: 'Ask Portico for help.' },
+        {
+          name: 'Messaging',
+          description:
+            'WhatsApp through the connected business account: numbers, templates, drafts.',
+        },
       ],
     },
     transform({ schema, url, route }) {

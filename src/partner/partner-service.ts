@@ -169,19 +169,10 @@ export function createPartnerService(deps: PartnerServiceDeps) {
       };
     },
 
-    /**
-     * Run `fn` with the portal's provider client and token (see outbound-calls.ts): how other
-     * features call the provider. The token must not outlive the callback.
-     *
-     * @throws ConnectionInactiveError before any I/O; ProviderError from the call.
-     */
+    /** How other features call the provider (outbound-calls.ts); the token stays inside. */
     withProvider,
-
-    /**
-     * The WhatsApp Business Account ids of the portal's active connection (the asset ids its
-     * grant covers); empty when not connected.
-     */
-    async wabaIdsOf(portalId: number): Promise<string[]> {
+    /** The WABA ids of the portal's active connection (its grant's assets); [] if none. */
+    wabaIdsOf: async (portalId: number): Promise<string[]> => {
       const row = await store.find(portalId);
       return row?.status === 'active' ? [...new Set(row.assetIds)] : [];
     },

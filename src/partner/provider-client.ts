@@ -77,9 +77,7 @@ export function createProviderClient(options: ProviderClientOptions) {
   const appAccessToken = `${options.appId}|${options.appSecret}`;
 
   return {
-    /** The WhatsApp Cloud API nodes (phone numbers, templates), each call given the token. */
-    cloud: createCloudApi({ base, timeoutMs: options.timeoutMs }),
-
+    cloud: createCloudApi({ base, timeoutMs: options.timeoutMs }), // WhatsApp: numbers, templates
     /**
      * Exchange an authorization code: `POST {graph}/{version}/oauth/access_token` with
      * `client_id`, `client_secret`, `redirect_uri`, `code` as a form body.

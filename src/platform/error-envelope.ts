@@ -31,6 +31,10 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   conflict:
     'A unique value is already taken (e.g. a contact phone); `details` names the field and the ' +
     "existing resource's `id`.",
+  not_connected:
+    'The route needs an active provider connection; connect the account on /settings first.',
+  provider_error: 'The provider refused or failed the call; the message says what to do.',
+  provider_timeout: 'The provider did not answer in time; retry later.',
   payload_too_large: 'The request body is over 64 KiB.',
   unsupported_media_type: 'The request body is not `application/json`.',
   rate_limited: 'Too many requests; wait the `Retry-After` seconds.',

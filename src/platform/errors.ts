@@ -15,11 +15,14 @@ export const ERROR_STATUS = {
   not_found: 404,
   idempotency_conflict: 409,
   conflict: 409,
+  not_connected: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
   rate_limited: 429,
   internal_error: 500,
+  provider_error: 502,
   unavailable: 503,
+  provider_timeout: 504,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

@@ -174,7 +174,7 @@ export async function cloudApiRoutes(app: FastifyInstance, options: SurfaceOptio
           subcode: 2388024,
           message: 'Content in this language already exists',
         });
-      const id = String(randomInt(1e14, 9e14));
+      const id = `${randomInt(100_000, 999_999)}${randomInt(1_000_000_000, 9_999_999_999)}`;
       list.push({ id, name, language, category, components, createdAtMs: state.now() });
       state.templates.set(found.wabaId, list);
       return { id, status: 'PENDING', category };
