@@ -18,6 +18,7 @@ import { contactsRoutes } from './contacts/contacts-routes.ts';
 import { cspDirectives } from './browser/content-security-policy.ts';
 import { createPageSessions } from './browser/web-session.ts';
 import { apiReferencePage } from './external-api/docs-page.ts';
+import { draftsRoutes } from './messaging/drafts-routes.ts';
 import { numbersRoutes } from './messaging/numbers-routes.ts';
 import { templatesRoutes } from './messaging/templates-routes.ts';
 import { OPENAPI_PATH, swaggerOptions } from './external-api/openapi.ts';
@@ -120,6 +121,7 @@ export async function buildApp({
       contactsRoutes(services.contacts),
       numbersRoutes(services.numbers),
       templatesRoutes(services.templates),
+      draftsRoutes(services.drafts),
     ],
   });
 

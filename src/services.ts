@@ -10,6 +10,7 @@ import { createSessionStore, type SessionStore } from './browser/session-store.t
 import type { Config } from './config.ts';
 import { createContactsService, type ContactsService } from './contacts/contacts-service.ts';
 import type { Storage } from './db/client.ts';
+import { createDraftsService, type DraftsService } from './messaging/drafts-service.ts';
 import { createNumbersService, type NumbersService } from './messaging/numbers-service.ts';
 import { createTemplatesService, type TemplatesService } from './messaging/templates-service.ts';
 import { createPartnerService, type PartnerService } from './partner/partner-service.ts';
@@ -33,6 +34,8 @@ export interface Services {
   numbers: NumbersService;
   /** The provider's message templates of the connected account. */
   templates: TemplatesService;
+  /** Portico-side message drafts and sending them. */
+  drafts: DraftsService;
   /** Browser sessions of the web pages. */
   sessions: SessionStore;
 }
@@ -69,6 +72,13 @@ export function createServices(deps: {
     partner,
     numbers: createNumbersService({ partner }),
     templates: createTemplatesService({ partner }),
+    drafts: createDraftsService({
+      db: storage.db,
+      // The messaging send service (POST /messaging/messages) is wired here once it exists;
+      // until then sending a draft answers 503.
+      send: undefined,
+      isConnected: async (portalId) => (await partner.wabaIdsOf(portalId)).length > 0,
+    }),
     sessions: createSessionStore({ db: storage.db, ttlSeconds: config.SESSION_TTL_SECONDS }),
   };
 }
