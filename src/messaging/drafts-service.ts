@@ -199,45 +199,8 @@ export function createDraftsService(deps: DraftsServiceDeps) {
      * @throws AppError `not_found`; `conflict` (already sent); `invalid_request` (no
      *   recipients); `not_connected`; `unavailable` (no send service on this server).
      */
-    async sendDraft(principal: Principal, id: string): Promise<SendOutcome> {
-      const draft = await load(principal.portalId, id);
-      const send = deps.send;
-      if (!send)
-        throw new AppError('unavailable', 'Sending messages is not available on this server.');
-      if (draft.sentAt) throw alreadySent(draft.sentAt);
-      const recipients = await expand(db, principal.portalId, draft.recipients);
-      if (recipients.length === 0)
-        throw invalid([{ field: 'recipients', message: 'the draft has no recipient to send to' }]);
-      if (!(await deps.isConnected(principal.portalId)))
-        throw new AppError(
-          'not_connected',
-          'The portal has no active WhatsApp Business connection; connect it on /settings first.',
-        );
-      const claimed = await repo.claimDraft(db, principal.portalId, id);
-      if (!claimed) throw alreadySent(null);
-      const outcome: SendOutcome = { queued: 0, refused: [], sentAt: null };
-      for (const r of recipients) {
-        try {
-          await send(principal, {
-            ...claimed.message,
-            ...('contactId' in r ? { contactId: r.contactId } : { to: r.phone }),
-            ...(claimed.fromPhoneNumberId && { from: claimed.fromPhoneNumberId }),
-          });
-          outcome.queued++;
-        } catch (err) {
-          if (!(err instanceof AppError)) throw err;
-          outcome.refused.push({ recipient: r.label, code: err.code, message: err.message });
-        }
-      }
-      const sentAt = await repo.finishSend(
-        db,
-        principal.portalId,
-        id,
-        { queued: outcome.queued, refused: outcome.refused.length },
-        outcome.queued === 0,
-      );
-      return { ...outcome, sentAt: sentAt?.toISOString() ?? null };
-    },
+    sendDraft: async (principal: Principal, id: string): Promise<SendOutcome> =>
+      sendDraft(deps, await load(principal.portalId, id), principal),
   };
 }
 
@@ -272,4 +235,47 @@ async function expand(db: Database, portalId: number, r: DraftRecipients): Promi
       out.push({ phone, label: phone });
     }
   return out;
+}
+
+async function sendDraft(
+  deps: DraftsServiceDeps,
+  draft: repo.DraftRow,
+  principal: Principal,
+): Promise<SendOutcome> {
+  const { db } = deps;
+  const send = deps.send;
+  if (!send) throw new AppError('unavailable', 'Sending messages is not available on this server.');
+  if (draft.sentAt) throw alreadySent(draft.sentAt);
+  const recipients = await expand(db, principal.portalId, draft.recipients);
+  if (recipients.length === 0)
+    throw invalid([{ field: 'recipients', message: 'the draft has no recipient to send to' }]);
+  if (!(await deps.isConnected(principal.portalId)))
+    throw new AppError(
+      'not_connected',
+      'The portal has no active WhatsApp Business connection; connect it on /settings first.',
+    );
+  const claimed = await repo.claimDraft(db, principal.portalId, draft.id);
+  if (!claimed) throw alreadySent(null);
+  const outcome: SendOutcome = { queued: 0, refused: [], sentAt: null };
+  for (const r of recipients) {
+    try {
+      await send(principal, {
+        ...claimed.message,
+        ...('contactId' in r ? { contactId: r.contactId } : { to: r.phone }),
+        ...(claimed.fromPhoneNumberId && { from: claimed.fromPhoneNumberId }),
+      });
+      outcome.queued++;
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      outcome.refused.push({ recipient: r.label, code: err.code, message: err.message });
+    }
+  }
+  const sentAt = await repo.finishSend(
+    db,
+    principal.portalId,
+    draft.id,
+    { queued: outcome.queued, refused: outcome.refused.length },
+    outcome.queued === 0,
+  );
+  return { ...outcome, sentAt: sentAt?.toISOString() ?? null };
 }
