@@ -147,6 +147,11 @@ export async function buildApp({
       accounts: services.accounts,
       partner: services.partner,
       contacts: services.contacts,
+      messaging: {
+        numbers: services.numbers,
+        templates: services.templates,
+        drafts: services.drafts,
+      },
       recentAuditEvents: (portalId) =>
         listAuditEvents(services.storage.db, portalId, { limit: 20 }),
     });

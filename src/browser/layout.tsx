@@ -31,7 +31,7 @@ export function Layout({ title, signedIn, children }: LayoutProps) {
           {signedIn && (
             <form method="post" action="/logout">
               <a href="/settings">Settings</a> <a href="/contacts">Contacts</a>{' '}
-              <span class="muted">{signedIn.email} </span>
+              <a href="/messages">Messages</a> <span class="muted">{signedIn.email} </span>
               <input type="hidden" name="csrf" value={signedIn.csrfToken} />
               <button type="submit" class="secondary">
                 Sign out

@@ -11,7 +11,7 @@
  *
  * @see docs/decisions.md "Messaging: drafts"
  */
-import type { Principal } from '../accounts/principal.ts';
+import type { Principal as FullPrincipal } from '../accounts/principal.ts';
 import type { DraftMessage, DraftRecipients } from '../db/schema/message-drafts.ts';
 import type { Database } from '../db/client.ts';
 import { keysetCursor } from '../external-api/keyset-cursor.ts';
@@ -29,6 +29,9 @@ import {
 
 const { encodeCursor, decodeCursor } = keysetCursor(/^drf_[0-9A-Za-z]{1,60}$/);
 
+/** Whose drafts: every query filters by this portal. */
+type Principal = Pick<FullPrincipal, 'portalId'>;
+
 /** One message as the send service takes it (the body of `POST /messaging/messages`). */
 export type OutgoingMessage = DraftMessage & { to?: string; contactId?: string; from?: string };
 
@@ -36,7 +39,7 @@ export type OutgoingMessage = DraftMessage & { to?: string; contactId?: string; 
  * The messaging send service's single send. Refusals are thrown as AppError (their `code` and
  * `message` are reported per recipient); anything else stops the send.
  */
-export type SendMessage = (principal: Principal, message: OutgoingMessage) => Promise<unknown>;
+export type SendMessage = (principal: FullPrincipal, message: OutgoingMessage) => Promise<unknown>;
 
 export interface DraftsServiceDeps {
   db: Database;
@@ -199,7 +202,7 @@ export function createDraftsService(deps: DraftsServiceDeps) {
      * @throws AppError `not_found`; `conflict` (already sent); `invalid_request` (no
      *   recipients); `not_connected`; `unavailable` (no send service on this server).
      */
-    sendDraft: async (principal: Principal, id: string): Promise<SendOutcome> =>
+    sendDraft: async (principal: FullPrincipal, id: string): Promise<SendOutcome> =>
       sendDraft(deps, await load(principal.portalId, id), principal),
   };
 }
@@ -240,7 +243,7 @@ async function expand(db: Database, portalId: number, r: DraftRecipients): Promi
 async function sendDraft(
   deps: DraftsServiceDeps,
   draft: repo.DraftRow,
-  principal: Principal,
+  principal: FullPrincipal,
 ): Promise<SendOutcome> {
   const { db } = deps;
   const send = deps.send;
