@@ -87,7 +87,8 @@ function CardOf<T>(p: {
 
 function nextHref(filters: MessageFilters, cursor: string): string {
   const params = new URLSearchParams();
-  for (const [k, v] of Object.entries(filters)) if (v) params.set(k, v);
+  for (const [k, v] of Object.entries(filters) as [string, string | undefined][])
+    if (v) params.set(k, v);
   params.set('cursor', cursor);
   return `/messages?${params.toString()}`;
 }
