@@ -20,6 +20,7 @@ import { createPageSessions } from './browser/web-session.ts';
 import { apiReferencePage } from './external-api/docs-page.ts';
 import { OPENAPI_PATH, swaggerOptions } from './external-api/openapi.ts';
 import { EXTERNAL_API_PREFIX, externalApi } from './external-api/plugin.ts';
+import { messagingRoutes } from './messaging/messaging-routes.ts';
 import { authorizationRoutes } from './partner/authorization-routes.ts';
 import { providerCallbacksRoutes } from './partner/provider-callbacks-routes.ts';
 import { AccessLogController } from './platform/access-log.ts';
@@ -113,7 +114,11 @@ export async function buildApp({
       redis,
       keyPrefix: config.REDIS_KEY_PREFIX,
     },
-    routes: [ticketsRoutes(services.tickets), contactsRoutes(services.contacts)],
+    routes: [
+      ticketsRoutes(services.tickets),
+      contactsRoutes(services.contacts),
+      messagingRoutes(services.messaging),
+    ],
   });
 
   // The pages and the provider's callbacks, in a context of their own: cookies, form bodies and

@@ -95,7 +95,11 @@ export function createDeliveryQueue(deps: {
     start() {
       started ??= (async () => {
         await boss.start();
-        await boss.createQueue(SEND_QUEUE, { name: SEND_QUEUE, policy: 'standard', ...sendOptions });
+        await boss.createQueue(SEND_QUEUE, {
+          name: SEND_QUEUE,
+          policy: 'standard',
+          ...sendOptions,
+        });
       })();
       return started;
     },
@@ -125,7 +129,6 @@ export function createDeliveryQueue(deps: {
             await boss.fail(
               SEND_QUEUE,
               retry.map((j) => j.id),
-              { reason: 'retryable provider failure' },
             );
         },
       );

@@ -15,7 +15,7 @@ import type {
   SummaryPeriod,
   SummaryQuery,
 } from './messaging-schemas.ts';
-import type { PhoneNumber, MessageTemplate } from './provider-port.ts';
+import type { MessageTemplate, PhoneNumber } from './provider-port.ts';
 
 export type PortalOf = Pick<Principal, 'portalId'>;
 
