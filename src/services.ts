@@ -96,10 +96,7 @@ function createMessaging(
     logger,
     provider: partnerMessagingProvider({
       withProvider: partner.withProvider,
-      wabaIdsOf: async (portalId) => {
-        const summary = await partner.connectionSummary(portalId);
-        return summary.status === 'active' ? summary.assetIds : [];
-      },
+      wabaIdsOf: partner.wabaIdsOf,
     }),
     isConnected,
     prices: {

@@ -311,3 +311,34 @@ function template(t: Record<string, unknown>, wabaId: string): MessageTemplate[]
     },
   ];
 }
+
+/** The Cloud API calls with a portal's token and abort signal already given (no token seen). */
+export interface BoundCloudApi {
+  listPhoneNumbers(wabaId: string): Promise<PhoneNumber[]>;
+  listTemplates(
+    wabaId: string,
+    opts: { after?: string; limit?: number },
+  ): Promise<Page<MessageTemplate>>;
+  createTemplate(
+    wabaId: string,
+    t: NewTemplate,
+  ): Promise<{ id: string; status: string; category: string }>;
+  deleteTemplate(wabaId: string, name: string): Promise<void>;
+  sendMessage(
+    phoneNumberId: string,
+    m: OutboundMessage,
+    bizOpaqueCallbackData: string,
+  ): Promise<{ wamid: string; waId: string | undefined }>;
+}
+
+/** `cloud` with `token` and `signal` bound: what a caller outside partner/ is handed. */
+export function bindCloudApi(cloud: CloudApi, token: string, signal: AbortSignal): BoundCloudApi {
+  return {
+    listPhoneNumbers: (wabaId) => cloud.listPhoneNumbers(token, wabaId, signal),
+    listTemplates: (wabaId, opts) => cloud.listTemplates(token, wabaId, opts, signal),
+    createTemplate: (wabaId, t) => cloud.createTemplate(token, wabaId, t, signal),
+    deleteTemplate: (wabaId, name) => cloud.deleteTemplate(token, wabaId, name, signal),
+    sendMessage: (phoneNumberId, m, data) =>
+      cloud.sendMessage(token, phoneNumberId, m, data, signal),
+  };
+}
