@@ -52,10 +52,9 @@ export function positionalSql(text: string, values: readonly unknown[] = []): SQ
 export function transactionJobDb(tx: Tx): JobDb {
   return {
     async executeSql(text, values) {
-      const result = (await tx.execute(positionalSql(text, values))) as unknown as {
-        rows: unknown[];
-      };
-      return { rows: result.rows };
+      // Both drivers answer an object with `rows` (node-postgres' QueryResult, PGlite's Results).
+      const result: unknown = await tx.execute(positionalSql(text, values));
+      return { rows: (result as { rows: unknown[] }).rows };
     },
   };
 }
@@ -83,9 +82,14 @@ export function storageJobDb(storage: Storage): JobDb {
   if (pool) {
     return {
       async executeSql(text, values) {
-        const result = await pool.query(text, values && values.length > 0 ? values : undefined);
+        const result: unknown = await pool.query(
+          text,
+          values && values.length > 0 ? values : undefined,
+        );
         // A multi-statement text answers one result per statement.
-        const last = Array.isArray(result) ? (result.at(-1) as (typeof result)[0]) : result;
+        const last = (Array.isArray(result) ? result.at(-1) : result) as
+          | { rows?: unknown[] }
+          | undefined;
         return { rows: last?.rows ?? [] };
       },
     };

@@ -11,7 +11,6 @@ import {
   failIfQueued,
   failQueuedOfPortal,
   type MessageRow,
-  type Tx,
 } from './messages-repository.ts';
 
 /** The error of a message whose portal's connection was revoked before it was sent. */
@@ -58,8 +57,8 @@ export async function failQueuedMessage(
  * message the provider already accepted (it has a wamid) keeps waiting for its status webhook.
  */
 export const failQueuedOnRevocation: RevocationStep = async (tx, { portalId }) => {
-  const rows = await failQueuedOfPortal(tx as Tx, portalId, REVOKED_ERROR, new Date());
-  await release(tx as Tx, portalId, releasesOf(rows), REVOCATION_ACTOR);
+  const rows = await failQueuedOfPortal(tx, portalId, REVOKED_ERROR, new Date());
+  await release(tx, portalId, releasesOf(rows), REVOCATION_ACTOR);
 };
 
 /**

@@ -11,12 +11,10 @@
  */
 import { recordAuditEvent } from '../audit/audit-log.ts';
 import type { Database, Storage } from '../db/client.ts';
-import { randomBase62 } from '../platform/crypto.ts';
 import { AppError, UsageError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
-import { claimOrReplay, requestFingerprint } from '../tickets/ticket-idempotency.ts';
-import { findIdempotencyKey, saveIdempotentResponse } from '../tickets/tickets-repository.ts';
-import { listTransactionPage, readCredit, reserve, topUp } from './credit-ledger.ts';
+import { listTransactionPage, readCredit, topUp } from './credit-ledger.ts';
+import { createSendMessage, type MessagingPrices } from './message-sending.ts';
 import { createDeliveryQueue, type DeliveryQueueSettings } from './delivery-queue.ts';
 import { createDeliveryWorker } from './delivery-worker.ts';
 import {
@@ -26,29 +24,14 @@ import {
   toTransaction,
   transactionCursor,
 } from './message-view.ts';
-import {
-  findMessage,
-  insertMessage,
-  listMessagePage,
-  summaryRows,
-  type Tx,
-} from './messages-repository.ts';
-import type { SendMessageBody } from './messaging-schemas.ts';
-import type { MessagingService, PortalOf, SendMessageResult } from './messaging-types.ts';
+import { findMessage, listMessagePage, summaryRows } from './messages-repository.ts';
+import type { SummaryQuery } from './messaging-schemas.ts';
+import type { MessagingService, PortalOf } from './messaging-types.ts';
 import { createProviderDirectory } from './provider-directory.ts';
 import type { MessagingProvider } from './provider-port.ts';
 import { createSenderPacing } from './sender-pacing.ts';
-import { checkSend, providerFailure, type CheckedSend } from './send-rules.ts';
+import { providerFailure } from './send-rules.ts';
 import { createWebhookSink } from './status-events.ts';
-
-/** Prices per message kind, integer minor units of `currency` (config MESSAGING_PRICE_*). */
-export interface MessagingPrices {
-  currency: string;
-  text: number;
-  MARKETING: number;
-  UTILITY: number;
-  AUTHENTICATION: number;
-}
 
 export interface MessagingServiceDeps {
   storage: Storage;
@@ -78,13 +61,6 @@ export interface MessagingRuntime extends MessagingService {
   waitingJobs(): Promise<number>;
 }
 
-/** Public message id: `msg_` + base62 of 16 random bytes. */
-export function newMessageId(): string {
-  return `msg_${randomBase62(16)}`;
-}
-
-const SEND_ROUTE = 'POST /messaging/messages';
-
 export function createMessagingService(deps: MessagingServiceDeps): MessagingRuntime {
   const { storage, logger, prices } = deps;
   const db: Database = storage.db;
@@ -97,98 +73,14 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
     pacing: createSenderPacing(deps.ratePerNumber),
     logger,
   });
-  const priceOf = (c: CheckedSend) => (c.template ? prices[c.template.category] : prices.text);
-
-  async function queueIt(
-    tx: Tx,
-    portalId: number,
-    checked: CheckedSend,
-    key: { idempotencyKey: string | undefined; requestHash: string },
-  ): Promise<SendMessageResult> {
-    if (key.idempotencyKey !== undefined) {
-      const first = await claimOrReplay(tx, portalId, key.idempotencyKey, key.requestHash);
-      if (first)
-        return {
-          status: first.status,
-          body: first.body as SendMessageResult['body'],
-          replayed: true,
-        };
-    }
-    const id = newMessageId();
-    const price = priceOf(checked);
-    const row = await insertMessage(tx, {
-      id,
-      portalId,
-      to: checked.to,
-      contactId: checked.contactId,
-      from: checked.from,
-      type: checked.type,
-      textBody: checked.textBody,
-      templateName: checked.template?.name ?? null,
-      templateLanguage: checked.template?.language ?? null,
-      templateCategory: checked.template?.category ?? null,
-      templateParameters: checked.template?.parameters ?? null,
-      priceMinor: price,
-      currency: prices.currency,
-    });
-    const money = {
-      portalId,
-      amount: price,
-      currency: prices.currency,
-      messageId: id,
-      actor: 'api',
-    };
-    if (!(await reserve(tx, money))) {
-      throw new AppError(
-        'insufficient_credit',
-        "The portal's credit does not cover this message; ask your operator to top it up.",
-      );
-    }
-    await queue.enqueue(tx, { messageId: id, portalId });
-    const result = {
-      status: 202,
-      body: { success: true as const, data: toMessage(row) },
-      replayed: false,
-    };
-    if (key.idempotencyKey !== undefined)
-      await saveIdempotentResponse(tx, portalId, key.idempotencyKey, result);
-    return result;
-  }
-
-  async function sendMessage(args: {
-    principal: PortalOf;
-    input: SendMessageBody;
-    idempotencyKey?: string | undefined;
-  }): Promise<SendMessageResult> {
-    const { portalId } = args.principal;
-    const requestHash = requestFingerprint(SEND_ROUTE, args.input);
-    if (args.idempotencyKey !== undefined) {
-      // A retry of a request already answered replays it, whatever the checks would say now.
-      const earlier = await findIdempotencyKey(db, portalId, args.idempotencyKey);
-      if (earlier && earlier.responseStatus !== null && earlier.expiresAt > now()) {
-        const replay = await db.transaction((tx) =>
-          claimOrReplay(tx, portalId, args.idempotencyKey!, requestHash),
-        );
-        if (replay)
-          return {
-            status: replay.status,
-            body: replay.body as SendMessageResult['body'],
-            replayed: true,
-          };
-      }
-    }
-    const checked = await checkSend({
-      db,
-      directory,
-      isConnected: deps.isConnected,
-      portalId,
-      input: args.input,
-      now: now(),
-    });
-    return db.transaction((tx) =>
-      queueIt(tx, portalId, checked, { idempotencyKey: args.idempotencyKey, requestHash }),
-    );
-  }
+  const sendMessage = createSendMessage({
+    db,
+    directory,
+    queue,
+    isConnected: deps.isConnected,
+    prices,
+    now,
+  });
 
   const readProvider = async <T>(read: () => Promise<T>): Promise<T> => {
     try {
@@ -227,29 +119,7 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
       return toMessage(row);
     },
 
-    async summary(principal, query) {
-      const since = new Date(query.since);
-      const until = new Date(query.until);
-      const spanMs = until.getTime() - since.getTime();
-      const maxMs = (query.granularity === 'hour' ? 31 : 366) * 24 * 3600 * 1000;
-      if (!(spanMs > 0) || spanMs > maxMs) {
-        throw new AppError(
-          'invalid_request',
-          '`until` must be after `since`, within 366 days (31 for hours).',
-          {
-            details: [
-              { field: 'querystring.until', message: 'is not after since, or too far from it' },
-            ],
-          },
-        );
-      }
-      const rows = await summaryRows(db, principal.portalId, {
-        since,
-        until,
-        granularity: query.granularity,
-      });
-      return toPeriods(rows, prices.currency);
-    },
+    summary: (principal, query) => summaryOf(db, principal, query, prices.currency),
 
     credit: (principal) => readCredit(db, principal.portalId, prices.currency),
 
@@ -267,26 +137,7 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
       };
     },
 
-    async addCredit({ portalId, amount, note, actor }) {
-      if (!Number.isSafeInteger(amount) || amount <= 0)
-        throw new UsageError('The amount must be a positive whole number of minor units.');
-      return db.transaction(async (tx) => {
-        const result = await topUp(tx, {
-          portalId,
-          amount,
-          currency: prices.currency,
-          note,
-          actor: `${actor.type}:${actor.id}`,
-        });
-        await recordAuditEvent(tx, {
-          portalId,
-          actor,
-          action: 'credit.added',
-          reason: `${amount} minor units of ${result.currency} (transaction ${result.transactionId})`,
-        });
-        return result;
-      });
-    },
+    addCredit: (args) => addCreditTo(db, args, prices.currency),
 
     listNumbers: (principal) => readProvider(() => directory.numbers(principal.portalId)),
     listTemplates: (principal) => readProvider(() => directory.templates(principal.portalId)),
@@ -306,4 +157,55 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
     },
     waitingJobs: () => queue.waiting(),
   };
+}
+
+/** Counts per status, delivery rate and cost per bucket of `[since, until)`. */
+async function summaryOf(db: Database, principal: PortalOf, query: SummaryQuery, currency: string) {
+  const since = new Date(query.since);
+  const until = new Date(query.until);
+  const spanMs = until.getTime() - since.getTime();
+  const maxMs = (query.granularity === 'hour' ? 31 : 366) * 24 * 3600 * 1000;
+  if (!(spanMs > 0) || spanMs > maxMs) {
+    throw new AppError(
+      'invalid_request',
+      '`until` must be after `since`, within 366 days (31 for hours).',
+      {
+        details: [
+          { field: 'querystring.until', message: 'is not after since, or too far from it' },
+        ],
+      },
+    );
+  }
+  const rows = await summaryRows(db, principal.portalId, {
+    since,
+    until,
+    granularity: query.granularity,
+  });
+  return toPeriods(rows, currency);
+}
+
+/** An operator's top-up and its `credit.added` audit event, in one transaction. */
+async function addCreditTo(
+  db: Database,
+  { portalId, amount, note, actor }: Parameters<MessagingService['addCredit']>[0],
+  currency: string,
+) {
+  if (!Number.isSafeInteger(amount) || amount <= 0)
+    throw new UsageError('The amount must be a positive whole number of minor units.');
+  return db.transaction(async (tx) => {
+    const result = await topUp(tx, {
+      portalId,
+      amount,
+      currency,
+      note,
+      actor: `${actor.type}:${actor.id}`,
+    });
+    await recordAuditEvent(tx, {
+      portalId,
+      actor,
+      action: 'credit.added',
+      reason: `${amount} minor units of ${result.currency} (transaction ${result.transactionId})`,
+    });
+    return result;
+  });
 }

@@ -19,11 +19,7 @@ import { normalisePhone } from '../contacts/phone.ts';
 import type { Database } from '../db/client.ts';
 import type { Logger } from '../platform/logger.ts';
 import { capture, release } from './credit-ledger.ts';
-import type {
-  InboundMessageEvent,
-  MessageStatusEvent,
-  MessagingWebhookSink,
-} from './messaging-types.ts';
+import type { MessageStatusEvent, MessagingWebhookSink } from './messaging-types.ts';
 import {
   lockMessageForStatus,
   updateMessage,
