@@ -118,11 +118,9 @@ function createInternals(deps: PartnerServiceDeps) {
   };
 }
 
-export function createPartnerService(deps: PartnerServiceDeps) {
-  const { config, db, keyring } = deps;
-  const internals = createInternals(deps);
-  const { log, settings, provider, store, inflight, grants } = internals;
-  const { revokeConnection, withProvider, healthChecker } = internals;
+/** The WhatsApp Cloud API side of the service: WABA routing, webhooks, outbound calls. */
+function whatsAppParts(db: Database, internals: ReturnType<typeof createInternals>) {
+  const { settings, revokeConnection, withProvider, log } = internals;
   const routing = createWabaRouting(db);
   return {
     /**
@@ -153,6 +151,16 @@ export function createPartnerService(deps: PartnerServiceDeps) {
       withProvider(portalId, what, (c, token, signal) =>
         fn(bindCloudApi(c.cloud, token, signal), signal),
       ),
+  };
+}
+
+export function createPartnerService(deps: PartnerServiceDeps) {
+  const { config, db, keyring } = deps;
+  const internals = createInternals(deps);
+  const { log, settings, provider, store, inflight, grants } = internals;
+  const { revokeConnection, withProvider, healthChecker } = internals;
+  return {
+    ...whatsAppParts(db, internals),
     ...createProviderPersonCallbacks({
       db,
       store,

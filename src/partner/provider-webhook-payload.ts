@@ -159,7 +159,7 @@ function messages(
     }
     statuses.push({
       wamid: s.id,
-      status: s.status as MessageStatusEvent['status'],
+      status: s.status,
       timestamp: date(s.timestamp),
       recipientId: s.recipient_id,
       ...(s.biz_opaque_callback_data !== undefined && {

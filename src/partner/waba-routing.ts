@@ -47,7 +47,7 @@ export function createWabaRouting(db: Database) {
      * The WABA ids of the portal's active connection; [] when it is not connected (or the
      * grant holds no WABA).
      */
-    async wabaIdsOf(portalId: number): Promise<string[]> {
+    wabaIdsOf: async (portalId: number): Promise<string[]> => {
       const [row] = await db
         .select({ wabaIds: connections.wabaIds })
         .from(connections)
@@ -60,7 +60,7 @@ export function createWabaRouting(db: Database) {
      * connections cover it (one person connected two portals), the latest connection wins:
      * the person's newest choice (docs/decisions.md).
      */
-    async portalOfWaba(wabaId: string): Promise<number | null> {
+    portalOfWaba: async (wabaId: string): Promise<number | null> => {
       if (!GRAPH_ID.test(wabaId)) return null;
       const [row] = await db
         .select({ portalId: connections.portalId })
@@ -75,7 +75,7 @@ export function createWabaRouting(db: Database) {
      * Every portal whose active connection covers `wabaId` and was made before `before` (all
      * of them when undefined): whom the provider's removal of the WABA concerns.
      */
-    async activePortalsOfWaba(wabaId: string, before?: Date): Promise<number[]> {
+    activePortalsOfWaba: async (wabaId: string, before?: Date): Promise<number[]> => {
       if (!GRAPH_ID.test(wabaId)) return [];
       const rows = await db
         .select({ portalId: connections.portalId })
