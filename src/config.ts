@@ -19,6 +19,9 @@ export { ConfigSchema, type Config };
 /** Path of the redirect URI under APP_BASE_URL (docs/partner-connection.md). */
 export const PARTNER_CALLBACK_PATH = '/api/auth/partner/callback';
 
+/** Path of the provider's webhooks under APP_BASE_URL (docs/partner-connection.md). */
+export const PROVIDER_WEBHOOKS_PATH = '/api/provider/webhooks';
+
 export { ConfigError } from './platform/errors.ts';
 
 function describe(schema: TSchema | undefined): string {

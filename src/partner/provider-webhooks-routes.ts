@@ -17,13 +17,12 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
+import { PROVIDER_WEBHOOKS_PATH } from '../config.ts';
 import { ErrorEnvelopeSchema, sendError } from '../platform/error-envelope.ts';
 import { AppError } from '../platform/errors.ts';
 import type { PartnerService } from './partner-service.ts';
 import type { ProviderWebhookSink } from './provider-webhook-events.ts';
 import { parseProviderWebhook, type WebhookChange } from './provider-webhook-payload.ts';
-
-export const PROVIDER_WEBHOOKS_PATH = '/api/provider/webhooks';
 
 /** Largest webhook body, in bytes: the provider batches up to 1,000 updates per delivery. */
 const WEBHOOK_BODY_LIMIT = 1024 * 1024;
