@@ -23,8 +23,11 @@ import { numbersRoutes } from './messaging/numbers-routes.ts';
 import { templatesRoutes } from './messaging/templates-routes.ts';
 import { OPENAPI_PATH, swaggerOptions } from './external-api/openapi.ts';
 import { EXTERNAL_API_PREFIX, externalApi } from './external-api/plugin.ts';
+import { messagingRoutes } from './messaging/messaging-routes.ts';
 import { authorizationRoutes } from './partner/authorization-routes.ts';
 import { providerCallbacksRoutes } from './partner/provider-callbacks-routes.ts';
+import { type ProviderWebhookSink } from './partner/provider-webhook-events.ts';
+import { providerWebhooksRoutes } from './partner/provider-webhooks-routes.ts';
 import { AccessLogController } from './platform/access-log.ts';
 import {
   clientErrorHandler,
@@ -52,6 +55,10 @@ export interface BuildAppOptions {
   logger: FastifyBaseLogger;
   /** Overrides of the token change listener's timings (tests shorten the reconnect backoff). */
   listenerTiming?: Partial<ListenerTiming>;
+  /**
+   * Where the provider's webhook events go (tests record them). Default: messaging's sink.
+   */
+  providerWebhookSink?: ProviderWebhookSink;
 }
 
 declare module 'fastify' {
@@ -65,6 +72,7 @@ export async function buildApp({
   services,
   logger,
   listenerTiming,
+  providerWebhookSink,
 }: BuildAppOptions): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
@@ -119,6 +127,7 @@ export async function buildApp({
     routes: [
       ticketsRoutes(services.tickets),
       contactsRoutes(services.contacts),
+      messagingRoutes(services.messaging),
       numbersRoutes(services.numbers),
       templatesRoutes(services.templates),
       draftsRoutes(services.drafts),
@@ -151,12 +160,20 @@ export async function buildApp({
         numbers: services.numbers,
         templates: services.templates,
         drafts: services.drafts,
+        log: services.messaging,
       },
       recentAuditEvents: (portalId) =>
         listAuditEvents(services.storage.db, portalId, { limit: 20 }),
     });
     await pages.register(authorizationRoutes, { sessions, partner: services.partner });
     await pages.register(providerCallbacksRoutes, { partner: services.partner });
+  });
+
+  // The provider's webhooks, in a context of their own: a JSON parser that keeps the raw bytes
+  // (the signature is over them), and no cookie, form or page-header hook.
+  await app.register(providerWebhooksRoutes, {
+    partner: services.partner,
+    sink: providerWebhookSink ?? services.messaging.webhookSink,
   });
 
   return app;

@@ -45,6 +45,6 @@ figure.chart svg { width: 100%; height: auto; display: block; }
 .chart-grid text, .chart-label { fill: var(--muted); font-size: 11px; }
 .bar-sent { fill: #9bb8e3; } .bar-delivered { fill: #1f5fbf; } .bar-read { fill: #1d7a46; } .bar-failed { fill: #a12a2a; }
 .legend { display: inline-flex; align-items: center; gap: 0.25rem; margin-right: 1rem; font-size: 0.85rem; }
-.legend svg { width: 0.8rem; height: 0.8rem; }
+figure.chart .legend svg { width: 0.8rem; height: 0.8rem; display: inline-block; }
 code { font-family: ui-monospace, monospace; }
 `;

@@ -16,6 +16,9 @@ import { callCloud, requireWabaIds, type CloudAccountDeps } from './numbers-clou
 import type { ListTemplatesQuery, NewTemplateBody } from './templates-schemas.ts';
 import { templateRuleErrors } from './templates-validation.ts';
 
+/** Provider pages read for one page of ours at most (filters may skip many templates). */
+const MAX_READS_PER_PAGE = 10;
+
 export type TemplatesService = ReturnType<typeof createTemplatesService>;
 
 interface Position {
@@ -90,24 +93,25 @@ export function createTemplatesService(deps: { partner: CloudAccountDeps }) {
       const key = wabaIds.join(',');
       let pos: Position = query.cursor ? decode(query.cursor, key) : { waba: 0, after: null, key };
       const items: MessageTemplate[] = [];
-      // Fill the page from as many WABAs as it takes; the provider's pages may be shorter.
-      while (items.length < query.limit && pos.waba < wabaIds.length) {
+      const wanted = (t: MessageTemplate) =>
+        (!query.status || t.status === query.status) &&
+        (!query.name || t.name.includes(query.name));
+      // Fill the page from as many provider pages and WABAs as it takes (the filters apply
+      // here: Graph's list filters are not in every API version). A page ends at the end of a
+      // provider page, so a cursor never points into the middle of one.
+      for (let reads = 0; items.length < query.limit && pos.waba < wabaIds.length; reads++) {
+        if (reads >= MAX_READS_PER_PAGE) break;
         const wabaId = wabaIds[pos.waba] as string;
         const after = pos.after;
         const page = await callCloud(partner, portalId, 'templates read', (cloud, token, signal) =>
           cloud.listTemplates(
             token,
             wabaId,
-            {
-              limit: query.limit - items.length,
-              ...(after && { after }),
-              ...(query.name && { name: query.name }),
-              ...(query.status && { status: query.status }),
-            },
+            { limit: query.limit - items.length, ...(after && { after }) },
             signal,
           ),
         );
-        items.push(...page.items);
+        items.push(...page.items.filter(wanted));
         pos = page.after
           ? { waba: pos.waba, after: page.after, key }
           : { waba: pos.waba + 1, after: null, key };
@@ -163,9 +167,18 @@ export function createTemplatesService(deps: { partner: CloudAccountDeps }) {
         namedWaba,
         'querystring.wabaId',
       );
-      await callCloud(partner, portalId, 'template deletion', (cloud, token, signal) =>
-        cloud.deleteTemplate(token, wabaId, name, signal),
-      );
+      try {
+        await callCloud(partner, portalId, 'template deletion', (cloud, token, signal) =>
+          cloud.deleteTemplate(token, wabaId, name, signal),
+        );
+      } catch (err) {
+        // The name passed our schema, so Graph's "invalid parameter" here means "no such name".
+        if (err instanceof AppError && err.code === 'invalid_request')
+          throw new AppError('not_found', 'The account has no template of that name.', {
+            cause: err,
+          });
+        throw err;
+      }
       return { name, wabaId, deleted: true as const };
     },
   };

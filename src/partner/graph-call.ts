@@ -39,7 +39,6 @@ export async function graphCall(
   url: string,
   init: {
     body?: URLSearchParams;
-    /** A JSON request body (Graph's WhatsApp Cloud API nodes take JSON). */
     json?: unknown;
     bearer?: string;
     method?: 'GET' | 'POST' | 'DELETE';
@@ -49,15 +48,15 @@ export async function graphCall(
   const headers: Record<string, string> = { accept: 'application/json' };
   if (init.bearer !== undefined) headers.authorization = `Bearer ${init.bearer}`;
   if (init.json !== undefined) headers['content-type'] = 'application/json';
-  const body = init.json !== undefined ? JSON.stringify(init.json) : init.body;
+  const payload = init.json !== undefined ? JSON.stringify(init.json) : init.body;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = init.signal ? AbortSignal.any([timeout, init.signal]) : timeout;
   let res: Response;
   try {
     res = await fetch(url, {
-      method: init.method ?? (body !== undefined ? 'POST' : 'GET'),
+      method: init.method ?? (payload !== undefined ? 'POST' : 'GET'),
       headers,
-      ...(body !== undefined && { body }),
+      ...(payload !== undefined && { body: payload }),
       redirect: 'error',
       signal,
     });
@@ -71,9 +70,9 @@ export async function graphCall(
       { cause: timedOut ? undefined : sanitizeCause(cause) },
     );
   }
-  let answer: unknown;
+  let body: unknown;
   try {
-    answer = await res.json();
+    body = await res.json();
   } catch {
     throw new ProviderError(
       res.status >= 500 ? 'unavailable' : 'other',
@@ -81,7 +80,7 @@ export async function graphCall(
       { httpStatus: res.status },
     );
   }
-  const error = (answer as GraphErrorBody | null)?.error;
+  const error = (body as GraphErrorBody | null)?.error;
   if (!res.ok || error) {
     const code = asNumber(error?.code);
     const subcode = asNumber(error?.error_subcode);
@@ -95,12 +94,26 @@ export async function graphCall(
         graphSubcode: subcode,
         fbtraceId: asString(error?.fbtrace_id),
         httpStatus: res.status,
+        retryAfterMs: retryAfterMs(res.headers.get('retry-after')),
       },
     );
   }
-  if (typeof answer !== 'object' || answer === null)
+  if (typeof body !== 'object' || body === null)
     throw new ProviderError('other', `${what}: the provider answered an unexpected body`);
-  return answer as Record<string, unknown>;
+  return body as Record<string, unknown>;
+}
+
+/**
+ * A `Retry-After` header in milliseconds: delay-seconds or an HTTP date; undefined when absent
+ * or unreadable. Bounded to one hour so a wild value cannot park a queue.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-10.2.3
+ */
+export function retryAfterMs(header: string | null): number | undefined {
+  if (header === null) return undefined;
+  const value = header.trim();
+  const ms = /^[0-9]{1,9}$/.test(value) ? Number(value) * 1000 : Date.parse(value) - Date.now();
+  return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), 3_600_000) : undefined;
 }
 
 /** Keep the error class and code of a network failure, not its message (it may quote a URL). */

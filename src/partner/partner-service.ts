@@ -21,6 +21,7 @@ import type { Database } from '../db/client.ts';
 import type { Keyring } from '../platform/keyring.ts';
 import type { Logger } from '../platform/logger.ts';
 import { authorizationRequestUrl } from './authorization-request.ts';
+import { bindCloudApi, type BoundCloudApi } from './cloud-api.ts';
 import { createAuthorizationCompleter } from './complete-authorization.ts';
 import { summarizeConnection, type ConnectionSummary } from './connection-summary.ts';
 import { createConnectionsStore } from './connections-store.ts';
@@ -31,9 +32,13 @@ import { resealAllTokens } from './key-rotation.ts';
 import { createWithProvider } from './outbound-calls.ts';
 import { createProviderClient } from './provider-client.ts';
 import { createGrantRevoker } from './provider-grant-revocation.ts';
-import { createRevokeConnection } from './revocation.ts';
+import { createProviderWebhooks } from './provider-webhooks.ts';
+import { createRevokeConnection, type RevocationStep } from './revocation.ts';
 import { verifySignedRequest, type SignedRequestResult } from './signed-request.ts';
+import { createWabaRouting } from './waba-routing.ts';
 
+export type * from './provider-webhook-events.ts';
+export type * from './cloud-api.ts';
 export type { ConnectionSummary } from './connection-summary.ts';
 export { ConnectionInactiveError } from './connections-store.ts';
 export { ProviderError } from './provider-error.ts';
@@ -41,8 +46,11 @@ export {
   HEALTH_CHECKER_ACTOR,
   PROVIDER_CLIENT_ACTOR,
   REVOKE_REASONS,
+  type RevocationStep,
+  type RevocationTx,
   type RevokeOptions,
 } from './revocation.ts';
+export type { WithProvider } from './outbound-calls.ts';
 
 export type PartnerService = ReturnType<typeof createPartnerService>;
 
@@ -55,6 +63,8 @@ export interface PartnerServiceDeps {
   instanceId?: string;
   /** Waits between attempts to revoke a grant at the provider (tests shorten them), in ms. */
   grantRevocationRetryDelaysMs?: readonly number[];
+  /** Other features' steps of the revocation cleanup (messaging's), run in its transaction. */
+  revocationSteps?: readonly RevocationStep[];
 }
 
 /** The modules of this folder, wired once over the storage and the provider settings. */
@@ -70,7 +80,14 @@ function createInternals(deps: PartnerServiceDeps) {
     log,
     ...(deps.grantRevocationRetryDelaysMs && { retryDelaysMs: deps.grantRevocationRetryDelaysMs }),
   });
-  const revokeConnection = createRevokeConnection({ db, store, inflight, grants, log });
+  const revokeConnection = createRevokeConnection({
+    db,
+    store,
+    inflight,
+    grants,
+    log,
+    ...(deps.revocationSteps && { steps: deps.revocationSteps }),
+  });
   const withProvider = createWithProvider({
     client: provider?.client ?? null,
     store,
@@ -101,12 +118,49 @@ function createInternals(deps: PartnerServiceDeps) {
   };
 }
 
+/** The WhatsApp Cloud API side of the service: WABA routing, webhooks, outbound calls. */
+function whatsAppParts(db: Database, internals: ReturnType<typeof createInternals>) {
+  const { settings, revokeConnection, withProvider, log } = internals;
+  const routing = createWabaRouting(db);
+  return {
+    /**
+     * The WABA ids of the portal's active connection (assets granted with
+     * `whatsapp_business_messaging` or `_management`); [] when not connected.
+     */
+    wabaIdsOf: routing.wabaIdsOf,
+    /** The portal whose active connection covers the WABA, or null (webhook routing). */
+    portalOfWaba: routing.portalOfWaba,
+    ...createProviderWebhooks({ settings, routing, revokeConnection, log }),
+    /**
+     * Run `fn` with the portal's decrypted token (`client.cloud.sendMessage(token, …)`); see
+     * outbound-calls.ts. @throws ConnectionInactiveError, ProviderError
+     */
+    withProvider,
+    /**
+     * `withProvider` for callers outside this folder: `fn` gets the Cloud API calls with the
+     * token already bound, so the token itself never leaves partner/. Same refusals: inactive
+     * connection before any I/O, 190 revokes, revocation aborts.
+     *
+     * @throws ConnectionInactiveError, ProviderError
+     */
+    withCloudApi: <T>(
+      portalId: number,
+      what: string,
+      fn: (cloud: BoundCloudApi, signal: AbortSignal) => Promise<T>,
+    ): Promise<T> =>
+      withProvider(portalId, what, (c, token, signal) =>
+        fn(bindCloudApi(c.cloud, token, signal), signal),
+      ),
+  };
+}
+
 export function createPartnerService(deps: PartnerServiceDeps) {
   const { config, db, keyring } = deps;
   const internals = createInternals(deps);
   const { log, settings, provider, store, inflight, grants } = internals;
   const { revokeConnection, withProvider, healthChecker } = internals;
   return {
+    ...whatsAppParts(db, internals),
     ...createProviderPersonCallbacks({
       db,
       store,

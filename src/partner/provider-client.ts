@@ -50,6 +50,7 @@ export interface TokenInspection {
   errorCode: number | undefined;
 }
 
+/** The provider client; `cloud` holds the WhatsApp Cloud API calls (cloud-api.ts). */
 export type ProviderClient = ReturnType<typeof createProviderClient>;
 
 /**
@@ -77,7 +78,7 @@ export function createProviderClient(options: ProviderClientOptions) {
   const appAccessToken = `${options.appId}|${options.appSecret}`;
 
   return {
-    cloud: createCloudApi({ base, timeoutMs: options.timeoutMs }), // WhatsApp: numbers, templates
+    cloud: createCloudApi(base, options.timeoutMs), // phone numbers, templates, messages
     /**
      * Exchange an authorization code: `POST {graph}/{version}/oauth/access_token` with
      * `client_id`, `client_secret`, `redirect_uri`, `code` as a form body.

@@ -7,6 +7,7 @@
  * 60 days, a revoked or expired token is reported with error 190.
  */
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
+import { CloudState, type CloudOptions } from './cloud-state.ts';
 
 export interface SandboxAppConfig {
   appId: string;
@@ -20,6 +21,10 @@ export interface SandboxAppConfig {
   deauthorizeCallbackUrl?: string;
   /** Where "delete my data" POSTs a signed data-deletion request. */
   dataDeletionCallbackUrl?: string;
+  /** Where WhatsApp Business Account webhooks (statuses, inbound messages, templates) go. */
+  webhookUrl?: string;
+  /** The verify token the sandbox sends once to `webhookUrl` (`hub.verify_token`). */
+  webhookVerifyToken?: string;
 }
 
 export interface Grant {
@@ -50,16 +55,6 @@ export interface TokenRecord {
   longLived: boolean;
 }
 
-/** A message template as the sandbox keeps it; its status is derived from the clock. */
-export interface SandboxTemplate {
-  id: string;
-  name: string;
-  language: string;
-  category: string;
-  components: unknown[];
-  createdAtMs: number;
-}
-
 /** One request the sandbox received (for tests: who called what, with which user's token). */
 export interface SandboxCall {
   method: string;
@@ -88,10 +83,13 @@ export class SandboxState {
   readonly codes = new Map<string, CodeRecord>();
   readonly tokens = new Map<string, TokenRecord>();
   readonly calls: SandboxCall[] = [];
+  /** The WhatsApp Cloud API's WABAs, templates, messages (cloud-state.ts). */
+  readonly cloud: CloudState;
   private offsetMs = 0;
 
-  constructor(apps: SandboxAppConfig[]) {
+  constructor(apps: SandboxAppConfig[], cloudOptions: Partial<CloudOptions> = {}) {
     for (const app of apps) this.apps.set(app.appId, app);
+    this.cloud = new CloudState(cloudOptions);
   }
 
   now(): number {
@@ -107,21 +105,13 @@ export class SandboxState {
     return this.apps.get(appId)?.permissions ?? DEFAULT_SANDBOX_PERMISSIONS;
   }
 
-  /**
-   * Asset ids a person owns, derived from their id (stable, digits like Graph ids): with a
-   * WhatsApp permission, the one WhatsApp Business Account (WABA) of their business.
-   */
+  /** Asset ids a person owns, derived from their id (stable, digits like Graph ids). */
   assetIdsFor(userId: string, permissions: string[]): string[] {
     const digits = userId.replace(/\D/g, '').padStart(6, '0').slice(-6);
     return permissions.some((p) => p.startsWith('whatsapp_'))
-      ? [`1020${digits}01`]
+      ? [`1020${digits}01`, `1020${digits}02`]
       : [`9080${digits}01`];
   }
-
-  /** Message templates per WABA id (the Cloud API surface, cloud-api.ts). */
-  readonly templates = new Map<string, SandboxTemplate[]>();
-  /** How long a new template stays PENDING before review, in ms of the sandbox clock. */
-  templateReviewMs = 3000;
 
   /** Record a person's grant and mint a single-use code bound to `redirectUri`. */
   issueCode(input: { appId: string; redirectUri: string; userId: string; permissions: string[] }) {

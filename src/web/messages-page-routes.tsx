@@ -11,6 +11,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { sendPage } from '../browser/render.ts';
 import { toAppError } from '../platform/error-envelope.ts';
+import { creditView, dailyCounts, messageLogPage } from './messages-page-data.ts';
 import { lastDays } from './pages/messages-page-chart.tsx';
 import { MessagesPage, MESSAGE_STATUSES, type Card } from './pages/messages-page.tsx';
 import { FormField, HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
@@ -27,7 +28,6 @@ const Query = Type.Object({
 });
 const PAGE_SIZE = 25;
 const CHART_DAYS = 14;
-const NOT_ENABLED = 'Sending is not enabled on this server yet.';
 
 /** Run a card's read; an expected failure becomes its sentence (logged by kind, no data). */
 async function card<T>(
@@ -73,29 +73,22 @@ export async function messagesPages(app: FastifyInstance, opts: WebRoutesOptions
           'templates',
         ),
         messaging.drafts.listDrafts(session, { limit: 10 }),
-        log
-          ? card(
-              () =>
-                log.listMessages(portalId, {
-                  ...filters,
-                  cursor: q.cursor || undefined,
-                  limit: PAGE_SIZE,
-                }),
-              request.log,
-              'message log',
-            )
-          : Promise.resolve({ ok: false as const, message: NOT_ENABLED }),
-        log
-          ? card(
-              async () =>
-                lastDays(await log.dailyCounts(portalId, CHART_DAYS), new Date(), CHART_DAYS),
-              request.log,
-              'chart',
-            )
-          : Promise.resolve({ ok: false as const, message: NOT_ENABLED }),
-        log
-          ? card(() => log.credit(portalId), request.log, 'credit')
-          : Promise.resolve({ ok: false as const, message: NOT_ENABLED }),
+        card(
+          () =>
+            messageLogPage(log, portalId, filters, {
+              cursor: q.cursor || undefined,
+              limit: PAGE_SIZE,
+            }),
+          request.log,
+          'message log',
+        ),
+        card(
+          async () =>
+            lastDays(await dailyCounts(log, portalId, CHART_DAYS), new Date(), CHART_DAYS),
+          request.log,
+          'chart',
+        ),
+        card(() => creditView(log, portalId), request.log, 'credit'),
       ]);
       return sendPage(
         reply,

@@ -15,8 +15,7 @@ import type { DraftsService } from '../messaging/drafts-service.ts';
 import type { NumbersService } from '../messaging/numbers-service.ts';
 import type { TemplatesService } from '../messaging/templates-service.ts';
 import type { PartnerService } from '../partner/partner-service.ts';
-import type { DailyCounts } from './pages/messages-page-chart.tsx';
-import type { CreditView, LoggedMessage, MessageFilters } from './pages/messages-page.tsx';
+import type { MessagingReads } from './messages-page-data.ts';
 import type { SignInLimitSettings } from './sign-in-limits.ts';
 
 export interface WebRoutesOptions {
@@ -36,25 +35,11 @@ export interface WebRoutesOptions {
     numbers: Pick<NumbersService, 'listNumbers'>;
     templates: Pick<TemplatesService, 'listTemplates'>;
     drafts: Pick<DraftsService, 'listDrafts'>;
-    /** The messaging engine's log, daily counts and credit; absent where it does not run. */
-    log?: MessageLogSource | undefined;
+    /** The messaging engine's log, reports and credit. */
+    log: MessagingReads;
   };
   /** The portal's most recent audit events, newest first. */
   recentAuditEvents: (portalId: number) => Promise<AuditEvent[]>;
-}
-
-/**
- * The messaging engine's read side as `/messages` uses it (the messages and credit services
- * implement it). Dates are `YYYY-MM-DD` (UTC), amounts integer minor units.
- */
-export interface MessageLogSource {
-  listMessages(
-    portalId: number,
-    query: MessageFilters & { cursor?: string | undefined; limit: number },
-  ): Promise<{ items: LoggedMessage[]; nextCursor: string | null }>;
-  /** Counts per UTC day of the last `days` days (today included); days without any omitted. */
-  dailyCounts(portalId: number, days: number): Promise<DailyCounts[]>;
-  credit(portalId: number): Promise<CreditView>;
 }
 
 export const HtmlPage = Type.String({ description: 'An HTML page (text/html).' });

@@ -49,10 +49,29 @@ describe('browser: /messages', () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
     const port = await freePort();
     const base = `http://localhost:${port}`;
-    const provider = await startTestProvider(t, { appBaseUrl: base });
-    provider.sandbox.setTemplateReviewMs(60_000);
-    const { app, services } = await buildTestApp(t, backends()[0]!, provider.env);
+    const provider = await startTestProvider(t, {
+      appBaseUrl: base,
+      cloud: { templateReviewMs: 2000, statusDelaysMs: [100, 200, 300] },
+    });
+    // The provider's status webhooks come back to this app over real HTTP.
+    const verifyToken = 'browser-test-verify-token';
+    provider.sandbox.configureApp(provider.appId, {
+      webhookUrl: `${base}/api/provider/webhooks`,
+      webhookVerifyToken: verifyToken,
+    });
+    const { app, services, logs } = await buildTestApp(t, backends()[0]!, {
+      ...provider.env,
+      PROVIDER_WEBHOOK_VERIFY_TOKEN: verifyToken,
+    });
     const portal = await portalWithPassword(services);
+    await services.messaging.start();
+    await services.messaging.startWorkers();
+    await services.messaging.addCredit({
+      portalId: portal.portalId,
+      amount: 1000,
+      note: 'browser test',
+      actor: { type: 'system', id: 'test' },
+    });
     await app.listen({ host: '127.0.0.1', port });
     const api = (method: string, path: string, body?: unknown) =>
       fetch(`${base}/api/v1/external/messaging${path}`, {
@@ -100,13 +119,19 @@ describe('browser: /messages', () => {
       page.click('text=Continue to the provider'),
     ]);
     await Promise.all([page.waitForURL(`${base}/authorized`), page.click('button[value=allow]')]);
+    const numbersRes = (await (await api('GET', '/numbers')).json()) as {
+      data: { items: { id: string; wabaId: string }[] };
+    };
+    const sender = numbersRes.data.items[0]!;
+    const WABA = sender.wabaId;
 
     assert.equal(
-      (await api('POST', '/templates', { ...TEMPLATE, name: 'order_shipped' })).status,
+      (await api('POST', '/templates', { ...TEMPLATE, wabaId: WABA, name: 'order_shipped' }))
+        .status,
       201,
     );
     assert.equal(
-      (await api('POST', '/templates', { ...TEMPLATE, name: 'promo_reject' })).status,
+      (await api('POST', '/templates', { ...TEMPLATE, wabaId: WABA, name: 'promo_reject' })).status,
       201,
     );
     const draft = await api('POST', '/drafts', {
@@ -116,6 +141,34 @@ describe('browser: /messages', () => {
     });
     assert.equal(draft.status, 201);
     const draftId = ((await draft.json()) as { data: { id: string } }).data.id;
+    // The provider's review takes 2 s; then a template message goes out through the API.
+    const deadline = Date.now() + 20_000;
+    let sent: Response;
+    for (;;) {
+      sent = await api('POST', '/messages', {
+        to: '+16505551234',
+        from: sender.id,
+        type: 'template',
+        template: { name: 'order_shipped', language: 'en_US', parameters: ['Ada'] },
+      });
+      if (sent.status !== 422 || Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 300));
+    }
+    assert.equal(
+      sent.status,
+      202,
+      logs
+        .filter((l) => l.includes('"level":50'))
+        .join('\n')
+        .slice(0, 2000),
+    );
+    const messageId = ((await sent.json()) as { data: { id: string } }).data.id;
+    const status = async () =>
+      ((await (await api('GET', `/messages/${messageId}`)).json()) as { data: { status: string } })
+        .data.status;
+    while ((await status()) !== 'read' && Date.now() < deadline + 20_000)
+      await new Promise((r) => setTimeout(r, 200));
+    assert.equal(await status(), 'read');
 
     await page.goto(`${base}/settings`);
     // The site navigation links the page.
@@ -129,26 +182,27 @@ describe('browser: /messages', () => {
     const rows = await page.$$eval('[data-testid=templates-table] tbody tr', (trs) =>
       trs.map((tr) => tr.textContent ?? ''),
     );
-    assert.equal(rows.length, 2);
+    assert.ok(rows.length >= 2, rows.join(' | '));
     assert.ok(
-      rows.every((r) => r.includes('pending')),
-      rows.join(' | '),
+      rows.some((r) => r.includes('order_shipped') && r.includes('approved')),
+      rows.join(),
     );
+    assert.ok(rows.some((r) => r.includes('promo_reject') && r.includes('rejected')));
+    const log = await page.$$eval('[data-testid=messages] tbody tr', (trs) =>
+      trs.map((tr) => tr.textContent ?? ''),
+    );
+    assert.equal(log.length, 1);
+    assert.match(log[0]!, /\+16505551234.*template.*read/);
+    assert.match((await page.textContent('[data-testid=balance]')) ?? '', /\d/);
+    const chart = await page.getAttribute('[data-testid=daily-chart] svg', 'aria-label');
+    assert.match(chart ?? '', /1 read/);
     assert.match((await page.textContent('[data-testid=drafts]')) ?? '', new RegExp(draftId));
     assert.ok(await page.isVisible('[data-testid=message-log]'));
     await page.screenshot({
-      path: join(SCREENSHOTS, 'messages-01-pending-1280.png'),
+      path: join(SCREENSHOTS, 'messages-01-read-1280.png'),
       fullPage: true,
     });
 
-    // The provider's review ends: the page shows what the provider says now.
-    provider.sandbox.advanceTime(61_000);
-    await page.reload();
-    const reviewed = await page.$$eval('[data-testid=templates-table] tbody tr', (trs) =>
-      trs.map((tr) => tr.textContent ?? ''),
-    );
-    assert.ok(reviewed.some((r) => r.includes('order_shipped') && r.includes('approved')));
-    assert.ok(reviewed.some((r) => r.includes('promo_reject') && r.includes('rejected')));
     // The filter form is a GET: its values land in the address and stay in the form.
     await page.selectOption('#status', 'delivered');
     await Promise.all([
@@ -156,8 +210,9 @@ describe('browser: /messages', () => {
       page.click('button:has-text("Filter")'),
     ]);
     assert.equal(await page.inputValue('#status'), 'delivered');
+    assert.equal(await page.$('[data-testid=messages]'), null, 'the read message is not delivered');
     await page.screenshot({
-      path: join(SCREENSHOTS, 'messages-02-reviewed-1280.png'),
+      path: join(SCREENSHOTS, 'messages-02-filtered-1280.png'),
       fullPage: true,
     });
 

@@ -23,6 +23,7 @@ function caller(app: FastifyInstance, token: string) {
 }
 
 const ORDER_SHIPPED = {
+  wabaId: '102000123401',
   name: 'order_shipped',
   language: 'en_US',
   category: 'UTILITY',
@@ -37,11 +38,24 @@ const ORDER_SHIPPED = {
   ],
 };
 
+const WABA1 = '102000123401';
+const WABA2 = '102000123402';
+
+/** Poll `read` until `ok` (every 200 ms, at most 20 s). */
+async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const v = await read();
+    if (ok(v) || Date.now() > deadline) return v;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
 async function connected(
   t: Parameters<typeof buildTestApp>[0],
   backend: Parameters<typeof buildTestApp>[1],
 ) {
-  const provider = await startTestProvider(t);
+  const provider = await startTestProvider(t, { cloud: { templateReviewMs: 1500 } });
   const built = await buildTestApp(t, backend, provider.env);
   const portal = await createPortal(built.services);
   await connectPortal(built.services, provider, {
@@ -72,13 +86,13 @@ for (const backend of backends()) {
       assert.equal(provider.sandbox.calls.filter((c) => c.url.includes('/10')).length, 0);
     });
 
-    test('numbers: every number of the WABA, in the documented shape', async (t) => {
+    test('numbers: every number of every WABA, in the documented shape', async (t) => {
       const { call } = await connected(t, backend);
       const res = await call('GET', '/numbers');
       assert.equal(res.statusCode, 200);
       const { items, nextCursor } = res.json().data;
       assert.equal(nextCursor, null);
-      assert.equal(items.length, 2);
+      assert.equal(items.length, 4, 'two WABAs with two numbers each');
       assert.deepEqual(Object.keys(items[0]).sort(), [
         'displayPhoneNumber',
         'id',
@@ -87,15 +101,18 @@ for (const backend of backends()) {
         'verifiedName',
         'wabaId',
       ]);
-      assert.equal(items[0].wabaId, '102000123401');
+      assert.deepEqual(
+        items.map((n: { wabaId: string }) => n.wabaId),
+        [WABA1, WABA1, WABA2, WABA2],
+      );
       assert.match(items[0].id, /^[0-9]+$/);
+      assert.match(items[0].displayPhoneNumber, /^\+1 555/);
       assert.equal(items[0].qualityRating, 'GREEN');
-      assert.equal(items[1].messagingLimitTier, 'TIER_250');
+      assert.equal(items[0].messagingLimitTier, 'TIER_1K');
     });
 
     test('templates: submit → 201 PENDING → APPROVED after review; filters; delete', async (t) => {
-      const { call, provider } = await connected(t, backend);
-      provider.sandbox.setTemplateReviewMs(60_000);
+      const { call } = await connected(t, backend);
       const created = await call('POST', '/templates', ORDER_SHIPPED);
       assert.equal(created.statusCode, 201, created.body);
       assert.deepEqual(
@@ -106,9 +123,14 @@ for (const backend of backends()) {
           language: 'en_US',
           category: 'UTILITY',
           status: 'PENDING',
-          wabaId: '102000123401',
+          wabaId: WABA1,
         },
       );
+      // Two WABAs: which one must be said.
+      const { wabaId: _omitted, ...unnamed } = ORDER_SHIPPED;
+      const ambiguous = await call('POST', '/templates', { ...unnamed, name: 'other' });
+      assert.equal(ambiguous.statusCode, 400);
+      assert.equal(ambiguous.json().error.details[0].field, 'body.wabaId');
       const rejected = await call('POST', '/templates', {
         ...ORDER_SHIPPED,
         name: 'please_reject_me',
@@ -126,20 +148,31 @@ for (const backend of backends()) {
           .sort(),
         ['order_shipped', 'please_reject_me'],
       );
-      provider.sandbox.advanceTime(61_000);
-      const approved = await call('GET', '/templates?status=APPROVED');
-      assert.deepEqual(
-        approved.json().data.items.map((i: { name: string }) => i.name),
-        ['order_shipped'],
+      const approved = await eventually(
+        () => call('GET', '/templates?status=APPROVED'),
+        (r) => r.json().data.items.some((i: { name: string }) => i.name === 'order_shipped'),
       );
-      const byName = await call('GET', '/templates?name=reject');
+      assert.deepEqual(
+        // The sandbox's accounts come with an approved `hello_world` each.
+        approved
+          .json()
+          .data.items.map((i: { name: string }) => i.name)
+          .sort(),
+        ['hello_world', 'hello_world', 'order_shipped'],
+      );
+      const byName = await eventually(
+        () => call('GET', '/templates?name=reject'),
+        (r) => r.json().data.items[0]?.status !== 'PENDING',
+      );
       assert.equal(byName.json().data.items[0].status, 'REJECTED');
       assert.equal(byName.json().data.items[0].components.length, 3);
 
-      const deleted = await call('DELETE', '/templates/order_shipped');
+      const deleted = await call('DELETE', `/templates/order_shipped?wabaId=${WABA1}`);
       assert.equal(deleted.statusCode, 200);
-      assert.equal((await call('GET', '/templates')).json().data.items.length, 1);
-      const gone = await call('DELETE', '/templates/order_shipped');
+      const left = (await call('GET', '/templates')).json().data.items;
+      assert.ok(!left.some((i: { name: string }) => i.name === 'order_shipped'));
+      assert.ok(left.some((i: { name: string }) => i.name === 'please_reject_me'));
+      const gone = await call('DELETE', `/templates/order_shipped?wabaId=${WABA1}`);
       assert.equal(gone.statusCode, 404);
     });
 
@@ -158,7 +191,8 @@ for (const backend of backends()) {
         seen.push(...res.json().data.items.map((i: { name: string }) => i.name));
         cursor = res.json().data.nextCursor;
       } while (cursor);
-      assert.deepEqual(seen, ['t_0', 't_1', 't_2', 't_3', 't_4']);
+      // WABA 1's templates in the provider's order, then WABA 2's; each once.
+      assert.deepEqual(seen, ['hello_world', 't_0', 't_1', 't_2', 't_3', 't_4', 'hello_world']);
       const bad = await call('GET', '/templates?cursor=bm9wZQ');
       assert.equal(bad.statusCode, 400);
       assert.equal(bad.json().error.details[0].field, 'querystring.cursor');

@@ -24,8 +24,9 @@ export interface LoggedMessage {
   to: string;
   type: string;
   status: string;
+  /** When it was queued. */
   createdAt: string;
-  error?: { code: number; title: string } | null;
+  error?: { code: string; title: string } | null;
 }
 
 /** The credit ledger's view: integer minor units of `currency`. */
