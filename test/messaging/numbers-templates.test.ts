@@ -150,7 +150,10 @@ for (const backend of backends()) {
       );
       const approved = await eventually(
         () => call('GET', '/templates?status=APPROVED'),
-        (r) => r.json().data.items.some((i: { name: string }) => i.name === 'order_shipped'),
+        (r) =>
+          (r.json() as { data: { items: { name: string }[] } }).data.items.some(
+            (i) => i.name === 'order_shipped',
+          ),
       );
       assert.deepEqual(
         // The sandbox's accounts come with an approved `hello_world` each.
