@@ -151,9 +151,9 @@ for (const backend of backends()) {
       const approved = await eventually(
         () => call('GET', '/templates?status=APPROVED'),
         (r) =>
-          (r.json() as { data: { items: { name: string }[] } }).data.items.some(
-            (i) => i.name === 'order_shipped',
-          ),
+          r
+            .json<{ data: { items: { name: string }[] } }>()
+            .data.items.some((i) => i.name === 'order_shipped'),
       );
       assert.deepEqual(
         // The sandbox's accounts come with an approved `hello_world` each.
