@@ -6,7 +6,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
+import { connectPortal, startTestProvider } from '../helpers/provider.ts';
 import { backends } from '../helpers/storage.ts';
 
 const DRAFTS = '/api/v1/external/messaging/drafts';
@@ -156,11 +158,65 @@ for (const backend of backends()) {
       const call = caller(app, (await createPortal(services)).token);
       const draft = (await call('POST', DRAFTS, TEMPLATE_DRAFT)).json().data;
       const res = await call('POST', `${DRAFTS}/${draft.id}/send`);
-      // Without the messaging send service on this server: 503; with it (merged), the portal
-      // has no connection: 409 not_connected. Either way nothing is claimed.
-      assert.ok([503, 409].includes(res.statusCode), res.body);
-      assert.ok(['unavailable', 'not_connected'].includes(res.json().error.code));
+      assert.equal(res.statusCode, 409, res.body);
+      assert.equal(res.json().error.code, 'not_connected');
       assert.equal((await call('GET', `${DRAFTS}/${draft.id}`)).json().data.sentAt, null);
+    });
+
+    test('send through the send service: one queued per recipient, refusals named, sent once', async (t) => {
+      const provider = await startTestProvider(t);
+      const { app, services, logs } = await buildTestApp(t, backend, provider.env);
+      const portal = await createPortal(services);
+      await connectPortal(services, provider, { portalId: portal.portalId, userId: portal.userId });
+      await services.messaging.start(); // the delivery queue (no workers: messages stay queued)
+      await services.messaging.addCredit({
+        portalId: portal.portalId,
+        amount: 100,
+        note: 't',
+        actor: CLI_ACTOR,
+      });
+      const call = caller(app, portal.token);
+      const numbers = (await call('GET', '/api/v1/external/messaging/numbers')).json().data.items;
+      const opted = (
+        await call('POST', '/api/v1/external/crm/contacts', {
+          phone: '+16505550009',
+          consent: { whatsapp: 'opted_out' },
+        })
+      ).json().data.id;
+      const draft = (
+        await call('POST', DRAFTS, {
+          type: 'template',
+          template: { name: 'hello_world', language: 'en_US', parameters: [] },
+          from: numbers[0].id,
+          recipients: { contactIds: [opted], phones: ['+16505550001', '+16505550002'] },
+        })
+      ).json().data;
+      const sent = await call('POST', `${DRAFTS}/${draft.id}/send`);
+      assert.equal(
+        sent.statusCode,
+        200,
+        logs
+          .filter((l) => l.includes('"level":50'))
+          .join('\n')
+          .slice(0, 1500),
+      );
+      assert.equal(sent.json().data.queued, 2);
+      assert.deepEqual(
+        sent
+          .json()
+          .data.refused.map((r: { recipient: string; code: string }) => [r.recipient, r.code]),
+        [[opted, 'recipient_opted_out']],
+      );
+      const messages = (await call('GET', '/api/v1/external/messaging/messages')).json().data.items;
+      assert.deepEqual(messages.map((m: { to: string }) => m.to).sort(), [
+        '+16505550001',
+        '+16505550002',
+      ]);
+      assert.equal((await call('POST', `${DRAFTS}/${draft.id}/send`)).statusCode, 409);
+      assert.deepEqual((await call('GET', `${DRAFTS}/${draft.id}`)).json().data.sendResult, {
+        queued: 2,
+        refused: 1,
+      });
     });
   });
 }
