@@ -19,14 +19,15 @@ import { cspDirectives } from './browser/content-security-policy.ts';
 import { sendNotFoundPage, wantsErrorPage } from './browser/error-pages.tsx';
 import { createPageSessions } from './browser/web-session.ts';
 import { apiReferencePage } from './external-api/docs-page.ts';
+import { draftsRoutes } from './messaging/drafts-routes.ts';
+import { numbersRoutes } from './messaging/numbers-routes.ts';
+import { templatesRoutes } from './messaging/templates-routes.ts';
 import { OPENAPI_PATH, swaggerOptions } from './external-api/openapi.ts';
 import { EXTERNAL_API_PREFIX, externalApi } from './external-api/plugin.ts';
+import { messagingRoutes } from './messaging/messaging-routes.ts';
 import { authorizationRoutes } from './partner/authorization-routes.ts';
 import { providerCallbacksRoutes } from './partner/provider-callbacks-routes.ts';
-import {
-  IGNORE_MESSAGING_EVENTS,
-  type ProviderWebhookSink,
-} from './partner/provider-webhook-events.ts';
+import { type ProviderWebhookSink } from './partner/provider-webhook-events.ts';
 import { providerWebhooksRoutes } from './partner/provider-webhooks-routes.ts';
 import { AccessLogController } from './platform/access-log.ts';
 import {
@@ -57,8 +58,7 @@ export interface BuildAppOptions {
   /** Overrides of the token change listener's timings (tests shorten the reconnect backoff). */
   listenerTiming?: Partial<ListenerTiming>;
   /**
-   * Where the provider's webhook events go (tests record them). Default: the named placeholder
-   * `IGNORE_MESSAGING_EVENTS` until messaging provides its sink.
+   * Where the provider's webhook events go (tests record them). Default: messaging's sink.
    */
   providerWebhookSink?: ProviderWebhookSink;
 }
@@ -74,7 +74,7 @@ export async function buildApp({
   services,
   logger,
   listenerTiming,
-  providerWebhookSink = IGNORE_MESSAGING_EVENTS,
+  providerWebhookSink,
 }: BuildAppOptions): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
@@ -130,7 +130,14 @@ export async function buildApp({
       redis,
       keyPrefix: config.REDIS_KEY_PREFIX,
     },
-    routes: [ticketsRoutes(services.tickets), contactsRoutes(services.contacts)],
+    routes: [
+      ticketsRoutes(services.tickets),
+      contactsRoutes(services.contacts),
+      messagingRoutes(services.messaging),
+      numbersRoutes(services.numbers),
+      templatesRoutes(services.templates),
+      draftsRoutes(services.drafts),
+    ],
   });
 
   // The pages and the provider's callbacks, in a context of their own: cookies, form bodies and
@@ -155,6 +162,12 @@ export async function buildApp({
       accounts: services.accounts,
       partner: services.partner,
       contacts: services.contacts,
+      messaging: {
+        numbers: services.numbers,
+        templates: services.templates,
+        drafts: services.drafts,
+        log: services.messaging,
+      },
       auditEvents: (portalId, page) => listAuditEvents(services.storage.db, portalId, page),
       appBaseUrl: config.APP_BASE_URL,
       canonicalOrigin: config.NODE_ENV === 'development' ? config.APP_BASE_URL : null,
@@ -171,7 +184,7 @@ export async function buildApp({
   // (the signature is over them), and no cookie, form or page-header hook.
   await app.register(providerWebhooksRoutes, {
     partner: services.partner,
-    sink: providerWebhookSink,
+    sink: providerWebhookSink ?? services.messaging.webhookSink,
   });
 
   return app;

@@ -22,6 +22,7 @@ import {
   addUserCommands,
 } from './cli-commands.ts';
 import { addContactsCommands } from './cli-contacts.ts';
+import { addCreditCommands } from './cli-messaging.ts';
 import { ConfigError, loadDotEnv } from './config.ts';
 import { UsageError } from './platform/errors.ts';
 
@@ -40,7 +41,7 @@ function markRequired(command: Command): void {
 function buildProgram(jsonErrors: boolean): Command {
   // Settings first: subcommands copy them when they are created.
   const program = new Command('npm run cli --')
-    .description('Portico admin: portals, users and API tokens')
+    .description('Portico admin: portals, users, API tokens, contacts and messaging credit')
     .exitOverride();
   if (jsonErrors) program.configureOutput({ outputError: () => undefined });
   else program.showHelpAfterError('(add --help for usage)');
@@ -53,6 +54,7 @@ function buildProgram(jsonErrors: boolean): Command {
   addKeysCommands(program);
   addAuditCommands(program);
   addContactsCommands(program);
+  addCreditCommands(program);
   markRequired(program);
   return program;
 }

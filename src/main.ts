@@ -34,6 +34,10 @@ async function main(): Promise<void> {
     const services = createServices({ config, storage, logger });
     services.partner.startHealthChecker();
     closers.unshift(() => services.partner.stopHealthChecker());
+    // The delivery queue and this instance's workers; stopped after the app, before storage.
+    closers.unshift(() => services.messaging.stop());
+    await services.messaging.start();
+    await services.messaging.startWorkers();
     const app = await buildApp({ services, logger });
     closers.unshift(() => app.close());
     let admin: FastifyInstance | undefined;

@@ -10,6 +10,15 @@ import { createSessionStore, type SessionStore } from './browser/session-store.t
 import type { Config } from './config.ts';
 import { createContactsService, type ContactsService } from './contacts/contacts-service.ts';
 import type { Storage } from './db/client.ts';
+import {
+  anonymiseMessagesOnErasure,
+  failQueuedOnRevocation,
+} from './messaging/message-failures.ts';
+import { createMessagingService, type MessagingRuntime } from './messaging/messaging-service.ts';
+import { partnerMessagingProvider } from './messaging/provider-port.ts';
+import { createDraftsService, type DraftsService } from './messaging/drafts-service.ts';
+import { createNumbersService, type NumbersService } from './messaging/numbers-service.ts';
+import { createTemplatesService, type TemplatesService } from './messaging/templates-service.ts';
 import { createPartnerService, type PartnerService } from './partner/partner-service.ts';
 import { loadKeyring } from './platform/keyring.ts';
 import type { Logger } from './platform/logger.ts';
@@ -27,6 +36,17 @@ export interface Services {
    */
   tokenVerification: TokenVerification;
   partner: PartnerService;
+  /**
+   * Messaging: sends, reports, credit, the provider's webhook events, and the delivery queue
+   * (`start` before serving; `startWorkers` on every instance; `stop` before storage closes).
+   */
+  messaging: MessagingRuntime;
+  /** The sender numbers of the connected WhatsApp Business account. */
+  numbers: NumbersService;
+  /** The provider's message templates of the connected account. */
+  templates: TemplatesService;
+  /** Portico-side message drafts and sending them. */
+  drafts: DraftsService;
   /** Browser sessions of the web pages. */
   sessions: SessionStore;
 }
@@ -38,6 +58,14 @@ export function createServices(deps: {
 }): Services {
   const { config, storage, logger } = deps;
   const tokenVerification = createTokenVerification({ storage, settings: config, logger });
+  const partner = createPartnerService({
+    config,
+    db: storage.db,
+    keyring: loadKeyring(config),
+    logger,
+    revocationSteps: [failQueuedOnRevocation],
+  });
+  const messaging = createMessaging(config, storage, logger, partner);
   return {
     config,
     storage,
@@ -53,8 +81,58 @@ export function createServices(deps: {
       providerAppSecret: config.PROVIDER_APP_SECRET,
       logger,
     }),
-    contacts: createContactsService({ db: storage.db, logger }),
-    partner: createPartnerService({ config, db: storage.db, keyring: loadKeyring(config), logger }),
+    contacts: createContactsService({
+      db: storage.db,
+      logger,
+      erasureSteps: [anonymiseMessagesOnErasure],
+    }),
+    partner,
+    messaging,
+    numbers: createNumbersService({ partner }),
+    templates: createTemplatesService({ partner }),
+    drafts: createDraftsService({
+      db: storage.db,
+      // One message per recipient through the send service of POST /messaging/messages.
+      send: (principal, message) => messaging.sendMessage({ principal, input: message }),
+      isConnected: async (portalId) => (await partner.wabaIdsOf(portalId)).length > 0,
+    }),
     sessions: createSessionStore({ db: storage.db, ttlSeconds: config.SESSION_TTL_SECONDS }),
   };
+}
+
+/** Messaging over partner's outbound path, with the MESSAGING_* settings. */
+function createMessaging(
+  config: Config,
+  storage: Storage,
+  logger: Logger,
+  partner: PartnerService,
+): MessagingRuntime {
+  const isConnected = async (portalId: number) =>
+    (await partner.connectionSummary(portalId)).status === 'active';
+  return createMessagingService({
+    storage,
+    logger,
+    provider: partnerMessagingProvider({
+      withProvider: partner.withProvider,
+      wabaIdsOf: partner.wabaIdsOf,
+    }),
+    isConnected,
+    prices: {
+      currency: config.MESSAGING_CURRENCY,
+      text: config.MESSAGING_PRICE_TEXT_MINOR,
+      MARKETING: config.MESSAGING_PRICE_MARKETING_MINOR,
+      UTILITY: config.MESSAGING_PRICE_UTILITY_MINOR,
+      AUTHENTICATION: config.MESSAGING_PRICE_AUTHENTICATION_MINOR,
+    },
+    ratePerNumber: config.MESSAGING_RATE_PER_NUMBER,
+    providerCacheMs: config.MESSAGING_PROVIDER_CACHE_MS,
+    queue: {
+      retryLimit: config.MESSAGING_RETRY_LIMIT,
+      retryDelayS: config.MESSAGING_RETRY_DELAY_S,
+      expireS: config.MESSAGING_JOB_EXPIRE_S,
+      batchSize: config.MESSAGING_WORKER_BATCH,
+      pollingIntervalS: 0.5,
+      maintenanceIntervalS: Math.max(5, Math.round(config.MESSAGING_JOB_EXPIRE_S / 4)),
+    },
+  });
 }

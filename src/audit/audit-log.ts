@@ -32,7 +32,8 @@ export type AuditAction =
   | 'secret.redacted'
   | 'data_deletion.requested'
   | 'provider_callback.ignored'
-  | 'contact.erased';
+  | 'contact.erased'
+  | 'credit.added';
 
 export interface AuditEventInput {
   portalId: number | null;

@@ -41,6 +41,7 @@ export function Layout({ title, signedIn, scripts, wide, children }: LayoutProps
             <nav>
               <a href="/settings">Settings</a>
               <a href="/contacts">Contacts</a>
+              <a href="/messages">Messages</a>
               <a href="/audit">Audit log</a>
               <form method="post" action="/logout">
                 <span class="muted who">{signedIn.email}</span>

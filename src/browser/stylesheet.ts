@@ -43,6 +43,25 @@ th, td { text-align: left; padding: 0.3rem 0.4rem; border-bottom: 1px solid var(
 td.nowrap { white-space: nowrap; }
 .pager { display: flex; justify-content: space-between; margin-top: 0.75rem; }
 main:has(table[data-testid=contacts]) { max-width: 64rem; }
+header { flex-wrap: wrap; gap: 0.5rem; }
+main:has([data-testid=message-log]) { max-width: 64rem; }
+.scroll { overflow-x: auto; }
+ul.plain { list-style: none; padding: 0; margin: 0; }
+ul.plain li { padding: 0.35rem 0; border-bottom: 1px solid var(--line); overflow-wrap: anywhere; }
+form.filters { display: flex; flex-wrap: wrap; gap: 0.5rem 1rem; align-items: flex-end; }
+form.filters label { margin-top: 0; }
+form.filters input, form.filters select { padding: 0.4rem; border: 1px solid var(--line); border-radius: 6px; font: inherit; }
+.status { display: inline-block; padding: 0 0.4rem; border-radius: 4px; background: #e8ebf0; font-size: 0.85rem; }
+.status-delivered, .status-read, .template-APPROVED, .quality-GREEN { background: #dcf3e5; color: var(--ok); }
+.status-failed, .template-REJECTED, .quality-RED { background: #f8dede; color: var(--bad); }
+.template-PENDING, .quality-YELLOW { background: #fff3c4; }
+figure.chart { margin: 0; }
+figure.chart svg { width: 100%; height: auto; display: block; }
+.chart-grid line { stroke: var(--line); }
+.chart-grid text, .chart-label { fill: var(--muted); font-size: 11px; }
+.bar-sent { fill: #9bb8e3; } .bar-delivered { fill: #1f5fbf; } .bar-read { fill: #1d7a46; } .bar-failed { fill: #a12a2a; }
+.legend { display: inline-flex; align-items: center; gap: 0.25rem; margin-right: 1rem; font-size: 0.85rem; }
+figure.chart .legend svg { width: 0.8rem; height: 0.8rem; display: inline-block; }
 code { font-family: ui-monospace, monospace; overflow-wrap: anywhere; }
 @media (max-width: 600px) {
   header { padding: 0.6rem 1rem; }

@@ -147,6 +147,11 @@ export function swaggerOptions(apiPrefix: string, baseUrl: string): SwaggerOptio
         { name: 'Authentication', description: 'Who the token belongs to.' },
         { name: 'Support tickets', description: 'Ask Portico for help.' },
         { name: 'CRM contacts', description: 'The people a portal messages.' },
+        {
+          name: 'Messaging',
+          description:
+            'WhatsApp through the connected business account: numbers, templates, drafts.',
+        },
       ],
     },
     transformObject: (documentObject) =>

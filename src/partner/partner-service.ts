@@ -38,7 +38,7 @@ import { createProviderClient } from './provider-client.ts';
 import { providerDisplayName } from './provider-name.ts';
 import { createGrantRevoker } from './provider-grant-revocation.ts';
 import { createProviderWebhooks } from './provider-webhooks.ts';
-import { createRevokeConnection } from './revocation.ts';
+import { createRevokeConnection, type RevocationStep } from './revocation.ts';
 import { verifySignedRequest, type SignedRequestResult } from './signed-request.ts';
 import { createWabaRouting } from './waba-routing.ts';
 
@@ -55,8 +55,11 @@ export {
   HEALTH_CHECKER_ACTOR,
   PROVIDER_CLIENT_ACTOR,
   REVOKE_REASONS,
+  type RevocationStep,
+  type RevocationTx,
   type RevokeOptions,
 } from './revocation.ts';
+export type { WithProvider } from './outbound-calls.ts';
 
 export type PartnerService = ReturnType<typeof createPartnerService>;
 
@@ -69,6 +72,8 @@ export interface PartnerServiceDeps {
   instanceId?: string;
   /** Waits between attempts to revoke a grant at the provider (tests shorten them), in ms. */
   grantRevocationRetryDelaysMs?: readonly number[];
+  /** Other features' steps of the revocation cleanup (messaging's), run in its transaction. */
+  revocationSteps?: readonly RevocationStep[];
 }
 
 /** The modules of this folder, wired once over the storage and the provider settings. */
@@ -84,7 +89,14 @@ function createInternals(deps: PartnerServiceDeps) {
     log,
     ...(deps.grantRevocationRetryDelaysMs && { retryDelaysMs: deps.grantRevocationRetryDelaysMs }),
   });
-  const revokeConnection = createRevokeConnection({ db, store, inflight, grants, log });
+  const revokeConnection = createRevokeConnection({
+    db,
+    store,
+    inflight,
+    grants,
+    log,
+    ...(deps.revocationSteps && { steps: deps.revocationSteps }),
+  });
   const withProvider = createWithProvider({
     client: provider?.client ?? null,
     store,
@@ -224,6 +236,14 @@ export function createPartnerService(deps: PartnerServiceDeps) {
         id: typeof body.id === 'string' ? body.id : '',
         name: typeof body.name === 'string' ? body.name : '',
       };
+    },
+
+    /** How other features call the provider (outbound-calls.ts); the token stays inside. */
+    withProvider,
+    /** The WABA ids of the portal's active connection (its grant's assets); [] if none. */
+    wabaIdsOf: async (portalId: number): Promise<string[]> => {
+      const row = await store.find(portalId);
+      return row?.status === 'active' ? [...new Set(row.assetIds)] : [];
     },
 
     /** How many outbound provider calls are in flight for the portal (0 after revocation). */

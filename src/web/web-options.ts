@@ -11,7 +11,11 @@ import type { AuditEvent } from '../audit/audit-log.ts';
 import { redirectToLogin, type PageSessions } from '../browser/web-session.ts';
 import type { WebSession } from '../browser/session-store.ts';
 import type { ContactsService } from '../contacts/contacts-service.ts';
+import type { DraftsService } from '../messaging/drafts-service.ts';
+import type { NumbersService } from '../messaging/numbers-service.ts';
+import type { TemplatesService } from '../messaging/templates-service.ts';
 import type { PartnerService } from '../partner/partner-service.ts';
+import type { MessagingReads } from './messages-page-data.ts';
 import type { SignInLimitSettings } from './sign-in-limits.ts';
 
 export interface WebRoutesOptions {
@@ -39,6 +43,14 @@ export interface WebRoutesOptions {
     ContactsService,
     'listContacts' | 'getContact' | 'eraseContact' | 'importContacts'
   >;
+  /** What `/messages` shows. */
+  messaging: {
+    numbers: Pick<NumbersService, 'listNumbers'>;
+    templates: Pick<TemplatesService, 'listTemplates'>;
+    drafts: Pick<DraftsService, 'listDrafts'>;
+    /** The messaging engine's log, reports and credit. */
+    log: MessagingReads;
+  };
   /** A page of the portal's audit events, newest first (`before`: an event id, exclusive). */
   auditEvents: (
     portalId: number,

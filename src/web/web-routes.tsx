@@ -17,6 +17,7 @@ import { redirectToCanonicalHost } from './canonical-host.ts';
 import { confirmRoutes } from './confirm-routes.tsx';
 import { connectionPages } from './connection-pages.tsx';
 import { contactsPages } from './contacts-routes.tsx';
+import { messagesPages } from './messages-page-routes.tsx';
 import { settingsRoutes } from './settings-routes.tsx';
 import { signInRoutes } from './sign-in-routes.tsx';
 import { Redirect, type WebRoutesOptions } from './web-options.ts';
@@ -63,4 +64,5 @@ export async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): P
   await app.register(auditRoutes, opts);
   await app.register(connectionPages, opts);
   await app.register(contactsPages, opts);
+  await app.register(messagesPages, opts);
 }

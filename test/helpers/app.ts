@@ -61,6 +61,8 @@ export async function buildTestApp(
   const app = await buildApp({ services, logger, ...options });
   t.after(async () => {
     await app.close();
+    // The delivery queue (when a test started it) stops before its storage closes.
+    await services.messaging.stop();
     await storage.close();
   });
   return { app, services, config, logs };

@@ -39,7 +39,11 @@ function scopesOf(route: RegisteredRoute): readonly string[] {
 export function runAuthSuite(backend: Backend): void {
   describe(`auth suite over every protected route (${backend.name})`, () => {
     test('missing, invalid, regenerated token and missing scope', async (t) => {
-      const { app, services } = await buildTestApp(t, backend);
+      // Every route is called with bad tokens from one address: the failure budget must cover
+      // them all (its own test is test/external-api/rate-limit.test.ts).
+      const { app, services } = await buildTestApp(t, backend, {
+        RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '100000',
+      });
       await app.ready();
       const routes = protectedRoutes(app.routeTable);
       assert.ok(routes.length >= 4, 'the route table lists the API routes');

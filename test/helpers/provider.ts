@@ -5,6 +5,7 @@
 import { randomBytes, randomInt } from 'node:crypto';
 import type { TestContext } from 'node:test';
 import {
+  type CloudOptions,
   startSandboxProvider,
   type CloudOptions,
   type SandboxProvider,

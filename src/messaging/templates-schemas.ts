@@ -1,0 +1,172 @@
+/**
+ * Schemas of `/messaging/numbers` and `/messaging/templates`: the Cloud API's own template
+ * object (Graph's field names: `name`, `language`, `category`, `components[]` with `type`,
+ * `format`, `text`, `example`, `buttons`), so a template written for Graph is accepted as is.
+ *
+ * @see https://developers.facebook.com/docs/whatsapp/business-management-api/message-templates/components
+ */
+import { Type, type Static, type TSchema } from 'typebox';
+
+export const TEMPLATE_NAME_MAX = 512;
+export const TEMPLATE_BODY_MAX = 1024;
+export const TEMPLATE_HEADER_TEXT_MAX = 60;
+export const TEMPLATE_FOOTER_MAX = 60;
+export const TEMPLATE_PAGE_MAX = 100;
+export const TEMPLATE_PAGE_DEFAULT = 20;
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+export const GraphIdSchema = Type.String({
+  pattern: '^[0-9]{1,40}$',
+  description: 'A Graph id (digits).',
+});
+
+export const PhoneNumberSchema = Type.Object({
+  id: Type.String({ description: 'The phone number id: the `from` of a message.' }),
+  displayPhoneNumber: Type.String({ description: 'As the provider shows it.' }),
+  verifiedName: Type.String(),
+  qualityRating: Type.Union(
+    ['GREEN', 'YELLOW', 'RED', 'NA'].map((q) => Type.Literal(q)),
+    { description: 'The provider’s quality rating.' },
+  ),
+  messagingLimitTier: Nullable(Type.String({ description: 'e.g. `TIER_1K`.' })),
+  wabaId: Type.String({ description: 'The WhatsApp Business Account of the number.' }),
+});
+
+export const NumbersPageSchema = Type.Object({
+  success: Type.Literal(true),
+  data: Type.Object({
+    items: Type.Array(PhoneNumberSchema),
+    nextCursor: Type.Null({ description: 'Always null: every number is in one page.' }),
+  }),
+});
+
+export const TemplateCategorySchema = Type.Union(
+  ['MARKETING', 'UTILITY', 'AUTHENTICATION'].map((c) => Type.Literal(c)),
+);
+
+const ButtonSchema = Type.Object(
+  {
+    type: Type.Union(
+      ['QUICK_REPLY', 'URL', 'PHONE_NUMBER', 'COPY_CODE', 'OTP'].map((b) => Type.Literal(b)),
+    ),
+    text: Type.Optional(Type.String({ minLength: 1, maxLength: 25 })),
+    url: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
+    phone_number: Type.Optional(Type.String({ minLength: 1, maxLength: 20 })),
+    otp_type: Type.Optional(Type.String({ maxLength: 20 })),
+    example: Type.Optional(Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 1 })),
+  },
+  { additionalProperties: false },
+);
+
+export const TemplateComponentSchema = Type.Object(
+  {
+    type: Type.Union(['HEADER', 'BODY', 'FOOTER', 'BUTTONS'].map((t) => Type.Literal(t))),
+    format: Type.Optional(
+      Type.Union(
+        ['TEXT', 'IMAGE', 'VIDEO', 'DOCUMENT', 'LOCATION'].map((f) => Type.Literal(f)),
+        { description: 'HEADER only.' },
+      ),
+    ),
+    text: Type.Optional(
+      Type.String({ minLength: 1, maxLength: TEMPLATE_BODY_MAX, description: 'With `{{1}}`…' }),
+    ),
+    example: Type.Optional(
+      Type.Object(
+        {
+          header_text: Type.Optional(Type.Array(Type.String({ maxLength: 200 }), { maxItems: 1 })),
+          header_handle: Type.Optional(
+            Type.Array(Type.String({ maxLength: 2000 }), { maxItems: 1 }),
+          ),
+          body_text: Type.Optional(
+            Type.Array(
+              Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { maxItems: 100 }),
+              {
+                minItems: 1,
+                maxItems: 1,
+              },
+            ),
+          ),
+        },
+        { additionalProperties: false, description: 'A sample value for each variable.' },
+      ),
+    ),
+    buttons: Type.Optional(Type.Array(ButtonSchema, { minItems: 1, maxItems: 10 })),
+  },
+  { additionalProperties: false },
+);
+
+export const NewTemplateBodySchema = Type.Object(
+  {
+    name: Type.String({
+      pattern: `^[a-z0-9_]{1,${TEMPLATE_NAME_MAX}}$`,
+      description: `Lower-case letters, digits and underscores, 1–${TEMPLATE_NAME_MAX}.`,
+    }),
+    language: Type.String({
+      pattern: '^[a-z]{2,3}(_[A-Z]{2})?$',
+      description: 'The provider’s language code, e.g. `en_US`, `de`.',
+    }),
+    category: TemplateCategorySchema,
+    components: Type.Array(TemplateComponentSchema, { minItems: 1, maxItems: 4 }),
+    wabaId: Type.Optional({
+      ...GraphIdSchema,
+      description:
+        'Which WhatsApp Business Account; required only when the connection has several.',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type NewTemplateBody = Static<typeof NewTemplateBodySchema>;
+
+export const TemplateSchema = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  language: Type.String(),
+  category: TemplateCategorySchema,
+  status: Type.String({ description: 'APPROVED, PENDING, REJECTED, PAUSED, DISABLED, …' }),
+  components: Type.Array(Type.Unknown()),
+  wabaId: Type.String(),
+});
+
+export const TemplatesPageSchema = Type.Object({
+  success: Type.Literal(true),
+  data: Type.Object({
+    items: Type.Array(TemplateSchema),
+    nextCursor: Nullable(Type.String({ description: 'Pass as `cursor`; null on the last page.' })),
+  }),
+});
+
+export const CreatedTemplateSchema = Type.Object({
+  success: Type.Literal(true),
+  data: Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    language: Type.String(),
+    category: TemplateCategorySchema,
+    status: Type.String({ description: '`PENDING` until the provider has reviewed it.' }),
+    wabaId: Type.String(),
+  }),
+});
+
+export const ListTemplatesQuerySchema = Type.Object({
+  limit: Type.Integer({
+    minimum: 1,
+    maximum: TEMPLATE_PAGE_MAX,
+    default: TEMPLATE_PAGE_DEFAULT,
+    description: `Page size, 1–${TEMPLATE_PAGE_MAX}.`,
+  }),
+  cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 400, description: 'nextCursor.' })),
+  status: Type.Optional(
+    Type.String({ pattern: '^[A-Z_]{1,30}$', description: 'e.g. `APPROVED`, `PENDING`.' }),
+  ),
+  name: Type.Optional(
+    Type.String({ pattern: `^[a-z0-9_]{1,${TEMPLATE_NAME_MAX}}$`, description: 'Name contains.' }),
+  ),
+  wabaId: Type.Optional(GraphIdSchema),
+});
+export type ListTemplatesQuery = Static<typeof ListTemplatesQuerySchema>;
+
+export const TemplateNameParamsSchema = Type.Object({
+  name: Type.String({ pattern: `^[a-z0-9_]{1,${TEMPLATE_NAME_MAX}}$` }),
+});
+export const DeleteTemplateQuerySchema = Type.Object({ wabaId: Type.Optional(GraphIdSchema) });
