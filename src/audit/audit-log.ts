@@ -30,7 +30,13 @@ export type AuditAction =
   | 'secret.redacted'
   | 'data_deletion.requested'
   | 'provider_callback.ignored'
-  | 'contact.erased';
+  | 'contact.erased'
+  | 'webhook_endpoint.created'
+  | 'webhook_endpoint.removed'
+  | 'webhook_endpoint.secret_rotated'
+  | 'webhook_endpoint.disabled'
+  | 'webhook_endpoint.enabled'
+  | 'webhook_settings.changed';
 
 export interface AuditEventInput {
   portalId: number | null;

@@ -9,3 +9,4 @@ export * from './connections.ts';
 export * from './data-deletion-requests.ts';
 export * from './processed-signed-requests.ts';
 export * from './contacts.ts';
+export * from './webhooks.ts';
