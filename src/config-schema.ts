@@ -188,6 +188,50 @@ export const ConfigSchema = Type.Object({
   TOKEN_ENCRYPTION_KEY_FILE: Type.Optional(
     Str('a path to a file of kid:base64key lines (first is active), outside DATA_DIR'),
   ),
+  MESSAGING_CURRENCY: Str('an ISO 4217 currency code such as EUR', {
+    pattern: '^[A-Z]{3}$',
+    default: 'EUR',
+  }),
+  MESSAGING_PRICE_TEXT_MINOR: Int('minor units per text message, 0 to 1000000', 0, 1_000_000, 1),
+  MESSAGING_PRICE_MARKETING_MINOR: Int(
+    'minor units per marketing template message, 0 to 1000000',
+    0,
+    1_000_000,
+    11,
+  ),
+  MESSAGING_PRICE_UTILITY_MINOR: Int(
+    'minor units per utility template message, 0 to 1000000',
+    0,
+    1_000_000,
+    4,
+  ),
+  MESSAGING_PRICE_AUTHENTICATION_MINOR: Int(
+    'minor units per authentication template message, 0 to 1000000',
+    0,
+    1_000_000,
+    4,
+  ),
+  MESSAGING_RATE_PER_NUMBER: Int(
+    'messages per second per sender number and instance, 1 to 1000',
+    1,
+    1_000,
+    80,
+  ),
+  MESSAGING_RETRY_LIMIT: Int('delivery retries of a throttled or failed call, 0 to 50', 0, 50, 8),
+  MESSAGING_RETRY_DELAY_S: Int('seconds before the first delivery retry, 1 to 3600', 1, 3_600, 2),
+  MESSAGING_JOB_EXPIRE_S: Int(
+    'seconds a delivery job may run before another instance takes it over, 10 to 3600',
+    10,
+    3_600,
+    60,
+  ),
+  MESSAGING_WORKER_BATCH: Int('delivery jobs a worker takes at once, 1 to 500', 1, 500, 50),
+  MESSAGING_PROVIDER_CACHE_MS: Int(
+    "milliseconds a portal's numbers and templates are cached, 0 to 3600000",
+    0,
+    3_600_000,
+    30_000,
+  ),
   SANDBOX_PROVIDER_PORT: Int('a TCP port from 0 to 65535', 0, 65535, 3001),
 });
 

@@ -28,8 +28,8 @@ export const asString = (v: unknown) => (typeof v === 'string' ? v : undefined);
  * Call `url` and return Graph's JSON object.
  *
  * @param timeoutMs the call's deadline, in milliseconds.
- * @param init `body` makes it a form POST (unless `method` says otherwise); `bearer` goes in the
- *   `Authorization` header.
+ * @param init `body` makes it a form POST, `json` a JSON POST (unless `method` says otherwise);
+ *   `bearer` goes in the `Authorization` header.
  * @throws ProviderError only: `unavailable` for a network failure, a timeout or a 5xx without a
  *   Graph error; otherwise the kind `classifyGraphError` gives.
  */
@@ -39,6 +39,7 @@ export async function graphCall(
   url: string,
   init: {
     body?: URLSearchParams;
+    json?: unknown;
     bearer?: string;
     method?: 'GET' | 'POST' | 'DELETE';
     signal?: AbortSignal;
@@ -46,14 +47,16 @@ export async function graphCall(
 ): Promise<Record<string, unknown>> {
   const headers: Record<string, string> = { accept: 'application/json' };
   if (init.bearer !== undefined) headers.authorization = `Bearer ${init.bearer}`;
+  if (init.json !== undefined) headers['content-type'] = 'application/json';
+  const payload = init.json !== undefined ? JSON.stringify(init.json) : init.body;
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = init.signal ? AbortSignal.any([timeout, init.signal]) : timeout;
   let res: Response;
   try {
     res = await fetch(url, {
-      method: init.method ?? (init.body ? 'POST' : 'GET'),
+      method: init.method ?? (payload !== undefined ? 'POST' : 'GET'),
       headers,
-      ...(init.body && { body: init.body }),
+      ...(payload !== undefined && { body: payload }),
       redirect: 'error',
       signal,
     });
@@ -91,12 +94,26 @@ export async function graphCall(
         graphSubcode: subcode,
         fbtraceId: asString(error?.fbtrace_id),
         httpStatus: res.status,
+        retryAfterMs: retryAfterMs(res.headers.get('retry-after')),
       },
     );
   }
   if (typeof body !== 'object' || body === null)
     throw new ProviderError('other', `${what}: the provider answered an unexpected body`);
   return body as Record<string, unknown>;
+}
+
+/**
+ * A `Retry-After` header in milliseconds: delay-seconds or an HTTP date; undefined when absent
+ * or unreadable. Bounded to one hour so a wild value cannot park a queue.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-10.2.3
+ */
+export function retryAfterMs(header: string | null): number | undefined {
+  if (header === null) return undefined;
+  const value = header.trim();
+  const ms = /^[0-9]{1,9}$/.test(value) ? Number(value) * 1000 : Date.parse(value) - Date.now();
+  return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), 3_600_000) : undefined;
 }
 
 /** Keep the error class and code of a network failure, not its message (it may quote a URL). */

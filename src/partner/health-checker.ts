@@ -19,7 +19,7 @@ import { ConnectionInactiveError, type ConnectionsStore } from './connections-st
 import type { InflightCalls } from './inflight-calls.ts';
 import type { WithProvider } from './outbound-calls.ts';
 import { tokenExpiry } from './provider-client.ts';
-import { logProviderFailure, ProviderError } from './provider-error.ts';
+import { isTransientProviderError, logProviderFailure, ProviderError } from './provider-error.ts';
 import { HEALTH_CHECKER_ACTOR, REVOKE_REASONS, type RevokeConnection } from './revocation.ts';
 
 export interface HealthCheckerDeps {
@@ -73,7 +73,7 @@ export function createHealthChecker(deps: HealthCheckerDeps) {
             await store.replaceToken(portalId, tokenVersion, fresh.accessToken, expiresAt);
             return 'refreshed' as const;
           } catch (err) {
-            if (err instanceof ProviderError && err.kind === 'unavailable') throw err;
+            if (isTransientProviderError(err)) throw err; // unavailable or throttled: next cycle
             return {
               revoke:
                 expiresAtMs <= Date.now()

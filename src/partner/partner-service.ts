@@ -31,7 +31,7 @@ import { resealAllTokens } from './key-rotation.ts';
 import { createWithProvider } from './outbound-calls.ts';
 import { createProviderClient } from './provider-client.ts';
 import { createGrantRevoker } from './provider-grant-revocation.ts';
-import { createRevokeConnection } from './revocation.ts';
+import { createRevokeConnection, type RevocationStep } from './revocation.ts';
 import { verifySignedRequest, type SignedRequestResult } from './signed-request.ts';
 
 export type { ConnectionSummary } from './connection-summary.ts';
@@ -41,8 +41,11 @@ export {
   HEALTH_CHECKER_ACTOR,
   PROVIDER_CLIENT_ACTOR,
   REVOKE_REASONS,
+  type RevocationStep,
+  type RevocationTx,
   type RevokeOptions,
 } from './revocation.ts';
+export type { WithProvider } from './outbound-calls.ts';
 
 export type PartnerService = ReturnType<typeof createPartnerService>;
 
@@ -55,6 +58,8 @@ export interface PartnerServiceDeps {
   instanceId?: string;
   /** Waits between attempts to revoke a grant at the provider (tests shorten them), in ms. */
   grantRevocationRetryDelaysMs?: readonly number[];
+  /** Other features' steps of the revocation cleanup (messaging's), run in its transaction. */
+  revocationSteps?: readonly RevocationStep[];
 }
 
 /** The modules of this folder, wired once over the storage and the provider settings. */
@@ -70,7 +75,14 @@ function createInternals(deps: PartnerServiceDeps) {
     log,
     ...(deps.grantRevocationRetryDelaysMs && { retryDelaysMs: deps.grantRevocationRetryDelaysMs }),
   });
-  const revokeConnection = createRevokeConnection({ db, store, inflight, grants, log });
+  const revokeConnection = createRevokeConnection({
+    db,
+    store,
+    inflight,
+    grants,
+    log,
+    ...(deps.revocationSteps && { steps: deps.revocationSteps }),
+  });
   const withProvider = createWithProvider({
     client: provider?.client ?? null,
     store,
@@ -123,6 +135,11 @@ export function createPartnerService(deps: PartnerServiceDeps) {
       log,
     }),
     revokeConnection,
+    /**
+     * Run a provider call with the portal's token (the one outbound path; see
+     * outbound-calls.ts). Other features (messaging) call the provider only through this.
+     */
+    withProvider,
 
     /** Whether the provider settings are complete (app id and secret known). */
     configured: provider !== null,

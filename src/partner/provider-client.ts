@@ -12,6 +12,7 @@
  * @see https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow
  * @see https://developers.facebook.com/docs/graph-api/guides/error-handling
  */
+import { createCloudApi } from './cloud-api.ts';
 import { asNumber, asString, graphCall } from './graph-call.ts';
 import { ProviderError } from './provider-error.ts';
 
@@ -76,6 +77,9 @@ export function createProviderClient(options: ProviderClientOptions) {
   const appAccessToken = `${options.appId}|${options.appSecret}`;
 
   return {
+    /** The WhatsApp Cloud API calls (phone numbers, templates, messages); see cloud-api.ts. */
+    cloud: createCloudApi(base, options.timeoutMs),
+
     /**
      * Exchange an authorization code: `POST {graph}/{version}/oauth/access_token` with
      * `client_id`, `client_secret`, `redirect_uri`, `code` as a form body.

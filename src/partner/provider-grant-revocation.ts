@@ -15,7 +15,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Logger } from '../platform/logger.ts';
 import type { ProviderClient } from './provider-client.ts';
-import { logProviderFailure, ProviderError } from './provider-error.ts';
+import { isTransientProviderError, logProviderFailure, ProviderError } from './provider-error.ts';
 
 /** Waits before the 2nd, 3rd and 4th attempt, in milliseconds (about 36 s in all). */
 export const GRANT_REVOCATION_RETRY_DELAYS_MS: readonly number[] = [1_000, 5_000, 30_000];
@@ -78,7 +78,7 @@ export function createGrantRevoker(deps: {
         }
         logFailure(log, err, grant.portalId);
         firstEnded(); // the retries go on in the background
-        const retryable = err instanceof ProviderError && err.kind === 'unavailable';
+        const retryable = isTransientProviderError(err);
         const wait = delays[i];
         if (!retryable || wait === undefined || signal.aborted) {
           log.warn({ portalId: grant.portalId, attempts: i + 1 }, 'grant revocation given up');

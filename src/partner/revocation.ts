@@ -53,6 +53,21 @@ export interface RevokeOptions {
   revokeAtProvider?: boolean;
 }
 
+/** A transaction of the revocation cleanup (the store's and the audit's). */
+export type RevocationTx = Parameters<Parameters<Database['transaction']>[0]>[0];
+
+/**
+ * One step another feature adds to the revocation cleanup (given at composition in
+ * services.ts; partner/ imports no other feature). It runs inside the cleanup's transaction,
+ * after the connection is marked inactive and only when this call revoked it, so it runs once
+ * per revocation whatever the path; a step that throws rolls the whole revocation back.
+ * Messaging fails the portal's queued messages and releases their credit here.
+ */
+export type RevocationStep = (
+  tx: RevocationTx,
+  revocation: { portalId: number; reason: string },
+) => Promise<void>;
+
 /**
  * The one cleanup every revocation path converges on.
  *
@@ -78,8 +93,10 @@ export function createRevokeConnection(deps: {
   inflight: InflightCalls;
   grants: GrantRevoker;
   log: Logger;
+  /** Other features' cleanup, run in the revocation's transaction (see `RevocationStep`). */
+  steps?: readonly RevocationStep[];
 }): RevokeConnection {
-  const { db, store, inflight, grants, log } = deps;
+  const { db, store, inflight, grants, log, steps = [] } = deps;
   return async (portalId, options) => {
     // The token is read (and decrypted) inside the cleanup's transaction, under the row lock,
     // because the cleanup deletes it: the only way to revoke the grant afterwards. It stays in
@@ -95,6 +112,7 @@ export function createRevokeConnection(deps: {
       });
       if (!changed) return false;
       grant = held && { portalId, ...held };
+      for (const step of steps) await step(tx, { portalId, reason: options.reason });
       await recordAuditEvent(tx, {
         portalId,
         actor: options.actor,

@@ -25,12 +25,26 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   missing_token: 'No API token was sent (a `WWW-Authenticate` challenge is included).',
   invalid_token: 'The API token is unknown, malformed or was regenerated.',
   insufficient_scope: 'The token lacks a scope this route needs (see `requiredScopes`).',
+  insufficient_credit:
+    "The portal's credit does not cover the message's price (GET /messaging/credit); an " +
+    'operator tops it up.',
   not_found: "Unknown route, or a resource that does not exist in the token's portal.",
   idempotency_conflict:
     'The Idempotency-Key was used in the last 24 hours with a different request.',
   conflict:
     'A unique value is already taken (e.g. a contact phone); `details` names the field and the ' +
     "existing resource's `id`.",
+  not_connected:
+    'The route needs an active provider connection; connect the business account on /connect.',
+  recipient_opted_out: 'The contact opted out of WhatsApp messages (consent `opted_out`).',
+  outside_service_window:
+    'Free text needs an inbound message from the recipient in the last 24 hours; send an ' +
+    'approved template instead.',
+  template_not_approved:
+    'The template (name and language) is not APPROVED at the provider (pending, rejected, ' +
+    'paused or unknown).',
+  provider_error: 'The provider failed or refused the call; retry later.',
+  provider_timeout: 'The provider did not answer in time; retry later.',
   payload_too_large: 'The request body is over 64 KiB.',
   unsupported_media_type: 'The request body is not `application/json`.',
   rate_limited: 'Too many requests; wait the `Retry-After` seconds.',

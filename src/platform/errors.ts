@@ -12,14 +12,21 @@ export const ERROR_STATUS = {
   missing_token: 401,
   invalid_token: 401,
   insufficient_scope: 403,
+  insufficient_credit: 402,
   not_found: 404,
   idempotency_conflict: 409,
   conflict: 409,
+  not_connected: 409,
   payload_too_large: 413,
   unsupported_media_type: 415,
+  recipient_opted_out: 422,
+  outside_service_window: 422,
+  template_not_approved: 422,
   rate_limited: 429,
   internal_error: 500,
+  provider_error: 502,
   unavailable: 503,
+  provider_timeout: 504,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

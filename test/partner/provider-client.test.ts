@@ -168,7 +168,7 @@ describe('provider client against the sandbox provider (real HTTP)', () => {
     assert.equal(classifyGraphError(200, undefined), 'permission');
     assert.equal(classifyGraphError(10, undefined), 'permission');
     assert.equal(classifyGraphError(2, undefined), 'unavailable');
-    assert.equal(classifyGraphError(4, undefined), 'unavailable');
+    assert.equal(classifyGraphError(4, undefined), 'throttled');
     assert.equal(classifyGraphError(100, undefined), 'other');
   });
 });

@@ -9,4 +9,6 @@ export * from './connections.ts';
 export * from './data-deletion-requests.ts';
 export * from './processed-signed-requests.ts';
 export * from './contacts.ts';
+export * from './messages.ts';
+export * from './credit.ts';
 export * from './webhooks.ts';

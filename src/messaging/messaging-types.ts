@@ -1,0 +1,133 @@
+/**
+ * The messaging service's interface: what routes, pages, the CLI, the drafts and the provider's
+ * webhook receiver call. Implemented in messaging-service.ts.
+ *
+ * @see docs/messaging.md
+ */
+import type { Principal } from '../accounts/principal.ts';
+import type { Actor } from '../audit/audit-log.ts';
+import type {
+  Credit,
+  CreditTransaction,
+  ListMessagesQuery,
+  Message,
+  SendMessageBody,
+  SummaryPeriod,
+  SummaryQuery,
+} from './messaging-schemas.ts';
+import type { PhoneNumber, MessageTemplate } from './provider-port.ts';
+
+export type PortalOf = Pick<Principal, 'portalId'>;
+
+/** What a send produced, and whether it is a replay of an earlier one. */
+export interface SendMessageResult {
+  /** HTTP status: 202 for a newly queued message; a replay repeats the first response's. */
+  status: number;
+  body: { success: true; data: Message };
+  /** True when an `Idempotency-Key` matched an earlier request: nothing was queued. */
+  replayed: boolean;
+}
+
+/** A provider status webhook for one message (`statuses[]` of the `messages` field). */
+export interface MessageStatusEvent {
+  wamid: string;
+  status: 'sent' | 'delivered' | 'read' | 'failed';
+  timestamp: Date;
+  recipientId: string;
+  /** Portico's message id, as sent in `biz_opaque_callback_data`. */
+  bizOpaqueCallbackData?: string | undefined;
+  pricing?: unknown;
+  errors: { code: number | string; title: string }[];
+}
+
+/** A provider inbound message webhook (`messages[]` of the `messages` field). */
+export interface InboundMessageEvent {
+  wamid: string;
+  /** The sender's phone, digits only (no `+`). */
+  from: string;
+  timestamp: Date;
+  type: string;
+  text?: string | undefined;
+  profileName?: string | undefined;
+}
+
+/** The provider's webhook events that messaging consumes (partner's ProviderWebhookSink). */
+export interface MessagingWebhookSink {
+  messageStatuses(
+    portalId: number,
+    phoneNumberId: string,
+    events: readonly MessageStatusEvent[],
+  ): Promise<void>;
+  inboundMessages(
+    portalId: number,
+    phoneNumberId: string,
+    events: readonly InboundMessageEvent[],
+  ): Promise<void>;
+  templateStatusUpdated(portalId: number, event: unknown): Promise<void>;
+}
+
+/** Messaging of one portal at a time; see each method. */
+export interface MessagingService {
+  /**
+   * Queue a message: refusals are checked in the documented order, then the message row, the
+   * credit reservation and the delivery job are written in one transaction.
+   *
+   * @returns 202 and the queued message, or the stored first response with `replayed: true`.
+   * @throws AppError `invalid_request` (bad phone, missing text/template, unknown `from`, `from`
+   *   needed), `not_found` (unknown `contactId`), `not_connected` (409),
+   *   `recipient_opted_out` (422), `outside_service_window` (422), `template_not_approved`
+   *   (422), `insufficient_credit` (402), `idempotency_conflict` (409), `provider_error` (502).
+   */
+  sendMessage(args: {
+    principal: PortalOf;
+    input: SendMessageBody;
+    idempotencyKey?: string | undefined;
+    requestId?: string | undefined;
+  }): Promise<SendMessageResult>;
+
+  /** A page of the portal's messages, newest first. @throws AppError `invalid_request`. */
+  listMessages(
+    principal: PortalOf,
+    query: ListMessagesQuery,
+  ): Promise<{ items: Message[]; nextCursor: string | null }>;
+
+  /** @throws AppError `not_found` for an unknown id and another portal's alike. */
+  getMessage(principal: PortalOf, id: string): Promise<Message>;
+
+  /** Counts per status, delivery rate and cost per UTC day or hour. */
+  summary(principal: PortalOf, query: SummaryQuery): Promise<SummaryPeriod[]>;
+
+  /** The portal's credit (an account of 0 in the configured currency when never topped up). */
+  credit(principal: PortalOf): Promise<Credit>;
+
+  /** A page of the portal's credit transactions, newest first. */
+  listCreditTransactions(
+    principal: PortalOf,
+    query: { limit: number; cursor?: string | undefined },
+  ): Promise<{ items: CreditTransaction[]; nextCursor: string | null }>;
+
+  /**
+   * Top up a portal's credit (operator), audited `credit.added` (amount and note, no secret).
+   *
+   * @param amount minor units, positive.
+   * @throws UsageError for an unknown portal or a non-positive amount.
+   */
+  addCredit(args: {
+    portalId: number;
+    amount: number;
+    note: string;
+    actor: Actor;
+  }): Promise<Credit & { transactionId: string }>;
+
+  /** The sender numbers of the portal's connection (cached briefly). @throws as sendMessage. */
+  listNumbers(principal: PortalOf): Promise<PhoneNumber[]>;
+
+  /** The templates of the portal's connection (cached briefly). @throws as sendMessage. */
+  listTemplates(principal: PortalOf): Promise<MessageTemplate[]>;
+
+  /** Forget the portal's cached numbers and templates (after a change at the provider). */
+  invalidateProviderCache(portalId: number): void;
+
+  /** The provider's webhook events: statuses, inbound messages, template updates. */
+  webhookSink: MessagingWebhookSink;
+}
