@@ -34,6 +34,11 @@ async function main(): Promise<void> {
     const services = createServices({ config, storage, logger });
     services.partner.startHealthChecker();
     closers.unshift(() => services.partner.stopHealthChecker());
+    // The job queue stops after its workers, and before storage closes.
+    closers.unshift(() => services.jobs.stop());
+    await services.webhooks.start();
+    await services.webhooks.startWorker();
+    closers.unshift(() => services.webhooks.stopWorker());
     const app = await buildApp({ services, logger });
     closers.unshift(() => app.close());
     let admin: FastifyInstance | undefined;

@@ -14,6 +14,15 @@ import { createPartnerService, type PartnerService } from './partner/partner-ser
 import { loadKeyring } from './platform/keyring.ts';
 import type { Logger } from './platform/logger.ts';
 import { createTicketsService, type TicketsService } from './tickets/tickets-service.ts';
+import { transactionJobDb } from './db/job-queue-db.ts';
+import { createDeliveryQueue, type DeliveryQueue } from './messaging/delivery-queue.ts';
+import { webhookEventSteps } from './webhooks/event-hooks.ts';
+import { pgBossWebhookQueue } from './webhooks/webhook-queue.ts';
+import {
+  ATTEMPT_TIMEOUT_MS,
+  createWebhooksService,
+  type WebhooksService,
+} from './webhooks/webhooks-service.ts';
 
 export interface Services {
   config: Config;
@@ -29,15 +38,55 @@ export interface Services {
   partner: PartnerService;
   /** Browser sessions of the web pages. */
   sessions: SessionStore;
+  /** The one durable job queue (pg-boss): messaging's deliveries and the webhooks'. */
+  jobs: DeliveryQueue;
+  webhooks: WebhooksService;
+}
+
+/** What tests (and only tests) may change in the webhooks' timing. */
+export interface ServiceOverrides {
+  webhooks?: Pick<
+    Parameters<typeof createWebhooksService>[0],
+    'attemptTimeoutMs' | 'retryScheduleMs' | 'resolver' | 'addressPolicy'
+  >;
 }
 
 export function createServices(deps: {
   config: Config;
   storage: Storage;
   logger: Logger;
+  overrides?: ServiceOverrides;
 }): Services {
   const { config, storage, logger } = deps;
   const tokenVerification = createTokenVerification({ storage, settings: config, logger });
+  const keyring = loadKeyring(config);
+  const jobs = createDeliveryQueue({
+    storage,
+    logger,
+    settings: {
+      retryLimit: config.MESSAGING_RETRY_LIMIT,
+      retryDelayS: config.MESSAGING_RETRY_DELAY_S,
+      expireS: config.MESSAGING_JOB_EXPIRE_S,
+      batchSize: config.MESSAGING_WORKER_BATCH,
+      pollingIntervalS: 0.5,
+      maintenanceIntervalS: 30,
+    },
+  });
+  const webhookTimeoutMs = deps.overrides?.webhooks?.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
+  const webhooks = createWebhooksService({
+    db: storage.db,
+    keyring,
+    logger,
+    queue: pgBossWebhookQueue(
+      { boss: jobs.boss, ready: () => jobs.start() },
+      transactionJobDb,
+      webhookTimeoutMs,
+    ),
+    // Production refuses private addresses; development and tests deliver to localhost.
+    addressPolicy: config.isProduction ? 'public-only' : 'development-any-address',
+    ...deps.overrides?.webhooks,
+  });
+  const steps = webhookEventSteps(webhooks);
   return {
     config,
     storage,
@@ -52,9 +101,19 @@ export function createServices(deps: {
       db: storage.db,
       providerAppSecret: config.PROVIDER_APP_SECRET,
       logger,
+      createdSteps: [steps.ticketCreated],
     }),
-    contacts: createContactsService({ db: storage.db, logger }),
-    partner: createPartnerService({ config, db: storage.db, keyring: loadKeyring(config), logger }),
+    contacts: createContactsService({ db: storage.db, logger, optedOutSteps: [steps.optedOut] }),
+    partner: createPartnerService({
+      config,
+      db: storage.db,
+      keyring,
+      logger,
+      connectedSteps: [steps.connected],
+      revocationSteps: [steps.revoked],
+    }),
+    jobs,
+    webhooks,
     sessions: createSessionStore({ db: storage.db, ttlSeconds: config.SESSION_TTL_SECONDS }),
   };
 }

@@ -24,6 +24,8 @@ type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
 
 /** A plain object (pg-boss's job `data`) goes to the database as JSON text. */
 function toParam(value: unknown): unknown {
+  // Drizzle renders an `undefined` parameter as nothing at all (a syntax error): send NULL.
+  if (value === undefined) return null;
   if (value && typeof value === 'object' && !(value instanceof Date) && !Array.isArray(value)) {
     if (!Buffer.isBuffer(value)) return JSON.stringify(value);
   }

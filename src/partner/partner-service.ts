@@ -21,7 +21,7 @@ import type { Database } from '../db/client.ts';
 import type { Keyring } from '../platform/keyring.ts';
 import type { Logger } from '../platform/logger.ts';
 import { authorizationRequestUrl } from './authorization-request.ts';
-import { createAuthorizationCompleter } from './complete-authorization.ts';
+import { createAuthorizationCompleter, type ConnectedStep } from './complete-authorization.ts';
 import { summarizeConnection, type ConnectionSummary } from './connection-summary.ts';
 import { createConnectionsStore } from './connections-store.ts';
 import { createProviderPersonCallbacks } from './data-deletion.ts';
@@ -34,6 +34,7 @@ import { createGrantRevoker } from './provider-grant-revocation.ts';
 import { createRevokeConnection, type RevocationStep } from './revocation.ts';
 import { verifySignedRequest, type SignedRequestResult } from './signed-request.ts';
 
+export type { ConnectedStep } from './complete-authorization.ts';
 export type { ConnectionSummary } from './connection-summary.ts';
 export { ConnectionInactiveError } from './connections-store.ts';
 export { ProviderError } from './provider-error.ts';
@@ -60,6 +61,8 @@ export interface PartnerServiceDeps {
   grantRevocationRetryDelaysMs?: readonly number[];
   /** Other features' steps of the revocation cleanup (messaging's), run in its transaction. */
   revocationSteps?: readonly RevocationStep[];
+  /** Other features' steps of a new connection (webhooks'), run in its transaction. */
+  connectedSteps?: readonly ConnectedStep[];
 }
 
 /** The modules of this folder, wired once over the storage and the provider settings. */
@@ -133,6 +136,7 @@ export function createPartnerService(deps: PartnerServiceDeps) {
       inflight,
       grants,
       log,
+      ...(deps.connectedSteps && { connectedSteps: deps.connectedSteps }),
     }),
     revokeConnection,
     /**

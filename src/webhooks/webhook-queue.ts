@@ -26,6 +26,8 @@ export type JobDbOf = (tx: Tx) => PgBoss.Db;
 
 /** The queue as the webhooks service sees it. */
 export interface WebhookQueue {
+  /** Start the shared queue and create `webhook.deliver` (idempotent); before any `enqueue`. */
+  start(): Promise<void>;
   /** Queue one attempt inside `tx` (committed or rolled back with it). */
   enqueue(tx: Tx, job: DeliveryJob, startAfter?: Date): Promise<void>;
   /** Run `handler` for every due job on this instance until `stop`. */
@@ -43,19 +45,28 @@ export interface WorkerSettings {
 }
 
 /**
- * Bind the webhooks to a started pg-boss instance. The queue is created on first use.
+ * Bind the webhooks to the service's pg-boss instance (messaging's `DeliveryQueue.boss`);
+ * `ready` starts it (idempotent). The queue is created on first use.
  *
  * @param attemptTimeoutMs one attempt's deadline: the job expires well after it, so a worker
  *   that died mid-attempt is retried by pg-boss, not one that is merely slow.
  */
 export function pgBossWebhookQueue(
-  boss: PgBoss,
+  jobs: { boss: PgBoss; ready: () => Promise<void> },
   jobDbOf: JobDbOf,
   attemptTimeoutMs: number,
   worker: WorkerSettings = { pollingIntervalSeconds: 0.5, batchSize: 5 },
 ): WebhookQueue {
+  const { boss } = jobs;
   let created: Promise<void> | null = null;
-  const ensure = () => (created ??= boss.createQueue(DELIVERY_QUEUE));
+  let ready = false;
+  const start = () =>
+    (created ??= jobs
+      .ready()
+      .then(() => boss.createQueue(DELIVERY_QUEUE))
+      .then(() => {
+        ready = true;
+      }));
   const options: PgBoss.SendOptions = {
     retryLimit: 5,
     retryDelay: 30,
@@ -64,8 +75,11 @@ export function pgBossWebhookQueue(
   };
   let workerId: string | null = null;
   return {
+    start,
     async enqueue(tx, job, startAfter) {
-      await ensure();
+      // Never start pg-boss from inside a transaction: on PGlite (one connection) its schema
+      // set-up would wait for the transaction that waits for it.
+      if (!ready) throw new Error('The job queue is not started (webhooks.start()).');
       await boss.send(DELIVERY_QUEUE, job, {
         ...options,
         ...(startAfter && { startAfter }),
@@ -73,7 +87,7 @@ export function pgBossWebhookQueue(
       });
     },
     async startWorker(handler) {
-      await ensure();
+      await start();
       workerId = await boss.work<DeliveryJob>(DELIVERY_QUEUE, worker, async (jobs) => {
         // One failing attempt must not fail its batch-mates: each settles on its own.
         const results = await Promise.allSettled(jobs.map((j) => handler(j.data)));

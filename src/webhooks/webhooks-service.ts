@@ -260,6 +260,8 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       return rows.map((r) => toDelivery(r.delivery, r.type));
     },
 
+    /** Start the queue, so events can be enqueued (main.ts; the CLI; tests). Idempotent. */
+    start: () => queue.start(),
     /** Start this instance's delivery worker (main.ts; tests). */
     startWorker: () => queue.startWorker((job) => runAttempt(attemptDeps, job)),
     /** Stop it, waiting for the attempts under way. */

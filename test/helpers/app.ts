@@ -12,7 +12,7 @@ import { buildApp } from '../../src/app.ts';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { parseConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { createServices, type Services } from '../../src/services.ts';
+import { createServices, type ServiceOverrides, type Services } from '../../src/services.ts';
 import type { Backend } from './storage.ts';
 
 export interface TestApp {
@@ -51,15 +51,18 @@ export async function buildTestApp(
   t: Hookable,
   backend: Backend,
   env: Record<string, string> = {},
+  overrides: ServiceOverrides = {},
 ): Promise<TestApp> {
   const config = testConfig(env);
   const storage = await backend.open();
   const { logs, stream } = captureLogs();
   const logger = createLogger(config.LOG_LEVEL, stream);
-  const services = createServices({ config, storage, logger });
+  const services = createServices({ config, storage, logger, overrides });
   const app = await buildApp({ services, logger });
   t.after(async () => {
     await app.close();
+    await services.webhooks.stopWorker();
+    await services.jobs.stop();
     await storage.close();
   });
   return { app, services, config, logs };
