@@ -17,6 +17,7 @@ import {
   addUserCommands,
 } from './cli-commands.ts';
 import { addContactsCommands } from './cli-contacts.ts';
+import { addWebhookCommands } from './cli-webhooks.ts';
 import { ConfigError, loadDotEnv } from './config.ts';
 import { UsageError } from './platform/errors.ts';
 
@@ -38,6 +39,7 @@ function buildProgram(): Command {
   addKeysCommands(program);
   addAuditCommands(program);
   addContactsCommands(program);
+  addWebhookCommands(program);
   return program;
 }
 

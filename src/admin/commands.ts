@@ -12,6 +12,7 @@ import { CLI_ACTOR, listAuditEvents } from '../audit/audit-log.ts';
 import { IMPORT_MAX } from '../contacts/contact-schemas.ts';
 import { UsageError } from '../platform/errors.ts';
 import type { Services } from '../services.ts';
+import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
 
 export interface Command<S extends TSchema = TSchema> {
   args: S;
@@ -129,6 +130,7 @@ export const COMMANDS: Record<string, Command> = {
       );
     },
   ),
+  ...WEBHOOK_COMMANDS,
 };
 
 /**
