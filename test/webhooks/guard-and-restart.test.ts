@@ -23,9 +23,12 @@ async function durableTarget(t: { after(fn: () => Promise<void>): void }, kind: 
   return { kind: 'pglite', dataDir: mkdtempSync(join(tmpdir(), 'portico-wh-')) } as StorageTarget;
 }
 
+/** One config (so one DATA_DIR, one keyring) for every instance of a test file. */
+const config = testConfig();
+
 function servicesOver(storage: Storage, overrides: ServiceOverrides) {
   return createServices({
-    config: testConfig(),
+    config,
     storage,
     logger: createLogger('silent'),
     overrides,
