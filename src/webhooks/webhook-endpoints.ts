@@ -162,10 +162,8 @@ export function createEndpointManagement(deps: {
       return { endpoint: toEndpoint(row), secret, notice };
     },
 
-    async listEndpoints(portalId: number): Promise<WebhookEndpoint[]> {
-      const now = Date.now();
-      return (await repo.listEndpoints(db, portalId)).map((r) => toEndpoint(r, now));
-    },
+    listEndpoints: async (portalId: number): Promise<WebhookEndpoint[]> =>
+      (await repo.listEndpoints(db, portalId)).map((r) => toEndpoint(r)),
 
     /** @throws AppError `not_found` for an unknown id and another portal's alike. */
     async removeEndpoint(portalId: number, id: string, context: ChangeContext): Promise<void> {
@@ -218,7 +216,7 @@ export function createEndpointManagement(deps: {
       return { secret, previousSecretValidUntil: until.toISOString() };
     },
 
-    /** Enable a disabled endpoint (its failing streak starts over). @throws AppError `not_found`. */
+    /** Enable a disabled endpoint (failing streak reset). @throws AppError `not_found`. */
     async enableEndpoint(portalId: number, id: string, context: ChangeContext) {
       return db.transaction(async (tx) => {
         const row = await repo.updateEndpoint(tx, portalId, id, {

@@ -77,6 +77,86 @@ function toDelivery(row: repo.DeliveryRow, eventType: string): WebhookDelivery {
   };
 }
 
+/** Write an event and its deliveries to `endpointIds`, with their first jobs, in `tx`. */
+async function write(
+  queue: Pick<WebhookQueue, 'enqueue'>,
+  tx: repo.Tx,
+  portalId: number,
+  type: string,
+  data: object,
+  endpointIds: readonly string[],
+): Promise<{ eventId: string; deliveryIds: string[] }> {
+  const eventId = `evt_${randomBase62(16)}`;
+  const payload = { type, timestamp: new Date().toISOString(), data: { ...data } };
+  await repo.insertEvent(tx, { id: eventId, portalId, type, payload });
+  const deliveryIds: string[] = [];
+  for (const endpointId of endpointIds) {
+    const id = `dlv_${randomBase62(16)}`;
+    await repo.insertDelivery(tx, {
+      id,
+      portalId,
+      endpointId,
+      eventId,
+      nextAttemptAt: new Date(),
+    });
+    await queue.enqueue(tx, { deliveryId: id, attempt: 1 });
+    deliveryIds.push(id);
+  }
+  return { eventId, deliveryIds };
+}
+
+/** *Send test event* and *Resend*. */
+function createManualSends(db: Database, queue: Pick<WebhookQueue, 'enqueue'>) {
+  return {
+    /**
+     * Send a `webhook.test` event to one endpoint (enabled or not asked: it must be enabled).
+     *
+     * @returns the event's id (the `webhook-id`) and the delivery's.
+     * @throws AppError `not_found`; `conflict` for a disabled endpoint.
+     */
+    async sendTestEvent(portalId: number, endpointId: string) {
+      return db.transaction(async (tx) => {
+        const endpoint = await repo.findEndpoint(tx, portalId, endpointId);
+        if (!endpoint) throw new AppError('not_found', 'No webhook endpoint with this id.');
+        if (!endpoint.enabled) {
+          throw new AppError('conflict', 'The endpoint is disabled; enable it first.');
+        }
+        const sent = await write(queue, tx, portalId, TEST_EVENT_TYPE, { endpointId }, [
+          endpointId,
+        ]);
+        return { eventId: sent.eventId, deliveryId: sent.deliveryIds[0]! };
+      });
+    },
+
+    /**
+     * Deliver a delivery's event again to its endpoint, as a new delivery with the same
+     * `webhook-id` (receivers deduplicate on it).
+     *
+     * @throws AppError `not_found`; `conflict` for a disabled endpoint.
+     */
+    async resend(portalId: number, deliveryId: string): Promise<{ deliveryId: string }> {
+      return db.transaction(async (tx) => {
+        const old = await repo.findDelivery(tx, portalId, deliveryId);
+        if (!old) throw new AppError('not_found', 'No webhook delivery with this id.');
+        const endpoint = await repo.findEndpoint(tx, portalId, old.endpointId);
+        if (!endpoint?.enabled) {
+          throw new AppError('conflict', 'The endpoint is disabled; enable it first.');
+        }
+        const id = `dlv_${randomBase62(16)}`;
+        await repo.insertDelivery(tx, {
+          id,
+          portalId,
+          endpointId: old.endpointId,
+          eventId: old.eventId,
+          nextAttemptAt: new Date(),
+        });
+        await queue.enqueue(tx, { deliveryId: id, attempt: 1 });
+        return { deliveryId: id };
+      });
+    },
+  };
+}
+
 export type WebhooksService = ReturnType<typeof createWebhooksService>;
 
 export function createWebhooksService(deps: WebhooksServiceDeps) {
@@ -96,33 +176,6 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     },
   };
 
-  /** Write an event and its deliveries to `endpointIds`, with their first jobs, in `tx`. */
-  async function write(
-    tx: repo.Tx,
-    portalId: number,
-    type: string,
-    data: object,
-    endpointIds: readonly string[],
-  ): Promise<{ eventId: string; deliveryIds: string[] }> {
-    const eventId = `evt_${randomBase62(16)}`;
-    const payload = { type, timestamp: new Date().toISOString(), data: { ...data } };
-    await repo.insertEvent(tx, { id: eventId, portalId, type, payload });
-    const deliveryIds: string[] = [];
-    for (const endpointId of endpointIds) {
-      const id = `dlv_${randomBase62(16)}`;
-      await repo.insertDelivery(tx, {
-        id,
-        portalId,
-        endpointId,
-        eventId,
-        nextAttemptAt: new Date(),
-      });
-      await queue.enqueue(tx, { deliveryId: id, attempt: 1 });
-      deliveryIds.push(id);
-    }
-    return { eventId, deliveryIds };
-  }
-
   return {
     ...endpoints,
 
@@ -141,6 +194,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       const subscribed = await repo.subscribedEndpoints(tx, portalId, type);
       if (subscribed.length === 0) return;
       await write(
+        queue,
         tx,
         portalId,
         type,
@@ -205,50 +259,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       });
     },
 
-    /**
-     * Send a `webhook.test` event to one endpoint (enabled or not asked: it must be enabled).
-     *
-     * @returns the event's id (the `webhook-id`) and the delivery's.
-     * @throws AppError `not_found`; `conflict` for a disabled endpoint.
-     */
-    async sendTestEvent(portalId: number, endpointId: string) {
-      return db.transaction(async (tx) => {
-        const endpoint = await repo.findEndpoint(tx, portalId, endpointId);
-        if (!endpoint) throw new AppError('not_found', 'No webhook endpoint with this id.');
-        if (!endpoint.enabled) {
-          throw new AppError('conflict', 'The endpoint is disabled; enable it first.');
-        }
-        const sent = await write(tx, portalId, TEST_EVENT_TYPE, { endpointId }, [endpointId]);
-        return { eventId: sent.eventId, deliveryId: sent.deliveryIds[0]! };
-      });
-    },
-
-    /**
-     * Deliver a delivery's event again to its endpoint, as a new delivery with the same
-     * `webhook-id` (receivers deduplicate on it).
-     *
-     * @throws AppError `not_found`; `conflict` for a disabled endpoint.
-     */
-    async resend(portalId: number, deliveryId: string): Promise<{ deliveryId: string }> {
-      return db.transaction(async (tx) => {
-        const old = await repo.findDelivery(tx, portalId, deliveryId);
-        if (!old) throw new AppError('not_found', 'No webhook delivery with this id.');
-        const endpoint = await repo.findEndpoint(tx, portalId, old.endpointId);
-        if (!endpoint?.enabled) {
-          throw new AppError('conflict', 'The endpoint is disabled; enable it first.');
-        }
-        const id = `dlv_${randomBase62(16)}`;
-        await repo.insertDelivery(tx, {
-          id,
-          portalId,
-          endpointId: old.endpointId,
-          eventId: old.eventId,
-          nextAttemptAt: new Date(),
-        });
-        await queue.enqueue(tx, { deliveryId: id, attempt: 1 });
-        return { deliveryId: id };
-      });
-    },
+    ...createManualSends(db, queue),
 
     /** The portal's most recent deliveries (of one endpoint when given), newest first. */
     async recentDeliveries(
