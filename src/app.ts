@@ -138,6 +138,7 @@ export async function buildApp({
       accounts: services.accounts,
       partner: services.partner,
       contacts: services.contacts,
+      webhooks: services.webhooks,
       recentAuditEvents: (portalId) =>
         listAuditEvents(services.storage.db, portalId, { limit: 20 }),
     });

@@ -12,6 +12,7 @@ import { redirectToLogin, type PageSessions } from '../browser/web-session.ts';
 import type { WebSession } from '../browser/session-store.ts';
 import type { ContactsService } from '../contacts/contacts-service.ts';
 import type { PartnerService } from '../partner/partner-service.ts';
+import type { WebhooksService } from '../webhooks/webhooks-service.ts';
 import type { SignInLimitSettings } from './sign-in-limits.ts';
 
 export interface WebRoutesOptions {
@@ -25,6 +26,19 @@ export interface WebRoutesOptions {
   contacts: Pick<
     ContactsService,
     'listContacts' | 'getContact' | 'eraseContact' | 'importContacts'
+  >;
+  webhooks: Pick<
+    WebhooksService,
+    | 'listEndpoints'
+    | 'recentDeliveries'
+    | 'creditLowThreshold'
+    | 'addEndpoint'
+    | 'removeEndpoint'
+    | 'rotateSecret'
+    | 'enableEndpoint'
+    | 'sendTestEvent'
+    | 'resend'
+    | 'setCreditLowThreshold'
   >;
   /** The portal's most recent audit events, newest first. */
   recentAuditEvents: (portalId: number) => Promise<AuditEvent[]>;

@@ -15,6 +15,7 @@ import { toAppError } from '../platform/error-envelope.ts';
 import { connectionPages } from './connection-pages.tsx';
 import { contactsPages } from './contacts-routes.tsx';
 import { settingsRoutes } from './settings-routes.tsx';
+import { webhooksPages } from './webhooks-routes.tsx';
 import { signInRoutes } from './sign-in-routes.tsx';
 import { Redirect, type WebRoutesOptions } from './web-options.ts';
 
@@ -48,4 +49,5 @@ export async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): P
   await app.register(settingsRoutes, opts);
   await app.register(connectionPages, opts);
   await app.register(contactsPages, opts);
+  await app.register(webhooksPages, opts);
 }
