@@ -12,7 +12,7 @@ import { and, eq } from 'drizzle-orm';
 import { recordAuditEvent, type Actor } from '../audit/audit-log.ts';
 import type { Database } from '../db/client.ts';
 import { webhookDeliveries } from '../db/schema/index.ts';
-import type { Keyring } from '../platform/keyring.ts';
+import { DecryptionError, type Keyring } from '../platform/keyring.ts';
 import type { Logger } from '../platform/logger.ts';
 import { secretsOf } from './webhook-endpoints.ts';
 import type { DeliveryJob, WebhookQueue } from './webhook-queue.ts';
@@ -157,8 +157,25 @@ export async function runAttempt(deps: AttemptDeps, job: DeliveryJob): Promise<v
     });
     return;
   }
+  let secrets: string[];
+  try {
+    secrets = secretsOf(endpoint, deps.keyring);
+  } catch (err) {
+    if (!(err instanceof DecryptionError)) throw err;
+    // A key removed from the keyring too early: retrying cannot help, and the admin must know.
+    await repo.updateDelivery(deps.db, delivery.id, {
+      status: 'failed',
+      lastError: 'signing secret cannot be decrypted (rotate the secret)',
+      nextAttemptAt: null,
+    });
+    deps.log.error(
+      { endpointId: endpoint.id, deliveryId: delivery.id },
+      'webhook secret unreadable',
+    );
+    return;
+  }
   const body = JSON.stringify(event.payload);
-  const headers = signDelivery(event.id, new Date(), body, secretsOf(endpoint, deps.keyring));
+  const headers = signDelivery(event.id, new Date(), body, secrets);
   const outcome = await sendWebhook(endpoint.url, body, headers, deps.send);
   const recorded = await recordOutcome(deps, loaded, job, outcome);
   // Ids, codes and times only: never the payload, the URL's query or the answer.
