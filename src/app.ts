@@ -20,8 +20,11 @@ import { createPageSessions } from './browser/web-session.ts';
 import { apiReferencePage } from './external-api/docs-page.ts';
 import { OPENAPI_PATH, swaggerOptions } from './external-api/openapi.ts';
 import { EXTERNAL_API_PREFIX, externalApi } from './external-api/plugin.ts';
+import { messagingRoutes } from './messaging/messaging-routes.ts';
 import { authorizationRoutes } from './partner/authorization-routes.ts';
 import { providerCallbacksRoutes } from './partner/provider-callbacks-routes.ts';
+import { type ProviderWebhookSink } from './partner/provider-webhook-events.ts';
+import { providerWebhooksRoutes } from './partner/provider-webhooks-routes.ts';
 import { AccessLogController } from './platform/access-log.ts';
 import {
   clientErrorHandler,
@@ -49,6 +52,10 @@ export interface BuildAppOptions {
   logger: FastifyBaseLogger;
   /** Overrides of the token change listener's timings (tests shorten the reconnect backoff). */
   listenerTiming?: Partial<ListenerTiming>;
+  /**
+   * Where the provider's webhook events go (tests record them). Default: messaging's sink.
+   */
+  providerWebhookSink?: ProviderWebhookSink;
 }
 
 declare module 'fastify' {
@@ -62,6 +69,7 @@ export async function buildApp({
   services,
   logger,
   listenerTiming,
+  providerWebhookSink,
 }: BuildAppOptions): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
@@ -113,7 +121,11 @@ export async function buildApp({
       redis,
       keyPrefix: config.REDIS_KEY_PREFIX,
     },
-    routes: [ticketsRoutes(services.tickets), contactsRoutes(services.contacts)],
+    routes: [
+      ticketsRoutes(services.tickets),
+      contactsRoutes(services.contacts),
+      messagingRoutes(services.messaging),
+    ],
   });
 
   // The pages and the provider's callbacks, in a context of their own: cookies, form bodies and
@@ -144,6 +156,13 @@ export async function buildApp({
     });
     await pages.register(authorizationRoutes, { sessions, partner: services.partner });
     await pages.register(providerCallbacksRoutes, { partner: services.partner });
+  });
+
+  // The provider's webhooks, in a context of their own: a JSON parser that keeps the raw bytes
+  // (the signature is over them), and no cookie, form or page-header hook.
+  await app.register(providerWebhooksRoutes, {
+    partner: services.partner,
+    sink: providerWebhookSink ?? services.messaging.webhookSink,
   });
 
   return app;

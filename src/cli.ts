@@ -17,6 +17,7 @@ import {
   addUserCommands,
 } from './cli-commands.ts';
 import { addContactsCommands } from './cli-contacts.ts';
+import { addCreditCommands } from './cli-messaging.ts';
 import { addWebhookCommands } from './cli-webhooks.ts';
 import { ConfigError, loadDotEnv } from './config.ts';
 import { UsageError } from './platform/errors.ts';
@@ -28,7 +29,7 @@ import { UsageError } from './platform/errors.ts';
 function buildProgram(): Command {
   // Settings first: subcommands copy them when they are created.
   const program = new Command('npm run cli --')
-    .description('Portico admin: portals, users and API tokens')
+    .description('Portico admin: portals, users, API tokens, contacts and messaging credit')
     .exitOverride()
     .showHelpAfterError('(add --help for usage)');
   // In the order `--help` lists them.
@@ -39,6 +40,7 @@ function buildProgram(): Command {
   addKeysCommands(program);
   addAuditCommands(program);
   addContactsCommands(program);
+  addCreditCommands(program);
   addWebhookCommands(program);
   return program;
 }

@@ -155,6 +155,12 @@ export const ConfigSchema = Type.Object({
       default: 'business_management,whatsapp_business_messaging,whatsapp_business_management',
     },
   ),
+  PROVIDER_WEBHOOK_VERIFY_TOKEN: Type.Optional(
+    Str(
+      'the verify token of the provider webhook subscription (16 to 256 visible ASCII characters, no spaces)',
+      { pattern: '^[\\x21-\\x7e]{16,256}$' },
+    ),
+  ),
   PROVIDER_TIMEOUT_MS: Int('milliseconds from 100 to 120000', 100, 120_000, 10_000),
   PROVIDER_HEALTH_CHECK_INTERVAL_MS: Int(
     'milliseconds between token health checks, 0 to turn the checker off (at most 86400000)',

@@ -19,6 +19,9 @@ export { ConfigSchema, type Config };
 /** Path of the redirect URI under APP_BASE_URL (docs/partner-connection.md). */
 export const PARTNER_CALLBACK_PATH = '/api/auth/partner/callback';
 
+/** Path of the provider's webhooks under APP_BASE_URL (docs/partner-connection.md). */
+export const PROVIDER_WEBHOOKS_PATH = '/api/provider/webhooks';
+
 export { ConfigError } from './platform/errors.ts';
 
 function describe(schema: TSchema | undefined): string {
@@ -117,6 +120,7 @@ const SECRET_VARIABLES = new Set<string>([
   'DATABASE_URL',
   'DATABASE_LISTEN_URL',
   'PROVIDER_APP_SECRET',
+  'PROVIDER_WEBHOOK_VERIFY_TOKEN',
   'REDIS_URL',
   'TOKEN_ENCRYPTION_KEYS',
 ]);
@@ -194,6 +198,9 @@ export function productionProblems(config: Config, appBaseUrlSet = true): string
     problems.push(
       `PROVIDER_REDIRECT_URI: must be exactly ${expected} (no query, no trailing slash; spec 5.3)`,
     );
+  // Without it the provider's webhook subscription cannot be verified, so no delivery report or
+  // inbound message would ever arrive (docs/decisions.md).
+  if (!config.PROVIDER_WEBHOOK_VERIFY_TOKEN) missing('PROVIDER_WEBHOOK_VERIFY_TOKEN');
   return problems;
 }
 
@@ -217,6 +224,8 @@ export interface ProviderSettings {
   configId: string | undefined;
   requiredPermissions: string[];
   timeoutMs: number;
+  /** The verify token of the webhook subscription; undefined: every verification is refused. */
+  webhookVerifyToken: string | undefined;
 }
 
 /**
@@ -235,6 +244,7 @@ export function providerSettings(config: Config): ProviderSettings | null {
     configId: config.PROVIDER_CONFIG_ID,
     requiredPermissions: config.PROVIDER_REQUIRED_PERMISSIONS.split(','),
     timeoutMs: config.PROVIDER_TIMEOUT_MS,
+    webhookVerifyToken: config.PROVIDER_WEBHOOK_VERIFY_TOKEN,
   };
 }
 

@@ -34,8 +34,11 @@ async function main(): Promise<void> {
     const services = createServices({ config, storage, logger });
     services.partner.startHealthChecker();
     closers.unshift(() => services.partner.stopHealthChecker());
-    // The job queue stops after its workers, and before storage closes.
-    closers.unshift(() => services.jobs.stop());
+    // The delivery queue and this instance's workers; stopped after the app, before storage.
+    closers.unshift(() => services.messaging.stop());
+    await services.messaging.start();
+    await services.messaging.startWorkers();
+    // The webhooks' worker on the same queue (started above by messaging).
     await services.webhooks.start();
     await services.webhooks.startWorker();
     closers.unshift(() => services.webhooks.stopWorker());

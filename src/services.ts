@@ -10,12 +10,18 @@ import { createSessionStore, type SessionStore } from './browser/session-store.t
 import type { Config } from './config.ts';
 import { createContactsService, type ContactsService } from './contacts/contacts-service.ts';
 import type { Storage } from './db/client.ts';
+import {
+  anonymiseMessagesOnErasure,
+  failQueuedOnRevocation,
+} from './messaging/message-failures.ts';
+import { createMessagingService, type MessagingRuntime } from './messaging/messaging-service.ts';
+import { partnerMessagingProvider } from './messaging/provider-port.ts';
 import { createPartnerService, type PartnerService } from './partner/partner-service.ts';
 import { loadKeyring } from './platform/keyring.ts';
 import type { Logger } from './platform/logger.ts';
 import { createTicketsService, type TicketsService } from './tickets/tickets-service.ts';
 import { transactionJobDb } from './db/job-queue-db.ts';
-import { createDeliveryQueue, type DeliveryQueue } from './messaging/delivery-queue.ts';
+import type { DeliveryQueue } from './messaging/delivery-queue.ts';
 import { webhookEventSteps } from './webhooks/event-hooks.ts';
 import { pgBossWebhookQueue } from './webhooks/webhook-queue.ts';
 import {
@@ -36,6 +42,11 @@ export interface Services {
    */
   tokenVerification: TokenVerification;
   partner: PartnerService;
+  /**
+   * Messaging: sends, reports, credit, the provider's webhook events, and the delivery queue
+   * (`start` before serving; `startWorkers` on every instance; `stop` before storage closes).
+   */
+  messaging: MessagingRuntime;
   /** Browser sessions of the web pages. */
   sessions: SessionStore;
   /** The one durable job queue (pg-boss): messaging's deliveries and the webhooks'. */
@@ -60,33 +71,34 @@ export function createServices(deps: {
   const { config, storage, logger } = deps;
   const tokenVerification = createTokenVerification({ storage, settings: config, logger });
   const keyring = loadKeyring(config);
-  const jobs = createDeliveryQueue({
-    storage,
-    logger,
-    settings: {
-      retryLimit: config.MESSAGING_RETRY_LIMIT,
-      retryDelayS: config.MESSAGING_RETRY_DELAY_S,
-      expireS: config.MESSAGING_JOB_EXPIRE_S,
-      batchSize: config.MESSAGING_WORKER_BATCH,
-      pollingIntervalS: 0.5,
-      maintenanceIntervalS: 30,
-    },
+  // Webhook events are emitted by partner, tickets and contacts, while the webhooks' queue is
+  // messaging's, which needs partner: the steps reach the webhooks service once it exists.
+  let webhooks: WebhooksService | undefined;
+  const steps = webhookEventSteps({
+    emit: (tx, portalId, type, data) => webhooks!.emit(tx, portalId, type, data),
   });
-  const webhookTimeoutMs = deps.overrides?.webhooks?.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
-  const webhooks = createWebhooksService({
+  const partner = createPartnerService({
+    config,
+    db: storage.db,
+    keyring,
+    logger,
+    connectedSteps: [steps.connected],
+    revocationSteps: [failQueuedOnRevocation, steps.revoked],
+  });
+  const messaging = createMessaging(config, storage, logger, partner);
+  webhooks = createWebhooksService({
     db: storage.db,
     keyring,
     logger,
     queue: pgBossWebhookQueue(
-      { boss: jobs.boss, ready: () => jobs.start() },
+      { boss: messaging.jobs.boss, ready: () => messaging.start() },
       transactionJobDb,
-      webhookTimeoutMs,
+      deps.overrides?.webhooks?.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
     ),
     // Production refuses private addresses; development and tests deliver to localhost.
     addressPolicy: config.isProduction ? 'public-only' : 'development-any-address',
     ...deps.overrides?.webhooks,
   });
-  const steps = webhookEventSteps(webhooks);
   return {
     config,
     storage,
@@ -103,17 +115,53 @@ export function createServices(deps: {
       logger,
       createdSteps: [steps.ticketCreated],
     }),
-    contacts: createContactsService({ db: storage.db, logger, optedOutSteps: [steps.optedOut] }),
-    partner: createPartnerService({
-      config,
+    contacts: createContactsService({
       db: storage.db,
-      keyring,
       logger,
-      connectedSteps: [steps.connected],
-      revocationSteps: [steps.revoked],
+      erasureSteps: [anonymiseMessagesOnErasure],
+      optedOutSteps: [steps.optedOut],
     }),
-    jobs,
+    partner,
+    messaging,
+    jobs: messaging.jobs,
     webhooks,
     sessions: createSessionStore({ db: storage.db, ttlSeconds: config.SESSION_TTL_SECONDS }),
   };
+}
+
+/** Messaging over partner's outbound path, with the MESSAGING_* settings. */
+function createMessaging(
+  config: Config,
+  storage: Storage,
+  logger: Logger,
+  partner: PartnerService,
+): MessagingRuntime {
+  const isConnected = async (portalId: number) =>
+    (await partner.connectionSummary(portalId)).status === 'active';
+  return createMessagingService({
+    storage,
+    logger,
+    provider: partnerMessagingProvider({
+      withProvider: partner.withProvider,
+      wabaIdsOf: partner.wabaIdsOf,
+    }),
+    isConnected,
+    prices: {
+      currency: config.MESSAGING_CURRENCY,
+      text: config.MESSAGING_PRICE_TEXT_MINOR,
+      MARKETING: config.MESSAGING_PRICE_MARKETING_MINOR,
+      UTILITY: config.MESSAGING_PRICE_UTILITY_MINOR,
+      AUTHENTICATION: config.MESSAGING_PRICE_AUTHENTICATION_MINOR,
+    },
+    ratePerNumber: config.MESSAGING_RATE_PER_NUMBER,
+    providerCacheMs: config.MESSAGING_PROVIDER_CACHE_MS,
+    queue: {
+      retryLimit: config.MESSAGING_RETRY_LIMIT,
+      retryDelayS: config.MESSAGING_RETRY_DELAY_S,
+      expireS: config.MESSAGING_JOB_EXPIRE_S,
+      batchSize: config.MESSAGING_WORKER_BATCH,
+      pollingIntervalS: 0.5,
+      maintenanceIntervalS: Math.max(5, Math.round(config.MESSAGING_JOB_EXPIRE_S / 4)),
+    },
+  });
 }

@@ -116,6 +116,23 @@ export const COMMANDS: Record<string, Command> = {
       return services.contacts.importContacts({ portalId }, a.contacts, 'import');
     },
   ),
+  'credit add': command(
+    Type.Object({
+      portal: Portal,
+      // NaN (a non-integer on the command line) fails here: "amount must be integer".
+      amount: Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER }),
+      note: Type.String({ minLength: 1, maxLength: 500 }),
+    }),
+    async (services, a) => {
+      const portalId = await services.accounts.portalIdFor(a.portal);
+      return services.messaging.addCredit({
+        portalId,
+        amount: a.amount,
+        note: a.note,
+        actor: CLI_ACTOR,
+      });
+    },
+  ),
   'audit list': command(
     Type.Object({
       portal: Portal,

@@ -31,6 +31,7 @@ export type AuditAction =
   | 'data_deletion.requested'
   | 'provider_callback.ignored'
   | 'contact.erased'
+  | 'credit.added'
   | 'webhook_endpoint.created'
   | 'webhook_endpoint.removed'
   | 'webhook_endpoint.secret_rotated'

@@ -201,3 +201,30 @@ export async function listContactPage(
     .limit(options.limit + 1);
   return { rows: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
 }
+
+/**
+ * Record that the person with this E.164 phone wrote to the portal at `at` (a provider inbound
+ * message): `last_inbound_at` moves forward only (a late or repeated webhook changes nothing);
+ * a phone the portal does not know becomes a contact with consent unknown, source `provider`.
+ */
+export async function recordInbound(
+  db: Db,
+  row: { id: string; portalId: number; phone: string; at: Date },
+): Promise<void> {
+  await db
+    .insert(contacts)
+    .values({
+      id: row.id,
+      portalId: row.portalId,
+      phone: row.phone,
+      consentSource: 'provider',
+      lastInboundAt: row.at,
+    })
+    .onConflictDoUpdate({
+      target: [contacts.portalId, contacts.phone],
+      set: {
+        lastInboundAt: sql`greatest(${contacts.lastInboundAt}, excluded.last_inbound_at)`,
+        updatedAt: sql`case when ${contacts.lastInboundAt} is null or ${contacts.lastInboundAt} < excluded.last_inbound_at then now() else ${contacts.updatedAt} end`,
+      },
+    });
+}

@@ -101,7 +101,11 @@ export function createDeliveryQueue(deps: {
     start() {
       started ??= (async () => {
         await boss.start();
-        await boss.createQueue(SEND_QUEUE, { name: SEND_QUEUE, policy: 'standard', ...sendOptions });
+        await boss.createQueue(SEND_QUEUE, {
+          name: SEND_QUEUE,
+          policy: 'standard',
+          ...sendOptions,
+        });
       })();
       return started;
     },
@@ -131,7 +135,6 @@ export function createDeliveryQueue(deps: {
             await boss.fail(
               SEND_QUEUE,
               retry.map((j) => j.id),
-              { reason: 'retryable provider failure' },
             );
         },
       );

@@ -29,7 +29,11 @@ export async function insertMessage(db: Db, row: NewMessageRow): Promise<Message
   return inserted!;
 }
 
-export async function findMessage(db: Db, portalId: number, id: string): Promise<MessageRow | null> {
+export async function findMessage(
+  db: Db,
+  portalId: number,
+  id: string,
+): Promise<MessageRow | null> {
   const [row] = await db
     .select()
     .from(messages)
@@ -63,11 +67,7 @@ export async function lockMessageForStatus(
  * Record the provider's message id on a message that has none yet (the delivery worker, right
  * after the provider accepted it; a status webhook may have recorded it first).
  */
-export async function recordProviderMessageId(
-  db: Db,
-  id: string,
-  wamid: string,
-): Promise<void> {
+export async function recordProviderMessageId(db: Db, id: string, wamid: string): Promise<void> {
   await db
     .update(messages)
     .set({ providerMessageId: wamid })

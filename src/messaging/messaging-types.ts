@@ -15,7 +15,8 @@ import type {
   SummaryPeriod,
   SummaryQuery,
 } from './messaging-schemas.ts';
-import type { PhoneNumber, MessageTemplate } from './provider-port.ts';
+import type { ProviderWebhookSink } from '../partner/partner-service.ts';
+import type { MessageTemplate, PhoneNumber } from './provider-port.ts';
 
 export type PortalOf = Pick<Principal, 'portalId'>;
 
@@ -28,43 +29,11 @@ export interface SendMessageResult {
   replayed: boolean;
 }
 
-/** A provider status webhook for one message (`statuses[]` of the `messages` field). */
-export interface MessageStatusEvent {
-  wamid: string;
-  status: 'sent' | 'delivered' | 'read' | 'failed';
-  timestamp: Date;
-  recipientId: string;
-  /** Portico's message id, as sent in `biz_opaque_callback_data`. */
-  bizOpaqueCallbackData?: string | undefined;
-  pricing?: unknown;
-  errors: { code: number | string; title: string }[];
-}
-
-/** A provider inbound message webhook (`messages[]` of the `messages` field). */
-export interface InboundMessageEvent {
-  wamid: string;
-  /** The sender's phone, digits only (no `+`). */
-  from: string;
-  timestamp: Date;
-  type: string;
-  text?: string | undefined;
-  profileName?: string | undefined;
-}
-
-/** The provider's webhook events that messaging consumes (partner's ProviderWebhookSink). */
-export interface MessagingWebhookSink {
-  messageStatuses(
-    portalId: number,
-    phoneNumberId: string,
-    events: readonly MessageStatusEvent[],
-  ): Promise<void>;
-  inboundMessages(
-    portalId: number,
-    phoneNumberId: string,
-    events: readonly InboundMessageEvent[],
-  ): Promise<void>;
-  templateStatusUpdated(portalId: number, event: unknown): Promise<void>;
-}
+export type {
+  InboundMessageEvent,
+  MessageStatusEvent,
+  ProviderWebhookSink as MessagingWebhookSink,
+} from '../partner/partner-service.ts';
 
 /** Messaging of one portal at a time; see each method. */
 export interface MessagingService {
@@ -129,5 +98,5 @@ export interface MessagingService {
   invalidateProviderCache(portalId: number): void;
 
   /** The provider's webhook events: statuses, inbound messages, template updates. */
-  webhookSink: MessagingWebhookSink;
+  webhookSink: ProviderWebhookSink;
 }

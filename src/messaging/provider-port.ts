@@ -1,43 +1,19 @@
 /**
  * What messaging needs from the provider, over partner/'s outbound-call path: every call runs
  * inside `withProvider` (the decrypted token stays in partner/; a revoked connection refuses
- * before any I/O; Graph error 190 revokes).
+ * before any I/O with ConnectionInactiveError; Graph error 190 revokes), through the Cloud API
+ * client (`client.cloud`, partner/cloud-api.ts).
  *
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages
  * @see docs/messaging.md "The provider"
  */
+import type { MessageTemplate, OutboundMessage, PhoneNumber } from '../partner/cloud-api.ts';
+import type { WithProvider } from '../partner/partner-service.ts';
 
-/** A message as the Cloud API's `POST /{phone-number-id}/messages` takes it (without the envelope). */
-export type OutboundMessage =
-  | { to: string; type: 'text'; text: { body: string } }
-  | {
-      to: string;
-      type: 'template';
-      template: { name: string; language: { code: string }; components?: unknown[] };
-    };
+export type { MessageTemplate, OutboundMessage, PhoneNumber } from '../partner/cloud-api.ts';
 
-/** A sender number of the connected account (`GET /{waba-id}/phone_numbers`). */
-export interface PhoneNumber {
-  /** The provider's phone number id. */
-  id: string;
-  displayPhoneNumber: string;
-  verifiedName: string;
-  qualityRating: string;
-  messagingLimitTier: string | null;
-  wabaId: string;
-}
-
-/** A message template (`GET /{waba-id}/message_templates`). */
-export interface MessageTemplate {
-  id: string;
-  name: string;
-  language: string;
-  category: string;
-  /** APPROVED, PENDING, REJECTED, PAUSED, DISABLED, … */
-  status: string;
-  components: unknown[];
-  wabaId: string;
-}
+/** Most template pages read per WABA (100 templates each): a bound on a looping cursor. */
+const MAX_TEMPLATE_PAGES = 20;
 
 /** The provider as messaging sees it: a portal's numbers and templates, and sending. */
 export interface MessagingProvider {
@@ -60,4 +36,53 @@ export interface MessagingProvider {
   listPhoneNumbers(portalId: number): Promise<PhoneNumber[]>;
   /** Every template of every WABA of the portal's grant (all pages). @throws as `sendMessage`. */
   listTemplates(portalId: number): Promise<MessageTemplate[]>;
+}
+
+/**
+ * The provider through partner/: `withProvider` for every call, `wabaIdsOf` for the WABAs of
+ * the portal's grant.
+ */
+export function partnerMessagingProvider(deps: {
+  withProvider: WithProvider;
+  wabaIdsOf: (portalId: number) => Promise<string[]>;
+}): MessagingProvider {
+  const { withProvider, wabaIdsOf } = deps;
+  return {
+    sendMessage: (portalId, phoneNumberId, message, bizOpaque) =>
+      withProvider(portalId, 'message send', (client, token, signal) =>
+        client.cloud.sendMessage(token, phoneNumberId, message, bizOpaque, signal),
+      ),
+
+    async listPhoneNumbers(portalId) {
+      const wabaIds = await wabaIdsOf(portalId);
+      return withProvider(portalId, 'phone numbers read', async (client, token, signal) => {
+        const lists = await Promise.all(
+          wabaIds.map((waba) => client.cloud.listPhoneNumbers(token, waba, signal)),
+        );
+        return lists.flat();
+      });
+    },
+
+    async listTemplates(portalId) {
+      const wabaIds = await wabaIdsOf(portalId);
+      return withProvider(portalId, 'templates read', async (client, token, signal) => {
+        const all: MessageTemplate[] = [];
+        for (const waba of wabaIds) {
+          let after: string | undefined;
+          for (let page = 0; page < MAX_TEMPLATE_PAGES; page++) {
+            const result = await client.cloud.listTemplates(
+              token,
+              waba,
+              { limit: 100, ...(after !== undefined && { after }) },
+              signal,
+            );
+            all.push(...result.items);
+            if (result.after === null) break;
+            after = result.after;
+          }
+        }
+        return all;
+      });
+    },
+  };
 }

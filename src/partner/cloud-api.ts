@@ -16,58 +16,18 @@
  * @see https://developers.facebook.com/docs/whatsapp/business-management-api/message-templates
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages
  */
+import type {
+  MessageTemplate,
+  NewTemplate,
+  OutboundMessage,
+  Page,
+  PhoneNumber,
+} from './cloud-api-types.ts';
+import { afterCursor, dataOf, first, phoneNumber, template } from './cloud-api-parse.ts';
 import { asString, graphCall } from './graph-call.ts';
 import { ProviderError } from './provider-error.ts';
 
-export type QualityRating = 'GREEN' | 'YELLOW' | 'RED' | 'NA';
-/** A sender number of a WABA. `id` is Graph's phone number id (what `sendMessage` takes). */
-export interface PhoneNumber {
-  id: string;
-  displayPhoneNumber: string;
-  verifiedName: string;
-  qualityRating: QualityRating;
-  /** e.g. `TIER_1K`; null when Graph does not say. */
-  messagingLimitTier: string | null;
-  wabaId: string;
-}
-export type TemplateCategory = 'MARKETING' | 'UTILITY' | 'AUTHENTICATION';
-export interface TemplateComponent {
-  type: 'HEADER' | 'BODY' | 'FOOTER' | 'BUTTONS';
-  format?: string;
-  text?: string;
-  example?: unknown;
-  buttons?: unknown[];
-}
-export interface MessageTemplate {
-  id: string;
-  name: string;
-  /** e.g. `en_US`. */
-  language: string;
-  category: TemplateCategory;
-  /** APPROVED, PENDING, REJECTED, PAUSED, DISABLED, … (Graph's words, passed on). */
-  status: string;
-  components: TemplateComponent[];
-  wabaId: string;
-}
-export interface NewTemplate {
-  name: string;
-  language: string;
-  category: TemplateCategory;
-  components: TemplateComponent[];
-}
-/** `to`: the recipient's number in E.164, with or without the leading `+`. */
-export type OutboundMessage =
-  | { to: string; type: 'text'; text: { body: string } }
-  | {
-      to: string;
-      type: 'template';
-      template: { name: string; language: { code: string }; components?: unknown[] };
-    };
-/** One page of a Graph list; `after` is `paging.cursors.after` when there is a next page. */
-export interface Page<T> {
-  items: T[];
-  after: string | null;
-}
+export type * from './cloud-api-types.ts';
 
 /** Most pages `listPhoneNumbers` follows (100 numbers each): a bound on a looping cursor. */
 const MAX_PAGES = 50;
@@ -75,8 +35,6 @@ const GRAPH_ID = /^[0-9]{1,30}$/;
 const TEMPLATE_NAME = /^[a-z0-9_]{1,512}$/;
 const PHONE_FIELDS = 'id,display_phone_number,verified_name,quality_rating,messaging_limit_tier';
 const TEMPLATE_FIELDS = 'id,name,language,category,status,components';
-const QUALITY: ReadonlySet<string> = new Set(['GREEN', 'YELLOW', 'RED']);
-const CATEGORIES: ReadonlySet<string> = new Set(['MARKETING', 'UTILITY', 'AUTHENTICATION']);
 
 export type CloudApi = ReturnType<typeof createCloudApi>;
 
@@ -87,7 +45,7 @@ export type CloudApi = ReturnType<typeof createCloudApi>;
  * `other`.
  */
 export function createCloudApi(base: string, timeoutMs: number) {
-  const get = (what: string, token: string, path: string, signal?: AbortSignal) =>
+  const get: GraphGet = (what, token, path, signal) =>
     graphCall(timeoutMs, what, `${base}/${path}`, {
       bearer: token,
       method: 'GET',
@@ -105,18 +63,7 @@ export function createCloudApi(base: string, timeoutMs: number) {
       wabaId: string,
       signal?: AbortSignal,
     ): Promise<PhoneNumber[]> {
-      graphId('WABA id', wabaId);
-      const numbers: PhoneNumber[] = [];
-      let after: string | null = null;
-      for (let page = 0; page < MAX_PAGES; page++) {
-        const query = new URLSearchParams({ fields: PHONE_FIELDS, limit: '100' });
-        if (after !== null) query.set('after', after);
-        const body = await get('phone numbers', token, `${wabaId}/phone_numbers?${query}`, signal);
-        numbers.push(...dataOf(body).flatMap((n) => phoneNumber(n, wabaId)));
-        after = afterCursor(body);
-        if (after === null) return numbers;
-      }
-      return numbers;
+      return allPhoneNumbers(get, token, wabaId, signal);
     },
 
     /**
@@ -131,15 +78,7 @@ export function createCloudApi(base: string, timeoutMs: number) {
       opts: { after?: string; limit?: number },
       signal?: AbortSignal,
     ): Promise<Page<MessageTemplate>> {
-      graphId('WABA id', wabaId);
-      const limit = Math.min(Math.max(Math.trunc(opts.limit ?? 25), 1), 100);
-      const query = new URLSearchParams({ fields: TEMPLATE_FIELDS, limit: String(limit) });
-      if (opts.after !== undefined) query.set('after', opts.after);
-      const body = await get('templates', token, `${wabaId}/message_templates?${query}`, signal);
-      return {
-        items: dataOf(body).flatMap((t) => template(t, wabaId)),
-        after: afterCursor(body),
-      };
+      return templatesPage(get, token, wabaId, opts, signal);
     },
 
     /**
@@ -156,12 +95,7 @@ export function createCloudApi(base: string, timeoutMs: number) {
       const body = await rejectingBadParameters(
         graphCall(timeoutMs, 'template creation', `${base}/${wabaId}/message_templates`, {
           bearer: token,
-          json: {
-            name: t.name,
-            language: t.language,
-            category: t.category,
-            components: t.components,
-          },
+          json: templateBody(t),
           ...(signal && { signal }),
         }),
       );
@@ -212,21 +146,11 @@ export function createCloudApi(base: string, timeoutMs: number) {
       signal?: AbortSignal,
     ): Promise<{ wamid: string; waId: string | undefined }> {
       graphId('phone number id', phoneNumberId);
-      const to = m.to.startsWith('+') ? m.to.slice(1) : m.to;
-      if (!/^[1-9][0-9]{6,14}$/.test(to))
-        throw new ProviderError('rejected', 'message send: the recipient is not an E.164 number');
-      const content = m.type === 'text' ? { text: m.text } : { template: m.template };
+      const json = sendBody(m, bizOpaqueCallbackData);
       const body = await rejectingBadParameters(
         graphCall(timeoutMs, 'message send', `${base}/${phoneNumberId}/messages`, {
           bearer: token,
-          json: {
-            messaging_product: 'whatsapp',
-            recipient_type: 'individual',
-            to,
-            type: m.type,
-            ...content,
-            biz_opaque_callback_data: bizOpaqueCallbackData,
-          },
+          json,
           ...(signal && { signal }),
         }),
       );
@@ -234,6 +158,80 @@ export function createCloudApi(base: string, timeoutMs: number) {
       if (!wamid) throw new ProviderError('other', 'message send: answered without a message id');
       return { wamid, waId: asString(first(body.contacts)?.wa_id) };
     },
+  };
+}
+
+/**
+ * The JSON body of a send: `to` as digits (E.164 without `+`, as WhatsApp wants it).
+ *
+ * @throws ProviderError `rejected` (before any I/O) when `to` is not an E.164 number.
+ */
+function sendBody(m: OutboundMessage, bizOpaqueCallbackData: string): Record<string, unknown> {
+  const to = m.to.startsWith('+') ? m.to.slice(1) : m.to;
+  if (!/^[1-9][0-9]{6,14}$/.test(to))
+    throw new ProviderError('rejected', 'message send: the recipient is not an E.164 number');
+  return {
+    messaging_product: 'whatsapp',
+    recipient_type: 'individual',
+    to,
+    type: m.type,
+    ...(m.type === 'text' ? { text: m.text } : { template: m.template }),
+    biz_opaque_callback_data: bizOpaqueCallbackData,
+  };
+}
+
+/** Only the fields Graph defines for a new template (a caller's extra fields stay here). */
+const templateBody = ({ name, language, category, components }: NewTemplate) => ({
+  name,
+  language,
+  category,
+  components,
+});
+
+type GraphGet = (
+  what: string,
+  token: string,
+  path: string,
+  signal?: AbortSignal,
+) => Promise<Record<string, unknown>>;
+
+/** Every page of `GET /{waba-id}/phone_numbers`, up to `MAX_PAGES`. */
+async function allPhoneNumbers(
+  get: GraphGet,
+  token: string,
+  wabaId: string,
+  signal: AbortSignal | undefined,
+): Promise<PhoneNumber[]> {
+  graphId('WABA id', wabaId);
+  const numbers: PhoneNumber[] = [];
+  let after: string | null = null;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const query = new URLSearchParams({ fields: PHONE_FIELDS, limit: '100' });
+    if (after !== null) query.set('after', after);
+    const body = await get('phone numbers', token, `${wabaId}/phone_numbers?${query}`, signal);
+    numbers.push(...dataOf(body).flatMap((n) => phoneNumber(n, wabaId)));
+    after = afterCursor(body);
+    if (after === null) return numbers;
+  }
+  return numbers;
+}
+
+/** One page of `GET /{waba-id}/message_templates`. */
+async function templatesPage(
+  get: GraphGet,
+  token: string,
+  wabaId: string,
+  opts: { after?: string; limit?: number },
+  signal: AbortSignal | undefined,
+): Promise<Page<MessageTemplate>> {
+  graphId('WABA id', wabaId);
+  const limit = Math.min(Math.max(Math.trunc(opts.limit ?? 25), 1), 100);
+  const query = new URLSearchParams({ fields: TEMPLATE_FIELDS, limit: String(limit) });
+  if (opts.after !== undefined) query.set('after', opts.after);
+  const body = await get('templates', token, `${wabaId}/message_templates?${query}`, signal);
+  return {
+    items: dataOf(body).flatMap((t) => template(t, wabaId)),
+    after: afterCursor(body),
   };
 }
 
@@ -253,61 +251,33 @@ async function rejectingBadParameters<T>(call: Promise<T>): Promise<T> {
   }
 }
 
-function first(v: unknown): Record<string, unknown> | undefined {
-  return Array.isArray(v) && typeof v[0] === 'object' && v[0] !== null
-    ? (v[0] as Record<string, unknown>)
-    : undefined;
+/** The Cloud API calls with a portal's token and abort signal already given (no token seen). */
+export interface BoundCloudApi {
+  listPhoneNumbers(wabaId: string): Promise<PhoneNumber[]>;
+  listTemplates(
+    wabaId: string,
+    opts: { after?: string; limit?: number },
+  ): Promise<Page<MessageTemplate>>;
+  createTemplate(
+    wabaId: string,
+    t: NewTemplate,
+  ): Promise<{ id: string; status: string; category: string }>;
+  deleteTemplate(wabaId: string, name: string): Promise<void>;
+  sendMessage(
+    phoneNumberId: string,
+    m: OutboundMessage,
+    bizOpaqueCallbackData: string,
+  ): Promise<{ wamid: string; waId: string | undefined }>;
 }
 
-function dataOf(body: Record<string, unknown>): Record<string, unknown>[] {
-  return Array.isArray(body.data)
-    ? body.data.filter((d): d is Record<string, unknown> => typeof d === 'object' && d !== null)
-    : [];
-}
-
-/** `paging.cursors.after`, only when `paging.next` says there is a next page. */
-function afterCursor(body: Record<string, unknown>): string | null {
-  const paging = body.paging as { next?: unknown; cursors?: { after?: unknown } } | undefined;
-  if (typeof paging?.next !== 'string') return null;
-  return asString(paging.cursors?.after) ?? null;
-}
-
-function phoneNumber(n: Record<string, unknown>, wabaId: string): PhoneNumber[] {
-  const id = asString(n.id);
-  if (!id) return [];
-  const quality = asString(n.quality_rating) ?? 'NA';
-  return [
-    {
-      id,
-      displayPhoneNumber: asString(n.display_phone_number) ?? '',
-      verifiedName: asString(n.verified_name) ?? '',
-      qualityRating: QUALITY.has(quality) ? (quality as QualityRating) : 'NA',
-      messagingLimitTier: asString(n.messaging_limit_tier) ?? null,
-      wabaId,
-    },
-  ];
-}
-
-function template(t: Record<string, unknown>, wabaId: string): MessageTemplate[] {
-  const id = asString(t.id);
-  const name = asString(t.name);
-  const category = asString(t.category);
-  if (!id || !name || !category || !CATEGORIES.has(category)) return [];
-  const components = Array.isArray(t.components)
-    ? t.components.filter(
-        (c): c is TemplateComponent =>
-          typeof c === 'object' && c !== null && typeof (c as { type?: unknown }).type === 'string',
-      )
-    : [];
-  return [
-    {
-      id,
-      name,
-      language: asString(t.language) ?? '',
-      category: category as TemplateCategory,
-      status: asString(t.status) ?? 'PENDING',
-      components,
-      wabaId,
-    },
-  ];
+/** `cloud` with `token` and `signal` bound: what a caller outside partner/ is handed. */
+export function bindCloudApi(cloud: CloudApi, token: string, signal: AbortSignal): BoundCloudApi {
+  return {
+    listPhoneNumbers: (wabaId) => cloud.listPhoneNumbers(token, wabaId, signal),
+    listTemplates: (wabaId, opts) => cloud.listTemplates(token, wabaId, opts, signal),
+    createTemplate: (wabaId, t) => cloud.createTemplate(token, wabaId, t, signal),
+    deleteTemplate: (wabaId, name) => cloud.deleteTemplate(token, wabaId, name, signal),
+    sendMessage: (phoneNumberId, m, data) =>
+      cloud.sendMessage(token, phoneNumberId, m, data, signal),
+  };
 }

@@ -27,6 +27,7 @@ import { tokenExpiry, type ProviderClient, type TokenInspection } from './provid
 import { logProviderFailure, ProviderError } from './provider-error.ts';
 import type { GrantRevoker } from './provider-grant-revocation.ts';
 import { isGrantShared } from './shared-grants.ts';
+import { assetsByPermission } from './waba-routing.ts';
 
 export interface CompleteAuthorizationInput {
   portalId: number;
@@ -109,6 +110,7 @@ export function createAuthorizationCompleter(deps: AuthorizationCompleterDeps) {
           tokenExpiresAt: grant.expiresAt,
           providerUserId: info.userId ?? null,
           assetIds: [...new Set(info.granularScopes.flatMap((g) => g.targetIds))],
+          grantedAssets: assetsByPermission(info.granularScopes),
           grantedPermissions: info.scopes,
         });
         await recordAuditEvent(tx, {

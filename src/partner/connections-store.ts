@@ -13,6 +13,7 @@ import type { Database } from '../db/client.ts';
 import { connections, users } from '../db/schema/index.ts';
 import type { Keyring, SealedValue } from '../platform/keyring.ts';
 import { isGrantShared } from './shared-grants.ts';
+import { wabaIdsOfGrant } from './waba-routing.ts';
 
 /** The columns that hold a sealed token (ciphertext, IV, tag, key id). */
 export function sealedColumns(sealed: SealedValue) {
@@ -23,6 +24,15 @@ export function sealedColumns(sealed: SealedValue) {
     keyId: sealed.keyId,
   };
 }
+
+/** What data deletion clears: everything the provider told us about the person and assets. */
+const ERASED_PROVIDER_DATA = {
+  providerUserId: null,
+  assetIds: [],
+  grantedAssets: {},
+  wabaIds: [],
+  grantedPermissions: [],
+};
 
 export type Queryable = Pick<Database, 'select' | 'insert' | 'update' | 'execute'>;
 
@@ -42,6 +52,8 @@ export interface NewConnection {
   tokenExpiresAt: Date | null;
   providerUserId: string | null;
   assetIds: string[];
+  /** Asset ids per permission (`granular_scopes`); the WABA ids are derived from it. */
+  grantedAssets: Record<string, string[]>;
   grantedPermissions: string[];
 }
 
@@ -82,6 +94,8 @@ export class ConnectionsStore {
       status: 'active' as const,
       providerUserId: input.providerUserId,
       assetIds: input.assetIds,
+      grantedAssets: input.grantedAssets,
+      wabaIds: wabaIdsOfGrant(input.grantedAssets),
       grantedPermissions: input.grantedPermissions,
       ...sealedColumns(sealed),
       tokenExpiresAt: input.tokenExpiresAt,
@@ -253,11 +267,7 @@ export class ConnectionsStore {
         checkLeaseUntil: null,
         revokedAt: new Date(),
         revokeReason: input.reason,
-        ...(input.eraseProviderData && {
-          providerUserId: null,
-          assetIds: [],
-          grantedPermissions: [],
-        }),
+        ...(input.eraseProviderData && ERASED_PROVIDER_DATA),
       })
       .where(
         and(
@@ -282,7 +292,7 @@ export class ConnectionsStore {
   async eraseProviderData(q: Queryable, portalId: number): Promise<boolean> {
     const rows = await q
       .update(connections)
-      .set({ providerUserId: null, assetIds: [], grantedPermissions: [] })
+      .set(ERASED_PROVIDER_DATA)
       .where(
         and(
           eq(connections.portalId, portalId),
@@ -290,6 +300,7 @@ export class ConnectionsStore {
           or(
             isNotNull(connections.providerUserId),
             sql`cardinality(${connections.assetIds}) > 0`,
+            sql`cardinality(${connections.wabaIds}) > 0`,
             sql`cardinality(${connections.grantedPermissions}) > 0`,
           ),
         ),

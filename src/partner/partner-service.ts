@@ -21,6 +21,7 @@ import type { Database } from '../db/client.ts';
 import type { Keyring } from '../platform/keyring.ts';
 import type { Logger } from '../platform/logger.ts';
 import { authorizationRequestUrl } from './authorization-request.ts';
+import { bindCloudApi, type BoundCloudApi } from './cloud-api.ts';
 import { createAuthorizationCompleter, type ConnectedStep } from './complete-authorization.ts';
 import { summarizeConnection, type ConnectionSummary } from './connection-summary.ts';
 import { createConnectionsStore } from './connections-store.ts';
@@ -31,10 +32,14 @@ import { resealAllTokens } from './key-rotation.ts';
 import { createWithProvider } from './outbound-calls.ts';
 import { createProviderClient } from './provider-client.ts';
 import { createGrantRevoker } from './provider-grant-revocation.ts';
+import { createProviderWebhooks } from './provider-webhooks.ts';
 import { createRevokeConnection, type RevocationStep } from './revocation.ts';
 import { verifySignedRequest, type SignedRequestResult } from './signed-request.ts';
+import { createWabaRouting } from './waba-routing.ts';
 
 export type { ConnectedStep } from './complete-authorization.ts';
+export type * from './provider-webhook-events.ts';
+export type * from './cloud-api.ts';
 export type { ConnectionSummary } from './connection-summary.ts';
 export { ConnectionInactiveError } from './connections-store.ts';
 export { ProviderError } from './provider-error.ts';
@@ -116,12 +121,49 @@ function createInternals(deps: PartnerServiceDeps) {
   };
 }
 
+/** The WhatsApp Cloud API side of the service: WABA routing, webhooks, outbound calls. */
+function whatsAppParts(db: Database, internals: ReturnType<typeof createInternals>) {
+  const { settings, revokeConnection, withProvider, log } = internals;
+  const routing = createWabaRouting(db);
+  return {
+    /**
+     * The WABA ids of the portal's active connection (assets granted with
+     * `whatsapp_business_messaging` or `_management`); [] when not connected.
+     */
+    wabaIdsOf: routing.wabaIdsOf,
+    /** The portal whose active connection covers the WABA, or null (webhook routing). */
+    portalOfWaba: routing.portalOfWaba,
+    ...createProviderWebhooks({ settings, routing, revokeConnection, log }),
+    /**
+     * Run `fn` with the portal's decrypted token (`client.cloud.sendMessage(token, …)`); see
+     * outbound-calls.ts. @throws ConnectionInactiveError, ProviderError
+     */
+    withProvider,
+    /**
+     * `withProvider` for callers outside this folder: `fn` gets the Cloud API calls with the
+     * token already bound, so the token itself never leaves partner/. Same refusals: inactive
+     * connection before any I/O, 190 revokes, revocation aborts.
+     *
+     * @throws ConnectionInactiveError, ProviderError
+     */
+    withCloudApi: <T>(
+      portalId: number,
+      what: string,
+      fn: (cloud: BoundCloudApi, signal: AbortSignal) => Promise<T>,
+    ): Promise<T> =>
+      withProvider(portalId, what, (c, token, signal) =>
+        fn(bindCloudApi(c.cloud, token, signal), signal),
+      ),
+  };
+}
+
 export function createPartnerService(deps: PartnerServiceDeps) {
   const { config, db, keyring } = deps;
   const internals = createInternals(deps);
   const { log, settings, provider, store, inflight, grants } = internals;
   const { revokeConnection, withProvider, healthChecker } = internals;
   return {
+    ...whatsAppParts(db, internals),
     ...createProviderPersonCallbacks({
       db,
       store,
@@ -139,11 +181,6 @@ export function createPartnerService(deps: PartnerServiceDeps) {
       ...(deps.connectedSteps && { connectedSteps: deps.connectedSteps }),
     }),
     revokeConnection,
-    /**
-     * Run a provider call with the portal's token (the one outbound path; see
-     * outbound-calls.ts). Other features (messaging) call the provider only through this.
-     */
-    withProvider,
 
     /** Whether the provider settings are complete (app id and secret known). */
     configured: provider !== null,

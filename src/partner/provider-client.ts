@@ -50,6 +50,7 @@ export interface TokenInspection {
   errorCode: number | undefined;
 }
 
+/** The provider client; `cloud` holds the WhatsApp Cloud API calls (cloud-api.ts). */
 export type ProviderClient = ReturnType<typeof createProviderClient>;
 
 /**
@@ -77,9 +78,7 @@ export function createProviderClient(options: ProviderClientOptions) {
   const appAccessToken = `${options.appId}|${options.appSecret}`;
 
   return {
-    /** The WhatsApp Cloud API calls (phone numbers, templates, messages); see cloud-api.ts. */
-    cloud: createCloudApi(base, options.timeoutMs),
-
+    cloud: createCloudApi(base, options.timeoutMs), // phone numbers, templates, messages
     /**
      * Exchange an authorization code: `POST {graph}/{version}/oauth/access_token` with
      * `client_id`, `client_secret`, `redirect_uri`, `code` as a form body.

@@ -25,6 +25,7 @@ export const REVOKE_REASONS = {
   tokenInvalid: 'the provider reported the token invalid',
   tokenUnrefreshable: 'the token is expiring and could not be refreshed',
   tokenExpired: 'the token expired and could not be refreshed',
+  partnerRemoved: 'the business removed Portico from its WhatsApp Business Account at the provider',
 } as const;
 
 export interface RevokeOptions {

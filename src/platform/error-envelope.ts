@@ -24,6 +24,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
     'Malformed input: body or query validation (see `details`), both token headers, bad JSON.',
   missing_token: 'No API token was sent (a `WWW-Authenticate` challenge is included).',
   invalid_token: 'The API token is unknown, malformed or was regenerated.',
+  invalid_signature:
+    "A provider webhook's `X-Hub-Signature-256` is missing or wrong (not an API error).",
   insufficient_scope: 'The token lacks a scope this route needs (see `requiredScopes`).',
   insufficient_credit:
     "The portal's credit does not cover the message's price (GET /messaging/credit); an " +

@@ -11,6 +11,8 @@ export const ERROR_STATUS = {
   invalid_request: 400,
   missing_token: 401,
   invalid_token: 401,
+  /** A provider webhook whose `X-Hub-Signature-256` does not verify (not an API route). */
+  invalid_signature: 401,
   insufficient_scope: 403,
   insufficient_credit: 402,
   not_found: 404,

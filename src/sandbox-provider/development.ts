@@ -2,11 +2,17 @@
  * Development convenience: when `npm start` runs in development with no PROVIDER_APP_ID, start
  * the sandbox provider on SANDBOX_PROVIDER_PORT (host 127.0.0.1, a different site from the
  * app's `localhost`) with a generated app id and secret, and fill the provider settings from
- * it. Production and test never do this (main.ts checks NODE_ENV; production config refuses a
+ * it, the app's webhook URL (`{APP_BASE_URL}/api/provider/webhooks`) and verify token included.
+ * Production and test never do this (main.ts checks NODE_ENV; production config refuses a
  * sandbox provider).
  */
 import type { FastifyBaseLogger } from 'fastify';
-import { PARTNER_CALLBACK_PATH, SANDBOX_APP_ID_PREFIX, type Config } from '../config.ts';
+import {
+  PARTNER_CALLBACK_PATH,
+  PROVIDER_WEBHOOKS_PATH,
+  SANDBOX_APP_ID_PREFIX,
+  type Config,
+} from '../config.ts';
 import { randomBase62 } from '../platform/crypto.ts';
 import { startSandboxProvider, type SandboxProvider } from './sandbox-provider.tsx';
 
@@ -26,6 +32,9 @@ export async function startDevelopmentSandbox(
 ): Promise<{ config: Config; sandbox: SandboxProvider }> {
   const appId = `${SANDBOX_APP_ID_PREFIX}${randomBase62(8)}`;
   const appSecret = randomBase62(32);
+  // The app's webhook and its verify token, as one registers them in the provider's app
+  // dashboard; a configured verify token is kept.
+  const webhookVerifyToken = config.PROVIDER_WEBHOOK_VERIFY_TOKEN ?? randomBase62(24);
   const redirectUri =
     config.PROVIDER_REDIRECT_URI ?? `${config.APP_BASE_URL}${PARTNER_CALLBACK_PATH}`;
   const sandbox = await startSandboxProvider({
@@ -40,11 +49,18 @@ export async function startDevelopmentSandbox(
         permissions: config.PROVIDER_REQUIRED_PERMISSIONS.split(','),
         deauthorizeCallbackUrl: `${config.APP_BASE_URL}/api/auth/partner/deauthorize`,
         dataDeletionCallbackUrl: `${config.APP_BASE_URL}/api/auth/partner/data-deletion`,
+        webhookUrl: `${config.APP_BASE_URL}${PROVIDER_WEBHOOKS_PATH}`,
+        webhookVerifyToken,
       },
     ],
   });
   logger.info(
-    { sandboxUrl: sandbox.url, appsPage: `${sandbox.url}/sandbox/apps`, appId },
+    {
+      sandboxUrl: sandbox.url,
+      appsPage: `${sandbox.url}/sandbox/apps`,
+      phonePage: `${sandbox.url}/sandbox/phone`,
+      appId,
+    },
     'no PROVIDER_APP_ID in development: started the sandbox provider and connected Portico to it',
   );
   return {
@@ -56,6 +72,7 @@ export async function startDevelopmentSandbox(
       PROVIDER_APP_ID: appId,
       PROVIDER_APP_SECRET: appSecret,
       PROVIDER_REDIRECT_URI: redirectUri,
+      PROVIDER_WEBHOOK_VERIFY_TOKEN: webhookVerifyToken,
       providerIsSandbox: true,
     },
   };

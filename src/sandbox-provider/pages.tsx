@@ -18,7 +18,7 @@ label{display:block;margin:.4rem 0}code{background:#eee;padding:0 .2rem}
 table{border-collapse:collapse;width:100%}td{padding:.3rem;border-top:1px solid #eee;vertical-align:top}
 `;
 
-function Layout(props: { title: string; children: ComponentChildren }) {
+export function Layout(props: { title: string; children: ComponentChildren }) {
   return (
     <html lang="en">
       <head>

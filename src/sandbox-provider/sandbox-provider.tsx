@@ -14,6 +14,11 @@
  * - graph-objects.ts    `GET /{version}/me`                   Graph nodes read with a token
  * - permissions-revoke.ts `DELETE /{version}/{user-id}/permissions`  the app revokes its grant
  * - person.tsx          `GET /sandbox/apps`, `POST /sandbox/grants/{action}`  the person's side
+ * - cloud-phone-numbers.ts `GET /{version}/{waba-id}/phone_numbers`     WhatsApp Cloud API numbers
+ * - cloud-templates.ts  `GET|POST|DELETE /{version}/{waba-id}/message_templates`  templates
+ * - cloud-messages.ts   `POST /{version}/{phone-number-id}/messages`     sends + status webhooks
+ * - sandbox-phone.tsx   `/sandbox/phone`, `POST /sandbox/inbound`, `GET /sandbox/stats`  the
+ *   people's phones (replies are inbound webhooks) and send counts
  *
  * It keeps the `.tsx` extension of the file it was split from, so that its importers (tests,
  * development.ts) keep their import path.
@@ -31,11 +36,18 @@ import { dialogRoutes } from './dialog.tsx';
 import { graphObjectRoutes } from './graph-objects.ts';
 import { permissionsRevokeRoutes } from './permissions-revoke.ts';
 import { personRoutes } from './person.tsx';
+import { cloudMessageRoutes } from './cloud-messages.ts';
+import { cloudPhoneNumberRoutes } from './cloud-phone-numbers.ts';
+import { writeIn, type InboundInput, type InboundOutcome } from './cloud-inbound.ts';
+import type { CloudOptions, PhoneMessage } from './cloud-state.ts';
+import { cloudTemplateRoutes } from './cloud-templates.ts';
+import { sandboxPhoneRoutes } from './sandbox-phone.tsx';
 import { SandboxState, type SandboxAppConfig, type SandboxCall } from './sandbox-state.ts';
 import type { SandboxSurface } from './surface.ts';
 import { tokenEndpointRoutes } from './token-endpoint.ts';
 
 export type { SandboxAppConfig, SandboxCall } from './sandbox-state.ts';
+export type { CloudOptions, PhoneMessage } from './cloud-state.ts';
 
 export interface SandboxProviderOptions {
   /** Interface to listen on (default 127.0.0.1). */
@@ -45,6 +57,8 @@ export interface SandboxProviderOptions {
   apps: SandboxAppConfig[];
   /** The person the dialog signs in as by default (Graph-like digits). */
   defaultUserId?: string;
+  /** Delays and rates of the WhatsApp Cloud API emulation (tests shorten the delays). */
+  cloud?: Partial<CloudOptions>;
   /** A logger for start/stop lines only; requests are not logged (their queries carry state). */
   logger?: FastifyBaseLogger;
 }
@@ -82,6 +96,21 @@ export interface SandboxProvider {
   tokensOf(appId: string, userId: string): string[];
   /** Change an app's registration (e.g. its callback URLs once the app's port is known). */
   configureApp(appId: string, patch: Partial<Omit<SandboxAppConfig, 'appId'>>): void;
+  /** The WhatsApp Cloud API emulation, seen from the people's side. */
+  cloud: {
+    /** How many sends carried this `biz_opaque_callback_data`. */
+    sendsOf(bizOpaqueCallbackData: string): number;
+    /** What `GET /sandbox/stats` answers. */
+    stats(): ReturnType<SandboxState['cloud']['stats']>;
+    /** Every message of the sandbox phones, in order (received and written in). */
+    messages: PhoneMessage[];
+    /** Each webhook delivery attempt: app, field, the app's HTTP status. */
+    deliveries: SandboxState['cloud']['deliveries'];
+    /** A person writes in (as `POST /sandbox/inbound`). */
+    writeIn(input: InboundInput): Promise<InboundOutcome>;
+    /** Change the delays and the rate. */
+    configure(patch: Partial<CloudOptions>): void;
+  };
 }
 
 /**
@@ -95,6 +124,10 @@ const SURFACES: readonly SandboxSurface[] = [
   graphObjectRoutes,
   permissionsRevokeRoutes,
   personRoutes,
+  cloudPhoneNumberRoutes,
+  cloudTemplateRoutes,
+  cloudMessageRoutes,
+  sandboxPhoneRoutes,
 ];
 
 const DEFAULT_USER_ID = '100012345678';
@@ -109,7 +142,7 @@ const DEFAULT_USER_ID = '100012345678';
 export async function startSandboxProvider(
   options: SandboxProviderOptions,
 ): Promise<SandboxProvider> {
-  const state = new SandboxState(options.apps);
+  const state = new SandboxState(options.apps, options.cloud);
   const defaultUserId = options.defaultUserId ?? DEFAULT_USER_ID;
   const app = Fastify({
     // No request logging: dialog URLs carry `state`, exchange bodies carry codes and secrets.
@@ -129,6 +162,7 @@ export async function startSandboxProvider(
   return {
     url,
     close: async () => {
+      state.cloud.close(); // pending status webhooks end first
       await app.close();
     },
     ...testHooks(state, defaultUserId),
@@ -163,6 +197,16 @@ function testHooks(
       const current = state.apps.get(appId);
       if (!current) throw new Error(`unknown sandbox app ${appId}`);
       state.apps.set(appId, { ...current, ...patch });
+    },
+    cloud: {
+      sendsOf: (data) => state.cloud.sendsByCallbackData.get(data) ?? 0,
+      stats: () => state.cloud.stats(),
+      messages: state.cloud.messages,
+      deliveries: state.cloud.deliveries,
+      writeIn: (input) => writeIn(state, input),
+      configure: (patch) => {
+        state.cloud.options = { ...state.cloud.options, ...patch };
+      },
     },
   };
 }

@@ -7,6 +7,7 @@
  * 60 days, a revoked or expired token is reported with error 190.
  */
 import { createHmac, randomBytes, randomInt } from 'node:crypto';
+import { CloudState, type CloudOptions } from './cloud-state.ts';
 
 export interface SandboxAppConfig {
   appId: string;
@@ -20,6 +21,10 @@ export interface SandboxAppConfig {
   deauthorizeCallbackUrl?: string;
   /** Where "delete my data" POSTs a signed data-deletion request. */
   dataDeletionCallbackUrl?: string;
+  /** Where WhatsApp Business Account webhooks (statuses, inbound messages, templates) go. */
+  webhookUrl?: string;
+  /** The verify token the sandbox sends once to `webhookUrl` (`hub.verify_token`). */
+  webhookVerifyToken?: string;
 }
 
 export interface Grant {
@@ -78,10 +83,13 @@ export class SandboxState {
   readonly codes = new Map<string, CodeRecord>();
   readonly tokens = new Map<string, TokenRecord>();
   readonly calls: SandboxCall[] = [];
+  /** The WhatsApp Cloud API's WABAs, templates, messages (cloud-state.ts). */
+  readonly cloud: CloudState;
   private offsetMs = 0;
 
-  constructor(apps: SandboxAppConfig[]) {
+  constructor(apps: SandboxAppConfig[], cloudOptions: Partial<CloudOptions> = {}) {
     for (const app of apps) this.apps.set(app.appId, app);
+    this.cloud = new CloudState(cloudOptions);
   }
 
   now(): number {

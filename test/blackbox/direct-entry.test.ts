@@ -34,6 +34,7 @@ function productionSettings(): Record<string, string> {
     PROVIDER_APP_ID: '1234567890',
     PROVIDER_APP_SECRET: randomBytes(24).toString('hex'),
     PROVIDER_REDIRECT_URI: `${origin}/api/auth/partner/callback`,
+    PROVIDER_WEBHOOK_VERIFY_TOKEN: randomBytes(16).toString('hex'),
   };
 }
 

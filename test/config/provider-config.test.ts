@@ -17,6 +17,7 @@ const GOOD = {
   PROVIDER_APP_ID: '1234567890',
   PROVIDER_APP_SECRET: SECRET,
   PROVIDER_REDIRECT_URI: 'https://portico.example.com/api/auth/partner/callback',
+  PROVIDER_WEBHOOK_VERIFY_TOKEN: 'a-webhook-verify-token-0123',
 };
 
 function refusal(env: Record<string, string | undefined>): string {
@@ -82,6 +83,11 @@ describe('provider configuration', () => {
     ['missing APP_BASE_URL', { APP_BASE_URL: undefined }, /^APP_BASE_URL: required/],
     ['missing app id', { PROVIDER_APP_ID: undefined }, /^PROVIDER_APP_ID: required/],
     ['missing app secret', { PROVIDER_APP_SECRET: undefined }, /^PROVIDER_APP_SECRET: required/],
+    [
+      'missing webhook verify token',
+      { PROVIDER_WEBHOOK_VERIFY_TOKEN: undefined },
+      /^PROVIDER_WEBHOOK_VERIFY_TOKEN: required in production/,
+    ],
     [
       'missing redirect URI',
       { PROVIDER_REDIRECT_URI: undefined },

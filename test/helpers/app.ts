@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import type { TestContext } from 'node:test';
 import type { FastifyInstance } from 'fastify';
-import { buildApp } from '../../src/app.ts';
+import { buildApp, type BuildAppOptions } from '../../src/app.ts';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { parseConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
@@ -51,6 +51,7 @@ export async function buildTestApp(
   t: Hookable,
   backend: Backend,
   env: Record<string, string> = {},
+  options: Pick<BuildAppOptions, 'providerWebhookSink'> = {},
   overrides: ServiceOverrides = {},
 ): Promise<TestApp> {
   const config = testConfig(env);
@@ -58,11 +59,12 @@ export async function buildTestApp(
   const { logs, stream } = captureLogs();
   const logger = createLogger(config.LOG_LEVEL, stream);
   const services = createServices({ config, storage, logger, overrides });
-  const app = await buildApp({ services, logger });
+  const app = await buildApp({ services, logger, ...options });
   t.after(async () => {
     await app.close();
     await services.webhooks.stopWorker();
-    await services.jobs.stop();
+    // The delivery queue (when a test started it) stops before its storage closes.
+    await services.messaging.stop();
     await storage.close();
   });
   return { app, services, config, logs };

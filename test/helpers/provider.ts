@@ -6,6 +6,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import type { TestContext } from 'node:test';
 import {
   startSandboxProvider,
+  type CloudOptions,
   type SandboxProvider,
 } from '../../src/sandbox-provider/sandbox-provider.tsx';
 import type { ValidatedAuthorizationCode } from '../../src/partner/authorization-response.ts';
@@ -23,7 +24,7 @@ export interface TestProvider {
 
 export async function startTestProvider(
   t: Pick<TestContext, 'after'>,
-  options: { appBaseUrl?: string; permissions?: string[] } = {},
+  options: { appBaseUrl?: string; permissions?: string[]; cloud?: Partial<CloudOptions> } = {},
 ): Promise<TestProvider> {
   const appBaseUrl = options.appBaseUrl ?? 'http://localhost:3000';
   const appId = String(randomInt(100_000_000, 999_999_999));
@@ -31,6 +32,7 @@ export async function startTestProvider(
   const redirectUri = `${appBaseUrl}/api/auth/partner/callback`;
   const sandbox = await startSandboxProvider({
     port: 0,
+    ...(options.cloud && { cloud: options.cloud }),
     apps: [
       {
         appId,

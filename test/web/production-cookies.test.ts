@@ -14,6 +14,7 @@ const PRODUCTION = {
   PROVIDER_APP_SECRET: randomBytes(16).toString('hex'),
   PROVIDER_REDIRECT_URI: 'https://portico.example.com/api/auth/partner/callback',
   PROVIDER_HEALTH_CHECK_INTERVAL_MS: '0',
+  PROVIDER_WEBHOOK_VERIFY_TOKEN: randomBytes(16).toString('hex'),
   TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
 };
 

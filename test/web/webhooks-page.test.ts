@@ -19,7 +19,7 @@ const FAST = {
 for (const backend of backends()) {
   describe(`/settings/webhooks (${backend.name})`, () => {
     test('add, test, see the delivery, resend; refusals change nothing', async (t) => {
-      const { app, services } = await buildTestApp(t, backend, {}, { webhooks: FAST });
+      const { app, services } = await buildTestApp(t, backend, {}, {}, { webhooks: FAST });
       await services.webhooks.start();
       await services.webhooks.startWorker();
       const receiver = await startReceiver();

@@ -21,7 +21,7 @@ async function setUp(
   overrides: typeof FAST = FAST,
   env: Record<string, string> = {},
 ) {
-  const built = await buildTestApp(t, backend, env, { webhooks: overrides });
+  const built = await buildTestApp(t, backend, env, {}, { webhooks: overrides });
   const receiver = await startReceiver(answer);
   t.after(() => receiver.close());
   await built.services.webhooks.start();

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { portals } from './portals.ts';
 import { users } from './users.ts';
 
@@ -27,6 +27,20 @@ export const connections = pgTable(
       .array()
       .notNull()
       .default(sql`'{}'::text[]`),
+    /** Asset ids per permission (`{ [permission]: target_ids }` of `granular_scopes`). */
+    grantedAssets: jsonb('granted_assets')
+      .$type<Record<string, string[]>>()
+      .notNull()
+      .default(sql`'{}'::jsonb`),
+    /**
+     * The WhatsApp Business Account ids of the grant: the assets that came with
+     * `whatsapp_business_messaging` or `whatsapp_business_management`. GIN-indexed: the provider's
+     * webhooks are routed to a portal by WABA id (`portalOfWaba`).
+     */
+    wabaIds: text('waba_ids')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     grantedPermissions: text('granted_permissions')
       .array()
       .notNull()
@@ -50,5 +64,6 @@ export const connections = pgTable(
   (t) => [
     index('connections_provider_user').on(t.providerUserId),
     index('connections_status_checked').on(t.status, t.lastCheckedAt),
+    index('connections_waba_ids').using('gin', t.wabaIds),
   ],
 );

@@ -1,0 +1,81 @@
+/**
+ * The typed events the provider's WhatsApp webhooks carry, as the receiver
+ * (provider-webhooks-routes.ts) hands them on, and the sink that takes them. Messaging implements
+ * the sink; partner/ never imports messaging, so the sink is a plugin option.
+ *
+ * Duplicates and any order of arrival are normal (the provider retries; statuses race): a sink
+ * must be idempotent and must never let a status go backwards.
+ *
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/components
+ * @see docs/partner-connection.md "WhatsApp Cloud API"
+ */
+
+/** One entry of `statuses[]`: what happened to a message Portico sent. */
+export interface MessageStatusEvent {
+  /** The message's id at the provider (`wamid.…`), as `sendMessage` returned it. */
+  wamid: string;
+  status: 'sent' | 'delivered' | 'read' | 'failed';
+  /** When the provider says it happened (`timestamp`, Unix seconds). */
+  timestamp: Date;
+  /** The recipient's WhatsApp id (digits). */
+  recipientId: string;
+  /** What the send gave as `biz_opaque_callback_data` (Portico's message id). */
+  bizOpaqueCallbackData?: string;
+  pricing?: { billable?: boolean; category?: string; pricingModel?: string };
+  /** For `failed`: Graph code and our fixed title for it (never the provider's details). */
+  errors: { code: number; title: string }[];
+}
+
+/** One entry of `messages[]`: a message a person sent to a business number. */
+export interface InboundMessageEvent {
+  wamid: string;
+  /** The sender's WhatsApp id (digits, no `+`). */
+  from: string;
+  timestamp: Date;
+  /** `text`, `image`, `button`, … (only `text` carries `text`). */
+  type: string;
+  text?: string;
+  /** The sender's WhatsApp profile name (`contacts[].profile.name`), when given. */
+  profileName?: string;
+}
+
+/** A `message_template_status_update`: the review of a template ended (or its state changed). */
+export interface TemplateStatusEvent {
+  wabaId: string;
+  templateId: string;
+  name: string;
+  language: string;
+  /** `event`: APPROVED, REJECTED, PAUSED, DISABLED, … */
+  status: string;
+  /** The provider's reason code (e.g. `INVALID_FORMAT`), when it is not `NONE`. */
+  reason?: string;
+}
+
+/**
+ * Where the receiver hands verified, routed events. Each call is awaited before the provider
+ * gets its 200 (DB writes only: never a provider call inside).
+ */
+export interface ProviderWebhookSink {
+  messageStatuses(
+    portalId: number,
+    phoneNumberId: string,
+    events: MessageStatusEvent[],
+  ): Promise<void>;
+  inboundMessages(
+    portalId: number,
+    phoneNumberId: string,
+    events: InboundMessageEvent[],
+  ): Promise<void>;
+  templateStatusUpdated(portalId: number, event: TemplateStatusEvent): Promise<void>;
+}
+
+/**
+ * The sink until messaging exists: it drops every event, on purpose and by name (the webhooks
+ * are still verified, routed and answered, and `PARTNER_REMOVED` still revokes). Replaced by
+ * messaging's sink in app.ts.
+ */
+export const IGNORE_MESSAGING_EVENTS: ProviderWebhookSink = {
+  messageStatuses: async () => {},
+  inboundMessages: async () => {},
+  templateStatusUpdated: async () => {},
+};

@@ -1,0 +1,215 @@
+/**
+ * Sending, `POST /{version}/{phone-number-id}/messages` with a JSON body
+ * `{"messaging_product":"whatsapp","to","type":"text","text":{"body"}}` or
+ * `"type":"template","template":{"name","language":{"code"},"components"}` (and
+ * `biz_opaque_callback_data`), with `whatsapp_business_messaging` on the number's WABA. Answers
+ * `{"messaging_product":"whatsapp","contacts":[{"input","wa_id"}],"messages":[{"id":"wamid.…"}]}`
+ * and then POSTs signed status webhooks to the app: `sent`, `delivered`, `read` after
+ * `statusDelaysMs`, or, for a recipient whose number ends in `0000`, one `failed` with error
+ * 131026 (the synchronous answer is still a wamid, as the Cloud API does).
+ *
+ * Refusals (Graph's envelope, HTTP 400): over `sendsPerSecond` on the number → 130429; a
+ * template that does not exist in that language or is not APPROVED → 132001; a body parameter
+ * count that differs from the template's → 132000; text to a person who has not written to
+ * the number in 24 hours → 131047; a malformed body → 100.
+ *
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { MESSAGING, wabaAccess } from './cloud-auth.ts';
+import {
+  describePhoneNumber,
+  newWamid,
+  wabaOfPhoneNumber,
+  type PhoneMessage,
+  type SandboxTemplate,
+} from './cloud-state.ts';
+import { deliverWithRetries, wabaNotification } from './cloud-webhooks.ts';
+import { GraphError, graphError, type GraphFault } from './graph-errors.ts';
+import type { SandboxState } from './sandbox-state.ts';
+import type { SurfaceOptions } from './surface.ts';
+
+const Params = Type.Object({
+  version: Type.String({ pattern: '^v[0-9]+\\.[0-9]+$' }),
+  phoneNumberId: Type.String({ maxLength: 40 }),
+});
+const Send = Type.Object({
+  messaging_product: Type.Literal('whatsapp'),
+  recipient_type: Type.Optional(Type.Literal('individual')),
+  to: Type.String({ pattern: '^\\+?[1-9][0-9]{6,14}$' }),
+  type: Type.Union([Type.Literal('text'), Type.Literal('template')]),
+  text: Type.Optional(
+    Type.Object({
+      body: Type.String({ minLength: 1, maxLength: 4096 }),
+      preview_url: Type.Optional(Type.Boolean()),
+    }),
+  ),
+  template: Type.Optional(
+    Type.Object({
+      name: Type.String({ minLength: 1, maxLength: 512 }),
+      language: Type.Object({ code: Type.String({ minLength: 2, maxLength: 15 }) }),
+      components: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 20 })),
+    }),
+  ),
+  biz_opaque_callback_data: Type.Optional(Type.String({ maxLength: 512 })),
+});
+type SendBody = Static<typeof Send>;
+
+const INVALID: GraphFault = { code: 100, message: '(#100) Invalid parameter' };
+const UNDELIVERABLE = { code: 131026, title: 'Message undeliverable' };
+
+/** The text parameters of a template's body component, in order. */
+function bodyParams(components: unknown[] | undefined): string[] {
+  const body = (components ?? []).find(
+    (c) => String((c as { type?: unknown }).type).toLowerCase() === 'body',
+  ) as { parameters?: { text?: unknown }[] } | undefined;
+  return (body?.parameters ?? []).map((p) => (typeof p.text === 'string' ? p.text : ''));
+}
+
+/** How many `{{n}}` variables a template's BODY has. */
+function variableCount(t: SandboxTemplate): number {
+  const body = t.components.find((c) => c.type === 'BODY');
+  const text = typeof body?.text === 'string' ? body.text : '';
+  return new Set(text.match(/\{\{[0-9]+\}\}/g) ?? []).size;
+}
+
+/** The content checks of a send; a fault to answer, or the template used. */
+function check(
+  state: SandboxState,
+  wabaId: string,
+  phoneNumberId: string,
+  waId: string,
+  body: SendBody,
+): { fault: GraphFault } | { template: SandboxTemplate | undefined } {
+  if (body.type === 'text') {
+    if (!body.text) return { fault: INVALID };
+    if (!state.cloud.inWindow(phoneNumberId, waId, state.now()))
+      return {
+        fault: {
+          code: 131047,
+          message:
+            'Re-engagement message: more than 24 hours have passed since the recipient last replied',
+        },
+      };
+    return { template: undefined };
+  }
+  if (!body.template) return { fault: INVALID };
+  const { name, language } = body.template;
+  const template = state.cloud
+    .templatesOf(wabaId)
+    .find((t) => t.name === name && t.language === language.code && t.status === 'APPROVED');
+  if (!template)
+    return { fault: { code: 132001, message: 'Template name does not exist in the translation' } };
+  if (bodyParams(body.template.components).length !== variableCount(template))
+    return { fault: { code: 132000, message: 'Number of parameters does not match' } };
+  return { template };
+}
+
+/** The `statuses[]` item of a status webhook. */
+function statusItem(m: PhoneMessage, status: string, data: string | undefined, nowMs: number) {
+  const category = m.template ? 'utility' : 'service';
+  return {
+    id: m.wamid,
+    status,
+    timestamp: String(Math.floor(nowMs / 1000)),
+    recipient_id: m.waId,
+    ...(data !== undefined && { biz_opaque_callback_data: data }),
+    ...(status === 'failed'
+      ? { errors: [{ ...UNDELIVERABLE, message: UNDELIVERABLE.title }] }
+      : {
+          conversation: { id: randomBytes(16).toString('hex'), origin: { type: category } },
+          pricing: { billable: true, pricing_model: 'CBP', category },
+        }),
+  };
+}
+
+/** Schedule the message's status webhooks to `appId`. */
+function scheduleStatuses(
+  state: SandboxState,
+  appId: string,
+  wabaId: string,
+  m: PhoneMessage,
+  data: string | undefined,
+): void {
+  const number = describePhoneNumber(m.phoneNumberId);
+  const steps: PhoneMessage['status'][] = m.waId.endsWith('0000')
+    ? ['failed']
+    : ['sent', 'delivered', 'read'];
+  steps.forEach((status, i) => {
+    state.cloud.schedule(state.cloud.options.statusDelaysMs[i] ?? 0, async () => {
+      m.status = status;
+      const value = {
+        messaging_product: 'whatsapp',
+        metadata: { display_phone_number: number.digits, phone_number_id: m.phoneNumberId },
+        statuses: [statusItem(m, status, data, state.now())],
+      };
+      await deliverWithRetries(
+        state,
+        appId,
+        'messages',
+        wabaNotification(wabaId, 'messages', value, state.now()),
+      );
+    });
+  });
+}
+
+/** The messages surface. */
+export async function cloudMessageRoutes(
+  app: FastifyInstance,
+  options: SurfaceOptions,
+): Promise<void> {
+  const { state } = options;
+  app.setErrorHandler((_err, _request, reply) => graphError(reply, 400, INVALID));
+  app.post(
+    '/:version/:phoneNumberId/messages',
+    {
+      schema: {
+        params: Params,
+        body: Send,
+        response: { 200: Type.Record(Type.String(), Type.Unknown()), '4xx': GraphError },
+      },
+    },
+    async (request, reply) => {
+      const { phoneNumberId } = request.params as Static<typeof Params>;
+      const wabaId = wabaOfPhoneNumber(phoneNumberId) ?? '';
+      const access = wabaAccess(request, options, wabaId, [MESSAGING]);
+      if ('fault' in access) return graphError(reply, access.status, access.fault);
+      if (!state.cloud.admitSend(phoneNumberId, state.now()))
+        return graphError(reply, 400, { code: 130429, message: '(#130429) Rate limit hit' });
+      const body = request.body as SendBody;
+      const waId = body.to.replace(/^\+/, '');
+      const checked = check(state, wabaId, phoneNumberId, waId, body);
+      if ('fault' in checked) return graphError(reply, 400, checked.fault);
+      state.cloud.countSend(body.biz_opaque_callback_data);
+      const message: PhoneMessage = {
+        wamid: newWamid(),
+        direction: 'received',
+        phoneNumberId,
+        waId,
+        type: body.type,
+        ...(body.text && { text: body.text.body }),
+        ...(checked.template &&
+          body.template && {
+            template: {
+              name: checked.template.name,
+              language: checked.template.language,
+              params: bodyParams(body.template.components),
+            },
+          }),
+        status: 'accepted',
+        at: state.now(),
+      };
+      state.cloud.messages.push(message);
+      scheduleStatuses(state, access.record.appId, wabaId, message, body.biz_opaque_callback_data);
+      return {
+        messaging_product: 'whatsapp',
+        contacts: [{ input: body.to, wa_id: waId }],
+        messages: [{ id: message.wamid }],
+      };
+    },
+  );
+}

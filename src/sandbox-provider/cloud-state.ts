@@ -1,0 +1,196 @@
+/**
+ * The sandbox's WhatsApp Cloud API memory: each sandbox person's WhatsApp Business Accounts
+ * (the WABA ids of their grant, `SandboxState.assetIdsFor`) with two phone numbers each, the
+ * templates of each WABA, the messages each recipient received, who wrote in when (the 24-hour
+ * customer service window), sends per `biz_opaque_callback_data` (to count duplicates) and the
+ * per-number send rate. Timers of pending status changes are kept so `close()` ends them all.
+ *
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/overview
+ */
+import { randomBytes, randomInt } from 'node:crypto';
+
+/** How the emulated Cloud API paces itself (tests shorten the delays). */
+export interface CloudOptions {
+  /** Delay before a new template leaves PENDING (APPROVED, or REJECTED), in ms. */
+  templateReviewMs: number;
+  /** Delays from the send to the `sent`, `delivered`, `read` webhooks, in ms. */
+  statusDelaysMs: [number, number, number];
+  /** Sends accepted per phone number per second; the next gets 130429. */
+  sendsPerSecond: number;
+}
+
+export const DEFAULT_CLOUD_OPTIONS: CloudOptions = {
+  templateReviewMs: 3_000,
+  statusDelaysMs: [200, 400, 600],
+  sendsPerSecond: 80,
+};
+
+export interface SandboxTemplate {
+  id: string;
+  name: string;
+  language: string;
+  category: 'MARKETING' | 'UTILITY' | 'AUTHENTICATION';
+  status: string;
+  components: Record<string, unknown>[];
+  /** The app whose token created it: where its status webhooks go. */
+  appId: string | undefined;
+}
+
+/** A message in the sandbox phone: sent by a business to a recipient, or written in. */
+export interface PhoneMessage {
+  wamid: string;
+  direction: 'received' | 'sent_by_person';
+  phoneNumberId: string;
+  /** The person's number (digits). */
+  waId: string;
+  type: string;
+  text?: string;
+  template?: { name: string; language: string; params: string[] };
+  status: 'accepted' | 'sent' | 'delivered' | 'read' | 'failed';
+  at: number;
+}
+
+const WABA_ID = /^1020[0-9]{6}0[12]$/;
+
+/** Whether `id` is a WABA id the sandbox hands out. */
+export const isSandboxWaba = (id: string) => WABA_ID.test(id);
+
+/** The two phone number ids of a sandbox WABA (`{waba}1`, `{waba}2`). */
+export const phoneNumberIdsOf = (wabaId: string) => [`${wabaId}1`, `${wabaId}2`];
+
+/** The WABA of a sandbox phone number id, or undefined. */
+export function wabaOfPhoneNumber(phoneNumberId: string): string | undefined {
+  const waba = phoneNumberId.slice(0, -1);
+  return /[12]$/.test(phoneNumberId) && isSandboxWaba(waba) ? waba : undefined;
+}
+
+/** A sandbox phone number as Graph describes it (stable, derived from the ids). */
+export function describePhoneNumber(phoneNumberId: string) {
+  const waba = wabaOfPhoneNumber(phoneNumberId) ?? '';
+  const k = waba.slice(-1);
+  const line = `${phoneNumberId.slice(-1)}${waba.slice(-5, -2)}`;
+  return {
+    id: phoneNumberId,
+    display_phone_number: `+1 555-01${k}-${line}`,
+    /** The number as webhooks' `metadata.display_phone_number` gives it (digits). */
+    digits: `155501${k}${line}`,
+    verified_name: `Sandbox Business ${k}`,
+    quality_rating: 'GREEN',
+    messaging_limit_tier: 'TIER_1K',
+    code_verification_status: 'VERIFIED',
+    platform_type: 'CLOUD_API',
+    throughput: { level: 'STANDARD' },
+  };
+}
+
+/** A Graph-looking wamid. */
+export const newWamid = () => `wamid.${randomBytes(24).toString('base64url')}`;
+
+/** The sandbox's Cloud API state; see the file comment. */
+export class CloudState {
+  options: CloudOptions;
+  readonly templates = new Map<string, SandboxTemplate[]>();
+  readonly messages: PhoneMessage[] = [];
+  /** Last inbound per `{phoneNumberId}:{waId}`, ms on the sandbox clock. */
+  readonly lastInbound = new Map<string, number>();
+  /** Sends per `biz_opaque_callback_data`. */
+  readonly sendsByCallbackData = new Map<string, number>();
+  sends = 0;
+  /** Apps whose webhook URL answered the subscription's verification. */
+  readonly verifiedApps = new Set<string>();
+  /** Every webhook delivery attempt (tests): which field, to which app, the answer. */
+  readonly deliveries: { appId: string; field: string; status: number | 'error' }[] = [];
+  readonly #rate = new Map<string, { second: number; count: number }>();
+  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #abort = new AbortController();
+
+  constructor(options: Partial<CloudOptions> = {}) {
+    this.options = { ...DEFAULT_CLOUD_OPTIONS, ...options };
+  }
+
+  /** Aborted on close: in-flight webhook deliveries stop. */
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
+
+  /** The WABA's templates, seeded on first use with an APPROVED `hello_world`. */
+  templatesOf(wabaId: string): SandboxTemplate[] {
+    let list = this.templates.get(wabaId);
+    if (!list) {
+      list = [
+        {
+          id: `${randomInt(100_000_000, 999_999_999)}${randomInt(100_000, 999_999)}`,
+          name: 'hello_world',
+          language: 'en_US',
+          category: 'UTILITY',
+          status: 'APPROVED',
+          components: [{ type: 'BODY', text: 'Hello {{1}}' }],
+          appId: undefined,
+        },
+      ];
+      this.templates.set(wabaId, list);
+    }
+    return list;
+  }
+
+  /**
+   * Count one send from `phoneNumberId` in the current second.
+   *
+   * @returns false when it is over `sendsPerSecond` (answer 130429; nothing is sent).
+   */
+  admitSend(phoneNumberId: string, nowMs: number): boolean {
+    const second = Math.floor(nowMs / 1000);
+    const slot = this.#rate.get(phoneNumberId);
+    if (!slot || slot.second !== second) {
+      this.#rate.set(phoneNumberId, { second, count: 1 });
+      return true;
+    }
+    slot.count++;
+    return slot.count <= this.options.sendsPerSecond;
+  }
+
+  /** Count a send carrying `data` as `biz_opaque_callback_data`. */
+  countSend(data: string | undefined): void {
+    this.sends++;
+    if (data !== undefined)
+      this.sendsByCallbackData.set(data, (this.sendsByCallbackData.get(data) ?? 0) + 1);
+  }
+
+  /** Totals for `/sandbox/stats`: sends, distinct callback data, and the duplicated ones. */
+  stats() {
+    const duplicated = [...this.sendsByCallbackData.entries()]
+      .filter(([, n]) => n > 1)
+      .map(([bizOpaqueCallbackData, count]) => ({ bizOpaqueCallbackData, count }));
+    return {
+      sends: this.sends,
+      distinctCallbackData: this.sendsByCallbackData.size,
+      duplicates: duplicated.reduce((sum, d) => sum + d.count - 1, 0),
+      duplicated: duplicated.slice(0, 100),
+    };
+  }
+
+  /** Whether `waId` wrote to `phoneNumberId` in the 24 hours before `nowMs`. */
+  inWindow(phoneNumberId: string, waId: string, nowMs: number): boolean {
+    const at = this.lastInbound.get(`${phoneNumberId}:${waId}`);
+    return at !== undefined && nowMs - at < 24 * 3600 * 1000;
+  }
+
+  /** Run `fn` after `ms` (unref'd; cancelled by `close`). */
+  schedule(ms: number, fn: () => void | Promise<void>): void {
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      void Promise.resolve()
+        .then(fn)
+        .catch(() => {});
+    }, ms);
+    timer.unref();
+    this.#timers.add(timer);
+  }
+
+  /** Cancel every pending status change and abort in-flight deliveries. */
+  close(): void {
+    for (const t of this.#timers) clearTimeout(t);
+    this.#timers.clear();
+    this.#abort.abort();
+  }
+}
