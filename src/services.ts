@@ -73,9 +73,9 @@ export function createServices(deps: {
   const keyring = loadKeyring(config);
   // Webhook events are emitted by partner, tickets and contacts, while the webhooks' queue is
   // messaging's, which needs partner: the steps reach the webhooks service once it exists.
-  let webhooks: WebhooksService | undefined;
+  const late: { webhooks?: WebhooksService } = {};
   const steps = webhookEventSteps({
-    emit: (tx, portalId, type, data) => webhooks!.emit(tx, portalId, type, data),
+    emit: (tx, portalId, type, data) => late.webhooks!.emit(tx, portalId, type, data),
   });
   const partner = createPartnerService({
     config,
@@ -86,7 +86,7 @@ export function createServices(deps: {
     revocationSteps: [failQueuedOnRevocation, steps.revoked],
   });
   const messaging = createMessaging(config, storage, logger, partner);
-  webhooks = createWebhooksService({
+  const webhooks = createWebhooksService({
     db: storage.db,
     keyring,
     logger,
@@ -99,6 +99,7 @@ export function createServices(deps: {
     addressPolicy: config.isProduction ? 'public-only' : 'development-any-address',
     ...deps.overrides?.webhooks,
   });
+  late.webhooks = webhooks;
   return {
     config,
     storage,
