@@ -15,6 +15,7 @@ import {
   failQueuedOnRevocation,
 } from './messaging/message-failures.ts';
 import { createMessagingService, type MessagingRuntime } from './messaging/messaging-service.ts';
+import type { MessagingEventSteps } from './messaging/status-events.ts';
 import { partnerMessagingProvider } from './messaging/provider-port.ts';
 import { createPartnerService, type PartnerService } from './partner/partner-service.ts';
 import { loadKeyring } from './platform/keyring.ts';
@@ -85,7 +86,19 @@ export function createServices(deps: {
     connectedSteps: [steps.connected],
     revocationSteps: [failQueuedOnRevocation, steps.revoked],
   });
-  const messaging = createMessaging(config, storage, logger, partner);
+  const messaging = createMessaging(config, storage, logger, partner, {
+    statusChanged: steps.messageStatus,
+    received: steps.messageReceived,
+    templateStatusUpdated: (tx, portalId, e) =>
+      steps.templateStatusUpdated(tx, portalId, {
+        templateId: e.templateId,
+        name: e.name,
+        language: e.language,
+        status: e.status,
+        wabaId: e.wabaId,
+        ...(e.reason !== undefined && { reason: e.reason }),
+      }),
+  });
   const webhooks = createWebhooksService({
     db: storage.db,
     keyring,
@@ -136,12 +149,14 @@ function createMessaging(
   storage: Storage,
   logger: Logger,
   partner: PartnerService,
+  eventSteps: MessagingEventSteps,
 ): MessagingRuntime {
   const isConnected = async (portalId: number) =>
     (await partner.connectionSummary(portalId)).status === 'active';
   return createMessagingService({
     storage,
     logger,
+    eventSteps,
     provider: partnerMessagingProvider({
       withProvider: partner.withProvider,
       wabaIdsOf: partner.wabaIdsOf,

@@ -35,11 +35,13 @@ import { createProviderDirectory } from './provider-directory.ts';
 import type { MessagingProvider } from './provider-port.ts';
 import { createSenderPacing } from './sender-pacing.ts';
 import { providerFailure } from './send-rules.ts';
-import { createWebhookSink } from './status-events.ts';
+import { createWebhookSink, type MessagingEventSteps } from './status-events.ts';
 
 export interface MessagingServiceDeps {
   storage: Storage;
   logger: Logger;
+  /** Other features' steps of the provider's events (webhooks'), in their transactions. */
+  eventSteps?: MessagingEventSteps;
   provider: MessagingProvider;
   /** Whether the portal's provider connection is active (partner/). */
   isConnected: (portalId: number) => Promise<boolean>;
@@ -153,6 +155,7 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
       db,
       logger,
       onTemplateChange: (id) => directory.invalidate(id),
+      eventSteps: deps.eventSteps,
     }),
 
     start: () => queue.start(),
