@@ -14,13 +14,15 @@ import { eventually, startReceiver } from './receiver.ts';
 const FAST = { retryScheduleMs: [0, 50], attemptTimeoutMs: 2_000 };
 
 /** A storage that can be closed and opened again, as a killed and restarted instance would. */
-async function durableTarget(t: { after(fn: () => Promise<void>): void }, kind: string) {
+async function durableTarget(
+  kind: string,
+): Promise<{ target: StorageTarget; drop: () => Promise<void> }> {
   if (kind === 'postgres') {
     const { url, drop } = await createPostgresDatabase();
-    t.after(drop);
-    return { kind: 'postgres', url, poolSize: 5 } as StorageTarget;
+    return { target: { kind: 'postgres', url, poolSize: 5 }, drop };
   }
-  return { kind: 'pglite', dataDir: mkdtempSync(join(tmpdir(), 'portico-wh-')) } as StorageTarget;
+  const dataDir = mkdtempSync(join(tmpdir(), 'portico-wh-'));
+  return { target: { kind: 'pglite', dataDir }, drop: async () => {} };
 }
 
 /** One config (so one DATA_DIR, one keyring) for every instance of a test file. */
@@ -103,7 +105,7 @@ for (const backend of backends()) {
     });
 
     test('an instance killed between the change and the delivery loses nothing', async (t) => {
-      const target = await durableTarget(t, backend.name);
+      const { target, drop } = await durableTarget(backend.name);
       const receiver = await startReceiver();
       t.after(() => receiver.close());
       const overrides = {
@@ -144,6 +146,8 @@ for (const backend of backends()) {
         await services.webhooks.stopWorker();
         await services.jobs.stop();
         await storage.close();
+        // Only after the pool is closed: dropping ends its connections.
+        await drop();
       });
       await services.webhooks.startWorker();
       const [got] = await receiver.waitFor(1);
