@@ -168,6 +168,7 @@ export async function buildApp({
         drafts: services.drafts,
         log: services.messaging,
       },
+      webhooks: services.webhooks,
       auditEvents: (portalId, page) => listAuditEvents(services.storage.db, portalId, page),
       appBaseUrl: config.APP_BASE_URL,
       canonicalOrigin: config.NODE_ENV === 'development' ? config.APP_BASE_URL : null,

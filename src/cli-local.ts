@@ -20,7 +20,12 @@ export async function runLocally(config: Config, name: string, args: unknown): P
   try {
     await storage.migrate();
     const services = createServices({ config, storage, logger: createLogger('silent') });
-    return await runCommand(services, name, args);
+    try {
+      return await runCommand(services, name, args);
+    } finally {
+      // Started only by a command that queues (webhook test); stopping an idle queue is free.
+      await services.jobs.stop();
+    }
   } finally {
     await storage.close();
   }

@@ -23,6 +23,7 @@ import {
 } from './cli-commands.ts';
 import { addContactsCommands } from './cli-contacts.ts';
 import { addCreditCommands } from './cli-messaging.ts';
+import { addWebhookCommands } from './cli-webhooks.ts';
 import { ConfigError, loadDotEnv } from './config.ts';
 import { UsageError } from './platform/errors.ts';
 
@@ -55,6 +56,7 @@ function buildProgram(jsonErrors: boolean): Command {
   addAuditCommands(program);
   addContactsCommands(program);
   addCreditCommands(program);
+  addWebhookCommands(program);
   markRequired(program);
   return program;
 }

@@ -38,6 +38,10 @@ async function main(): Promise<void> {
     closers.unshift(() => services.messaging.stop());
     await services.messaging.start();
     await services.messaging.startWorkers();
+    // The webhooks' worker on the same queue (started above by messaging).
+    await services.webhooks.start();
+    await services.webhooks.startWorker();
+    closers.unshift(() => services.webhooks.stopWorker());
     const app = await buildApp({ services, logger });
     closers.unshift(() => app.close());
     let admin: FastifyInstance | undefined;

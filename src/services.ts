@@ -15,6 +15,7 @@ import {
   failQueuedOnRevocation,
 } from './messaging/message-failures.ts';
 import { createMessagingService, type MessagingRuntime } from './messaging/messaging-service.ts';
+import type { MessagingEventSteps } from './messaging/status-events.ts';
 import { partnerMessagingProvider } from './messaging/provider-port.ts';
 import { createDraftsService, type DraftsService } from './messaging/drafts-service.ts';
 import { createNumbersService, type NumbersService } from './messaging/numbers-service.ts';
@@ -23,6 +24,15 @@ import { createPartnerService, type PartnerService } from './partner/partner-ser
 import { loadKeyring } from './platform/keyring.ts';
 import type { Logger } from './platform/logger.ts';
 import { createTicketsService, type TicketsService } from './tickets/tickets-service.ts';
+import { transactionJobDb } from './db/job-queue-db.ts';
+import type { DeliveryQueue } from './messaging/delivery-queue.ts';
+import { webhookEventSteps } from './webhooks/event-hooks.ts';
+import { pgBossWebhookQueue } from './webhooks/webhook-queue.ts';
+import {
+  ATTEMPT_TIMEOUT_MS,
+  createWebhooksService,
+  type WebhooksService,
+} from './webhooks/webhooks-service.ts';
 
 export interface Services {
   config: Config;
@@ -49,23 +59,69 @@ export interface Services {
   drafts: DraftsService;
   /** Browser sessions of the web pages. */
   sessions: SessionStore;
+  /** The one durable job queue (pg-boss): messaging's deliveries and the webhooks'. */
+  jobs: DeliveryQueue;
+  webhooks: WebhooksService;
+}
+
+/** What tests (and only tests) may change in the webhooks' timing. */
+export interface ServiceOverrides {
+  webhooks?: Pick<
+    Parameters<typeof createWebhooksService>[0],
+    'attemptTimeoutMs' | 'retryScheduleMs' | 'resolver' | 'addressPolicy'
+  >;
 }
 
 export function createServices(deps: {
   config: Config;
   storage: Storage;
   logger: Logger;
+  overrides?: ServiceOverrides;
 }): Services {
   const { config, storage, logger } = deps;
   const tokenVerification = createTokenVerification({ storage, settings: config, logger });
+  const keyring = loadKeyring(config);
+  // Webhook events are emitted by partner, tickets and contacts, while the webhooks' queue is
+  // messaging's, which needs partner: the steps reach the webhooks service once it exists.
+  const late: { webhooks?: WebhooksService } = {};
+  const steps = webhookEventSteps({
+    emit: (tx, portalId, type, data) => late.webhooks!.emit(tx, portalId, type, data),
+  });
   const partner = createPartnerService({
     config,
     db: storage.db,
-    keyring: loadKeyring(config),
+    keyring,
     logger,
-    revocationSteps: [failQueuedOnRevocation],
+    connectedSteps: [steps.connected],
+    revocationSteps: [failQueuedOnRevocation, steps.revoked],
   });
-  const messaging = createMessaging(config, storage, logger, partner);
+  const messaging = createMessaging(config, storage, logger, partner, {
+    statusChanged: steps.messageStatus,
+    received: steps.messageReceived,
+    templateStatusUpdated: (tx, portalId, e) =>
+      steps.templateStatusUpdated(tx, portalId, {
+        templateId: e.templateId,
+        name: e.name,
+        language: e.language,
+        status: e.status,
+        wabaId: e.wabaId,
+        ...(e.reason !== undefined && { reason: e.reason }),
+      }),
+  });
+  const webhooks = createWebhooksService({
+    db: storage.db,
+    keyring,
+    logger,
+    queue: pgBossWebhookQueue(
+      { boss: messaging.jobs.boss, ready: () => messaging.start() },
+      transactionJobDb,
+      deps.overrides?.webhooks?.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
+    ),
+    // Production refuses private addresses; development and tests deliver to localhost.
+    addressPolicy: config.isProduction ? 'public-only' : 'development-any-address',
+    ...deps.overrides?.webhooks,
+  });
+  late.webhooks = webhooks;
   return {
     config,
     storage,
@@ -80,11 +136,13 @@ export function createServices(deps: {
       db: storage.db,
       providerAppSecret: config.PROVIDER_APP_SECRET,
       logger,
+      createdSteps: [steps.ticketCreated],
     }),
     contacts: createContactsService({
       db: storage.db,
       logger,
       erasureSteps: [anonymiseMessagesOnErasure],
+      optedOutSteps: [steps.optedOut],
     }),
     partner,
     messaging,
@@ -96,6 +154,8 @@ export function createServices(deps: {
       send: (principal, message) => messaging.sendMessage({ principal, input: message }),
       isConnected: async (portalId) => (await partner.wabaIdsOf(portalId)).length > 0,
     }),
+    jobs: messaging.jobs,
+    webhooks,
     sessions: createSessionStore({ db: storage.db, ttlSeconds: config.SESSION_TTL_SECONDS }),
   };
 }
@@ -106,12 +166,14 @@ function createMessaging(
   storage: Storage,
   logger: Logger,
   partner: PartnerService,
+  eventSteps: MessagingEventSteps,
 ): MessagingRuntime {
   const isConnected = async (portalId: number) =>
     (await partner.connectionSummary(portalId)).status === 'active';
   return createMessagingService({
     storage,
     logger,
+    eventSteps,
     provider: partnerMessagingProvider({
       withProvider: partner.withProvider,
       wabaIdsOf: partner.wabaIdsOf,

@@ -33,7 +33,13 @@ export type AuditAction =
   | 'data_deletion.requested'
   | 'provider_callback.ignored'
   | 'contact.erased'
-  | 'credit.added';
+  | 'credit.added'
+  | 'webhook_endpoint.created'
+  | 'webhook_endpoint.removed'
+  | 'webhook_endpoint.secret_rotated'
+  | 'webhook_endpoint.disabled'
+  | 'webhook_endpoint.enabled'
+  | 'webhook_settings.changed';
 
 export interface AuditEventInput {
   portalId: number | null;

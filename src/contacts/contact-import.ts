@@ -5,6 +5,7 @@
  *
  * @see README.md "CRM contacts", import
  */
+import { runOptedOutSteps, type OptedOutStep } from './consent-steps.ts';
 import type { Database } from '../db/client.ts';
 import {
   newContactColumns,
@@ -83,6 +84,7 @@ export async function importContacts(
   portalId: number,
   rows: readonly unknown[],
   source: ConsentSource,
+  optedOutSteps: readonly OptedOutStep[] = [],
 ): Promise<ImportResult> {
   const { valid, failed } = sortRows(rows);
   const result: ImportResult = { created: 0, updated: 0, unchanged: 0, failed };
@@ -106,7 +108,8 @@ export async function importContacts(
         result.unchanged += 1;
         continue;
       }
-      await repo.updateContact(tx, portalId, stored.id, changes);
+      const updated = await repo.updateContact(tx, portalId, stored.id, changes);
+      if (updated) await runOptedOutSteps(tx, optedOutSteps, stored, updated);
       result.updated += 1;
     }
     for (let i = 0; i < fresh.length; i += INSERT_CHUNK) {

@@ -13,6 +13,7 @@ import { recordAuditEvent, type Actor } from '../audit/audit-log.ts';
 import type { Database } from '../db/client.ts';
 import { isUniqueViolation } from '../platform/database-errors.ts';
 import { newContactId } from './contact-id.ts';
+import { runOptedOutSteps, type OptedOutStep } from './consent-steps.ts';
 import { AppError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { claimOrReplay, requestFingerprint } from '../tickets/ticket-idempotency.ts';
@@ -63,6 +64,8 @@ export interface ContactsServiceDeps {
   logger: Logger;
   /** Steps other features add to an erasure (none until messaging exists). */
   erasureSteps?: readonly ErasureStep[];
+  /** Steps other features add to an opt-out (webhooks' `contact.opted_out`). */
+  optedOutSteps?: readonly OptedOutStep[];
 }
 
 type PortalOf = Pick<Principal, 'portalId'>;
@@ -235,6 +238,7 @@ export function createContactsService({
   db,
   logger,
   erasureSteps = [],
+  optedOutSteps = [],
 }: ContactsServiceDeps): ContactsService {
   return {
     createContact: (args) => createContact(db, logger, args),
@@ -257,6 +261,7 @@ export function createContactsService({
         const updated = changes
           ? await repo.updateContact(tx, principal.portalId, row.id, changes)
           : row;
+        if (updated) await runOptedOutSteps(tx, optedOutSteps, row, updated);
         return { created: false, contact: toContact(updated ?? row) };
       });
     },
@@ -283,6 +288,7 @@ export function createContactsService({
           if (Object.keys(changes).length === 0) return toContact(row);
           const updated = await repo.updateContact(tx, principal.portalId, id, changes);
           if (!updated) throw notFound();
+          await runOptedOutSteps(tx, optedOutSteps, row, updated);
           return toContact(updated);
         });
       } catch (err) {
@@ -296,7 +302,7 @@ export function createContactsService({
     },
 
     eraseContact: (principal, id, context) =>
-      eraseContact({ db, logger, erasureSteps }, principal, id, context),
+      eraseContact({ db, logger, erasureSteps, optedOutSteps }, principal, id, context),
 
     async listContacts(principal, query) {
       const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
@@ -320,7 +326,7 @@ export function createContactsService({
     },
 
     async importContacts(principal, rows, source) {
-      const result = await importContacts(db, principal.portalId, rows, source);
+      const result = await importContacts(db, principal.portalId, rows, source, optedOutSteps);
       logger.info(
         { portalId: principal.portalId, ...result, failed: result.failed.length },
         'contacts imported',

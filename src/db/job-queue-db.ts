@@ -12,7 +12,6 @@
  * @see https://github.com/timgit/pg-boss/blob/10.4.2/docs/readme.md ("db" option)
  * @see docs/messaging.md "The queue"
  */
-import { sql, type SQL } from 'drizzle-orm';
 import type { Database, Storage } from './client.ts';
 
 /** pg-boss's `Db` contract: run `text` with positional `$n` values, answer its rows. */
@@ -24,39 +23,40 @@ type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
 
 /** A plain object (pg-boss's job `data`) goes to the database as JSON text. */
 function toParam(value: unknown): unknown {
+  // Drizzle renders an `undefined` parameter as nothing at all (a syntax error): send NULL.
+  if (value === undefined) return null;
   if (value && typeof value === 'object' && !(value instanceof Date) && !Array.isArray(value)) {
     if (!Buffer.isBuffer(value)) return JSON.stringify(value);
   }
   return value;
 }
 
+/** A connection that runs `$n`-parameterised text: node-postgres' client, PGlite's transaction. */
+interface Queryable {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+}
+
 /**
- * `text` with `$n` placeholders as Drizzle SQL: each `$n` becomes a bound parameter (a
- * placeholder used twice is bound twice, with the same value).
+ * The connection under a Drizzle transaction. Drizzle keeps it as the transaction's
+ * `session.client` (node-postgres: the pool client holding BEGIN; PGlite: its transaction
+ * object), which is not public API, so its shape is checked here and a drizzle-orm upgrade
+ * that moves it fails loudly (the messaging tests send through it on both backends).
+ * Statements are passed through unchanged, so pg-boss's own parameter types hold.
  */
-export function positionalSql(text: string, values: readonly unknown[] = []): SQL {
-  const chunks: SQL[] = [];
-  let last = 0;
-  for (const match of text.matchAll(/\$(\d+)/g)) {
-    chunks.push(sql.raw(text.slice(last, match.index)));
-    const index = Number(match[1]) - 1;
-    if (index < 0 || index >= values.length) throw new Error(`no value for $${match[1]}`);
-    // `undefined` binds as NULL: Drizzle leaves an undefined template value out entirely.
-    const value = toParam(values[index]);
-    chunks.push(value === undefined ? sql.raw('NULL') : sql`${value}`);
-    last = match.index + match[0].length;
-  }
-  chunks.push(sql.raw(text.slice(last)));
-  return sql.join(chunks, sql.raw(''));
+function connectionOf(tx: Tx): Queryable {
+  const client = (tx as unknown as { session?: { client?: Partial<Queryable> } }).session?.client;
+  if (!client || typeof client.query !== 'function')
+    throw new Error('drizzle transaction has no session.client.query (drizzle-orm changed?)');
+  return client as Queryable;
 }
 
 /** pg-boss over a Drizzle transaction: its statements join the transaction. */
 export function transactionJobDb(tx: Tx): JobDb {
+  const connection = connectionOf(tx);
   return {
     async executeSql(text, values) {
-      // Both drivers answer an object with `rows` (node-postgres' QueryResult, PGlite's Results).
-      const result: unknown = await tx.execute(positionalSql(text, values));
-      return { rows: (result as { rows: unknown[] }).rows };
+      const result = await connection.query(text, values?.map(toParam));
+      return { rows: result.rows };
     },
   };
 }

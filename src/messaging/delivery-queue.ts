@@ -64,6 +64,11 @@ export interface DeliveryQueue {
   stop(): Promise<void>;
   /** Jobs waiting (created or retry), for tests and the benchmark. */
   waiting(): Promise<number>;
+  /**
+   * The one pg-boss instance, for the other queues of the service (webhooks' `webhook.deliver`):
+   * one queue engine, one schema, one maintenance. Use after `start()`.
+   */
+  readonly boss: PgBoss;
 }
 
 export function createDeliveryQueue(deps: {
@@ -92,6 +97,7 @@ export function createDeliveryQueue(deps: {
   };
 
   return {
+    boss,
     start() {
       started ??= (async () => {
         await boss.start();

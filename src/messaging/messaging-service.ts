@@ -15,7 +15,11 @@ import { AppError, UsageError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { listTransactionPage, readCredit, topUp } from './credit-ledger.ts';
 import { createSendMessage, type MessagingPrices } from './message-sending.ts';
-import { createDeliveryQueue, type DeliveryQueueSettings } from './delivery-queue.ts';
+import {
+  createDeliveryQueue,
+  type DeliveryQueue,
+  type DeliveryQueueSettings,
+} from './delivery-queue.ts';
 import { createDeliveryWorker } from './delivery-worker.ts';
 import {
   messageCursor,
@@ -31,11 +35,13 @@ import { createProviderDirectory } from './provider-directory.ts';
 import type { MessagingProvider } from './provider-port.ts';
 import { createSenderPacing } from './sender-pacing.ts';
 import { providerFailure } from './send-rules.ts';
-import { createWebhookSink } from './status-events.ts';
+import { createWebhookSink, type MessagingEventSteps } from './status-events.ts';
 
 export interface MessagingServiceDeps {
   storage: Storage;
   logger: Logger;
+  /** Other features' steps of the provider's events (webhooks'), in their transactions. */
+  eventSteps?: MessagingEventSteps;
   provider: MessagingProvider;
   /** Whether the portal's provider connection is active (partner/). */
   isConnected: (portalId: number) => Promise<boolean>;
@@ -59,6 +65,8 @@ export interface MessagingRuntime extends MessagingService {
   stop(): Promise<void>;
   /** Jobs waiting in the queue (tests, benchmark). */
   waitingJobs(): Promise<number>;
+  /** The one job queue, shared with the webhooks (their own pg-boss queue on its instance). */
+  readonly jobs: DeliveryQueue;
 }
 
 export function createMessagingService(deps: MessagingServiceDeps): MessagingRuntime {
@@ -147,6 +155,7 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
       db,
       logger,
       onTemplateChange: (id) => directory.invalidate(id),
+      eventSteps: deps.eventSteps,
     }),
 
     start: () => queue.start(),
@@ -156,6 +165,7 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
       await queue.stop();
     },
     waitingJobs: () => queue.waiting(),
+    jobs: queue,
   };
 }
 

@@ -14,11 +14,12 @@
  * @see docs/messaging.md "Statuses"
  */
 import { newContactId } from '../contacts/contact-id.ts';
-import { recordInbound } from '../contacts/contacts-repository.ts';
+import { findContactByPhone, recordInbound } from '../contacts/contacts-repository.ts';
 import { normalisePhone } from '../contacts/phone.ts';
 import type { Database } from '../db/client.ts';
 import type { Logger } from '../platform/logger.ts';
 import { capture, release } from './credit-ledger.ts';
+import type { TemplateStatusEvent } from '../partner/partner-service.ts';
 import type { MessageStatusEvent, MessagingWebhookSink } from './messaging-types.ts';
 import {
   lockMessageForStatus,
@@ -57,10 +58,42 @@ export function statusChanges(
   };
 }
 
+/**
+ * Steps another feature (webhooks) adds to the provider's events, each run in the transaction
+ * that records the event (given at composition in services.ts): a status that changed a message
+ * (never a duplicate), an inbound message (no text), a template's new status.
+ */
+export interface MessagingEventSteps {
+  statusChanged(
+    tx: Tx,
+    portalId: number,
+    e: {
+      messageId: string;
+      providerMessageId: string | null;
+      status: 'sent' | 'delivered' | 'read' | 'failed';
+      occurredAt: string;
+      error?: { code: number | string; title: string };
+    },
+  ): Promise<void>;
+  received(
+    tx: Tx,
+    portalId: number,
+    e: {
+      providerMessageId: string;
+      contactId: string | null;
+      phoneNumberId: string;
+      type: string;
+      receivedAt: string;
+    },
+  ): Promise<void>;
+  templateStatusUpdated(tx: Tx, portalId: number, e: TemplateStatusEvent): Promise<void>;
+}
+
 async function applyStatus(
   tx: Tx,
   portalId: number,
   event: MessageStatusEvent,
+  steps: MessagingEventSteps | undefined,
 ): Promise<'applied' | 'unchanged' | 'unknown'> {
   const row = await lockMessageForStatus(tx, portalId, {
     id: event.bizOpaqueCallbackData?.startsWith('msg_') ? event.bizOpaqueCallbackData : undefined,
@@ -80,6 +113,14 @@ async function applyStatus(
   } else if (row.status === 'queued') {
     await capture(tx, { ...money, actor: PROVIDER_ACTOR });
   }
+  const error = event.errors[0];
+  await steps?.statusChanged(tx, portalId, {
+    messageId: row.id,
+    providerMessageId: event.wamid,
+    status: event.status,
+    occurredAt: event.timestamp.toISOString(),
+    ...(event.status === 'failed' && error && { error: { code: error.code, title: error.title } }),
+  });
   return 'applied';
 }
 
@@ -88,37 +129,52 @@ export function createWebhookSink(deps: {
   logger: Logger;
   /** A template's status changed at the provider: forget the portal's cached templates. */
   onTemplateChange: (portalId: number) => void;
+  /** The webhooks' steps (none in tests of messaging alone). */
+  eventSteps?: MessagingEventSteps | undefined;
 }): MessagingWebhookSink {
+  const steps = deps.eventSteps;
   const { db } = deps;
   const log = deps.logger.child({ component: 'messaging-webhooks' });
   return {
     async messageStatuses(portalId, _phoneNumberId, events) {
       // One transaction per event: one bad event never undoes the others.
       for (const event of events) {
-        const result = await db.transaction((tx) => applyStatus(tx, portalId, event));
+        const result = await db.transaction((tx) => applyStatus(tx, portalId, event, steps));
         if (result === 'unknown')
           log.info({ portalId, status: event.status }, 'status for an unknown message ignored');
       }
     },
 
-    async inboundMessages(portalId, _phoneNumberId, events) {
+    async inboundMessages(portalId, phoneNumberId, events) {
       for (const event of events) {
         const phone = normalisePhone(`+${event.from}`);
         if (!phone.ok) {
           log.warn({ portalId }, 'inbound message from an invalid phone ignored');
           continue;
         }
-        await recordInbound(db, {
-          id: newContactId(),
-          portalId,
-          phone: phone.e164,
-          at: event.timestamp,
+        await db.transaction(async (tx) => {
+          await recordInbound(tx, {
+            id: newContactId(),
+            portalId,
+            phone: phone.e164,
+            at: event.timestamp,
+          });
+          if (!steps) return;
+          const contact = await findContactByPhone(tx, portalId, phone.e164);
+          await steps.received(tx, portalId, {
+            providerMessageId: event.wamid,
+            contactId: contact?.id ?? null,
+            phoneNumberId,
+            type: event.type,
+            receivedAt: event.timestamp.toISOString(),
+          });
         });
       }
     },
 
-    async templateStatusUpdated(portalId) {
+    async templateStatusUpdated(portalId, event) {
       deps.onTemplateChange(portalId);
+      if (steps) await db.transaction((tx) => steps.templateStatusUpdated(tx, portalId, event));
     },
   };
 }

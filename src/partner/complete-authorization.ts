@@ -46,7 +46,19 @@ export interface AuthorizationCompleterDeps {
   /** Revokes at the provider a grant Portico refuses (a declined permission). */
   grants: GrantRevoker;
   log: Logger;
+  /** Other features' steps of a connection (webhooks'), run in its transaction. */
+  connectedSteps?: readonly ConnectedStep[];
 }
+
+/**
+ * One step another feature adds to a new connection (given at composition in services.ts;
+ * partner/ imports no other feature): it runs inside the transaction that stores the
+ * connection, so what it writes (webhooks: the `connection.connected` event) commits with it.
+ */
+export type ConnectedStep = (
+  tx: Parameters<Parameters<Database['transaction']>[0]>[0],
+  connection: { portalId: number; connectedAt: Date },
+) => Promise<void>;
 
 /**
  * Build `completeAuthorization`. It never throws for provider or storage failures and logs no
@@ -113,6 +125,8 @@ export function createAuthorizationCompleter(deps: AuthorizationCompleterDeps) {
               : 'connected to the provider',
           requestId: input.requestId ?? null,
         });
+        const connectedAt = new Date();
+        for (const step of deps.connectedSteps ?? []) await step(tx, { portalId, connectedAt });
         return true;
       });
       if (!stored) {

@@ -26,6 +26,7 @@ import {
   createAuthorizationCompleter,
   recordCancelledAttempt,
   type CancelledAttempt,
+  type ConnectedStep,
 } from './complete-authorization.ts';
 import { summarizeConnection, type ConnectionSummary } from './connection-summary.ts';
 import { createConnectionsStore } from './connections-store.ts';
@@ -42,6 +43,7 @@ import { createRevokeConnection, type RevocationStep } from './revocation.ts';
 import { verifySignedRequest, type SignedRequestResult } from './signed-request.ts';
 import { createWabaRouting } from './waba-routing.ts';
 
+export type { ConnectedStep } from './complete-authorization.ts';
 export type * from './provider-webhook-events.ts';
 export type * from './cloud-api.ts';
 export type { ConnectionSummary } from './connection-summary.ts';
@@ -74,6 +76,8 @@ export interface PartnerServiceDeps {
   grantRevocationRetryDelaysMs?: readonly number[];
   /** Other features' steps of the revocation cleanup (messaging's), run in its transaction. */
   revocationSteps?: readonly RevocationStep[];
+  /** Other features' steps of a new connection (webhooks'), run in its transaction. */
+  connectedSteps?: readonly ConnectedStep[];
 }
 
 /** The modules of this folder, wired once over the storage and the provider settings. */
@@ -184,6 +188,7 @@ export function createPartnerService(deps: PartnerServiceDeps) {
       inflight,
       grants,
       log,
+      ...(deps.connectedSteps && { connectedSteps: deps.connectedSteps }),
     }),
     revokeConnection,
 

@@ -59,20 +59,25 @@ export interface Keyring {
    * Seal `plaintext` for `portalId` under the active key.
    *
    * @param portalId bound into the ciphertext as additional authenticated data.
+   * @param purpose also bound (default `connection`, the provider token): a value sealed for
+   *   one purpose (e.g. `webhook-secret`) never opens as another.
    */
-  seal(plaintext: string, portalId: number): SealedValue;
+  seal(plaintext: string, portalId: number, purpose?: SealPurpose): SealedValue;
   /**
    * Open a value sealed for `portalId`.
    *
    * @throws DecryptionError when the tag does not verify (tampered, sealed for another portal)
    *   or the key id is unknown.
    */
-  open(sealed: SealedValue, portalId: number): string;
+  open(sealed: SealedValue, portalId: number, purpose?: SealPurpose): string;
 }
 
-/** The additional authenticated data binding a ciphertext to its tenant. */
-function aadFor(portalId: number): Buffer {
-  return Buffer.from(`portico:connection:portal:${portalId}`, 'utf8');
+/** What a sealed value is: a provider token (`connection`) or a webhook signing secret. */
+export type SealPurpose = 'connection' | 'webhook-secret';
+
+/** The additional authenticated data binding a ciphertext to its tenant and purpose. */
+function aadFor(portalId: number, purpose: SealPurpose): Buffer {
+  return Buffer.from(`portico:${purpose}:portal:${portalId}`, 'utf8');
 }
 
 /**
@@ -113,11 +118,11 @@ export function createKeyring(keys: Map<string, Buffer>): Keyring {
   return {
     activeKeyId,
     keyIds: [...keys.keys()],
-    seal(plaintext, portalId) {
+    seal(plaintext, portalId, purpose = 'connection') {
       const key = keys.get(activeKeyId)!;
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv(ALGORITHM, key, iv, { authTagLength: TAG_BYTES });
-      cipher.setAAD(aadFor(portalId));
+      cipher.setAAD(aadFor(portalId, purpose));
       const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
       return {
         ciphertext: ciphertext.toString('base64'),
@@ -126,7 +131,7 @@ export function createKeyring(keys: Map<string, Buffer>): Keyring {
         keyId: activeKeyId,
       };
     },
-    open(sealed, portalId) {
+    open(sealed, portalId, purpose = 'connection') {
       const key = keys.get(sealed.keyId);
       if (!key) throw new DecryptionError('The stored value was sealed with an unknown key.');
       const iv = Buffer.from(sealed.iv, 'base64');
@@ -134,7 +139,7 @@ export function createKeyring(keys: Map<string, Buffer>): Keyring {
       if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw new DecryptionError();
       try {
         const decipher = createDecipheriv(ALGORITHM, key, iv, { authTagLength: TAG_BYTES });
-        decipher.setAAD(aadFor(portalId));
+        decipher.setAAD(aadFor(portalId, purpose));
         decipher.setAuthTag(tag);
         return Buffer.concat([
           decipher.update(Buffer.from(sealed.ciphertext, 'base64')),

@@ -71,7 +71,18 @@ export interface TicketsServiceDeps {
   providerAppSecret: string | undefined;
   /** Receives the redaction warn line and failed housekeeping; never a secret. */
   logger: Logger;
+  /** Steps other features add to a new ticket (webhooks' `ticket.created`), in its transaction. */
+  createdSteps?: readonly TicketCreatedStep[];
 }
+
+/**
+ * One step another feature adds to a ticket's creation (given at composition in services.ts):
+ * it runs in the transaction that inserts the ticket, never for a replayed request.
+ */
+export type TicketCreatedStep = (
+  tx: Tx,
+  ticket: { portalId: number; ticketId: string; priority: string; createdAt: Date },
+) => Promise<void>;
 
 /** Support tickets of one portal at a time: every method is scoped to the principal's portal. */
 export interface TicketsService {
@@ -164,6 +175,7 @@ async function createOrReplay(
     idempotencyKey: string | undefined;
     requestHash: string;
     requestId: string | undefined;
+    createdSteps: readonly TicketCreatedStep[];
   },
 ): Promise<CreateTicketResult> {
   const { principal, redaction, idempotencyKey } = args;
@@ -184,6 +196,14 @@ async function createOrReplay(
     requesterUserId: principal.userId,
     secretRedacted: redaction.secretRedacted,
   });
+  for (const step of args.createdSteps) {
+    await step(tx, {
+      portalId: principal.portalId,
+      ticketId: row.id,
+      priority: row.priority,
+      createdAt: row.createdAt,
+    });
+  }
   if (redaction.secretRedacted) {
     await recordRedactions(tx, {
       principal,
@@ -209,6 +229,7 @@ export function createTicketsService({
   db,
   providerAppSecret,
   logger,
+  createdSteps = [],
 }: TicketsServiceDeps): TicketsService {
   const scanner = createSecretScanner(providerAppSecret);
 
@@ -234,6 +255,7 @@ export function createTicketsService({
           idempotencyKey: redaction.idempotencyKey,
           requestHash,
           requestId,
+          createdSteps,
         }),
       );
       if (result.replayed) return result;

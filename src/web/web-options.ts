@@ -16,6 +16,7 @@ import type { NumbersService } from '../messaging/numbers-service.ts';
 import type { TemplatesService } from '../messaging/templates-service.ts';
 import type { PartnerService } from '../partner/partner-service.ts';
 import type { MessagingReads } from './messages-page-data.ts';
+import type { WebhooksService } from '../webhooks/webhooks-service.ts';
 import type { SignInLimitSettings } from './sign-in-limits.ts';
 
 export interface WebRoutesOptions {
@@ -42,6 +43,19 @@ export interface WebRoutesOptions {
   contacts: Pick<
     ContactsService,
     'listContacts' | 'getContact' | 'eraseContact' | 'importContacts'
+  >;
+  webhooks: Pick<
+    WebhooksService,
+    | 'listEndpoints'
+    | 'recentDeliveries'
+    | 'creditLowThreshold'
+    | 'addEndpoint'
+    | 'removeEndpoint'
+    | 'rotateSecret'
+    | 'enableEndpoint'
+    | 'sendTestEvent'
+    | 'resend'
+    | 'setCreditLowThreshold'
   >;
   /** What `/messages` shows. */
   messaging: {

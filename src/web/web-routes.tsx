@@ -19,6 +19,7 @@ import { connectionPages } from './connection-pages.tsx';
 import { contactsPages } from './contacts-routes.tsx';
 import { messagesPages } from './messages-page-routes.tsx';
 import { settingsRoutes } from './settings-routes.tsx';
+import { webhooksPages } from './webhooks-routes.tsx';
 import { signInRoutes } from './sign-in-routes.tsx';
 import { Redirect, type WebRoutesOptions } from './web-options.ts';
 
@@ -65,4 +66,5 @@ export async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): P
   await app.register(connectionPages, opts);
   await app.register(contactsPages, opts);
   await app.register(messagesPages, opts);
+  await app.register(webhooksPages, opts);
 }

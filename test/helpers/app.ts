@@ -12,7 +12,7 @@ import { buildApp, type BuildAppOptions } from '../../src/app.ts';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { parseConfig, type Config } from '../../src/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { createServices, type Services } from '../../src/services.ts';
+import { createServices, type ServiceOverrides, type Services } from '../../src/services.ts';
 import type { Backend } from './storage.ts';
 
 export interface TestApp {
@@ -52,15 +52,17 @@ export async function buildTestApp(
   backend: Backend,
   env: Record<string, string> = {},
   options: Pick<BuildAppOptions, 'providerWebhookSink'> = {},
+  overrides: ServiceOverrides = {},
 ): Promise<TestApp> {
   const config = testConfig(env);
   const storage = await backend.open();
   const { logs, stream } = captureLogs();
   const logger = createLogger(config.LOG_LEVEL, stream);
-  const services = createServices({ config, storage, logger });
+  const services = createServices({ config, storage, logger, overrides });
   const app = await buildApp({ services, logger, ...options });
   t.after(async () => {
     await app.close();
+    await services.webhooks.stopWorker();
     // The delivery queue (when a test started it) stops before its storage closes.
     await services.messaging.stop();
     await storage.close();

@@ -33,6 +33,14 @@ describe('keyring (AES-256-GCM, portal id as AAD)', () => {
     );
   });
 
+  test('a value sealed for one purpose never opens as another (webhook secret vs token)', () => {
+    const k = keyring();
+    const secret = k.seal('whsec_x', 3, 'webhook-secret');
+    assert.equal(k.open(secret, 3, 'webhook-secret'), 'whsec_x');
+    assert.throws(() => k.open(secret, 3), DecryptionError);
+    assert.throws(() => k.open(k.seal('token', 3), 3, 'webhook-secret'), DecryptionError);
+  });
+
   test('a tampered ciphertext, IV or tag fails to decrypt', () => {
     const k = keyring();
     const sealed = k.seal('secret-token', 1);

@@ -12,3 +12,4 @@ export * from './contacts.ts';
 export * from './messages.ts';
 export * from './credit.ts';
 export * from './message-drafts.ts';
+export * from './webhooks.ts';

@@ -1,0 +1,121 @@
+import {
+  bigint,
+  boolean,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core';
+import { portals } from './portals.ts';
+
+/**
+ * A portal's outbound webhook endpoints (Standard Webhooks). Invariants: the signing secret
+ * (`whsec_…`) is held only sealed by the keyring (AES-256-GCM, the portal id as additional
+ * authenticated data), never in clear; during a rotation the previous secret stays sealed
+ * beside it until `previous_secret_expires_at` (24 h), and deliveries carry both signatures.
+ * A disabled endpoint says why (`disabled_reason`, plain words). `failing_since` is the first
+ * failed attempt of the current failing streak (null after a success): 5 days of it disable the
+ * endpoint. Every read filters by `portal_id`.
+ *
+ * @see https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md
+ * @see docs/webhooks.md
+ */
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    /** Public id: `ep_` + base62. */
+    id: text('id').primaryKey(),
+    portalId: integer('portal_id')
+      .notNull()
+      .references(() => portals.id, { onDelete: 'cascade' }),
+    url: text('url').notNull(),
+    /** The event types delivered to this endpoint (catalogue: webhooks/webhook-events.ts). */
+    eventTypes: text('event_types').array().notNull(),
+    enabled: boolean('enabled').notNull().default(true),
+    disabledReason: text('disabled_reason'),
+    disabledAt: timestamp('disabled_at', { withTimezone: true }),
+    secretCiphertext: text('secret_ciphertext').notNull(),
+    secretIv: text('secret_iv').notNull(),
+    secretTag: text('secret_tag').notNull(),
+    secretKeyId: text('secret_key_id').notNull(),
+    previousSecretCiphertext: text('previous_secret_ciphertext'),
+    previousSecretIv: text('previous_secret_iv'),
+    previousSecretTag: text('previous_secret_tag'),
+    previousSecretKeyId: text('previous_secret_key_id'),
+    previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true }),
+    failingSince: timestamp('failing_since', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [index('webhook_endpoints_portal').on(t.portalId, t.createdAt)],
+);
+
+/**
+ * One event, as sent: `payload` is the exact `{type, timestamp, data}` object (ids and a few
+ * fields; never a token, secret or message text). Its id is the `webhook-id` header, the same
+ * on every attempt and every endpoint.
+ */
+export const webhookEvents = pgTable(
+  'webhook_events',
+  {
+    /** `evt_` + base62. */
+    id: text('id').primaryKey(),
+    portalId: integer('portal_id')
+      .notNull()
+      .references(() => portals.id, { onDelete: 'cascade' }),
+    type: text('type').notNull(),
+    payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [index('webhook_events_portal').on(t.portalId, t.createdAt)],
+);
+
+/**
+ * One event's delivery to one endpoint: what the settings page shows (status code, attempts,
+ * next retry, latency). `status` is `pending` until a 2xx (`succeeded`) or the end of the
+ * schedule, a 410 or a disabled endpoint (`failed`). `last_error` is a short fixed phrase
+ * (`timeout`, `refused address`, `HTTP 500`…), never a response body.
+ */
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    /** `dlv_` + base62. */
+    id: text('id').primaryKey(),
+    portalId: integer('portal_id')
+      .notNull()
+      .references(() => portals.id, { onDelete: 'cascade' }),
+    endpointId: text('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    eventId: text('event_id')
+      .notNull()
+      .references(() => webhookEvents.id, { onDelete: 'cascade' }),
+    status: text('status', { enum: ['pending', 'succeeded', 'failed'] })
+      .notNull()
+      .default('pending'),
+    attempts: integer('attempts').notNull().default(0),
+    lastStatusCode: integer('last_status_code'),
+    lastError: text('last_error'),
+    /** Milliseconds from the request's start to the response's headers (or the failure). */
+    lastLatencyMs: integer('last_latency_ms'),
+    lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [
+    index('webhook_deliveries_endpoint').on(t.endpointId, t.createdAt),
+    index('webhook_deliveries_event').on(t.eventId),
+  ],
+);
+
+/**
+ * Per-portal webhook settings: the `credit.low` threshold (minor units of the credit's
+ * currency; null: no `credit.low` events).
+ */
+export const webhookSettings = pgTable('webhook_settings', {
+  portalId: integer('portal_id')
+    .primaryKey()
+    .references(() => portals.id, { onDelete: 'cascade' }),
+  creditLowThresholdMinor: bigint('credit_low_threshold_minor', { mode: 'number' }),
+});

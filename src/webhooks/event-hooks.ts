@@ -1,0 +1,72 @@
+/**
+ * The steps through which other features' changes become webhook events, each run inside the
+ * transaction of its change (given to those features at composition, in services.ts; none of
+ * them imports this folder). Each builds the event's `data`: ids and the few fields a receiver
+ * needs, never a token, a secret, a message's text or a contact's personal data.
+ *
+ * @see docs/webhooks.md "Event catalogue"
+ */
+import { REVOKE_REASONS } from '../partner/partner-service.ts';
+import type { ConnectionRevokedReason, EventData } from './webhook-events.ts';
+import type { Tx, WebhooksService } from './webhooks-service.ts';
+
+/** The revocation's plain words (partner's REVOKE_REASONS) → the receiver's reason code. */
+export function revokedReasonCode(reason: string): ConnectionRevokedReason {
+  switch (reason) {
+    case REVOKE_REASONS.userDisconnected:
+      return 'disconnect';
+    case REVOKE_REASONS.deauthorized:
+      return 'deauthorize';
+    case REVOKE_REASONS.dataDeletion:
+      return 'data_deletion';
+    case REVOKE_REASONS.tokenInvalid190:
+    case REVOKE_REASONS.tokenInvalid:
+    case REVOKE_REASONS.tokenUnrefreshable:
+    case REVOKE_REASONS.tokenExpired:
+      return 'dead_token';
+    default:
+      return 'other';
+  }
+}
+
+/** The steps, typed structurally so that no feature imports this folder. */
+export function webhookEventSteps(webhooks: Pick<WebhooksService, 'emit'>) {
+  return {
+    connected: (tx: Tx, c: { portalId: number; connectedAt: Date }) =>
+      webhooks.emit(tx, c.portalId, 'connection.connected', {
+        connectedAt: c.connectedAt.toISOString(),
+      }),
+    revoked: (tx: Tx, r: { portalId: number; reason: string }) =>
+      webhooks.emit(tx, r.portalId, 'connection.revoked', {
+        reason: revokedReasonCode(r.reason),
+        revokedAt: new Date().toISOString(),
+      }),
+    ticketCreated: (
+      tx: Tx,
+      t: { portalId: number; ticketId: string; priority: string; createdAt: Date },
+    ) =>
+      webhooks.emit(tx, t.portalId, 'ticket.created', {
+        ticketId: t.ticketId,
+        priority: t.priority,
+        createdAt: t.createdAt.toISOString(),
+      }),
+    optedOut: (
+      tx: Tx,
+      o: { portalId: number; contactId: string; source: string; optedOutAt: Date },
+    ) =>
+      webhooks.emit(tx, o.portalId, 'contact.opted_out', {
+        contactId: o.contactId,
+        source: o.source,
+        optedOutAt: o.optedOutAt.toISOString(),
+      }),
+    /** For messaging's status events (every status change; never on a duplicate). */
+    messageStatus: (tx: Tx, portalId: number, data: EventData['message.status']) =>
+      webhooks.emit(tx, portalId, 'message.status', data),
+    /** For messaging's inbound messages (no text). */
+    messageReceived: (tx: Tx, portalId: number, data: EventData['message.received']) =>
+      webhooks.emit(tx, portalId, 'message.received', data),
+    /** For messaging's template status updates. */
+    templateStatusUpdated: (tx: Tx, portalId: number, data: EventData['template.status_updated']) =>
+      webhooks.emit(tx, portalId, 'template.status_updated', data),
+  };
+}

@@ -1,0 +1,196 @@
+/**
+ * One attempt of one delivery, as the queue's worker runs it: read the delivery, sign, send
+ * through the address guard, then record the outcome and — in the same transaction — queue the
+ * next attempt on the schedule, or end the delivery. No lock is held during the HTTP call (an
+ * attempt may take the whole timeout); the outcome is written only if this attempt is still the
+ * delivery's next one, so a duplicate job records nothing (it may still have sent: at least once).
+ *
+ * @see https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md#delivery-behavior
+ * @see docs/webhooks.md "Delivery and retries"
+ */
+import { and, eq } from 'drizzle-orm';
+import { recordAuditEvent, type Actor } from '../audit/audit-log.ts';
+import type { Database } from '../db/client.ts';
+import { webhookDeliveries } from '../db/schema/index.ts';
+import { DecryptionError, type Keyring } from '../platform/keyring.ts';
+import type { Logger } from '../platform/logger.ts';
+import { secretsOf } from './webhook-endpoints.ts';
+import type { DeliveryJob, WebhookQueue } from './webhook-queue.ts';
+import { sendWebhook, type AttemptOutcome, type SendSettings } from './webhook-sender.ts';
+import { signDelivery } from './webhook-signing.ts';
+import * as repo from './webhooks-repository.ts';
+
+/**
+ * The Standard Webhooks retry schedule: entry n is the wait before attempt n + 1 (the first,
+ * 0, is the immediate first attempt), in milliseconds. Eight attempts in all.
+ */
+export const RETRY_SCHEDULE_MS: readonly number[] = [
+  0,
+  5_000,
+  5 * 60_000,
+  30 * 60_000,
+  2 * 3_600_000,
+  5 * 3_600_000,
+  10 * 3_600_000,
+  10 * 3_600_000,
+];
+
+/** A `Retry-After` longer than this is capped (one day), in milliseconds. */
+export const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
+
+/** An endpoint failing for this long without one success is disabled (5 days), in ms. */
+export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 3_600_000;
+
+export const WEBHOOKS_ACTOR: Actor = { type: 'system', id: 'webhooks' };
+
+export interface AttemptDeps {
+  db: Database;
+  keyring: Keyring;
+  queue: Pick<WebhookQueue, 'enqueue'>;
+  send: SendSettings;
+  retryScheduleMs: readonly number[];
+  log: Logger;
+}
+
+type Loaded = NonNullable<Awaited<ReturnType<typeof repo.loadDeliveryForAttempt>>>;
+
+/** The wait before the attempt after `attempt`, or null when the schedule is over. */
+export function nextDelayMs(
+  schedule: readonly number[],
+  attempt: number,
+  outcome: Pick<AttemptOutcome, 'retryAfterMs'>,
+): number | null {
+  const planned = schedule[attempt];
+  if (planned === undefined) return null;
+  const asked =
+    outcome.retryAfterMs === null ? 0 : Math.min(outcome.retryAfterMs, MAX_RETRY_AFTER_MS);
+  return Math.max(planned, asked);
+}
+
+async function disableEndpoint(tx: repo.Tx, loaded: Loaded, reason: string): Promise<void> {
+  const { endpoint } = loaded;
+  const row = await repo.updateEndpoint(tx, endpoint.portalId, endpoint.id, {
+    enabled: false,
+    disabledReason: reason,
+    disabledAt: new Date(),
+  });
+  if (!row) return;
+  await recordAuditEvent(tx, {
+    portalId: endpoint.portalId,
+    actor: WEBHOOKS_ACTOR,
+    action: 'webhook_endpoint.disabled',
+    reason: `Endpoint ${endpoint.id} disabled: ${reason}.`,
+  });
+}
+
+/** Record `outcome` of attempt `job.attempt`; false when another run recorded it first. */
+async function recordOutcome(
+  deps: AttemptDeps,
+  loaded: Loaded,
+  job: DeliveryJob,
+  outcome: AttemptOutcome,
+): Promise<boolean> {
+  const now = new Date();
+  const { endpoint } = loaded;
+  return deps.db.transaction(async (tx) => {
+    const ok = outcome.error === null;
+    const gone = outcome.statusCode === 410;
+    const failingSince = ok ? null : (endpoint.failingSince ?? now);
+    const tooLong = !ok && now.getTime() - failingSince!.getTime() >= DISABLE_AFTER_FAILING_MS;
+    const delay =
+      ok || gone || tooLong ? null : nextDelayMs(deps.retryScheduleMs, job.attempt, outcome);
+    const next = delay === null ? null : new Date(now.getTime() + delay);
+    const updated = await tx
+      .update(webhookDeliveries)
+      .set({
+        attempts: job.attempt,
+        status: ok ? 'succeeded' : next ? 'pending' : 'failed',
+        lastStatusCode: outcome.statusCode,
+        lastError: ok
+          ? null
+          : next || gone || tooLong
+            ? outcome.error
+            : `${outcome.error}; retries exhausted`,
+        lastLatencyMs: outcome.latencyMs,
+        lastAttemptAt: now,
+        nextAttemptAt: next,
+      })
+      .where(
+        and(
+          eq(webhookDeliveries.id, job.deliveryId),
+          eq(webhookDeliveries.status, 'pending'),
+          eq(webhookDeliveries.attempts, job.attempt - 1),
+        ),
+      )
+      .returning({ id: webhookDeliveries.id });
+    if (updated.length === 0) return false;
+    if ((failingSince?.getTime() ?? null) !== (endpoint.failingSince?.getTime() ?? null)) {
+      await repo.updateEndpoint(tx, endpoint.portalId, endpoint.id, { failingSince });
+    }
+    if (gone) await disableEndpoint(tx, loaded, 'the endpoint answered 410 Gone');
+    else if (tooLong) {
+      await disableEndpoint(
+        tx,
+        loaded,
+        `every delivery failed since ${failingSince!.toISOString()} (5 days)`,
+      );
+    }
+    if (next)
+      await deps.queue.enqueue(tx, { deliveryId: job.deliveryId, attempt: job.attempt + 1 }, next);
+    return true;
+  });
+}
+
+/**
+ * Run one attempt. Throws only when the database fails (pg-boss then retries the job).
+ */
+export async function runAttempt(deps: AttemptDeps, job: DeliveryJob): Promise<void> {
+  const loaded = await deps.db.transaction((tx) => repo.loadDeliveryForAttempt(tx, job.deliveryId));
+  if (!loaded) return;
+  const { delivery, endpoint, event } = loaded;
+  if (delivery.status !== 'pending' || delivery.attempts >= job.attempt) return;
+  if (!endpoint.enabled) {
+    await repo.updateDelivery(deps.db, delivery.id, {
+      status: 'failed',
+      lastError: 'endpoint disabled',
+      nextAttemptAt: null,
+    });
+    return;
+  }
+  let secrets: string[];
+  try {
+    secrets = secretsOf(endpoint, deps.keyring);
+  } catch (err) {
+    if (!(err instanceof DecryptionError)) throw err;
+    // A key removed from the keyring too early: retrying cannot help, and the admin must know.
+    await repo.updateDelivery(deps.db, delivery.id, {
+      status: 'failed',
+      lastError: 'signing secret cannot be decrypted (rotate the secret)',
+      nextAttemptAt: null,
+    });
+    deps.log.error(
+      { endpointId: endpoint.id, deliveryId: delivery.id },
+      'webhook secret unreadable',
+    );
+    return;
+  }
+  const body = JSON.stringify(event.payload);
+  const headers = signDelivery(event.id, new Date(), body, secrets);
+  const outcome = await sendWebhook(endpoint.url, body, headers, deps.send);
+  const recorded = await recordOutcome(deps, loaded, job, outcome);
+  // Ids, codes and times only: never the payload, the URL's query or the answer.
+  deps.log.info(
+    {
+      portalId: endpoint.portalId,
+      endpointId: endpoint.id,
+      deliveryId: delivery.id,
+      eventType: event.type,
+      attempt: job.attempt,
+      statusCode: outcome.statusCode,
+      error: outcome.error,
+      latencyMs: outcome.latencyMs,
+      recorded,
+    },
+    'webhook attempt',
+  );
+}

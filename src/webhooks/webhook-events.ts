@@ -1,0 +1,73 @@
+/**
+ * The event catalogue of Portico's outbound webhooks: each type and the `data` it carries. A
+ * payload is `{type, timestamp, data}` (Standard Webhooks' recommended shape) with ids and the
+ * few fields a receiver needs to act or to fetch the rest through the API; never a token, a
+ * secret, a message's text or a contact's personal data.
+ *
+ * @see https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md#payload-structure
+ * @see docs/webhooks.md "Event catalogue"
+ */
+
+/** Why a connection ended, as a receiver's code (the audit log keeps the plain words). */
+export type ConnectionRevokedReason =
+  'disconnect' | 'deauthorize' | 'dead_token' | 'data_deletion' | 'other';
+
+/** The `data` of each event type. Times are ISO 8601 UTC; money is integer minor units. */
+export interface EventData {
+  'connection.connected': { connectedAt: string };
+  'connection.revoked': { reason: ConnectionRevokedReason; revokedAt: string };
+  'message.status': {
+    messageId: string;
+    providerMessageId: string | null;
+    status: 'sent' | 'delivered' | 'read' | 'failed';
+    occurredAt: string;
+    error?: { code: number | string; title: string };
+  };
+  'message.received': {
+    providerMessageId: string;
+    contactId: string | null;
+    phoneNumberId: string;
+    type: string;
+    receivedAt: string;
+  };
+  'template.status_updated': {
+    templateId: string;
+    name: string;
+    language: string;
+    status: string;
+    wabaId: string;
+    reason?: string;
+  };
+  'contact.opted_out': { contactId: string; source: string; optedOutAt: string };
+  'credit.low': { available: number; threshold: number; currency: string };
+  'ticket.created': { ticketId: string; priority: string; createdAt: string };
+}
+
+/** Every type an endpoint can subscribe to. */
+export type EventType = keyof EventData;
+
+export const EVENT_TYPES = [
+  'connection.connected',
+  'connection.revoked',
+  'message.status',
+  'message.received',
+  'template.status_updated',
+  'contact.opted_out',
+  'credit.low',
+  'ticket.created',
+] as const satisfies readonly EventType[];
+
+/** Sent only by *Send test event*, to the one endpoint tested, whatever it subscribes to. */
+export const TEST_EVENT_TYPE = 'webhook.test';
+
+/** The body of one webhook: exactly what is signed and sent. */
+export interface WebhookPayload<T extends string = string> {
+  type: T;
+  /** ISO 8601 UTC: when the change happened. */
+  timestamp: string;
+  data: Record<string, unknown>;
+}
+
+export function isEventType(value: string): value is EventType {
+  return (EVENT_TYPES as readonly string[]).includes(value);
+}

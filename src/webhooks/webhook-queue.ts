@@ -1,0 +1,104 @@
+/**
+ * The webhooks' use of the one durable job queue (pg-boss, started by the composition roots
+ * and shared with messaging): one queue, `webhook.deliver`, whose job is one attempt of one
+ * delivery. A job is inserted through the caller's transaction (`JobDbOf`), so an event is
+ * queued exactly when the change that causes it commits. The retry schedule is ours (the
+ * Standard Webhooks one, which pg-boss's exponential backoff cannot express): each failed
+ * attempt queues the next as a new job with `startAfter`. pg-boss's own retries only cover a
+ * worker that died or threw mid-attempt.
+ *
+ * @see https://github.com/timgit/pg-boss/blob/10.4.2/docs/readme.md
+ * @see docs/webhooks.md "Delivery and retries"
+ */
+import type PgBoss from 'pg-boss';
+import type { Tx } from './webhooks-repository.ts';
+
+export const DELIVERY_QUEUE = 'webhook.deliver';
+
+/** One attempt of one delivery. `attempt` is 1-based; a job whose attempt already ran is a no-op. */
+export interface DeliveryJob {
+  deliveryId: string;
+  attempt: number;
+}
+
+/** pg-boss's `db` bound to a Drizzle transaction (db/job-queue-db.ts `transactionJobDb`). */
+export type JobDbOf = (tx: Tx) => PgBoss.Db;
+
+/** The queue as the webhooks service sees it. */
+export interface WebhookQueue {
+  /** Start the shared queue and create `webhook.deliver` (idempotent); before any `enqueue`. */
+  start(): Promise<void>;
+  /** Queue one attempt inside `tx` (committed or rolled back with it). */
+  enqueue(tx: Tx, job: DeliveryJob, startAfter?: Date): Promise<void>;
+  /** Run `handler` for every due job on this instance until `stop`. */
+  startWorker(handler: (job: DeliveryJob) => Promise<void>): Promise<void>;
+  /** Stop this instance's worker (waits for the running attempt). */
+  stopWorker(): Promise<void>;
+}
+
+/** Worker options: how often an idle worker polls, and how many attempts run at once. */
+export interface WorkerSettings {
+  /** Seconds between polls of an idle worker (pg-boss's minimum is 0.5). */
+  pollingIntervalSeconds: number;
+  /** Jobs fetched (and attempted concurrently) per poll. */
+  batchSize: number;
+}
+
+/**
+ * Bind the webhooks to the service's pg-boss instance (messaging's `DeliveryQueue.boss`);
+ * `ready` starts it (idempotent). The queue is created on first use.
+ *
+ * @param attemptTimeoutMs one attempt's deadline: the job expires well after it, so a worker
+ *   that died mid-attempt is retried by pg-boss, not one that is merely slow.
+ */
+export function pgBossWebhookQueue(
+  jobs: { boss: PgBoss; ready: () => Promise<void> },
+  jobDbOf: JobDbOf,
+  attemptTimeoutMs: number,
+  worker: WorkerSettings = { pollingIntervalSeconds: 0.5, batchSize: 5 },
+): WebhookQueue {
+  const { boss } = jobs;
+  let created: Promise<void> | null = null;
+  let ready = false;
+  const start = () =>
+    (created ??= jobs
+      .ready()
+      .then(() => boss.createQueue(DELIVERY_QUEUE))
+      .then(() => {
+        ready = true;
+      }));
+  const options: PgBoss.SendOptions = {
+    retryLimit: 5,
+    retryDelay: 30,
+    retryBackoff: true,
+    expireInSeconds: Math.ceil(attemptTimeoutMs / 1000) + 60,
+  };
+  let workerId: string | null = null;
+  return {
+    start,
+    async enqueue(tx, job, startAfter) {
+      // Never start pg-boss from inside a transaction: on PGlite (one connection) its schema
+      // set-up would wait for the transaction that waits for it.
+      if (!ready) throw new Error('The job queue is not started (webhooks.start()).');
+      await boss.send(DELIVERY_QUEUE, job, {
+        ...options,
+        ...(startAfter && { startAfter }),
+        db: jobDbOf(tx),
+      });
+    },
+    async startWorker(handler) {
+      await start();
+      workerId = await boss.work<DeliveryJob>(DELIVERY_QUEUE, worker, async (jobs) => {
+        // One failing attempt must not fail its batch-mates: each settles on its own.
+        const results = await Promise.allSettled(jobs.map((j) => handler(j.data)));
+        const failed = results.find((r) => r.status === 'rejected');
+        if (failed) throw failed.reason;
+      });
+    },
+    async stopWorker() {
+      if (workerId === null) return;
+      workerId = null;
+      await boss.offWork(DELIVERY_QUEUE);
+    },
+  };
+}

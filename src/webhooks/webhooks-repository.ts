@@ -1,0 +1,160 @@
+/**
+ * The webhooks' queries. Each takes the database or a transaction and, where a portal's data is
+ * read, filters by `portal_id` in the query itself.
+ *
+ * @see docs/webhooks.md
+ */
+import { and, arrayContains, desc, eq, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.ts';
+import {
+  webhookDeliveries,
+  webhookEndpoints,
+  webhookEvents,
+  webhookSettings,
+} from '../db/schema/index.ts';
+
+export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
+type Db = Database | Tx;
+
+export type EndpointRow = typeof webhookEndpoints.$inferSelect;
+export type DeliveryRow = typeof webhookDeliveries.$inferSelect;
+export type EventRow = typeof webhookEvents.$inferSelect;
+
+export async function insertEndpoint(db: Db, row: typeof webhookEndpoints.$inferInsert) {
+  const [inserted] = await db.insert(webhookEndpoints).values(row).returning();
+  return inserted!;
+}
+
+export function listEndpoints(db: Db, portalId: number): Promise<EndpointRow[]> {
+  return db
+    .select()
+    .from(webhookEndpoints)
+    .where(eq(webhookEndpoints.portalId, portalId))
+    .orderBy(webhookEndpoints.createdAt, webhookEndpoints.id);
+}
+
+export async function findEndpoint(
+  db: Db,
+  portalId: number,
+  id: string,
+  options: { forUpdate?: boolean } = {},
+): Promise<EndpointRow | undefined> {
+  const query = db
+    .select()
+    .from(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.portalId, portalId), eq(webhookEndpoints.id, id)));
+  const [row] = await (options.forUpdate ? query.for('update') : query);
+  return row;
+}
+
+export async function deleteEndpoint(db: Db, portalId: number, id: string): Promise<boolean> {
+  const rows = await db
+    .delete(webhookEndpoints)
+    .where(and(eq(webhookEndpoints.portalId, portalId), eq(webhookEndpoints.id, id)))
+    .returning({ id: webhookEndpoints.id });
+  return rows.length > 0;
+}
+
+export async function updateEndpoint(
+  db: Db,
+  portalId: number,
+  id: string,
+  changes: Partial<typeof webhookEndpoints.$inferInsert>,
+): Promise<EndpointRow | undefined> {
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set(changes)
+    .where(and(eq(webhookEndpoints.portalId, portalId), eq(webhookEndpoints.id, id)))
+    .returning();
+  return row;
+}
+
+/** The portal's enabled endpoints that subscribe to `type`. */
+export function subscribedEndpoints(db: Db, portalId: number, type: string) {
+  return db
+    .select({ id: webhookEndpoints.id })
+    .from(webhookEndpoints)
+    .where(
+      and(
+        eq(webhookEndpoints.portalId, portalId),
+        eq(webhookEndpoints.enabled, true),
+        arrayContains(webhookEndpoints.eventTypes, [type]),
+      ),
+    );
+}
+
+export async function insertEvent(db: Db, row: typeof webhookEvents.$inferInsert) {
+  await db.insert(webhookEvents).values(row);
+}
+
+export async function insertDelivery(db: Db, row: typeof webhookDeliveries.$inferInsert) {
+  await db.insert(webhookDeliveries).values(row);
+}
+
+/** A delivery with its endpoint and event, locked for its attempt (no portal: the worker's read). */
+export async function loadDeliveryForAttempt(tx: Tx, deliveryId: string) {
+  const [row] = await tx
+    .select({ delivery: webhookDeliveries, endpoint: webhookEndpoints, event: webhookEvents })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+    .where(eq(webhookDeliveries.id, deliveryId))
+    .for('update', { of: webhookDeliveries });
+  return row;
+}
+
+export async function updateDelivery(
+  db: Db,
+  id: string,
+  changes: Partial<typeof webhookDeliveries.$inferInsert>,
+): Promise<void> {
+  await db.update(webhookDeliveries).set(changes).where(eq(webhookDeliveries.id, id));
+}
+
+export async function findDelivery(db: Db, portalId: number, id: string) {
+  const [row] = await db
+    .select()
+    .from(webhookDeliveries)
+    .where(and(eq(webhookDeliveries.portalId, portalId), eq(webhookDeliveries.id, id)));
+  return row;
+}
+
+/** The portal's most recent deliveries, newest first, with their event type. */
+export function recentDeliveries(db: Db, portalId: number, limit: number, endpointId?: string) {
+  return db
+    .select({ delivery: webhookDeliveries, type: webhookEvents.type })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+    .where(
+      endpointId === undefined
+        ? eq(webhookDeliveries.portalId, portalId)
+        : and(
+            eq(webhookDeliveries.portalId, portalId),
+            eq(webhookDeliveries.endpointId, endpointId),
+          ),
+    )
+    .orderBy(desc(webhookDeliveries.createdAt), desc(webhookDeliveries.id))
+    .limit(limit);
+}
+
+export async function creditLowThreshold(db: Db, portalId: number): Promise<number | null> {
+  const [row] = await db
+    .select({ threshold: webhookSettings.creditLowThresholdMinor })
+    .from(webhookSettings)
+    .where(eq(webhookSettings.portalId, portalId));
+  return row?.threshold ?? null;
+}
+
+export async function setCreditLowThreshold(
+  db: Db,
+  portalId: number,
+  threshold: number | null,
+): Promise<void> {
+  await db
+    .insert(webhookSettings)
+    .values({ portalId, creditLowThresholdMinor: threshold })
+    .onConflictDoUpdate({
+      target: webhookSettings.portalId,
+      set: { creditLowThresholdMinor: sql`excluded.credit_low_threshold_minor` },
+    });
+}

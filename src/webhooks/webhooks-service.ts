@@ -1,0 +1,281 @@
+/**
+ * Outbound webhooks to tenants (Standard Webhooks): the composition of this folder's modules
+ * into the one object the pages, the CLI, `services.ts`' hooks and `main.ts` use.
+ *
+ * - `emit(tx, …)` is what other features' hooks call inside the transaction of the change: it
+ *   writes the event, one delivery per subscribed endpoint and their first jobs, so an event
+ *   exists exactly when its change committed;
+ * - `webhook-endpoints.ts` manages endpoints and secrets; `webhook-delivery.ts` runs attempts.
+ *
+ * @see docs/webhooks.md
+ */
+import type { Database } from '../db/client.ts';
+import { recordAuditEvent } from '../audit/audit-log.ts';
+import { randomBase62 } from '../platform/crypto.ts';
+import { AppError } from '../platform/errors.ts';
+import type { Keyring } from '../platform/keyring.ts';
+import type { Logger } from '../platform/logger.ts';
+import { systemResolver, type AddressPolicy, type Resolver } from './address-guard.ts';
+import { runAttempt, RETRY_SCHEDULE_MS } from './webhook-delivery.ts';
+import { createEndpointManagement, type ChangeContext } from './webhook-endpoints.ts';
+import { TEST_EVENT_TYPE, type EventData, type EventType } from './webhook-events.ts';
+import type { WebhookQueue } from './webhook-queue.ts';
+import * as repo from './webhooks-repository.ts';
+
+export type { WebhookEndpoint } from './webhook-endpoints.ts';
+export type { Tx } from './webhooks-repository.ts';
+
+/** One row of the deliveries table on the settings page and in `webhook list --json`. */
+export interface WebhookDelivery {
+  id: string;
+  endpointId: string;
+  eventId: string;
+  eventType: string;
+  status: 'pending' | 'succeeded' | 'failed';
+  attempts: number;
+  lastStatusCode: number | null;
+  lastError: string | null;
+  /** Milliseconds, of the last attempt. */
+  lastLatencyMs: number | null;
+  lastAttemptAt: string | null;
+  nextAttemptAt: string | null;
+  createdAt: string;
+}
+
+export interface WebhooksServiceDeps {
+  db: Database;
+  keyring: Keyring;
+  queue: WebhookQueue;
+  logger: Logger;
+  /** `public-only` in production. */
+  addressPolicy: AddressPolicy;
+  /** One attempt's deadline, in milliseconds (default 15 000). */
+  attemptTimeoutMs?: number;
+  /** Waits before each attempt, in ms (default the Standard Webhooks schedule; tests shorten). */
+  retryScheduleMs?: readonly number[];
+  /** How host names resolve (default `node:dns`; a test may simulate a rebinding answer). */
+  resolver?: Resolver;
+}
+
+/** Default deadline of one attempt, in milliseconds. */
+export const ATTEMPT_TIMEOUT_MS = 15_000;
+
+function toDelivery(row: repo.DeliveryRow, eventType: string): WebhookDelivery {
+  return {
+    id: row.id,
+    endpointId: row.endpointId,
+    eventId: row.eventId,
+    eventType,
+    status: row.status,
+    attempts: row.attempts,
+    lastStatusCode: row.lastStatusCode,
+    lastError: row.lastError,
+    lastLatencyMs: row.lastLatencyMs,
+    lastAttemptAt: row.lastAttemptAt?.toISOString() ?? null,
+    nextAttemptAt: row.nextAttemptAt?.toISOString() ?? null,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** Write an event and its deliveries to `endpointIds`, with their first jobs, in `tx`. */
+async function write(
+  queue: Pick<WebhookQueue, 'enqueue'>,
+  tx: repo.Tx,
+  portalId: number,
+  type: string,
+  data: object,
+  endpointIds: readonly string[],
+): Promise<{ eventId: string; deliveryIds: string[] }> {
+  const eventId = `evt_${randomBase62(16)}`;
+  const payload = { type, timestamp: new Date().toISOString(), data: { ...data } };
+  await repo.insertEvent(tx, { id: eventId, portalId, type, payload });
+  const deliveryIds: string[] = [];
+  for (const endpointId of endpointIds) {
+    const id = `dlv_${randomBase62(16)}`;
+    await repo.insertDelivery(tx, {
+      id,
+      portalId,
+      endpointId,
+      eventId,
+      nextAttemptAt: new Date(),
+    });
+    await queue.enqueue(tx, { deliveryId: id, attempt: 1 });
+    deliveryIds.push(id);
+  }
+  return { eventId, deliveryIds };
+}
+
+/** *Send test event* and *Resend*. */
+function createManualSends(db: Database, queue: Pick<WebhookQueue, 'enqueue'>) {
+  return {
+    /**
+     * Send a `webhook.test` event to one endpoint (enabled or not asked: it must be enabled).
+     *
+     * @returns the event's id (the `webhook-id`) and the delivery's.
+     * @throws AppError `not_found`; `conflict` for a disabled endpoint.
+     */
+    async sendTestEvent(portalId: number, endpointId: string) {
+      return db.transaction(async (tx) => {
+        const endpoint = await repo.findEndpoint(tx, portalId, endpointId);
+        if (!endpoint) throw new AppError('not_found', 'No webhook endpoint with this id.');
+        if (!endpoint.enabled) {
+          throw new AppError('conflict', 'The endpoint is disabled; enable it first.');
+        }
+        const sent = await write(queue, tx, portalId, TEST_EVENT_TYPE, { endpointId }, [
+          endpointId,
+        ]);
+        return { eventId: sent.eventId, deliveryId: sent.deliveryIds[0]! };
+      });
+    },
+
+    /**
+     * Deliver a delivery's event again to its endpoint, as a new delivery with the same
+     * `webhook-id` (receivers deduplicate on it).
+     *
+     * @throws AppError `not_found`; `conflict` for a disabled endpoint.
+     */
+    async resend(portalId: number, deliveryId: string): Promise<{ deliveryId: string }> {
+      return db.transaction(async (tx) => {
+        const old = await repo.findDelivery(tx, portalId, deliveryId);
+        if (!old) throw new AppError('not_found', 'No webhook delivery with this id.');
+        const endpoint = await repo.findEndpoint(tx, portalId, old.endpointId);
+        if (!endpoint?.enabled) {
+          throw new AppError('conflict', 'The endpoint is disabled; enable it first.');
+        }
+        const id = `dlv_${randomBase62(16)}`;
+        await repo.insertDelivery(tx, {
+          id,
+          portalId,
+          endpointId: old.endpointId,
+          eventId: old.eventId,
+          nextAttemptAt: new Date(),
+        });
+        await queue.enqueue(tx, { deliveryId: id, attempt: 1 });
+        return { deliveryId: id };
+      });
+    },
+  };
+}
+
+export type WebhooksService = ReturnType<typeof createWebhooksService>;
+
+export function createWebhooksService(deps: WebhooksServiceDeps) {
+  const { db, keyring, queue } = deps;
+  const log = deps.logger.child({ component: 'webhooks' });
+  const endpoints = createEndpointManagement({ db, keyring, policy: deps.addressPolicy });
+  const attemptDeps = {
+    db,
+    keyring,
+    queue,
+    log,
+    retryScheduleMs: deps.retryScheduleMs ?? RETRY_SCHEDULE_MS,
+    send: {
+      policy: deps.addressPolicy,
+      resolver: deps.resolver ?? systemResolver,
+      timeoutMs: deps.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
+    },
+  };
+
+  return {
+    ...endpoints,
+
+    /**
+     * Emit an event inside the transaction of the change that causes it: one delivery per
+     * enabled endpoint subscribed to `type` (none: nothing is written).
+     *
+     * @param tx the caller's transaction; the event commits or rolls back with it.
+     */
+    async emit<T extends EventType>(
+      tx: repo.Tx,
+      portalId: number,
+      type: T,
+      data: EventData[T],
+    ): Promise<void> {
+      const subscribed = await repo.subscribedEndpoints(tx, portalId, type);
+      if (subscribed.length === 0) return;
+      await write(
+        queue,
+        tx,
+        portalId,
+        type,
+        data,
+        subscribed.map((e) => e.id),
+      );
+    },
+
+    /**
+     * Messaging's hook after a credit change: emits `credit.low` when the available credit
+     * falls from at or above the portal's threshold to below it.
+     *
+     * @param change available credit before and after, in minor units of `currency`.
+     */
+    async creditChanged(
+      tx: repo.Tx,
+      portalId: number,
+      change: { availableBefore: number; availableAfter: number; currency: string },
+    ): Promise<void> {
+      const threshold = await repo.creditLowThreshold(tx, portalId);
+      if (threshold === null) return;
+      if (change.availableBefore >= threshold && change.availableAfter < threshold) {
+        await this.emit(tx, portalId, 'credit.low', {
+          available: change.availableAfter,
+          threshold,
+          currency: change.currency,
+        });
+      }
+    },
+
+    /** The `credit.low` threshold in minor units, or null (no such events). */
+    creditLowThreshold: (portalId: number) => repo.creditLowThreshold(db, portalId),
+
+    /**
+     * Set (or clear, with null) the `credit.low` threshold; audited.
+     *
+     * @throws AppError `invalid_request` for a negative or non-integer amount.
+     */
+    async setCreditLowThreshold(
+      portalId: number,
+      threshold: number | null,
+      context: ChangeContext,
+    ): Promise<void> {
+      if (threshold !== null && (!Number.isSafeInteger(threshold) || threshold < 0)) {
+        throw new AppError(
+          'invalid_request',
+          'The threshold is a whole number of minor units, 0 or more.',
+        );
+      }
+      await db.transaction(async (tx) => {
+        await repo.setCreditLowThreshold(tx, portalId, threshold);
+        await recordAuditEvent(tx, {
+          portalId,
+          actor: context.actor,
+          action: 'webhook_settings.changed',
+          reason:
+            threshold === null
+              ? 'credit.low threshold cleared'
+              : `credit.low threshold set to ${threshold} minor units`,
+          requestId: context.requestId ?? null,
+        });
+      });
+    },
+
+    ...createManualSends(db, queue),
+
+    /** The portal's most recent deliveries (of one endpoint when given), newest first. */
+    async recentDeliveries(
+      portalId: number,
+      options: { limit?: number; endpointId?: string } = {},
+    ): Promise<WebhookDelivery[]> {
+      const limit = Math.min(Math.max(options.limit ?? 50, 1), 500);
+      const rows = await repo.recentDeliveries(db, portalId, limit, options.endpointId);
+      return rows.map((r) => toDelivery(r.delivery, r.type));
+    },
+
+    /** Start the queue, so events can be enqueued (main.ts; the CLI; tests). Idempotent. */
+    start: () => queue.start(),
+    /** Start this instance's delivery worker (main.ts; tests). */
+    startWorker: () => queue.startWorker((job) => runAttempt(attemptDeps, job)),
+    /** Stop it, waiting for the attempts under way. */
+    stopWorker: () => queue.stopWorker(),
+  };
+}

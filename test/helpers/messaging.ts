@@ -1,0 +1,91 @@
+/**
+ * A portal ready to send WhatsApp messages, for messaging tests: the sandbox provider (its
+ * Cloud API emulation, statuses delivered as signed webhooks to this app over real HTTP), the
+ * app listening on a free port, a portal connected through the sandbox with credit, and the
+ * delivery queue started (workers only when asked).
+ */
+import type { TestContext } from 'node:test';
+import type { LightMyRequestResponse as LightResponse } from 'fastify';
+import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
+import type { CloudOptions } from '../../src/sandbox-provider/sandbox-provider.tsx';
+import { buildTestApp, createPortal, type TestApp } from './app.ts';
+import { connectPortal, startTestProvider, type TestProvider } from './provider.ts';
+import type { Backend } from './storage.ts';
+
+export const MESSAGES = '/api/v1/external/messaging/messages';
+
+export interface MessagingSetup extends TestApp {
+  provider: TestProvider;
+  portalId: number;
+  token: string;
+  /** The portal's two sandbox phone number ids. */
+  numbers: string[];
+  /** POST /messaging/messages with the portal's token. */
+  send(body: object, headers?: Record<string, string>): Promise<LightResponse>;
+  /** GET a message's data. */
+  message(
+    id: string,
+  ): Promise<
+    { status: string; error: { code: string; title: string } | null } & Record<string, unknown>
+  >;
+}
+
+export async function messagingSetup(
+  t: Pick<TestContext, 'after'>,
+  backend: Backend,
+  options: {
+    credit?: number;
+    workers?: boolean;
+    cloud?: Partial<CloudOptions>;
+    env?: Record<string, string>;
+  } = {},
+): Promise<MessagingSetup> {
+  const provider = await startTestProvider(t, {
+    cloud: { statusDelaysMs: [50, 100, 150], ...options.cloud },
+  });
+  const built = await buildTestApp(t, backend, {
+    ...provider.env,
+    PROVIDER_WEBHOOK_VERIFY_TOKEN: 'test-verify-token',
+    MESSAGING_RETRY_DELAY_S: '1',
+    ...options.env,
+  });
+  const url = await built.app.listen({ host: '127.0.0.1', port: 0 });
+  provider.sandbox.configureApp(provider.appId, {
+    webhookUrl: `${url}/api/provider/webhooks`,
+    webhookVerifyToken: 'test-verify-token',
+  });
+  const portal = await createPortal(built.services);
+  const portalId = await built.services.accounts.portalIdFor(portal.portalCode);
+  await connectPortal(built.services, provider, { portalId, userId: portal.userId });
+  if (options.credit !== 0)
+    await built.services.messaging.addCredit({
+      portalId,
+      amount: options.credit ?? 1000,
+      note: 'test',
+      actor: CLI_ACTOR,
+    });
+  await built.services.messaging.start();
+  if (options.workers !== false) await built.services.messaging.startWorkers();
+  const numbers = (await built.services.messaging.listNumbers({ portalId })).map((n) => n.id);
+  return {
+    ...built,
+    provider,
+    portalId,
+    token: portal.token,
+    numbers,
+    send: (body, headers = {}) =>
+      built.app.inject({
+        method: 'POST',
+        url: MESSAGES,
+        headers: { authorization: portal.token, ...headers },
+        payload: body,
+      }),
+    async message(id) {
+      const res = await built.app.inject({
+        url: `${MESSAGES}/${id}`,
+        headers: { authorization: portal.token },
+      });
+      return (res.json() as { data: Awaited<ReturnType<MessagingSetup['message']>> }).data;
+    },
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * The delivery worker against the sandbox on both backends: a final failure releases the
+ * credit, 130429 is retried until sent, a restart loses nothing, a revocation fails what is
+ * queued and the jobs then send nothing.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { createServices } from '../../src/services.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { eventually } from '../helpers/instances.ts';
+import { messagingSetup } from '../helpers/messaging.ts';
+import { backends } from '../helpers/storage.ts';
+
+const hello = (to: string, from: string) => ({
+  to,
+  from,
+  type: 'template',
+  template: { name: 'hello_world', language: 'en_US', parameters: ['Ada'] },
+});
+
+for (const backend of backends()) {
+  describe(`messaging: delivery (${backend.name})`, () => {
+    test('131026 (a 0000 number) fails the message and releases its credit', async (t) => {
+      const s = await messagingSetup(t, backend, { credit: 10 });
+      const res = await s.send(hello('+16505550000', s.numbers[0]!));
+      const id = res.json().data.id as string;
+      await eventually(async () => (await s.message(id)).status === 'failed', 'the message fails');
+      assert.deepEqual((await s.message(id)).error, {
+        code: '131026',
+        title: 'Message undeliverable',
+      });
+      assert.deepEqual(await s.services.messaging.credit({ portalId: s.portalId }), {
+        balance: 10,
+        reserved: 0,
+        currency: 'EUR',
+      });
+    });
+
+    test('130429 from the provider is retried until sent', async (t) => {
+      const s = await messagingSetup(t, backend, {
+        cloud: { sendsPerSecond: 1 },
+        env: { MESSAGING_RATE_PER_NUMBER: '1000' },
+      });
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++)
+        ids.push((await s.send(hello(`+1650555600${i}`, s.numbers[0]!))).json().data.id);
+      await eventually(
+        async () =>
+          (await Promise.all(ids.map((id) => s.message(id)))).every((m) => m.status === 'read'),
+        'all three read',
+        30_000,
+      );
+      assert.ok(
+        s.logs.some((l) => l.includes('will retry') && l.includes('130429')),
+        'a 130429 was retried',
+      );
+      for (const id of ids) assert.equal(s.provider.sandbox.cloud.sendsOf(id), 1);
+    });
+
+    test('a restart loses nothing: jobs queued while no worker runs are sent by a new one', async (t) => {
+      const s = await messagingSetup(t, backend, { workers: false });
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++)
+        ids.push((await s.send(hello(`+1650555700${i}`, s.numbers[1]!))).json().data.id);
+      await s.services.messaging.stop();
+      assert.equal(s.provider.sandbox.cloud.stats().sends, 0);
+      // Another instance's services over the same database start their workers.
+      const next = createServices({
+        config: s.config,
+        storage: s.services.storage,
+        logger: createLogger('silent'),
+      });
+      t.after(() => next.messaging.stop());
+      await next.messaging.start();
+      await next.messaging.startWorkers();
+      await eventually(
+        async () =>
+          (await Promise.all(ids.map((id) => s.message(id)))).every((m) => m.status === 'read'),
+        'all five read',
+      );
+      for (const id of ids) assert.equal(s.provider.sandbox.cloud.sendsOf(id), 1);
+    });
+
+    test('revocation fails the queued messages; their jobs then send nothing', async (t) => {
+      const s = await messagingSetup(t, backend, { workers: false, credit: 100 });
+      const ids: string[] = [];
+      for (let i = 0; i < 3; i++)
+        ids.push((await s.send(hello(`+1650555800${i}`, s.numbers[0]!))).json().data.id);
+      await s.services.partner.revokeConnection(s.portalId, {
+        actor: { type: 'user', id: '1' },
+        reason: 'disconnected by a user in Portico',
+      });
+      for (const id of ids) {
+        const m = await s.message(id);
+        assert.equal(m.status, 'failed');
+        assert.deepEqual(m.error, {
+          code: 'not_connected',
+          title: 'The provider connection was revoked',
+        });
+      }
+      assert.deepEqual(await s.services.messaging.credit({ portalId: s.portalId }), {
+        balance: 100,
+        reserved: 0,
+        currency: 'EUR',
+      });
+      await s.services.messaging.startWorkers();
+      await eventually(
+        async () => (await s.services.messaging.waitingJobs()) === 0,
+        'the jobs are taken',
+      );
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(s.provider.sandbox.cloud.stats().sends, 0);
+    });
+  });
+}

@@ -1,0 +1,209 @@
+/**
+ * Sending end to end on both backends, against the sandbox provider over real HTTP: the API
+ * queues, the delivery worker sends, the sandbox's signed status webhooks come back to the
+ * app's receiver and move the message to read; refusals, idempotency, failures and retries.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { eventually } from '../helpers/instances.ts';
+import { messagingSetup, MESSAGES } from '../helpers/messaging.ts';
+import { backends } from '../helpers/storage.ts';
+
+const hello = (to: string, from: string) => ({
+  to,
+  from,
+  type: 'template',
+  template: { name: 'hello_world', language: 'en_US', parameters: ['Ada'] },
+});
+
+for (const backend of backends()) {
+  describe(`messaging: send (${backend.name})`, () => {
+    test('template → queued → sent → delivered → read; price captured; sent once', async (t) => {
+      const s = await messagingSetup(t, backend, { credit: 100 });
+      const res = await s.send(hello('+16505551234', s.numbers[0]!));
+      assert.equal(res.statusCode, 202, res.body);
+      const queued = res.json().data;
+      assert.equal(queued.status, 'queued');
+      assert.deepEqual(queued.price, { amount: 4, currency: 'EUR' });
+      assert.deepEqual(await s.services.messaging.credit({ portalId: s.portalId }), {
+        balance: 100,
+        reserved: 4,
+        currency: 'EUR',
+      });
+
+      await eventually(
+        async () => (await s.message(queued.id)).status === 'read',
+        'the message is read',
+      );
+      const read = await s.message(queued.id);
+      assert.match(String(read.providerMessageId), /^wamid\./);
+      for (const k of ['sentAt', 'deliveredAt', 'readAt']) assert.ok(read[k], k);
+      assert.deepEqual(await s.services.messaging.credit({ portalId: s.portalId }), {
+        balance: 96,
+        reserved: 0,
+        currency: 'EUR',
+      });
+      assert.equal(s.provider.sandbox.cloud.sendsOf(queued.id), 1);
+      const received = s.provider.sandbox.cloud.messages.find(
+        (m) => m.wamid === read.providerMessageId,
+      );
+      assert.deepEqual(received?.template, {
+        name: 'hello_world',
+        language: 'en_US',
+        params: ['Ada'],
+      });
+
+      const list = await s.app.inject({
+        url: `${MESSAGES}?status=read&to=%2B16505551234`,
+        headers: { authorization: s.token },
+      });
+      assert.deepEqual(
+        list.json().data.items.map((m: { id: string }) => m.id),
+        [queued.id],
+      );
+      const summary = await s.app.inject({
+        url: `/api/v1/external/messaging/reports/summary?since=${new Date(Date.now() - 3600_000).toISOString()}&until=${new Date(Date.now() + 60_000).toISOString()}&granularity=hour`,
+        headers: { authorization: s.token },
+      });
+      const periods = summary.json().data.periods as {
+        counts: { read: number };
+        deliveryRate: number;
+        cost: { amount: number };
+      }[];
+      assert.equal(
+        periods.reduce((n, p) => n + p.counts.read, 0),
+        1,
+      );
+      assert.equal(periods.at(-1)!.deliveryRate, 1);
+      assert.equal(
+        periods.reduce((n, p) => n + p.cost.amount, 0),
+        4,
+      );
+    });
+
+    test('free text: outside the window until the person writes in, then delivered', async (t) => {
+      const s = await messagingSetup(t, backend);
+      const text = {
+        to: '+16505552222',
+        from: s.numbers[0],
+        type: 'text',
+        text: { body: 'Your order shipped' },
+      };
+      const refused = await s.send(text);
+      assert.equal(refused.statusCode, 422);
+      assert.equal(refused.json().error.code, 'outside_service_window');
+      assert.match(refused.json().error.message, /template/);
+      await s.provider.sandbox.cloud.writeIn({
+        phoneNumberId: s.numbers[0]!,
+        from: '16505552222',
+        text: 'hi',
+      });
+      const accepted = await s.send(text);
+      assert.equal(accepted.statusCode, 202, accepted.body);
+      await eventually(
+        async () => (await s.message(accepted.json().data.id)).status === 'read',
+        'delivered and read',
+      );
+      assert.deepEqual((await s.message(accepted.json().data.id)).text, {
+        body: 'Your order shipped',
+      });
+    });
+
+    test('refusals each with its code, in order; nothing queued or reserved', async (t) => {
+      const s = await messagingSetup(t, backend, { credit: 5, workers: false });
+      const contact = await s.app.inject({
+        method: 'POST',
+        url: '/api/v1/external/crm/contacts',
+        headers: { authorization: s.token },
+        payload: { phone: '+16505553333', consent: { whatsapp: 'opted_out' } },
+      });
+      const contactId = contact.json().data.id as string;
+      const cases: [object, number, string][] = [
+        [{ ...hello('+16505551234', s.numbers[0]!), from: undefined }, 400, 'invalid_request'],
+        [{ ...hello('+16505551234', '999'), contactId: undefined }, 400, 'invalid_request'],
+        [
+          {
+            contactId,
+            from: s.numbers[0],
+            type: 'template',
+            template: { name: 'hello_world', language: 'en_US' },
+          },
+          422,
+          'recipient_opted_out',
+        ],
+        [
+          {
+            ...hello('+16505551234', s.numbers[0]!),
+            template: { name: 'nope', language: 'en_US' },
+          },
+          422,
+          'template_not_approved',
+        ],
+        [
+          {
+            ...hello('+16505551234', s.numbers[0]!),
+            template: { name: 'hello_world', language: 'fr' },
+          },
+          422,
+          'template_not_approved',
+        ],
+      ];
+      for (const [body, status, code] of cases) {
+        const res = await s.send(JSON.parse(JSON.stringify(body)) as object);
+        assert.equal(res.statusCode, status, `${code}: ${res.body}`);
+        assert.equal(res.json().error.code, code);
+      }
+      // Credit for one (price 4 of 5), not for two.
+      assert.equal((await s.send(hello('+16505551234', s.numbers[0]!))).statusCode, 202);
+      const broke = await s.send(hello('+16505551235', s.numbers[0]!));
+      assert.equal(broke.statusCode, 402);
+      assert.equal(broke.json().error.code, 'insufficient_credit');
+      assert.equal(await s.services.messaging.waitingJobs(), 1);
+      assert.deepEqual(await s.services.messaging.credit({ portalId: s.portalId }), {
+        balance: 5,
+        reserved: 4,
+        currency: 'EUR',
+      });
+      // Without a connection: 409 first.
+      await s.services.partner.revokeConnection(s.portalId, {
+        actor: { type: 'system', id: 'test' },
+        reason: 'test',
+      });
+      const off = await s.send(hello('+16505551234', s.numbers[0]!));
+      assert.equal(off.json().error.code, 'not_connected');
+    });
+
+    test('Idempotency-Key: a retry replays, another body conflicts', async (t) => {
+      const s = await messagingSetup(t, backend, { workers: false });
+      const body = hello('+16505551234', s.numbers[0]!);
+      const first = await s.send(body, { 'idempotency-key': 'order-1' });
+      const again = await s.send(body, { 'idempotency-key': 'order-1' });
+      assert.equal(again.statusCode, 202);
+      assert.equal(again.headers['idempotent-replayed'], 'true');
+      assert.equal(again.json().data.id, first.json().data.id);
+      const other = await s.send(hello('+16505559999', s.numbers[0]!), {
+        'idempotency-key': 'order-1',
+      });
+      assert.equal(other.statusCode, 409);
+      assert.equal(other.json().error.code, 'idempotency_conflict');
+      assert.equal(await s.services.messaging.waitingJobs(), 1);
+    });
+
+    test('20 concurrent sends with credit for 5: exactly 5 accepted', async (t) => {
+      const s = await messagingSetup(t, backend, { credit: 20, workers: false });
+      const results = await Promise.all(
+        Array.from({ length: 20 }, (_, i) =>
+          s.send(hello(`+1650555${String(4000 + i)}`, s.numbers[0]!)),
+        ),
+      );
+      const codes = results.map((r) => r.statusCode).sort();
+      assert.deepEqual(codes, [...Array(5).fill(202), ...Array(15).fill(402)]);
+      assert.deepEqual(await s.services.messaging.credit({ portalId: s.portalId }), {
+        balance: 20,
+        reserved: 20,
+        currency: 'EUR',
+      });
+      assert.equal(await s.services.messaging.waitingJobs(), 5);
+    });
+  });
+}

@@ -1,0 +1,214 @@
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { CLI_ACTOR, listAuditEvents } from '../../src/audit/audit-log.ts';
+import { REVOKE_REASONS } from '../../src/partner/partner-service.ts';
+import type { Services } from '../../src/services.ts';
+import { buildTestApp, createPortal } from '../helpers/app.ts';
+import { connectPortal, startTestProvider } from '../helpers/provider.ts';
+import { backends } from '../helpers/storage.ts';
+import { eventually, startReceiver, type Answer } from './receiver.ts';
+
+const FAST = {
+  retryScheduleMs: [0, 50, 50, 50, 50, 50, 50, 50],
+  attemptTimeoutMs: 2_000,
+  addressPolicy: 'development-any-address' as const,
+};
+
+async function setUp(
+  t: Parameters<typeof buildTestApp>[0],
+  backend: Parameters<typeof buildTestApp>[1],
+  answer?: (n: number) => Answer,
+  overrides: typeof FAST = FAST,
+  env: Record<string, string> = {},
+) {
+  const built = await buildTestApp(t, backend, env, {}, { webhooks: overrides });
+  const receiver = await startReceiver(answer);
+  t.after(() => receiver.close());
+  await built.services.webhooks.start();
+  const portal = await createPortal(built.services);
+  const portalId = await built.services.accounts.portalIdFor(portal.portalCode);
+  return { ...built, receiver, portal, portalId };
+}
+
+async function addEndpoint(services: Services, portalId: number, url: string, types: string[]) {
+  const added = await services.webhooks.addEndpoint(
+    portalId,
+    { url, eventTypes: types },
+    { actor: CLI_ACTOR },
+  );
+  assert.match(added.secret, /^whsec_[A-Za-z0-9+/]+=*$/);
+  return added;
+}
+
+for (const backend of backends()) {
+  describe(`outbound webhooks (${backend.name})`, () => {
+    test('a ticket.created delivery verifies with the README receiver; test event too', async (t) => {
+      const { app, services, receiver, portal, portalId, logs } = await setUp(t, backend);
+      const { secret, endpoint } = await addEndpoint(services, portalId, receiver.url, [
+        'ticket.created',
+      ]);
+      receiver.secrets.push(secret);
+      await services.webhooks.startWorker();
+      const created = await app.inject({
+        method: 'POST',
+        url: '/api/v1/external/support/tickets',
+        headers: { authorization: portal.token },
+        payload: { subject: 'Printer on fire', description: 'It is on fire.' },
+      });
+      assert.equal(created.statusCode, 201);
+      const ticketId = created.json<{ data: { id: string } }>().data.id;
+      const [first] = await receiver.waitFor(1);
+      assert.ok(first!.event, 'the signature verifies with the reference library');
+      assert.equal(first!.event.type, 'ticket.created');
+      assert.equal(first!.event.data.ticketId, ticketId);
+      assert.equal(first!.headers['webhook-id'], first!.headers['webhook-id']);
+      assert.match(String(first!.headers['webhook-id']), /^evt_/);
+      assert.ok(!first!.body.includes('fire'), 'no ticket text in the payload');
+
+      await services.webhooks.sendTestEvent(portalId, endpoint.id);
+      const [, test2] = await receiver.waitFor(2);
+      assert.equal(test2!.event?.type, 'webhook.test');
+
+      // Rotation: both signatures for 24 h; a receiver with either secret verifies.
+      const rotated = await services.webhooks.rotateSecret(portalId, endpoint.id, {
+        actor: CLI_ACTOR,
+      });
+      receiver.secrets.splice(0, 1, rotated.secret);
+      await services.webhooks.sendTestEvent(portalId, endpoint.id);
+      const [, , third] = await receiver.waitFor(3);
+      assert.ok(third!.event, 'verifies with the new secret');
+      assert.equal(String(third!.headers['webhook-signature']).split(' ').length, 2);
+      receiver.secrets.splice(0, 1, secret);
+      await services.webhooks.sendTestEvent(portalId, endpoint.id);
+      const [, , , fourth] = await receiver.waitFor(4);
+      assert.ok(fourth!.event, 'verifies with the previous secret during the overlap');
+
+      const deliveries = await eventually(async () => {
+        const d = await services.webhooks.recentDeliveries(portalId);
+        return d.length === 4 && d.every((x) => x.status === 'succeeded') && d;
+      });
+      assert.ok(deliveries.every((d) => d.lastStatusCode === 204 && d.lastLatencyMs !== null));
+      const serialized = logs.join('\n');
+      assert.ok(!serialized.includes(secret) && !serialized.includes(rotated.secret));
+      const actions = (await listAuditEvents(services.storage.db, portalId)).map((e) => e.action);
+      assert.ok(actions.includes('webhook_endpoint.created'));
+      assert.ok(actions.includes('webhook_endpoint.secret_rotated'));
+    });
+
+    test('500 three times, then 200: the fourth attempt lands, same webhook-id', async (t) => {
+      const { services, receiver, portalId } = await setUp(t, backend, (n) => (n <= 3 ? 500 : 200));
+      const { secret } = await addEndpoint(services, portalId, receiver.url, ['contact.opted_out']);
+      receiver.secrets.push(secret);
+      await services.webhooks.startWorker();
+      const contact = await services.contacts.createContact({
+        principal: { portalId },
+        input: { phone: '+14155550123' },
+      });
+      await services.contacts.patchContact({ portalId }, contact.body.data.id, {
+        consent: { whatsapp: 'opted_out' },
+      });
+      const attempts = await receiver.waitFor(4);
+      const ids = new Set(attempts.map((a) => a.headers['webhook-id']));
+      assert.equal(ids.size, 1, 'one webhook-id across retries');
+      assert.ok(attempts.every((a) => a.event?.type === 'contact.opted_out'));
+      assert.equal(attempts[0]!.event?.data.contactId, contact.body.data.id);
+      assert.ok(!attempts[0]!.body.includes('4155550123'), 'no phone in the payload');
+      const [delivery] = await eventually(async () => {
+        const d = await services.webhooks.recentDeliveries(portalId);
+        return d[0]?.status === 'succeeded' && d;
+      });
+      assert.equal(delivery!.attempts, 4);
+      assert.equal(delivery!.lastStatusCode, 200);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(receiver.received.length, 4, 'no attempt after the success');
+    });
+
+    test('a stalled receiver is cut at the timeout and retried', async (t) => {
+      const { services, receiver, portalId } = await setUp(
+        t,
+        backend,
+        (n) => (n === 1 ? 'stall' : 200),
+        { ...FAST, attemptTimeoutMs: 400 },
+      );
+      const { secret, endpoint } = await addEndpoint(services, portalId, receiver.url, [
+        'ticket.created',
+      ]);
+      receiver.secrets.push(secret);
+      await services.webhooks.startWorker();
+      await services.webhooks.sendTestEvent(portalId, endpoint.id);
+      const [a, b] = await receiver.waitFor(2);
+      assert.equal(a!.headers['webhook-id'], b!.headers['webhook-id']);
+      assert.ok(b!.at - a!.at >= 400, 'the retry came after the timeout');
+      const [delivery] = await eventually(async () => {
+        const d = await services.webhooks.recentDeliveries(portalId);
+        return d[0]?.status === 'succeeded' && d;
+      });
+      assert.equal(delivery!.attempts, 2);
+    });
+
+    test('410 disables the endpoint, with the reason and an audit row', async (t) => {
+      const { services, receiver, portalId } = await setUp(t, backend, () => 410);
+      const { secret, endpoint } = await addEndpoint(services, portalId, receiver.url, [
+        'ticket.created',
+      ]);
+      receiver.secrets.push(secret);
+      await services.webhooks.startWorker();
+      await services.webhooks.sendTestEvent(portalId, endpoint.id);
+      const [listed] = await eventually(async () => {
+        const e = await services.webhooks.listEndpoints(portalId);
+        return e[0]?.enabled === false && e;
+      });
+      assert.match(listed!.disabledReason ?? '', /410/);
+      const audit = await listAuditEvents(services.storage.db, portalId);
+      assert.ok(audit.some((e) => e.action === 'webhook_endpoint.disabled'));
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      assert.equal(receiver.received.length, 1, 'no retry after 410');
+    });
+
+    test('a rolled-back change sends nothing', async (t) => {
+      const { services, receiver, portalId } = await setUp(t, backend);
+      await addEndpoint(services, portalId, receiver.url, ['ticket.created']);
+      await assert.rejects(
+        services.storage.db.transaction(async (tx) => {
+          await services.webhooks.emit(tx, portalId, 'ticket.created', {
+            ticketId: 'tkt_x',
+            priority: 'normal',
+            createdAt: new Date().toISOString(),
+          });
+          throw new Error('roll back');
+        }),
+      );
+      assert.deepEqual(await services.webhooks.recentDeliveries(portalId), []);
+    });
+
+    test('a disconnect produces connection.revoked within a second', async (t) => {
+      const p = await startTestProvider(t);
+      const { services, receiver, portal, portalId } = await setUp(
+        t,
+        backend,
+        undefined,
+        FAST,
+        p.env,
+      );
+      const { secret } = await addEndpoint(services, portalId, receiver.url, [
+        'connection.connected',
+        'connection.revoked',
+      ]);
+      receiver.secrets.push(secret);
+      await services.webhooks.startWorker();
+      const connected = await connectPortal(services, p, { portalId, userId: portal.userId });
+      assert.deepEqual(connected, { ok: true });
+      const [first] = await receiver.waitFor(1);
+      assert.equal(first!.event?.type, 'connection.connected');
+      const started = Date.now();
+      await services.partner.revokeConnection(portalId, {
+        actor: { type: 'user', id: String(portal.userId) },
+        reason: REVOKE_REASONS.userDisconnected,
+      });
+      const [, second] = await receiver.waitFor(2, 5_000);
+      assert.equal(second!.event?.type, 'connection.revoked');
+      assert.equal(second!.event?.data.reason, 'disconnect');
+      assert.ok(second!.at - started < 1_000, `took ${second!.at - started} ms`);
+    });
+  });
+}

@@ -1,0 +1,101 @@
+/**
+ * A webhook receiver for tests, written as the README tells a user to: `node:http` and the
+ * Standard Webhooks reference library verifying every delivery. `answer` decides each reply
+ * (status, or `stall` to never answer); every request is kept with its verification result.
+ */
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Webhook } from 'standardwebhooks';
+
+export interface Received {
+  headers: IncomingHttpHeaders;
+  body: string;
+  /** The verified payload, or null when verification failed. */
+  event: { type: string; timestamp: string; data: Record<string, unknown> } | null;
+  at: number;
+}
+
+export interface Receiver {
+  url: string;
+  received: Received[];
+  /** Secrets to verify with (the README's `new Webhook(secret)`); set after adding the endpoint. */
+  secrets: string[];
+  /** Resolves with the first `count` requests, or rejects after `timeoutMs`. */
+  waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
+  close(): Promise<void>;
+}
+
+export type Answer = number | 'stall';
+
+export async function startReceiver(answer: (n: number) => Answer = () => 204): Promise<Receiver> {
+  const received: Received[] = [];
+  const stalled: ServerResponse[] = [];
+  const secrets: string[] = [];
+  const waiters: (() => void)[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (chunk: string) => (body += chunk));
+    req.on('end', () => {
+      let event: Received['event'] = null;
+      // The README's receiver: verify with the reference library, or refuse.
+      for (const secret of secrets) {
+        try {
+          event = new Webhook(secret).verify(
+            body,
+            req.headers as Record<string, string>,
+          ) as Received['event'];
+          break;
+        } catch {
+          // try the next secret
+        }
+      }
+      received.push({ headers: req.headers, body, event, at: Date.now() });
+      for (const wake of waiters.splice(0)) wake();
+      const reply = answer(received.length);
+      if (reply === 'stall') stalled.push(res);
+      else res.writeHead(event ? reply : 400).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/hooks`,
+    received,
+    secrets,
+    async waitFor(count, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (received.length < count) {
+        const left = deadline - Date.now();
+        if (left <= 0) throw new Error(`receiver got ${received.length} of ${count} requests`);
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, left);
+          waiters.push(() => {
+            clearTimeout(timer);
+            resolve();
+          });
+        });
+      }
+      return received.slice(0, count);
+    },
+    async close() {
+      for (const res of stalled) res.destroy();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** Poll `check` every 50 ms until it returns a value, or fail after `timeoutMs`. */
+export async function eventually<T>(
+  check: () => Promise<T | undefined | null | false>,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}

@@ -1,0 +1,13 @@
+import { openStorage } from '../src/db/client.ts';
+import { createServices } from '../src/services.ts';
+import { testConfig } from '../test/helpers/app.ts';
+import { createLogger } from '../src/platform/logger.ts';
+let t = Date.now(); const lap = (s: string) => { console.log(s, Date.now() - t); t = Date.now(); };
+const storage = await openStorage({ kind: 'pglite-memory' }); lap('open');
+await storage.migrate(); lap('migrate');
+const services = createServices({ config: testConfig(), storage, logger: createLogger('silent') });
+await services.webhooks.start(); lap('start');
+await services.webhooks.startWorker(); lap('worker');
+await services.webhooks.stopWorker(); lap('stopWorker');
+await services.jobs.stop(); lap('jobs.stop');
+await storage.close(); lap('close');
