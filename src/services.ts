@@ -175,7 +175,7 @@ function createMessaging(
     logger,
     eventSteps,
     provider: partnerMessagingProvider({
-      withProvider: partner.withProvider,
+      withCloudApi: partner.withCloudApi,
       wabaIdsOf: partner.wabaIdsOf,
     }),
     isConnected,

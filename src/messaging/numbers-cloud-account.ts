@@ -3,19 +3,19 @@
  * active connection, a call to the Cloud API through partner's outbound-call path, and what a
  * failed call means to an API client.
  *
- * Invariants: the provider token stays inside `withProvider`'s callback (it is handed straight
- * to the Cloud API client and never stored or logged here); a portal without an active
+ * Invariants: the provider token never reaches this folder: calls go through partner's
+ * `withCloudApi`, which binds it inside partner/; a portal without an active
  * connection is refused with `not_connected` before any provider call.
  *
  * @see docs/partner-connection.md "Outbound calls"
  */
-import type { CloudApi } from '../partner/cloud-api.ts';
+import type { BoundCloudApi } from '../partner/cloud-api.ts';
 import type { PartnerService } from '../partner/partner-service.ts';
 import { ConnectionInactiveError, ProviderError } from '../partner/partner-service.ts';
 import { AppError } from '../platform/errors.ts';
 
 /** What messaging needs of the partner service (narrow, so tests and routes pass just this). */
-export type CloudAccountDeps = Pick<PartnerService, 'wabaIdsOf' | 'withProvider'>;
+export type CloudAccountDeps = Pick<PartnerService, 'wabaIdsOf' | 'withCloudApi'>;
 
 export const NOT_CONNECTED_MESSAGE =
   'The portal has no active WhatsApp Business connection; connect it on /settings first.';
@@ -36,12 +36,10 @@ export async function callCloud<T>(
   partner: CloudAccountDeps,
   portalId: number,
   what: string,
-  fn: (cloud: CloudApi, token: string, signal: AbortSignal) => Promise<T>,
+  fn: (cloud: BoundCloudApi) => Promise<T>,
 ): Promise<T> {
   try {
-    return await partner.withProvider(portalId, what, (client, token, signal) =>
-      fn(client.cloud, token, signal),
-    );
+    return await partner.withCloudApi(portalId, what, (cloud) => fn(cloud));
   } catch (err) {
     throw providerAppError(err);
   }

@@ -51,8 +51,8 @@ export function createNumbersService(deps: {
       const numbers: PhoneNumber[] = [];
       for (const wabaId of wabaIds) {
         numbers.push(
-          ...(await callCloud(partner, portalId, 'phone numbers read', (cloud, token, signal) =>
-            cloud.listPhoneNumbers(token, wabaId, signal),
+          ...(await callCloud(partner, portalId, 'phone numbers read', (cloud) =>
+            cloud.listPhoneNumbers(wabaId),
           )),
         );
       }

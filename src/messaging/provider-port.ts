@@ -1,6 +1,6 @@
 /**
  * What messaging needs from the provider, over partner/'s outbound-call path: every call runs
- * inside `withProvider` (the decrypted token stays in partner/; a revoked connection refuses
+ * inside partner's `withCloudApi` (the decrypted token stays in partner/; a revoked connection refuses
  * before any I/O with ConnectionInactiveError; Graph error 190 revokes), through the Cloud API
  * client (`client.cloud`, partner/cloud-api.ts).
  *
@@ -8,7 +8,7 @@
  * @see docs/messaging.md "The provider"
  */
 import type { MessageTemplate, OutboundMessage, PhoneNumber } from '../partner/cloud-api.ts';
-import type { WithProvider } from '../partner/partner-service.ts';
+import type { PartnerService } from '../partner/partner-service.ts';
 
 export type { MessageTemplate, OutboundMessage, PhoneNumber } from '../partner/cloud-api.ts';
 
@@ -39,43 +39,39 @@ export interface MessagingProvider {
 }
 
 /**
- * The provider through partner/: `withProvider` for every call, `wabaIdsOf` for the WABAs of
+ * The provider through partner/: `withCloudApi` for every call, `wabaIdsOf` for the WABAs of
  * the portal's grant.
  */
 export function partnerMessagingProvider(deps: {
-  withProvider: WithProvider;
+  withCloudApi: PartnerService['withCloudApi'];
   wabaIdsOf: (portalId: number) => Promise<string[]>;
 }): MessagingProvider {
-  const { withProvider, wabaIdsOf } = deps;
+  const { withCloudApi, wabaIdsOf } = deps;
   return {
     sendMessage: (portalId, phoneNumberId, message, bizOpaque) =>
-      withProvider(portalId, 'message send', (client, token, signal) =>
-        client.cloud.sendMessage(token, phoneNumberId, message, bizOpaque, signal),
+      withCloudApi(portalId, 'message send', (cloud) =>
+        cloud.sendMessage(phoneNumberId, message, bizOpaque),
       ),
 
     async listPhoneNumbers(portalId) {
       const wabaIds = await wabaIdsOf(portalId);
-      return withProvider(portalId, 'phone numbers read', async (client, token, signal) => {
-        const lists = await Promise.all(
-          wabaIds.map((waba) => client.cloud.listPhoneNumbers(token, waba, signal)),
-        );
+      return withCloudApi(portalId, 'phone numbers read', async (cloud) => {
+        const lists = await Promise.all(wabaIds.map((waba) => cloud.listPhoneNumbers(waba)));
         return lists.flat();
       });
     },
 
     async listTemplates(portalId) {
       const wabaIds = await wabaIdsOf(portalId);
-      return withProvider(portalId, 'templates read', async (client, token, signal) => {
+      return withCloudApi(portalId, 'templates read', async (cloud) => {
         const all: MessageTemplate[] = [];
         for (const waba of wabaIds) {
           let after: string | undefined;
           for (let page = 0; page < MAX_TEMPLATE_PAGES; page++) {
-            const result = await client.cloud.listTemplates(
-              token,
-              waba,
-              { limit: 100, ...(after !== undefined && { after }) },
-              signal,
-            );
+            const result = await cloud.listTemplates(waba, {
+              limit: 100,
+              ...(after !== undefined && { after }),
+            });
             all.push(...result.items);
             if (result.after === null) break;
             after = result.after;

@@ -103,13 +103,11 @@ export function createTemplatesService(deps: { partner: CloudAccountDeps }) {
         if (reads >= MAX_READS_PER_PAGE) break;
         const wabaId = wabaIds[pos.waba] as string;
         const after = pos.after;
-        const page = await callCloud(partner, portalId, 'templates read', (cloud, token, signal) =>
-          cloud.listTemplates(
-            token,
-            wabaId,
-            { limit: query.limit - items.length, ...(after && { after }) },
-            signal,
-          ),
+        const page = await callCloud(partner, portalId, 'templates read', (cloud) =>
+          cloud.listTemplates(wabaId, {
+            limit: query.limit - items.length,
+            ...(after && { after }),
+          }),
         );
         items.push(...page.items.filter(wanted));
         pos = page.after
@@ -138,12 +136,8 @@ export function createTemplatesService(deps: { partner: CloudAccountDeps }) {
         'body.wabaId',
       );
       const { name, language, category, components } = body;
-      const created = await callCloud(
-        partner,
-        portalId,
-        'template creation',
-        (cloud, token, signal) =>
-          cloud.createTemplate(token, wabaId, { name, language, category, components }, signal),
+      const created = await callCloud(partner, portalId, 'template creation', (cloud) =>
+        cloud.createTemplate(wabaId, { name, language, category, components }),
       );
       return {
         id: created.id,
@@ -168,8 +162,8 @@ export function createTemplatesService(deps: { partner: CloudAccountDeps }) {
         'querystring.wabaId',
       );
       try {
-        await callCloud(partner, portalId, 'template deletion', (cloud, token, signal) =>
-          cloud.deleteTemplate(token, wabaId, name, signal),
+        await callCloud(partner, portalId, 'template deletion', (cloud) =>
+          cloud.deleteTemplate(wabaId, name),
         );
       } catch (err) {
         // The name passed our schema, so Graph's "invalid parameter" here means "no such name".

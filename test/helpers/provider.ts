@@ -7,7 +7,6 @@ import type { TestContext } from 'node:test';
 import {
   type CloudOptions,
   startSandboxProvider,
-  type CloudOptions,
   type SandboxProvider,
 } from '../../src/sandbox-provider/sandbox-provider.tsx';
 import type { ValidatedAuthorizationCode } from '../../src/partner/authorization-response.ts';
