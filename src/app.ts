@@ -112,6 +112,7 @@ export async function buildApp({
       failuresPerMinute: config.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE,
       redis,
       keyPrefix: config.REDIS_KEY_PREFIX,
+      syncMs: config.RATE_LIMIT_SYNC_MS,
     },
     routes: [ticketsRoutes(services.tickets), contactsRoutes(services.contacts)],
   });

@@ -13,7 +13,7 @@ import { AppError } from '../platform/errors.ts';
 import type { PrincipalLookup } from '../accounts/principal.ts';
 import { authenticateToken, requireScopes } from './authenticate.ts';
 import { openApiDocumentRoute } from './openapi.ts';
-import { installRateLimits, type RateLimitSettings } from './rate-limits.ts';
+import { createApiRateLimits, type RateLimitSettings } from './rate-limits.ts';
 import './request-principal.ts';
 import { verifyRoute } from './verify-route.ts';
 
@@ -38,7 +38,8 @@ export async function externalApi(
   api.removeAllContentTypeParsers();
   api.addContentTypeParser('application/json', { parseAs: 'string' }, json);
 
-  const limits = await installRateLimits(api, options.rateLimits);
+  const limits = createApiRateLimits(options.rateLimits);
+  api.addHook('onClose', () => limits.close());
 
   // The pages' security headers (helmet, in the pages' own context) are for HTML. A JSON API
   // needs only `nosniff`.
@@ -59,7 +60,9 @@ export async function externalApi(
       throw err;
     }
     request.principal = authenticated.principal;
-    await limits.countTokenRequest(request, reply, authenticated.tokenHash);
+    // Most requests are counted without a promise (see rate-limits.ts): await only one.
+    const counting = limits.countTokenRequest(reply, authenticated.tokenHash);
+    if (counting) await counting;
     if (config.requiredScopes) requireScopes(request.principal, config.requiredScopes);
   });
 
