@@ -14,7 +14,7 @@ import type { Storage } from '../db/client.ts';
 import type { Logger } from '../platform/logger.ts';
 import { createPrincipalLookup } from './accounts-repository.ts';
 import { createPrincipalCache, type PrincipalCache } from './principal-cache.ts';
-import type { PrincipalLookup } from './principal.ts';
+import type { Principal, PrincipalLookup } from './principal.ts';
 import {
   startTokenChangeListener,
   type ListenerTiming,
@@ -33,6 +33,8 @@ export interface TokenVerificationSettings {
 export interface TokenVerification {
   /** The token check's lookup: cached principal, else the database. */
   lookup: PrincipalLookup;
+  /** The trusted cache's principal for a hash, synchronously, or undefined (then `lookup`). */
+  cached: (tokenHash: string) => Readonly<Principal> | undefined;
   /** The cache in front of the lookup (tests and the benchmark read its stats). */
   cache: PrincipalCache;
   /** This instance changed the portal's token: drop its entry now, not at the notification. */
@@ -57,6 +59,7 @@ export function createTokenVerification(deps: {
   });
   return {
     lookup: (tokenHash) => cache.lookup(tokenHash),
+    cached: (tokenHash) => cache.cached(tokenHash),
     cache,
     dropPortal: (portalId) => cache.invalidatePortal(portalId),
     async listen(timing) {

@@ -13,7 +13,7 @@
  *   The client's address is Fastify's `request.ip`, so behind proxies it is only as good as
  *   `TRUST_PROXY` (a hop count or the proxies' addresses, never "trust everything").
  *
- * Both windows are fixed, 60 seconds, aligned to the clock (they end on the minute). A 429 carries `Retry-After` (seconds) and the
+ * Both windows are fixed, 60 seconds from a key's first hit. A 429 carries `Retry-After` (seconds) and the
  * `X-RateLimit-*` headers; successful requests carry `X-RateLimit-Limit`, `-Remaining` and
  * `-Reset` (seconds until the window ends) of the token's limit.
  *
@@ -74,7 +74,7 @@ function rateLimited(message: string, limit: number, resetSeconds: number): AppE
 }
 
 /**
- * The two counter families (Redis keys `{prefix}rate-limit:{name}:{key}:{window}`) and the
+ * The two counter families (Redis keys `{prefix}rate-limit:{name}:{key}`) and the
  * steps the authentication hook calls.
  */
 export function createApiRateLimits(settings: RateLimitSettings): ApiRateLimits {

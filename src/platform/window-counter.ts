@@ -2,16 +2,16 @@
  * Fixed-window hit counters shared across instances through Redis, counted locally between
  * synchronisations so that a hit costs a map lookup, not a Redis round trip.
  *
- * Windows are aligned to the clock: window `n` of key `k` covers
- * `[n × windowMs, (n + 1) × windowMs)` (Unix time, milliseconds) on every instance, and its
- * shared count lives in Redis under `{namespace}{k}:{n}`, expiring with the window.
+ * A key's window begins at its first hit and lasts `windowMs`; its shared count lives in Redis
+ * under `{namespace}{key}`, expiring with the window, and each synchronisation tells an
+ * instance when the shared window ends (a window another instance began).
  *
  * How a hit is counted: each instance keeps, per key, the shared total it last read from Redis
  * (`shared`) and the hits it has counted since (`pending`). A hit adds one to `pending` and is
  * decided on `shared + pending`. When the key's last synchronisation is older than `syncMs` (or
  * the key is new to this instance, or its window changed), the hit first waits for one: the
- * pending hits are added to Redis (`INCRBY`, which answers the new total) and `shared` becomes
- * that total. Pending hits of keys that receive no further hit are pushed by a timer every
+ * pending hits are added to Redis (one atomic script: `SET … PX NX` to begin the window, `INCRBY`,
+ * `PTTL`) and `shared` becomes the total it answers. Pending hits of keys that receive no further hit are pushed by a timer every
  * `syncMs`. So a decision never rests on a shared count older than `syncMs`, and each key costs
  * at most one awaited round trip per `syncMs` per instance, however many hits it receives.
  *
@@ -65,7 +65,8 @@ export interface WindowCounter {
 }
 
 interface Entry {
-  window: number;
+  /** When the window ends (Unix ms): its first hit + windowMs, or as Redis last said. */
+  endsAt: number;
   /** The window's total in Redis as last read (this instance's pushed hits included). */
   shared: number;
   /** Hits counted here and not yet pushed. */
@@ -76,6 +77,18 @@ interface Entry {
   syncing: Promise<void> | null;
 }
 
+/**
+ * One synchronisation, atomic in Redis (a script runs alone, its clock frozen): start the
+ * window if there is none (a key of 0 expiring `windowMs` later), add the pending hits, and
+ * answer the total and the milliseconds left. A separate `INCRBY` could recreate a key that
+ * expired a moment before, without any expiry: a count that would never end.
+ */
+const SYNC_SCRIPT = `
+redis.call('SET', KEYS[1], 0, 'PX', ARGV[2], 'NX')
+local total = redis.call('INCRBY', KEYS[1], ARGV[1])
+return { total, redis.call('PTTL', KEYS[1]) }
+`;
+
 export function createWindowCounter(options: WindowCounterOptions): WindowCounter {
   const { limit, windowMs, syncMs, redis, namespace, maxKeys } = options;
   const now = options.now ?? Date.now;
@@ -84,30 +97,26 @@ export function createWindowCounter(options: WindowCounterOptions): WindowCounte
 
   const decide = (entry: Entry, at: number): HitResult => {
     const count = entry.shared + entry.pending;
-    const resetSeconds = Math.max(1, Math.ceil(((entry.window + 1) * windowMs - at) / 1000));
+    const resetSeconds = Math.max(1, Math.ceil((entry.endsAt - at) / 1000));
     return count <= limit
       ? { allowed: true, remaining: limit - count, resetSeconds }
       : { allowed: false, remaining: 0, resetSeconds };
   };
 
-  /** Push `entry`'s pending hits and read the shared total (one pipelined round trip). */
+  /** Push `entry`'s pending hits and read the shared total and window end (one round trip). */
   const sync = (key: string, entry: Entry): Promise<void> => {
     if (entry.syncing) return entry.syncing;
     const pushed = entry.pending;
-    const window = entry.window;
-    const redisKey = `${namespace}${key}:${window}`;
-    const ttlMs = Math.max(1, (window + 1) * windowMs - now() + syncMs);
     entry.syncing = redis!
-      .pipeline()
-      .incrby(redisKey, pushed)
-      .pexpire(redisKey, ttlMs)
-      .exec()
-      .then((results) => {
-        const [err, total] = results?.[0] ?? [new Error('no reply'), null];
-        if (err || typeof total !== 'number') throw err ?? new Error('unexpected INCRBY reply');
-        if (entry.window !== window) return;
+      .eval(SYNC_SCRIPT, 1, `${namespace}${key}`, pushed, windowMs)
+      .then((reply) => {
+        const [total, ttlMs] = Array.isArray(reply) ? (reply as unknown[]) : [];
+        if (typeof total !== 'number' || typeof ttlMs !== 'number') {
+          throw new Error('unexpected reply to the rate-limit script');
+        }
         entry.pending -= pushed;
         entry.shared = total;
+        if (ttlMs > 0) entry.endsAt = now() + ttlMs;
       })
       .catch(() => {
         // Fail open: keep deciding on the local count; the pending hits go at the next sync.
@@ -121,10 +130,12 @@ export function createWindowCounter(options: WindowCounterOptions): WindowCounte
   };
 
   const flush = async (): Promise<void> => {
+    const at = now();
     const waits: Promise<void>[] = [];
     for (const [key, entry] of entries) {
-      if (entry.pending > 0) waits.push(sync(key, entry));
-      else if (entry.window < Math.floor(now() / windowMs)) entries.delete(key);
+      // Hits of a window that has ended belong to no window any more: dropped with it.
+      if (at >= entry.endsAt) entries.delete(key);
+      else if (entry.pending > 0) waits.push(sync(key, entry));
     }
     await Promise.all(waits);
   };
@@ -142,15 +153,14 @@ export function createWindowCounter(options: WindowCounterOptions): WindowCounte
     timer.unref();
   };
 
-  /** The key's entry for the current window (a new one when the window moved on). */
-  const entryFor = (key: string, window: number): Entry => {
+  /** The key's entry for the window in progress (a new one when the last has ended). */
+  const entryFor = (key: string, at: number): Entry => {
     let entry = entries.get(key);
-    // Map order is the order of first hits in the current window: the oldest goes first when
-    // full (a key dropped while hot only costs one more synchronisation).
-    if (entry && entry.window === window) return entry;
-    if (entry && entry.pending > 0 && redis) void sync(key, entry);
+    if (entry && at < entry.endsAt) return entry;
     entries.delete(key);
-    entry = { window, shared: 0, pending: 0, syncedAt: 0, syncing: null };
+    entry = { endsAt: at + windowMs, shared: 0, pending: 0, syncedAt: 0, syncing: null };
+    // Map order is the order of windows begun: the oldest goes first when full (a key dropped
+    // while hot only costs one more synchronisation; its pending hits are pushed first).
     entries.set(key, entry);
     if (entries.size > maxKeys) {
       const [oldestKey, oldest] = entries.entries().next().value as [string, Entry];
@@ -164,7 +174,7 @@ export function createWindowCounter(options: WindowCounterOptions): WindowCounte
     limit,
     hit(key) {
       const at = now();
-      const entry = entryFor(key, Math.floor(at / windowMs));
+      const entry = entryFor(key, at);
       entry.pending += 1;
       if (!redis) {
         // Alone, the local count is the count: nothing to push.
