@@ -13,6 +13,7 @@
  * @see https://pglite.dev/docs/api#dumpdatadir
  * @see docs/decisions.md "Speed (issue 15)"
  */
+import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import {
   copyFileSync,
@@ -24,16 +25,24 @@ import {
 } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
+import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 
 const [migrations, output] = process.argv.slice(2);
 if (!migrations || !output) {
-  console.error('usage: node scripts/pglite-template.mjs <migrations folder> <output .tar>');
+  process.stderr.write(
+    'usage: node scripts/pglite-template.mjs <migrations folder> <output .tar>\n',
+  );
   process.exit(2);
 }
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
-/** Every file under `dir`, sorted, as paths relative to it. */
+/**
+ * Every file under `dir`, sorted, as paths relative to it.
+ *
+ * @param {string} dir
+ * @returns {string[]}
+ */
 function filesUnder(dir) {
   return readdirSync(dir, { recursive: true, withFileTypes: true })
     .filter((entry) => entry.isFile())
