@@ -4,13 +4,25 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['node_modules', 'dist', 'data', 'bench/results', 'test-output', 'src/db/migrations'],
+    ignores: [
+      'node_modules',
+      'dist',
+      'data',
+      'bench/results',
+      'test-output',
+      'src/db/migrations',
+      '.cache',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
     languageOptions: {
-      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+      parserOptions: {
+        // Build scripts run by plain node (scripts/*.mjs) sit outside the TypeScript project.
+        projectService: { allowDefaultProject: ['scripts/*.mjs'] },
+        tsconfigRootDir: import.meta.dirname,
+      },
     },
     rules: {
       '@typescript-eslint/no-floating-promises': [

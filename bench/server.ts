@@ -10,7 +10,8 @@
  *   main thread between the two (the steady state only, without start-up) into `path`;
  * - closes and exits on `{type: 'stop'}`.
  *
- * Usage: `bench/server.ts floor | fastify | app`. The app reads its configuration from the
+ * Usage: `bench/server.ts floor | fastify | app` (`child.ts` runs it bundled by esbuild, as
+ * `npm start` runs `dist/main.js`, without the TypeScript loader). The app reads its configuration from the
  * environment like `npm start` does (DATABASE_URL or DATA_DIR, TOKEN_CACHE_SIZE, LOG_LEVEL);
  * `BENCH_CREATE_PORTAL=1` makes it create a portal and report its token.
  */
@@ -110,17 +111,24 @@ async function main(kind: ServerKind): Promise<void> {
     close = () => app.close();
   } else {
     // The app's modules are loaded only here, so the floor's memory is the floor's.
-    const [{ buildApp }, { CLI_ACTOR }, { parseConfig }, db, { createLogger }, { createServices }] =
-      await Promise.all([
-        import('../src/app.ts'),
-        import('../src/audit/audit-log.ts'),
-        import('../src/config.ts'),
-        import('../src/db/client.ts'),
-        import('../src/platform/logger.ts'),
-        import('../src/services.ts'),
-      ]);
+    const [
+      { buildApp },
+      { CLI_ACTOR },
+      { parseConfig },
+      db,
+      { asyncStdout, createLogger },
+      { createServices },
+    ] = await Promise.all([
+      import('../src/app.ts'),
+      import('../src/audit/audit-log.ts'),
+      import('../src/config.ts'),
+      import('../src/db/client.ts'),
+      import('../src/platform/logger.ts'),
+      import('../src/services.ts'),
+    ]);
     const config = parseConfig();
-    const logger = createLogger(config.LOG_LEVEL);
+    // As `npm start` logs: asynchronously to stdout (main.ts), flushed at close.
+    const logger = createLogger(config.LOG_LEVEL, asyncStdout());
     const storage = await db.openStorage(db.storageTargetFor(config));
     await storage.migrate();
     const services = createServices({ config, storage, logger });
@@ -143,6 +151,7 @@ async function main(kind: ServerKind): Promise<void> {
     close = async () => {
       await app.close();
       await storage.close();
+      await new Promise<void>((resolve) => logger.flush(() => resolve()));
     };
     onMessage = async (message) => {
       if (message.type === 'stats') {

@@ -17,8 +17,9 @@
  * and on a used data directory, and 5 × `npm run cli -- token regenerate` against that server;
  * BENCH_STARTUP=0 skips them). Every target of issue 15 is checked at the end.
  *
- * Writes `bench/results/verify-<time>.json` and an SVG chart (`--chart <path>`, default
- * `bench/results/verify.svg`; the README's chart is `docs/bench.svg`). BENCH_CPU_PROF=1 writes a
+ * Writes `bench/results/verify-<time>.json` (gitignored: figures of one machine at one moment;
+ * the ones worth keeping are quoted in docs/deployment.md) and redraws the README's chart,
+ * `docs/bench.svg` (`--chart <path>` to write it elsewhere). BENCH_CPU_PROF=1 writes a
  * V8 CPU profile of each server's measured run (not its start-up) to
  * `bench/results/profiles/<id>.cpuprofile` (open it in Chrome DevTools or speedscope); BENCH_ONLY=<id,id> runs only those
  * servers (ids: fastify, cache-pglite, cache-postgres, nocache-pglite, nocache-postgres,
@@ -48,7 +49,7 @@ const chartArg = process.argv.indexOf('--chart');
 const CHART_PATH =
   chartArg > 0 && process.argv[chartArg + 1]
     ? process.argv[chartArg + 1]!
-    : join(RESULTS, 'verify.svg');
+    : fileURLToPath(new URL('../docs/bench.svg', import.meta.url));
 
 /**
  * The targets (issue 15) for verify with the cache on PostgreSQL, as ratios to what the same run

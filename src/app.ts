@@ -39,6 +39,7 @@ import {
   toAppError,
 } from './platform/error-envelope.ts';
 import { probes } from './platform/probes.ts';
+import { lazyRequestLogger } from './platform/request-logger.ts';
 import { connectRedis } from './platform/redis.ts';
 import { recordRoutes } from './platform/route-table.ts';
 import type { Services } from './services.ts';
@@ -85,6 +86,8 @@ export async function buildApp({
     return503OnClosing: true,
     // One access line per request instead of Fastify's two (see access-log.ts).
     logController: new AccessLogController(logger),
+    // request.log becomes a pino child only when a request writes a line (request-logger.ts).
+    childLoggerFactory: lazyRequestLogger,
     clientErrorHandler,
     // The router's own refusals (a malformed URL encoding, a path parameter over the length
     // limit) get the envelope too, and never echo the path.
@@ -101,8 +104,10 @@ export async function buildApp({
   });
 
   recordRoutes(app);
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback style, not async: no promise per request for a header.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
+    done();
   });
   // An unknown address opened by a browser outside /api/ is a page; the API keeps the envelope.
   installErrorHandlers(app, {
@@ -124,11 +129,13 @@ export async function buildApp({
   await app.register(externalApi, {
     prefix: EXTERNAL_API_PREFIX,
     lookupPrincipal: services.tokenVerification.lookup,
+    cachedPrincipal: services.tokenVerification.cached,
     rateLimits: {
       perMinute: config.RATE_LIMIT_PER_MINUTE,
       failuresPerMinute: config.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE,
       redis,
       keyPrefix: config.REDIS_KEY_PREFIX,
+      syncMs: config.RATE_LIMIT_SYNC_MS,
     },
     routes: [
       ticketsRoutes(services.tickets),

@@ -93,6 +93,12 @@ export const ConfigSchema = Type.Object({
     1_000_000,
     60,
   ),
+  RATE_LIMIT_SYNC_MS: Int(
+    'milliseconds from 10 to 10000 an instance counts rate-limit hits locally between synchronisations with Redis',
+    10,
+    10_000,
+    100,
+  ),
   TOKEN_CACHE_SIZE: Int(
     'a number of entries from 0 (cache off) to 1000000 for the API token verification cache',
     0,

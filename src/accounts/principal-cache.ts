@@ -49,6 +49,11 @@ export interface PrincipalCacheStats {
 export interface PrincipalCache {
   /** The token check's lookup: cached principal, else the database (and cache it). */
   lookup: PrincipalLookup;
+  /**
+   * The cached principal without I/O or a promise, when the cache is trusted and holds the
+   * hash (counted as a hit); else undefined, and the caller uses `lookup`. The API's hot path.
+   */
+  cached(tokenHash: string): Readonly<Principal> | undefined;
   /** Drop whatever is cached for the portal (its token changed). */
   invalidatePortal(portalId: number): void;
   /** Drop everything. */
@@ -81,6 +86,13 @@ export function createPrincipalCache(options: PrincipalCacheOptions): PrincipalC
   }
 
   return {
+    cached(tokenHash) {
+      if (!lru || !trusted) return undefined;
+      const cached = lru.get(tokenHash);
+      if (cached) hits++;
+      return cached;
+    },
+
     async lookup(tokenHash) {
       if (!lru || !trusted) return load(tokenHash);
       const cached = lru.get(tokenHash);

@@ -14,7 +14,7 @@ import type { Storage } from '../db/client.ts';
 import type { Logger } from '../platform/logger.ts';
 import { createPrincipalLookup } from './accounts-repository.ts';
 import { createPrincipalCache, type PrincipalCache } from './principal-cache.ts';
-import type { PrincipalLookup } from './principal.ts';
+import type { Principal, PrincipalLookup } from './principal.ts';
 import { createTokenUsage, type TokenUsage } from './token-usage.ts';
 import {
   startTokenChangeListener,
@@ -39,6 +39,8 @@ export interface TokenVerification {
   lookup: PrincipalLookup;
   /** The *last used* recorder (tests wait for its writes). */
   usage: TokenUsage;
+  /** The trusted cache's principal for a hash, synchronously, or undefined (then `lookup`). */
+  cached: (tokenHash: string) => Readonly<Principal> | undefined;
   /** The cache in front of the lookup (tests and the benchmark read its stats). */
   cache: PrincipalCache;
   /** This instance changed the portal's token: drop its entry now, not at the notification. */
@@ -69,6 +71,11 @@ export function createTokenVerification(deps: {
   return {
     lookup: (tokenHash) => cache.lookup(tokenHash).then(noted(tokenHash)),
     usage,
+    cached: (tokenHash) => {
+      const principal = cache.cached(tokenHash);
+      if (principal) usage.noteUse(tokenHash);
+      return principal;
+    },
     cache,
     dropPortal: (portalId) => cache.invalidatePortal(portalId),
     async listen(timing) {

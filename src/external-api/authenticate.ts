@@ -11,7 +11,7 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { hashApiToken, isWellFormedApiToken } from '../accounts/api-token.ts';
-import type { Principal, PrincipalLookup } from '../accounts/principal.ts';
+import type { Principal } from '../accounts/principal.ts';
 import { AppError } from '../platform/errors.ts';
 
 const REALM = 'Bearer realm="portico"';
@@ -52,29 +52,16 @@ export function invalidToken(): AppError {
   });
 }
 
-/** A successful authentication: the principal, and the hash of the token (the rate-limit key). */
-export interface Authenticated {
-  principal: Principal;
-  /** SHA-256 hex of the presented token; never the token itself. */
-  tokenHash: string;
-}
-
 /**
- * Authenticate a request's headers.
+ * The SHA-256 of the token a request presents (the rate-limit key and the lookup key; never
+ * the token itself), checked for shape and checksum without any I/O.
  *
- * @returns the principal of the presented token and the token's hash.
  * @throws AppError `invalid_request`, `missing_token` or `invalid_token`.
  */
-export async function authenticateToken(
-  headers: IncomingHttpHeaders,
-  lookup: PrincipalLookup,
-): Promise<Authenticated> {
+export function presentedTokenHash(headers: IncomingHttpHeaders): string {
   const token = presentedToken(headers);
   if (!isWellFormedApiToken(token)) throw invalidToken();
-  const tokenHash = hashApiToken(token);
-  const principal = await lookup(tokenHash);
-  if (!principal) throw invalidToken();
-  return { principal, tokenHash };
+  return hashApiToken(token);
 }
 
 /**

@@ -7,13 +7,18 @@
  *
  * @see docs/api-tokens.md "Presenting a token", "The envelope"
  */
-import type { FastifyInstance } from 'fastify';
+import type {
+  FastifyInstance,
+  FastifyReply,
+  FastifyRequest,
+  HookHandlerDoneFunction,
+} from 'fastify';
 import { notFoundHandler } from '../platform/error-envelope.ts';
 import { AppError } from '../platform/errors.ts';
-import type { PrincipalLookup } from '../accounts/principal.ts';
-import { authenticateToken, requireScopes } from './authenticate.ts';
+import type { Principal, PrincipalLookup } from '../accounts/principal.ts';
+import { invalidToken, presentedTokenHash, requireScopes } from './authenticate.ts';
 import { openApiDocumentRoute } from './openapi.ts';
-import { installRateLimits, type RateLimitSettings } from './rate-limits.ts';
+import { createApiRateLimits, type RateLimitSettings } from './rate-limits.ts';
 import './request-principal.ts';
 import { verifyRoute } from './verify-route.ts';
 
@@ -21,9 +26,25 @@ export const EXTERNAL_API_PREFIX = '/api/v1/external';
 
 export interface ExternalApiOptions {
   lookupPrincipal: PrincipalLookup;
+  /** The principal of a token hash when known without I/O (the verification cache), else undefined. */
+  cachedPrincipal?: (tokenHash: string) => Principal | undefined;
   rateLimits: RateLimitSettings;
   /** Feature route plugins mounted under the API base (tickets, ...). */
   routes?: ((api: FastifyInstance) => Promise<void>)[];
+}
+
+/** `requireScopes` as a value: the refusal, or undefined when the principal has the scopes. */
+function scopeError(
+  principal: Principal,
+  required: readonly string[] | undefined,
+): Error | undefined {
+  if (!required) return undefined;
+  try {
+    requireScopes(principal, required);
+    return undefined;
+  } catch (err) {
+    return err as Error;
+  }
 }
 
 export async function externalApi(
@@ -38,29 +59,64 @@ export async function externalApi(
   api.removeAllContentTypeParsers();
   api.addContentTypeParser('application/json', { parseAs: 'string' }, json);
 
-  const limits = await installRateLimits(api, options.rateLimits);
+  const limits = createApiRateLimits(options.rateLimits);
+  api.addHook('onClose', () => limits.close());
 
-  // The pages' security headers (helmet, in the pages' own context) are for HTML. A JSON API
-  // needs only `nosniff`.
-  api.addHook('onSend', async (_request, reply) => {
-    reply.header('x-content-type-options', 'nosniff');
-  });
-
-  api.addHook('onRequest', async (request, reply) => {
-    const config = request.routeOptions.config;
-    if (config.public) return;
-    // The failure budget is consulted only after a failure: a valid token is never refused by
-    // the failures of others behind the same address (docs/decisions.md "Trusted proxies").
-    let authenticated;
-    try {
-      authenticated = await authenticateToken(request.headers, options.lookupPrincipal);
-    } catch (err) {
-      if (err instanceof AppError && err.status === 401) await limits.countFailure(request);
-      throw err;
+  /** A request that presented a usable token: count it, then check the route's scopes. */
+  const admit = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    principal: Principal,
+    tokenHash: string,
+    done: HookHandlerDoneFunction,
+  ): void => {
+    request.principal = principal;
+    const scopes = request.routeOptions.config.requiredScopes;
+    const counting = limits.countTokenRequest(reply, tokenHash);
+    if (counting) {
+      counting.then(() => done(scopeError(principal, scopes)), done);
+    } else {
+      done(scopeError(principal, scopes));
     }
-    request.principal = authenticated.principal;
-    await limits.countTokenRequest(request, reply, authenticated.tokenHash);
-    if (config.requiredScopes) requireScopes(request.principal, config.requiredScopes);
+  };
+
+  /**
+   * A failed authentication. The failure budget is consulted only after a failure: a valid
+   * token is never refused by the failures of others behind the same address
+   * (docs/decisions.md "Trusted proxies").
+   */
+  const refuse = (request: FastifyRequest, err: unknown, done: HookHandlerDoneFunction): void => {
+    if (err instanceof AppError && err.status === 401) {
+      limits.countFailure(request).then(() => done(err), done);
+    } else {
+      done(err as Error);
+    }
+  };
+
+  // Callback style, and no promise at all for a token the cache holds (most requests): this
+  // hook runs on every API request. The pages' security headers (helmet, in the pages' own
+  // context) are for HTML; a JSON API needs only `nosniff`, set here so that every answer of
+  // this context carries it, refusals included.
+  api.addHook('onRequest', (request, reply, done) => {
+    reply.header('x-content-type-options', 'nosniff');
+    if (request.routeOptions.config.public) return done();
+    let tokenHash: string;
+    try {
+      tokenHash = presentedTokenHash(request.headers);
+    } catch (err) {
+      return refuse(request, err, done);
+    }
+    const cached = options.cachedPrincipal?.(tokenHash);
+    if (cached) return admit(request, reply, cached, tokenHash, done);
+    options
+      .lookupPrincipal(tokenHash)
+      .then(
+        (principal) =>
+          principal
+            ? admit(request, reply, principal, tokenHash, done)
+            : refuse(request, invalidToken(), done),
+        done,
+      );
   });
 
   api.setNotFoundHandler(notFoundHandler);

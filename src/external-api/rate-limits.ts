@@ -1,6 +1,8 @@
 /**
- * Rate limits of the external API, on `@fastify/rate-limit`'s counters (in memory, or in Redis
- * when one is given, so every instance shares the counts):
+ * Rate limits of the external API, on fixed-window counters counted in this process and
+ * synchronised with Redis when one is given, so every instance shares the counts
+ * (`platform/window-counter.ts`: at most `RATE_LIMIT_SYNC_MS` between synchronisations; the
+ * bound on overshoot is in docs/decisions.md "Rate limits: local counting, synchronised"):
  *
  * - per API token: `perMinute` requests per minute, keyed by the token's SHA-256 (the token
  *   itself is never a key);
@@ -11,19 +13,22 @@
  *   The client's address is Fastify's `request.ip`, so behind proxies it is only as good as
  *   `TRUST_PROXY` (a hop count or the proxies' addresses, never "trust everything").
  *
- * Both windows are fixed, 60 seconds. A 429 carries `Retry-After` (seconds) and the
+ * Both windows are fixed, 60 seconds from a key's first hit. A 429 carries `Retry-After` (seconds) and the
  * `X-RateLimit-*` headers; successful requests carry `X-RateLimit-Limit`, `-Remaining` and
  * `-Reset` (seconds until the window ends) of the token's limit.
  *
  * @see https://www.rfc-editor.org/rfc/rfc6585#section-4 (429 Too Many Requests)
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-10.2.3 (Retry-After)
  */
-import rateLimit, { normalizeIP } from '@fastify/rate-limit';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { normalizeIP } from '@fastify/rate-limit';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
 import { AppError } from '../platform/errors.ts';
+import { createWindowCounter, type WindowCounter } from '../platform/window-counter.ts';
 
 const WINDOW_MS = 60_000;
+/** Keys remembered per counter family (the earliest first hit of the window dropped first). */
+const MAX_KEYS = 10_000;
 
 export interface RateLimitSettings {
   /** Requests per minute per API token. */
@@ -34,6 +39,8 @@ export interface RateLimitSettings {
   redis?: Redis | undefined;
   /** Prefix of every Redis key (e.g. `portico:`). */
   keyPrefix: string;
+  /** Longest a decision rests on an unsynchronised shared count, in milliseconds (100). */
+  syncMs?: number | undefined;
 }
 
 export interface ApiRateLimits {
@@ -43,8 +50,15 @@ export interface ApiRateLimits {
    * @throws AppError `rate_limited` (429) once the address is over its budget for the window.
    */
   countFailure(request: FastifyRequest): Promise<void>;
-  /** Count one request against the token; set the headers; refuse (429) over the limit. */
-  countTokenRequest(request: FastifyRequest, reply: FastifyReply, tokenHash: string): Promise<void>;
+  /**
+   * Count one request against the token; set the headers; refuse (429) over the limit.
+   * Returns a promise only when the count had to be synchronised first.
+   *
+   * @throws AppError `rate_limited` (429) once the token is over its limit for the window.
+   */
+  countTokenRequest(reply: FastifyReply, tokenHash: string): void | Promise<void>;
+  /** Push the pending counts to Redis and stop the timers (the app's close). */
+  close(): Promise<void>;
 }
 
 function rateLimited(message: string, limit: number, resetSeconds: number): AppError {
@@ -59,89 +73,61 @@ function rateLimited(message: string, limit: number, resetSeconds: number): AppE
   });
 }
 
-type Limiter = ReturnType<FastifyInstance['createRateLimit']>;
-
 /**
- * One counter family (its own Redis key namespace, `{prefix}rate-limit:{name}:{key}`), from
- * its own registration of the plugin in a private child context.
+ * The two counter families (Redis keys `{prefix}rate-limit:{name}:{key}`) and the
+ * steps the authentication hook calls.
  */
-async function limiter(
-  api: FastifyInstance,
-  settings: RateLimitSettings,
-  name: string,
-  max: number,
-  keyGenerator: (request: FastifyRequest) => string,
-): Promise<Limiter> {
-  let created: Limiter | undefined;
-  await api.register(async (scope) => {
-    await scope.register(rateLimit, {
-      global: false,
-      max,
-      timeWindow: WINDOW_MS,
-      keyGenerator,
-      cache: 10_000,
-      // If Redis stops answering, serve rather than fail every request (ioredis logs it).
-      skipOnError: true,
-      nameSpace: `${settings.keyPrefix}rate-limit:${name}:`,
-      ...(settings.redis ? { redis: settings.redis } : {}),
+export function createApiRateLimits(settings: RateLimitSettings): ApiRateLimits {
+  const counter = (name: string, limit: number): WindowCounter =>
+    createWindowCounter({
+      limit,
+      windowMs: WINDOW_MS,
+      syncMs: settings.syncMs ?? 100,
+      redis: settings.redis,
+      namespace: `${settings.keyPrefix}rate-limit:${name}:`,
+      maxKeys: MAX_KEYS,
     });
-    created = scope.createRateLimit();
-  });
-  return created!;
-}
+  const perToken = counter('token', settings.perMinute);
+  const perIpFailures = counter('auth-failures', settings.failuresPerMinute);
+  const limitHeader = String(settings.perMinute);
 
-/**
- * Install the counters in `api` (the external API's context) and return the three steps the
- * authentication hook calls.
- */
-export async function installRateLimits(
-  api: FastifyInstance,
-  settings: RateLimitSettings,
-): Promise<ApiRateLimits> {
-  const tokenHashes = new WeakMap<FastifyRequest, string>();
-  const perToken = await limiter(
-    api,
-    settings,
-    'token',
-    settings.perMinute,
-    (request) => tokenHashes.get(request) ?? '',
-  );
-  const perIpFailures = await limiter(
-    api,
-    settings,
-    'auth-failures',
-    settings.failuresPerMinute,
-    (request) => normalizeIP(request.ip),
-  );
+  const decideToken = (
+    reply: FastifyReply,
+    result: { allowed: boolean; remaining: number; resetSeconds: number },
+  ): void => {
+    if (!result.allowed) {
+      throw rateLimited(
+        `Too many requests for this API token; retry in ${result.resetSeconds} seconds.`,
+        perToken.limit,
+        result.resetSeconds,
+      );
+    }
+    reply.header('x-ratelimit-limit', limitHeader);
+    reply.header('x-ratelimit-remaining', String(result.remaining));
+    reply.header('x-ratelimit-reset', String(result.resetSeconds));
+  };
 
   return {
     async countFailure(request) {
-      const state = await perIpFailures(request);
-      if (!state.isAllowed && state.isExceeded) {
+      const result = await perIpFailures.hit(normalizeIP(request.ip));
+      if (!result.allowed) {
         throw rateLimited(
-          `Too many failed authentications from this address; retry in ${state.ttlInSeconds} seconds.`,
-          state.max,
-          state.ttlInSeconds,
+          `Too many failed authentications from this address; retry in ${result.resetSeconds} seconds.`,
+          perIpFailures.limit,
+          result.resetSeconds,
         );
       }
     },
 
-    async countTokenRequest(request, reply, tokenHash) {
-      tokenHashes.set(request, tokenHash);
-      const state = await perToken(request);
-      if (state.isAllowed) return;
-      if (state.isExceeded) {
-        throw rateLimited(
-          `Too many requests for this API token; retry in ${state.ttlInSeconds} seconds.`,
-          state.max,
-          state.ttlInSeconds,
-        );
-      }
-      reply.headers({
-        'x-ratelimit-limit': String(state.max),
-        'x-ratelimit-remaining': String(state.remaining),
-        'x-ratelimit-reset': String(Math.max(1, state.ttlInSeconds)),
-      });
+    countTokenRequest(reply, tokenHash) {
+      const result = perToken.hit(tokenHash);
+      // The common case needs no promise: the count was synchronised less than syncMs ago.
+      if (!(result instanceof Promise)) return decideToken(reply, result);
+      return result.then((synced) => decideToken(reply, synced));
+    },
+
+    async close() {
+      await Promise.all([perToken.close(), perIpFailures.close()]);
     },
   };
 }

@@ -1,7 +1,7 @@
 /**
  * Small wrappers around `node:crypto` used across features. Nothing here implements a primitive.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import baseX from 'base-x';
 
 export const BASE62_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -17,9 +17,14 @@ export function randomBase64Url(bytes: number): string {
   return randomBytes(bytes).toString('base64url');
 }
 
-/** Lower-case hex SHA-256 of a UTF-8 string (64 characters). */
+/**
+ * Lower-case hex SHA-256 of a UTF-8 string (64 characters). One-shot `crypto.hash` (Node ≥
+ * 20.12): about half the cost of a `Hash` object, and it runs for every API request.
+ *
+ * @see https://nodejs.org/docs/latest-v20.x/api/crypto.html#cryptohashalgorithm-data-outputencoding
+ */
 export function sha256Hex(value: string): string {
-  return createHash('sha256').update(value, 'utf8').digest('hex');
+  return hash('sha256', value, 'hex');
 }
 
 /**

@@ -1,15 +1,28 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import { Writable } from 'node:stream';
 import type { LightMyRequestResponse } from 'fastify';
 import { buildApp, OPENAPI_URL } from '../../src/app.ts';
 import { createLogger } from '../../src/platform/logger.ts';
-import { createServices } from '../../src/services.ts';
+import { createServices, type Services } from '../../src/services.ts';
 import { buildTestApp, createPortal, testConfig } from '../helpers/app.ts';
 import { backends } from '../helpers/storage.ts';
 
 const VERIFY = '/api/v1/external/auth/verify';
+/** The instances' synchronisation interval in the shared-limit tests (milliseconds). */
+const SYNC_MS = 50;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A second instance over the same services (storage, config), as behind a load balancer. */
+async function secondInstance(t: TestContext, services: Services) {
+  const second = await buildApp({
+    services,
+    logger: createLogger('silent', new Writable({ write: (_c, _e, done) => done() })),
+  });
+  t.after(() => second.close());
+  return second;
+}
 const TICKETS = '/api/v1/external/support/tickets';
 
 function assertRateLimited(res: LightMyRequestResponse, limit: number) {
@@ -148,39 +161,76 @@ for (const backend of backends()) {
         REDIS_KEY_PREFIX: `portico-test:${randomUUID()}:`,
         RATE_LIMIT_PER_MINUTE: '4',
         RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE: '2',
+        RATE_LIMIT_SYNC_MS: String(SYNC_MS),
       };
       const first = await buildTestApp(t, backend, env);
-      // A second instance over the same storage and configuration, as behind a load balancer.
-      const second = await buildApp({
-        services: first.services,
-        logger: createLogger('silent', new Writable({ write: (_c, _e, done) => done() })),
-      });
-      t.after(() => second.close());
+      const second = await secondInstance(t, first.services);
       const { token } = await createPortal(first.services);
       const headers = { authorization: token };
+      // Each instance decides on a shared count at most SYNC_MS old: a request more than
+      // SYNC_MS after the other instance's last one sees it.
       const seen: string[] = [];
       for (const app of [first.app, second, first.app, second]) {
         const res = await app.inject({ url: VERIFY, headers });
         assert.equal(res.statusCode, 200);
         seen.push(res.headers['x-ratelimit-remaining'] as string);
+        await sleep(SYNC_MS + 20);
       }
       assert.deepEqual(seen, ['3', '2', '1', '0']);
       assertRateLimited(await first.app.inject({ url: VERIFY, headers }), 4);
       assertRateLimited(await second.inject({ url: VERIFY, headers }), 4);
 
       // Failed authentications are shared too.
-      assert.equal(
-        (await first.app.inject({ url: VERIFY, remoteAddress: '192.0.2.9' })).statusCode,
-        401,
-      );
-      assert.equal(
-        (await second.inject({ url: VERIFY, remoteAddress: '192.0.2.9' })).statusCode,
-        401,
-      );
-      assert.equal(
-        (await first.app.inject({ url: VERIFY, remoteAddress: '192.0.2.9' })).statusCode,
-        429,
-      );
+      for (const [app, status] of [
+        [first.app, 401],
+        [second, 401],
+        [first.app, 429],
+        [second, 429],
+      ] as const) {
+        const res = await app.inject({ url: VERIFY, remoteAddress: '192.0.2.9' });
+        assert.equal(res.statusCode, status);
+        await sleep(SYNC_MS + 20);
+      }
+    });
+
+    test('Redis: a burst on two instances overshoots by at most one sync interval each, then both refuse', async (t) => {
+      const redisUrl = process.env.TEST_REDIS_URL;
+      if (!redisUrl) {
+        t.diagnostic('TEST_REDIS_URL is not set: the shared (Redis) rate-limit case did not run.');
+        return;
+      }
+      // A long interval makes the burst fall inside one: the worst case of the bound.
+      const syncMs = 3_000;
+      const env = {
+        REDIS_URL: redisUrl,
+        REDIS_KEY_PREFIX: `portico-test:${randomUUID()}:`,
+        RATE_LIMIT_PER_MINUTE: '5',
+        RATE_LIMIT_SYNC_MS: String(syncMs),
+      };
+      const first = await buildTestApp(t, backend, env);
+      const second = await secondInstance(t, first.services);
+      const { token } = await createPortal(first.services);
+      const headers = { authorization: token };
+      const began = Date.now();
+      let admitted = 0;
+      for (let i = 0; i < 12; i++) {
+        for (const app of [first.app, second]) {
+          const res = await app.inject({ url: VERIFY, headers });
+          if (res.statusCode === 200) admitted++;
+          else assertRateLimited(res, 5);
+        }
+      }
+      const burstMs = Date.now() - began;
+      if (burstMs < syncMs) {
+        // Each instance alone enforces the limit; together at most limit × instances.
+        assert.ok(admitted >= 5 && admitted <= 10, `admitted ${admitted} of 24`);
+      } else {
+        t.diagnostic(`the burst took ${burstMs} ms (> ${syncMs}): bound not checked`);
+      }
+      // One interval later both instances have seen every hit: the token is refused everywhere.
+      await sleep(syncMs + 50);
+      assertRateLimited(await first.app.inject({ url: VERIFY, headers }), 5);
+      assertRateLimited(await second.inject({ url: VERIFY, headers }), 5);
     });
 
     test('an unreachable REDIS_URL stops start-up with a message that hides the URL', async (t) => {
