@@ -40,6 +40,7 @@ import {
 } from './platform/error-envelope.ts';
 import { probes } from './platform/probes.ts';
 import { lazyRequestLogger } from './platform/request-logger.ts';
+import type { Redis } from 'ioredis';
 import { connectRedis } from './platform/redis.ts';
 import { recordRoutes } from './platform/route-table.ts';
 import type { Services } from './services.ts';
@@ -147,46 +148,7 @@ export async function buildApp({
     ],
   });
 
-  // The pages and the provider's callbacks, in a context of their own: cookies, form bodies and
-  // the pages' security headers run their hooks on these routes only, never on an API request.
-  await app.register(async (pages) => {
-    await pages.register(fastifyCookie);
-    await pages.register(fastifyFormbody);
-    // Referrer-Policy: no-referrer keeps the callback's query (code, state) out of any Referer
-    // header.
-    await pages.register(fastifyHelmet, {
-      global: true,
-      referrerPolicy: { policy: 'no-referrer' },
-      contentSecurityPolicy: { useDefaults: false, directives: cspDirectives(config.isProduction) },
-      hsts: config.isProduction,
-    });
-    await pages.register(apiReferencePage, { document: () => app.swagger() });
-    const sessions = createPageSessions(services.sessions, config.isProduction);
-    await pages.register(webRoutes, {
-      sessions,
-      sessionTtlSeconds: config.SESSION_TTL_SECONDS,
-      signInLimits: { redis, keyPrefix: config.REDIS_KEY_PREFIX },
-      accounts: services.accounts,
-      partner: services.partner,
-      contacts: services.contacts,
-      messaging: {
-        numbers: services.numbers,
-        templates: services.templates,
-        drafts: services.drafts,
-        log: services.messaging,
-      },
-      webhooks: services.webhooks,
-      auditEvents: (portalId, page) => listAuditEvents(services.storage.db, portalId, page),
-      appBaseUrl: config.APP_BASE_URL,
-      canonicalOrigin: config.NODE_ENV === 'development' ? config.APP_BASE_URL : null,
-    });
-    await pages.register(authorizationRoutes, {
-      sessions,
-      partner: services.partner,
-      appBaseUrl: config.APP_BASE_URL,
-    });
-    await pages.register(providerCallbacksRoutes, { partner: services.partner });
-  });
+  await app.register((pages) => registerPages(pages, app, services, redis));
 
   // The provider's webhooks, in a context of their own: a JSON parser that keeps the raw bytes
   // (the signature is over them), and no cookie, form or page-header hook.
@@ -196,4 +158,53 @@ export async function buildApp({
   });
 
   return app;
+}
+
+/**
+ * The pages and the provider's callbacks, in a context of their own: cookies, form bodies and
+ * the pages' security headers run their hooks on these routes only, never on an API request.
+ */
+async function registerPages(
+  pages: FastifyInstance,
+  app: FastifyInstance,
+  services: Services,
+  redis: Redis | undefined,
+): Promise<void> {
+  const { config } = services;
+  await pages.register(fastifyCookie);
+  await pages.register(fastifyFormbody);
+  // Referrer-Policy: no-referrer keeps the callback's query (code, state) out of any Referer
+  // header.
+  await pages.register(fastifyHelmet, {
+    global: true,
+    referrerPolicy: { policy: 'no-referrer' },
+    contentSecurityPolicy: { useDefaults: false, directives: cspDirectives(config.isProduction) },
+    hsts: config.isProduction,
+  });
+  await pages.register(apiReferencePage, { document: () => app.swagger() });
+  const sessions = createPageSessions(services.sessions, config.isProduction);
+  await pages.register(webRoutes, {
+    sessions,
+    sessionTtlSeconds: config.SESSION_TTL_SECONDS,
+    signInLimits: { redis, keyPrefix: config.REDIS_KEY_PREFIX },
+    accounts: services.accounts,
+    partner: services.partner,
+    contacts: services.contacts,
+    messaging: {
+      numbers: services.numbers,
+      templates: services.templates,
+      drafts: services.drafts,
+      log: services.messaging,
+    },
+    webhooks: services.webhooks,
+    auditEvents: (portalId, page) => listAuditEvents(services.storage.db, portalId, page),
+    appBaseUrl: config.APP_BASE_URL,
+    canonicalOrigin: config.NODE_ENV === 'development' ? config.APP_BASE_URL : null,
+  });
+  await pages.register(authorizationRoutes, {
+    sessions,
+    partner: services.partner,
+    appBaseUrl: config.APP_BASE_URL,
+  });
+  await pages.register(providerCallbacksRoutes, { partner: services.partner });
 }

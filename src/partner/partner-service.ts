@@ -243,14 +243,6 @@ export function createPartnerService(deps: PartnerServiceDeps) {
       };
     },
 
-    /** How other features call the provider (outbound-calls.ts); the token stays inside. */
-    withProvider,
-    /** The WABA ids of the portal's active connection (its grant's assets); [] if none. */
-    wabaIdsOf: async (portalId: number): Promise<string[]> => {
-      const row = await store.find(portalId);
-      return row?.status === 'active' ? [...new Set(row.assetIds)] : [];
-    },
-
     /** How many outbound provider calls are in flight for the portal (0 after revocation). */
     inflightCalls: (portalId: number): number => inflight.count(portalId),
 
