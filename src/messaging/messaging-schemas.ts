@@ -151,8 +151,12 @@ export const MessageParamsSchema = Type.Object({
 
 export const SummaryQuerySchema = Type.Object(
   {
-    since: Iso('Start of the period (inclusive).'),
-    until: Iso('End of the period (exclusive); at most 366 days after `since`.'),
+    since: Type.Optional(
+      Iso('Start of the period (inclusive); by default 30 days (24 hours by hour) before `until`.'),
+    ),
+    until: Type.Optional(
+      Iso('End of the period (exclusive), by default now; at most 366 days after `since`.'),
+    ),
     granularity: Type.Enum(['day', 'hour'] as const, {
       default: 'day',
       description: 'One bucket per UTC day or hour.',

@@ -169,10 +169,19 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
   };
 }
 
-/** Counts per status, delivery rate and cost per bucket of `[since, until)`. */
+/** The default span of a summary: 30 days by day, 24 hours by hour (milliseconds). */
+const DEFAULT_SUMMARY_SPAN_MS = { day: 30 * 24 * 3600 * 1000, hour: 24 * 3600 * 1000 };
+
+/**
+ * Counts per status, delivery rate and cost per bucket of `[since, until)`; `until` defaults to
+ * now and `since` to the default span before it.
+ */
 async function summaryOf(db: Database, principal: PortalOf, query: SummaryQuery, currency: string) {
-  const since = new Date(query.since);
-  const until = new Date(query.until);
+  const until = query.until === undefined ? new Date() : new Date(query.until);
+  const since =
+    query.since === undefined
+      ? new Date(until.getTime() - DEFAULT_SUMMARY_SPAN_MS[query.granularity])
+      : new Date(query.since);
   const spanMs = until.getTime() - since.getTime();
   const maxMs = (query.granularity === 'hour' ? 31 : 366) * 24 * 3600 * 1000;
   if (!(spanMs > 0) || spanMs > maxMs) {

@@ -7,34 +7,13 @@
  * phone. Screenshots land in test-output/screenshots/.
  */
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { buildTestApp } from '../helpers/app.ts';
 import { startTestProvider } from '../helpers/provider.ts';
 import { backends } from '../helpers/storage.ts';
 import { portalWithPassword, TEST_PASSWORD } from '../helpers/web.ts';
-
-const SCREENSHOTS = join(
-  fileURLToPath(new URL('../../', import.meta.url)),
-  'test-output',
-  'screenshots',
-);
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'];
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
+import { CHROMIUM_ARGS, CHROMIUM_PATH, freePort, screenshot } from '../helpers/browser.ts';
 
 const TEMPLATE = {
   language: 'en_US',
@@ -46,7 +25,6 @@ const TEMPLATE = {
 
 describe('browser: /messages', () => {
   test('sign in → connect → templates and a draft via the API → /messages at 1280 and 390 px', async (t) => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
     const port = await freePort();
     const base = `http://localhost:${port}`;
     const provider = await startTestProvider(t, {
@@ -81,7 +59,7 @@ describe('browser: /messages', () => {
       });
 
     const browser = await chromium.launch({
-      executablePath: '/usr/bin/chromium',
+      executablePath: CHROMIUM_PATH,
       args: CHROMIUM_ARGS,
     });
     t.after(() => browser.close());
@@ -198,10 +176,7 @@ describe('browser: /messages', () => {
     assert.match(chart ?? '', /1 read/);
     assert.match((await page.textContent('[data-testid=drafts]')) ?? '', new RegExp(draftId));
     assert.ok(await page.isVisible('[data-testid=message-log]'));
-    await page.screenshot({
-      path: join(SCREENSHOTS, 'messages-01-read-1280.png'),
-      fullPage: true,
-    });
+    await screenshot(page, 'messages-01-read-1280');
 
     // The filter form is a GET: its values land in the address and stay in the form.
     await page.selectOption('#status', 'delivered');
@@ -211,10 +186,7 @@ describe('browser: /messages', () => {
     ]);
     assert.equal(await page.inputValue('#status'), 'delivered');
     assert.equal(await page.$('[data-testid=messages]'), null, 'the read message is not delivered');
-    await page.screenshot({
-      path: join(SCREENSHOTS, 'messages-02-filtered-1280.png'),
-      fullPage: true,
-    });
+    await screenshot(page, 'messages-02-filtered-1280');
 
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${base}/messages`);
@@ -222,7 +194,7 @@ describe('browser: /messages', () => {
       () => document.documentElement.scrollWidth - document.documentElement.clientWidth,
     );
     assert.ok(overflow <= 0, `no horizontal scroll at 390 px (overflow ${overflow} px)`);
-    await page.screenshot({ path: join(SCREENSHOTS, 'messages-03-phone-390.png'), fullPage: true });
+    await screenshot(page, 'messages-03-phone-390');
     assert.deepEqual(problems, [], 'no CSP violation or page error');
   });
 });

@@ -79,6 +79,17 @@ for (const backend of backends()) {
         periods.reduce((n, p) => n + p.cost.amount, 0),
         4,
       );
+      // Without a period: the last 30 days by day, up to now, which holds the message too.
+      const recent = await s.app.inject({
+        url: '/api/v1/external/messaging/reports/summary',
+        headers: { authorization: s.token },
+      });
+      assert.equal(recent.statusCode, 200);
+      const days = recent.json().data.periods as { counts: { read: number } }[];
+      assert.equal(
+        days.reduce((n, p) => n + p.counts.read, 0),
+        1,
+      );
     });
 
     test('free text: outside the window until the person writes in, then delivered', async (t) => {
