@@ -94,7 +94,7 @@ describe('browser: /messages', () => {
     ]);
     await Promise.all([
       page.waitForURL((u) => u.origin === provider.sandbox.url),
-      page.click('text=Continue to the provider'),
+      page.click('button:has-text("Continue to")'),
     ]);
     await Promise.all([page.waitForURL(`${base}/authorized`), page.click('button[value=allow]')]);
     const numbersRes = (await (await api('GET', '/numbers')).json()) as {
