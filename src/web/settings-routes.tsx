@@ -20,7 +20,15 @@ import { csrfOk, redirectToLogin } from '../browser/web-session.ts';
 import { readAuditRows } from './audit-routes.tsx';
 import { ONLY_MAIN_ADMIN_TOKEN } from './confirm-routes.tsx';
 import { SettingsPage } from './pages/settings-page.tsx';
-import { FormField, HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
+import { AppError } from '../platform/errors.ts';
+import {
+  FormField,
+  HtmlPage,
+  Redirect,
+  sessionOr,
+  type BusinessAccountListing,
+  type WebRoutesOptions,
+} from './web-options.ts';
 
 /** Recent events on /settings; the rest are on /audit. */
 const SETTINGS_AUDIT_ROWS = 10;
@@ -51,10 +59,10 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
         request.log.error({ err }, 'connection summary failed');
         return null;
       }),
-      opts.businessAccountsOf?.(session.portalId).catch((err: unknown) => {
+      businessAccountsOf(opts.messaging.numbers, session.portalId).catch((err: unknown) => {
         request.log.warn({ err }, 'business accounts listing failed');
         return null;
-      }) ?? null,
+      }),
       sessions.store.countActive(session.userId),
     ]);
     const audit = await readAuditRows(opts, session, portal, { limit: SETTINGS_AUDIT_ROWS });
@@ -112,4 +120,34 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
       return reply.redirect('/settings?done=regenerated#api-token', 303);
     },
   );
+}
+
+/**
+ * The connection card's business accounts with their phone numbers by name, from the Cloud API
+ * (cached briefly by the numbers service); [] without an active connection.
+ *
+ * @throws AppError `provider_error` / `provider_timeout` when the provider cannot answer.
+ */
+async function businessAccountsOf(
+  numbers: WebRoutesOptions['messaging']['numbers'],
+  portalId: number,
+): Promise<BusinessAccountListing[]> {
+  let listed;
+  try {
+    listed = await numbers.listNumbers(portalId);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'not_connected') return [];
+    throw err;
+  }
+  const accounts = new Map<string, BusinessAccountListing>();
+  for (const n of listed) {
+    const account = accounts.get(n.wabaId) ?? { wabaId: n.wabaId, phoneNumbers: [] };
+    account.phoneNumbers.push({
+      phoneNumberId: n.id,
+      displayPhoneNumber: n.displayPhoneNumber,
+      verifiedName: n.verifiedName,
+    });
+    accounts.set(n.wabaId, account);
+  }
+  return [...accounts.values()];
 }

@@ -25,12 +25,6 @@ export interface WebRoutesOptions {
   sessionTtlSeconds: number;
   accounts: Pick<AccountsService, 'authenticatePassword' | 'showPortal' | 'regenerateToken'>;
   partner: Pick<PartnerService, 'connectionSummary' | 'authorizationUrl' | 'providerName'>;
-  /**
-   * Seam for the connection card's business accounts and phone numbers by name (the Cloud API
-   * listing, `PartnerService.wabaIdsOf` and the phone-number read of the `cloud` work). Absent:
-   * the card lists the WABA ids of the stored connection and says numbers are not listed yet.
-   */
-  businessAccountsOf?: (portalId: number) => Promise<BusinessAccountListing[]>;
   /** Portico's public origin (APP_BASE_URL): the address the pages name for signing in. */
   appBaseUrl: string;
   /**

@@ -296,6 +296,11 @@ for (const backend of backends()) {
         .where(eq(connections.portalId, portal.portalId));
       assert.ok(row && row.assetIds.length > 0);
       for (const id of row.assetIds) assert.ok(words.includes(`WABA ${id}`), `shows ${id}`);
+      // Each business account with its phone numbers by name, read from the Cloud API.
+      const numbers = await flow.services.numbers.listNumbers(portal.portalId);
+      assert.ok(numbers.length > 0);
+      for (const n of numbers)
+        assert.ok(words.includes(`${n.displayPhoneNumber} · ${n.verifiedName}`), `shows ${n.id}`);
       assert.match(
         words,
         /✓ send messages for your business whatsapp_business_messaging/,
