@@ -107,6 +107,7 @@ export function createServices(deps: {
         wabaId: e.wabaId,
         ...(e.reason !== undefined && { reason: e.reason }),
       }),
+    creditReserved: (tx, portalId, e) => late.webhooks!.creditChanged(tx, portalId, e),
   });
   const webhooks = createWebhooksService({
     db: storage.db,

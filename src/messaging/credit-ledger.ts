@@ -90,13 +90,14 @@ export async function topUp(
  * Hold `amount` for a message, if the available credit (balance − reserved) covers it. A price
  * of 0 always succeeds and writes nothing.
  *
- * @returns false when the credit does not cover it (nothing changed).
+ * @returns the available credit (balance − reserved, minor units) after the reservation, or
+ *   false when the credit does not cover it (nothing changed); null for a price of 0.
  */
 export async function reserve(
   tx: Tx,
   args: { portalId: number; amount: number; currency: string; messageId: string; actor: string },
-): Promise<boolean> {
-  if (args.amount === 0) return true;
+): Promise<{ availableAfter: number } | null | false> {
+  if (args.amount === 0) return null;
   const updated = await tx
     .update(creditAccounts)
     .set({ reserved: sql`${creditAccounts.reserved} + ${args.amount}`, updatedAt: sql`now()` })
@@ -106,10 +107,11 @@ export async function reserve(
         sql`${creditAccounts.balance} - ${creditAccounts.reserved} >= ${args.amount}`,
       ),
     )
-    .returning({ portalId: creditAccounts.portalId });
-  if (updated.length === 0) return false;
+    .returning({ balance: creditAccounts.balance, reserved: creditAccounts.reserved });
+  const [after] = updated;
+  if (!after) return false;
   await record(tx, { ...args, kind: 'reserve' });
-  return true;
+  return { availableAfter: after.balance - after.reserved };
 }
 
 /**

@@ -16,6 +16,7 @@ import type { DeliveryQueue } from './delivery-queue.ts';
 import { toMessage } from './message-view.ts';
 import { insertMessage, type Tx } from './messages-repository.ts';
 import type { SendMessageBody } from './messaging-schemas.ts';
+import type { MessagingEventSteps } from './status-events.ts';
 import type { PortalOf, SendMessageResult } from './messaging-types.ts';
 import type { ProviderDirectory } from './provider-directory.ts';
 import { checkSend, type CheckedSend } from './send-rules.ts';
@@ -44,6 +45,8 @@ export function createSendMessage(deps: {
   isConnected: (portalId: number) => Promise<boolean>;
   prices: MessagingPrices;
   now: () => Date;
+  /** Run in the send's transaction after a reservation lowered the available credit. */
+  creditReserved?: MessagingEventSteps['creditReserved'] | undefined;
 }) {
   const { db, directory, queue, prices, now } = deps;
   const priceOf = (c: CheckedSend) => (c.template ? prices[c.template.category] : prices.text);
@@ -87,12 +90,19 @@ export function createSendMessage(deps: {
       messageId: id,
       actor: 'api',
     };
-    if (!(await reserve(tx, money))) {
+    const reserved = await reserve(tx, money);
+    if (reserved === false) {
       throw new AppError(
         'insufficient_credit',
         "The portal's credit does not cover this message; ask your operator to top it up.",
       );
     }
+    if (reserved && deps.creditReserved)
+      await deps.creditReserved(tx, portalId, {
+        availableBefore: reserved.availableAfter + price,
+        availableAfter: reserved.availableAfter,
+        currency: prices.currency,
+      });
     await queue.enqueue(tx, { messageId: id, portalId });
     const result = {
       status: 202,

@@ -88,6 +88,7 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
     isConnected: deps.isConnected,
     prices,
     now,
+    creditReserved: deps.eventSteps?.creditReserved?.bind(deps.eventSteps),
   });
 
   const readProvider = async <T>(read: () => Promise<T>): Promise<T> => {

@@ -87,6 +87,16 @@ export interface MessagingEventSteps {
     },
   ): Promise<void>;
   templateStatusUpdated(tx: Tx, portalId: number, e: TemplateStatusEvent): Promise<void>;
+  /**
+   * A send reserved credit: the available credit (balance − reserved) went from
+   * `availableBefore` to `availableAfter`, minor units of `currency`. Only a reservation lowers
+   * it (a capture spends what was reserved; releases and top-ups raise it).
+   */
+  creditReserved?(
+    tx: Tx,
+    portalId: number,
+    e: { availableBefore: number; availableAfter: number; currency: string },
+  ): Promise<void>;
 }
 
 async function applyStatus(
