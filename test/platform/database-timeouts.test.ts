@@ -141,6 +141,11 @@ test(
     assert.match(res.body, /not answering right now/);
     assert.doesNotMatch(res.body, /lock|55P03|sessions/i);
     assert.ok(ms < LOCK_HELD_MS / 2, `answered after ${Math.round(ms)} ms`);
-    assert.ok(logs.some((l) => l.includes('storage unavailable')));
+    // Said on the request's one access line, with the error's code (access-log.ts).
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.ok(
+      logs.some((l) => l.includes('request completed') && l.includes('"code":"unavailable"')),
+      'the access line carries the code',
+    );
   },
 );
