@@ -6,8 +6,9 @@
  * verifies the subscription as the provider does when one is configured: `GET {url}?hub.mode=
  * subscribe&hub.verify_token=…&hub.challenge=…` must echo the challenge.
  *
- * Background deliveries (statuses, template reviews) are retried like the provider does, here
- * twice more after 0.5 s and 2 s; an awaited one (`/sandbox/inbound`) is tried once.
+ * Background deliveries (statuses, template reviews) are retried like the provider does, with
+ * decreasing frequency (here six more times over about two minutes: an app instance restarting
+ * or a slow answer under load loses nothing); an awaited one (`/sandbox/inbound`) is tried once.
  *
  * @see https://developers.facebook.com/docs/graph-api/webhooks/getting-started
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/components
@@ -18,7 +19,8 @@ import type { SandboxAppConfig, SandboxState } from './sandbox-state.ts';
 
 /** How long the sandbox waits for an app's webhook answer, in milliseconds. */
 const WEBHOOK_TIMEOUT_MS = 10_000;
-const RETRY_DELAYS_MS = [500, 2_000];
+/** Waits before each retry of a background delivery, in milliseconds. */
+const RETRY_DELAYS_MS = [500, 2_000, 5_000, 15_000, 30_000, 60_000];
 
 /** The provider's signature header value for `body` under the app secret. */
 export function hubSignature(appSecret: string, body: string | Buffer): string {
