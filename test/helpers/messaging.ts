@@ -85,7 +85,7 @@ export async function messagingSetup(
         url: `${MESSAGES}/${id}`,
         headers: { authorization: portal.token },
       });
-      return (res.json() as { data: Awaited<ReturnType<MessagingSetup['message']>> }).data;
+      return res.json<{ data: Awaited<ReturnType<MessagingSetup['message']>> }>().data;
     },
   };
 }
