@@ -51,7 +51,7 @@ async function setUp(dbUrl: string, env: Record<string, string>) {
     PROVIDER_APP_ID: appId,
     PROVIDER_APP_SECRET: appSecret,
     PROVIDER_REDIRECT_URI: 'http://localhost:3000/api/auth/partner/callback',
-    PROVIDER_WEBHOOK_VERIFY_TOKEN: 'bench-verify',
+    PROVIDER_WEBHOOK_VERIFY_TOKEN: 'bench-verify-token-0001',
     TOKEN_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
     DATABASE_URL: dbUrl,
     RATE_LIMIT_PER_MINUTE: '1000000',
@@ -99,7 +99,7 @@ async function acceptedAndEndToEnd(dbUrl: string) {
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   s.sandbox.configureApp(s.appId, {
     webhookUrl: `${url}/api/provider/webhooks`,
-    webhookVerifyToken: 'bench-verify',
+    webhookVerifyToken: 'bench-verify-token-0001',
   });
   const result = await autocannon({
     url: `${url}/api/v1/external/messaging/messages`,
@@ -213,7 +213,7 @@ async function killedInstance(dbUrl: string) {
   try {
     s.sandbox.configureApp(s.appId, {
       webhookUrl: `${a.url}/api/provider/webhooks`,
-      webhookVerifyToken: 'bench-verify',
+      webhookVerifyToken: 'bench-verify-token-0001',
     });
     const started = Date.now();
     const ids: string[] = [];
