@@ -81,13 +81,25 @@ async function setUp(dbUrl: string, env: Record<string, string>) {
   });
   await services.messaging.addCredit({ portalId, amount: 1e12, note: 'bench', actor: CLI_ACTOR });
   await services.messaging.start();
-  const from = (await services.messaging.listNumbers({ portalId }))[0]!.id;
-  return { sandbox, config, storage, services, portal, portalId, from, providerEnv, appId };
+  const numbers = (await services.messaging.listNumbers({ portalId })).map((n) => n.id);
+  const from = numbers[0]!;
+  return {
+    sandbox,
+    config,
+    storage,
+    services,
+    portal,
+    portalId,
+    from,
+    numbers,
+    providerEnv,
+    appId,
+  };
 }
 
 const body = (from: string, i: number) =>
   JSON.stringify({
-    to: `+1650${String(1_000_000 + (i % 8_000_000)).padStart(7, '0')}`,
+    to: `+1650${2_000_000 + (i % 7_000_000)}`,
     from,
     type: 'template',
     template: { name: 'hello_world', language: 'en_US', parameters: ['Ada'] },
@@ -116,6 +128,8 @@ async function acceptedAndEndToEnd(dbUrl: string) {
   };
   // Drain what autocannon queued before measuring end to end (no backlog in the figures).
   await s.storage.db.execute(sql`update messages set status = 'failed' where status = 'queued'`);
+  await s.storage.db.execute(sql`update credit_accounts set reserved = 0`);
+  console.log('accepted', JSON.stringify(accepted));
   await s.services.messaging.startWorkers();
   await waitFor(async () => (await s.services.messaging.waitingJobs()) === 0, 120_000);
   const sentAt = new Map<string, number>();
@@ -126,7 +140,9 @@ async function acceptedAndEndToEnd(dbUrl: string) {
       headers: { authorization: s.portal.token, 'content-type': 'application/json' },
       body: body(s.from, 100 + i),
     });
-    sentAt.set(((await res.json()) as { data: { id: string } }).data.id, performance.now());
+    const answer = (await res.json()) as { data?: { id: string } };
+    if (!answer.data) throw new Error(`send refused: ${res.status} ${JSON.stringify(answer)}`);
+    sentAt.set(answer.data.id, performance.now());
     await sleep(50);
     await collect(s, sentAt, latencies);
   }
@@ -225,7 +241,7 @@ async function killedInstance(dbUrl: string) {
           const res = await fetch(`${(i % 2 ? a : b).url}/api/v1/external/messaging/messages`, {
             method: 'POST',
             headers: { authorization: s.portal.token, 'content-type': 'application/json' },
-            body: body(s.from, 10_000 + i),
+            body: body(s.numbers[i % s.numbers.length]!, 10_000 + i),
           });
           if (res.status === 202)
             ids.push(((await res.json()) as { data: { id: string } }).data.id);
