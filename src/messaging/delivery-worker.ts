@@ -13,6 +13,7 @@
  * accepted a message and before its wamid is written; the job is taken again and the message
  * is sent again (docs/decisions.md "Messaging: at least once").
  */
+import { setMaxListeners } from 'node:events';
 import type { Database } from '../db/client.ts';
 import { ConnectionInactiveError, ProviderError } from '../partner/partner-service.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -93,6 +94,8 @@ export function createDeliveryWorker(deps: {
   }
 
   const controller = new AbortController();
+  // Every pacing wait listens on this one signal: many at once are expected.
+  setMaxListeners(0, controller.signal);
   return {
     /**
      * Deliver a batch concurrently (each job paced by its sender number).

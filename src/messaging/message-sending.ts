@@ -83,6 +83,16 @@ export function createSendMessage(deps: {
       priceMinor: price,
       currency: prices.currency,
     });
+    await queue.enqueue(tx, { messageId: id, portalId });
+    const result = {
+      status: 202,
+      body: { success: true as const, data: toMessage(row) },
+      replayed: false,
+    };
+    if (key.idempotencyKey !== undefined)
+      await saveIdempotentResponse(tx, portalId, key.idempotencyKey, result);
+    // Last: the credit row is the portal's one hot row, so its lock is held only for this
+    // UPDATE and the commit (a refusal rolls everything above back).
     const money = {
       portalId,
       amount: price,
@@ -103,14 +113,6 @@ export function createSendMessage(deps: {
         availableAfter: reserved.availableAfter,
         currency: prices.currency,
       });
-    await queue.enqueue(tx, { messageId: id, portalId });
-    const result = {
-      status: 202,
-      body: { success: true as const, data: toMessage(row) },
-      replayed: false,
-    };
-    if (key.idempotencyKey !== undefined)
-      await saveIdempotentResponse(tx, portalId, key.idempotencyKey, result);
     return result;
   }
 
