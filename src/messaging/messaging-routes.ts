@@ -25,6 +25,7 @@ import {
   type SendMessageBody,
   type SummaryQuery,
 } from './messaging-schemas.ts';
+import { summaryPeriod } from './messaging-service.ts';
 import type { MessagingService } from './messaging-types.ts';
 
 const TAGS = ['Messaging'];
@@ -166,9 +167,13 @@ function reportRoutes(api: FastifyInstance, messaging: MessagingService): void {
       },
     },
     async (request) => {
-      const { since, until, granularity } = request.query;
-      const periods = await messaging.summary(principalOf(request), request.query);
-      return { success: true as const, data: { since, until, granularity, periods } };
+      // Defaults filled in once, so the answer names exactly the period it summarises.
+      const query = { ...request.query, ...periodOf(request.query) };
+      const periods = await messaging.summary(principalOf(request), query);
+      return {
+        success: true as const,
+        data: { since: query.since, until: query.until, granularity: query.granularity, periods },
+      };
     },
   );
 
@@ -221,4 +226,10 @@ export function messagingRoutes(messaging: MessagingService) {
     messageRoutes(api, messaging);
     reportRoutes(api, messaging);
   };
+}
+
+/** `since` and `until` of a summary query as ISO 8601 instants, defaults filled in. */
+function periodOf(query: SummaryQuery): { since: string; until: string } {
+  const { since, until } = summaryPeriod(query);
+  return { since: since.toISOString(), until: until.toISOString() };
 }

@@ -174,15 +174,21 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
 const DEFAULT_SUMMARY_SPAN_MS = { day: 30 * 24 * 3600 * 1000, hour: 24 * 3600 * 1000 };
 
 /**
- * Counts per status, delivery rate and cost per bucket of `[since, until)`; `until` defaults to
- * now and `since` to the default span before it.
+ * The period a summary covers: `[since, until)`, `until` by default now and `since` by default
+ * the default span before it.
  */
-async function summaryOf(db: Database, principal: PortalOf, query: SummaryQuery, currency: string) {
+export function summaryPeriod(query: SummaryQuery): { since: Date; until: Date } {
   const until = query.until === undefined ? new Date() : new Date(query.until);
   const since =
     query.since === undefined
       ? new Date(until.getTime() - DEFAULT_SUMMARY_SPAN_MS[query.granularity])
       : new Date(query.since);
+  return { since, until };
+}
+
+/** Counts per status, delivery rate and cost per bucket of the summary's period. */
+async function summaryOf(db: Database, principal: PortalOf, query: SummaryQuery, currency: string) {
+  const { since, until } = summaryPeriod(query);
   const spanMs = until.getTime() - since.getTime();
   const maxMs = (query.granularity === 'hour' ? 31 : 366) * 24 * 3600 * 1000;
   if (!(spanMs > 0) || spanMs > maxMs) {
