@@ -27,14 +27,27 @@ function cached<T extends object>(
     ttl: cacheMs,
     fetchMethod: (portalId) => load(portalId),
   });
+  // Bumped by every drop: a read whose shared fetch was aborted by a drop (lru-cache rejects it
+  // with "deleted") starts a fresh one instead of failing the send that waited on it.
+  let drops = 0;
   return {
     async get(portalId) {
-      // fetchMethod rejects with the load's error; `undefined` only if aborted (never here).
-      const value = await cache.fetch(portalId);
-      if (value === undefined) throw new Error('provider read was aborted');
-      return value;
+      for (;;) {
+        const seen = drops;
+        try {
+          const value = await cache.fetch(portalId);
+          if (value !== undefined) return value;
+        } catch (err) {
+          if (drops === seen) throw err; // the load's own error (provider, connection)
+          continue;
+        }
+        if (drops === seen) throw new Error('provider read was aborted');
+      }
     },
-    drop: (portalId) => void cache.delete(portalId),
+    drop: (portalId) => {
+      drops++;
+      cache.delete(portalId);
+    },
   };
 }
 
