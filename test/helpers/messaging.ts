@@ -47,6 +47,9 @@ export async function messagingSetup(
     ...provider.env,
     PROVIDER_WEBHOOK_VERIFY_TOKEN: 'test-verify-token',
     MESSAGING_RETRY_DELAY_S: '1',
+    // The tests poll a message's status through the API every few milliseconds; the rate limit
+    // has its own tests (test/external-api/rate-limit.test.ts).
+    RATE_LIMIT_PER_MINUTE: '1000000',
     ...options.env,
   });
   const url = await built.app.listen({ host: '127.0.0.1', port: 0 });
