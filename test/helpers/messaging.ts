@@ -14,6 +14,14 @@ import type { Backend } from './storage.ts';
 
 export const MESSAGES = '/api/v1/external/messaging/messages';
 
+/** A send of the sandbox's approved `hello_world` template to `to` from `from`. */
+export const hello = (to: string, from: string) => ({
+  to,
+  from,
+  type: 'template',
+  template: { name: 'hello_world', language: 'en_US', parameters: ['Ada'] },
+});
+
 export interface MessagingSetup extends TestApp {
   provider: TestProvider;
   portalId: number;

@@ -8,15 +8,8 @@ import { describe, test } from 'node:test';
 import { createServices } from '../../src/services.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { eventually } from '../helpers/instances.ts';
-import { messagingSetup } from '../helpers/messaging.ts';
+import { hello, messagingSetup } from '../helpers/messaging.ts';
 import { backends } from '../helpers/storage.ts';
-
-const hello = (to: string, from: string) => ({
-  to,
-  from,
-  type: 'template',
-  template: { name: 'hello_world', language: 'en_US', parameters: ['Ada'] },
-});
 
 for (const backend of backends()) {
   describe(`messaging: delivery (${backend.name})`, () => {

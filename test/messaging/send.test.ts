@@ -6,15 +6,8 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { eventually } from '../helpers/instances.ts';
-import { messagingSetup, MESSAGES } from '../helpers/messaging.ts';
+import { hello, messagingSetup, MESSAGES } from '../helpers/messaging.ts';
 import { backends } from '../helpers/storage.ts';
-
-const hello = (to: string, from: string) => ({
-  to,
-  from,
-  type: 'template',
-  template: { name: 'hello_world', language: 'en_US', parameters: ['Ada'] },
-});
 
 for (const backend of backends()) {
   describe(`messaging: send (${backend.name})`, () => {

@@ -6,16 +6,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
-import { messagingSetup } from '../helpers/messaging.ts';
+import { hello, messagingSetup } from '../helpers/messaging.ts';
 import { backends } from '../helpers/storage.ts';
 import { startReceiver } from './receiver.ts';
-
-const hello = (to: string, from: string) => ({
-  to,
-  from,
-  type: 'template',
-  template: { name: 'hello_world', language: 'en_US', parameters: ['Ada'] },
-});
 
 for (const backend of backends()) {
   describe(`credit.low webhook (${backend.name})`, () => {
