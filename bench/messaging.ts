@@ -6,15 +6,19 @@
  * 2. End to end: BENCH_E2E messages sent 20 per second with the workers on; the time from the
  *    202 to the message being `delivered` in the database (polled every 10 ms): p50 and p99, ms.
  *    The sandbox's default status delays (sent 200 ms, delivered 400 ms after the send) are in it.
- * 3. Two spawned instances (dist/main.js) on one database: BENCH_KILL_RUN messages queued, one
- *    instance SIGKILLed when the sandbox has received half; then: delivered, lost (never sent by
- *    the deadline), duplicated at the provider (sends per biz_opaque_callback_data > 1).
+ * 3. Two spawned instances (dist/main.js) on one database: BENCH_KILL_RUN messages sent by 50
+ *    clients to both, one instance SIGKILLed as soon as the sandbox has received half of them
+ *    (while sends are still arriving); a send the kill cut off is retried on the other instance
+ *    with the same Idempotency-Key, as a client would. Then: delivered, lost (not delivered by
+ *    the deadline), duplicated at the provider (sends per biz_opaque_callback_data > 1), and the
+ *    instances' log lines at level error or above.
  *
- * Writes `bench/results/messaging-<time>.json`; prints the figures with the load average.
+ * `BENCH_ONLY=accepted|kill` runs one part. Writes `bench/results/messaging-<time>.json` and the
+ * instances' logs beside it; prints the figures with the load average.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -97,15 +101,16 @@ async function setUp(dbUrl: string, env: Record<string, string>) {
   };
 }
 
+/** A send of `hello_world` to a distinct number that never ends in 0000 (the sandbox fails those). */
 const body = (from: string, i: number) =>
   JSON.stringify({
-    to: `+1650${2_000_000 + (i % 7_000_000)}`,
+    to: `+1650${2_000_000 + ((i * 10 + 1) % 7_000_000)}`,
     from,
     type: 'template',
     template: { name: 'hello_world', language: 'en_US', parameters: ['Ada'] },
   });
 
-async function acceptedAndEndToEnd(dbUrl: string) {
+async function acceptedAndEndToEnd(dbUrl: string, _logDir: string) {
   const s = await setUp(dbUrl, {});
   const app = await buildApp({ services: s.services, logger: createLogger('warn') });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
@@ -126,9 +131,17 @@ async function acceptedAndEndToEnd(dbUrl: string) {
     non2xx: result.non2xx,
     p99Ms: result.latency.p99,
   };
-  // Drain what autocannon queued before measuring end to end (no backlog in the figures).
-  await s.storage.db.execute(sql`update messages set status = 'failed' where status = 'queued'`);
-  await s.storage.db.execute(sql`update credit_accounts set reserved = 0`);
+  // Drain what autocannon queued before measuring end to end (no backlog in the figures): fail
+  // those messages and release exactly their reservations, in one statement, so a send still in
+  // flight when autocannon stopped keeps the ledger consistent.
+  await s.storage.db.execute(
+    sql`with drained as (
+          update messages set status = 'failed', failed_at = now(), error_code = 'bench_drained'
+          where status = 'queued' returning portal_id, price_minor)
+        update credit_accounts c set reserved = c.reserved - d.total
+        from (select portal_id, sum(price_minor) as total from drained group by portal_id) d
+        where c.portal_id = d.portal_id`,
+  );
   console.log('accepted', JSON.stringify(accepted));
   await s.services.messaging.startWorkers();
   await waitFor(async () => (await s.services.messaging.waitingJobs()) === 0, 120_000);
@@ -190,7 +203,10 @@ async function waitFor(cond: () => Promise<boolean>, ms: number) {
   return true;
 }
 
-function startInstance(env: Record<string, string>): Promise<{ child: ChildProcess; url: string }> {
+function startInstance(
+  env: Record<string, string>,
+  logFile: string,
+): Promise<{ child: ChildProcess; url: string }> {
   const child = spawn(process.execPath, [MAIN], {
     env: {
       ...process.env,
@@ -202,10 +218,14 @@ function startInstance(env: Record<string, string>): Promise<{ child: ChildProce
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const log = createWriteStream(logFile);
+  child.stdout.pipe(log);
+  child.stderr.pipe(log);
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('instance did not start')), 60_000);
     let out = '';
     child.stdout.on('data', (c: Buffer) => {
+      if (out.includes('Server listening')) return;
       out += c.toString();
       const m = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
       if (m) {
@@ -217,58 +237,98 @@ function startInstance(env: Record<string, string>): Promise<{ child: ChildProce
   });
 }
 
-async function killedInstance(dbUrl: string) {
+async function killedInstance(dbUrl: string, logDir: string) {
   const s = await setUp(dbUrl, {});
   const env = {
     ...s.providerEnv,
     MESSAGING_JOB_EXPIRE_S: '10',
     DATA_DIR: mkdtempSync(join(tmpdir(), 'pb-')),
   };
-  const a = await startInstance(env);
-  const b = await startInstance({ ...env, DATA_DIR: mkdtempSync(join(tmpdir(), 'pb-')) });
+  const logs = [join(logDir, 'instance-a.log'), join(logDir, 'instance-b.log')] as const;
+  const a = await startInstance(env, logs[0]);
+  const b = await startInstance({ ...env, DATA_DIR: mkdtempSync(join(tmpdir(), 'pb-')) }, logs[1]);
   try {
     s.sandbox.configureApp(s.appId, {
       webhookUrl: `${a.url}/api/provider/webhooks`,
       webhookVerifyToken: 'bench-verify-token-0001',
     });
     const started = Date.now();
-    const ids: string[] = [];
+    const ids = new Set<string>();
     let next = 0;
+    let killedAtSends = -1;
+    let retriedAfterKill = 0;
+    const send = async (base: string, i: number) =>
+      fetch(`${base}/api/v1/external/messaging/messages`, {
+        method: 'POST',
+        headers: {
+          authorization: s.portal.token,
+          'content-type': 'application/json',
+          'idempotency-key': `bench-${i}`,
+        },
+        body: body(s.numbers[i % s.numbers.length]!, 10_000 + i),
+      });
+    const killer = waitFor(async () => s.sandbox.cloud.stats().sends >= KILL_RUN / 2, 300_000).then(
+      () => {
+        killedAtSends = s.sandbox.cloud.stats().sends;
+        b.child.kill('SIGKILL');
+      },
+    );
     await Promise.all(
       Array.from({ length: 50 }, async () => {
         while (next < KILL_RUN) {
           const i = next++;
-          const res = await fetch(`${(i % 2 ? a : b).url}/api/v1/external/messaging/messages`, {
-            method: 'POST',
-            headers: { authorization: s.portal.token, 'content-type': 'application/json' },
-            body: body(s.numbers[i % s.numbers.length]!, 10_000 + i),
-          });
-          if (res.status === 202)
-            ids.push(((await res.json()) as { data: { id: string } }).data.id);
+          const useB = i % 2 === 1 && killedAtSends < 0;
+          let res: Response;
+          try {
+            res = await send(useB ? b.url : a.url, i);
+          } catch {
+            // The kill cut this request off: the send may or may not have been queued.
+            retriedAfterKill++;
+            res = await send(a.url, i);
+          }
+          if (res.status !== 202) throw new Error(`send ${i}: ${res.status} ${await res.text()}`);
+          ids.add(((await res.json()) as { data: { id: string } }).data.id);
         }
       }),
     );
     const queuedS = (Date.now() - started) / 1000;
-    await waitFor(async () => s.sandbox.cloud.stats().sends >= KILL_RUN / 2, 300_000);
-    b.child.kill('SIGKILL');
-    const killedAtSends = s.sandbox.cloud.stats().sends;
+    await killer;
     const count = async () => {
       const r: unknown = await s.storage.db.execute(
         sql`select count(*)::int as n from messages where status in ('delivered','read')`,
       );
       return (r as { rows: { n: number }[] }).rows[0]!.n;
     };
-    await waitFor(async () => (await count()) >= ids.length, 300_000);
+    await waitFor(async () => (await count()) >= ids.size, 300_000);
     const delivered = await count();
     const stats = s.sandbox.cloud.stats();
+    // What became of any message not delivered: its row, its job, the sandbox's count of it.
+    const notDelivered: unknown = await s.storage.db.execute(
+      sql`select m.id, m.status, m.error_code, m.provider_message_id is not null as has_wamid,
+            (select json_agg(json_build_object('state', j.state, 'retries', j.retry_count))
+               from pgboss.job j where j.data->>'messageId' = m.id) as jobs
+          from messages m where m.status not in ('delivered','read') limit 20`,
+    );
+    const undelivered = (notDelivered as { rows: { id: string }[] }).rows.map((r) => ({
+      ...r,
+      sandboxSends: s.sandbox.cloud.sendsOf(r.id),
+    }));
     return {
-      queued: ids.length,
+      queued: ids.size,
       queuedInS: queuedS,
       killedAtSends,
+      retriedAfterKill,
       delivered,
-      lost: ids.length - delivered,
+      lost: ids.size - delivered,
       duplicatedAtProvider: stats.duplicates,
       totalS: (Date.now() - started) / 1000,
+      sandboxSends: stats.sends,
+      webhookAnswers: s.sandbox.cloud.deliveries.reduce<Record<string, number>>((n, d) => {
+        n[d.status] = (n[d.status] ?? 0) + 1;
+        return n;
+      }, {}),
+      errorLogLines: logs.map(errorLines),
+      undelivered,
     };
   } finally {
     a.child.kill('SIGTERM');
@@ -280,24 +340,35 @@ async function killedInstance(dbUrl: string) {
   }
 }
 
+/** Log lines at level error (50) or above in a pino JSON log file. */
+function errorLines(file: string): number {
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((line) => /"level":(5|6)\d/.test(line)).length;
+}
+
 async function main() {
   const results: Record<string, unknown> = { cpus: cpus().length, loadBefore: loadavg() };
+  const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+  const logDir = join(RESULTS, `messaging-${stamp}-logs`);
+  mkdirSync(logDir, { recursive: true });
+  const only = process.env.BENCH_ONLY;
   for (const [name, run] of [
     ['acceptedAndEndToEnd', acceptedAndEndToEnd],
     ['killedInstance', killedInstance],
   ] as const) {
+    if (only && !name.toLowerCase().startsWith(only)) continue;
     const db = await createThrowawayDatabase();
     if ('error' in db) throw new Error(`PostgreSQL: ${db.error}`);
     try {
-      results[name] = await run(db.url);
+      results[name] = await run(db.url, logDir);
       console.log(name, JSON.stringify(results[name]));
     } finally {
       await db.drop();
     }
   }
   results.loadAfter = loadavg();
-  mkdirSync(RESULTS, { recursive: true });
-  const file = join(RESULTS, `messaging-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  const file = join(RESULTS, `messaging-${stamp}.json`);
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   console.log(JSON.stringify(results, null, 2));
   console.log(`written ${file}`);

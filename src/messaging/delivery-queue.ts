@@ -7,7 +7,10 @@
  * At least once: a job whose worker died (an instance killed) expires after
  * `MESSAGING_JOB_EXPIRE_S` and is taken again; a retryable provider failure is retried with
  * exponential backoff up to `MESSAGING_RETRY_LIMIT` times (pg-boss `retryLimit`, `retryDelay`,
- * `retryBackoff`).
+ * `retryBackoff`). A job that runs out of attempts without an outcome (its worker died each
+ * time, or the database kept failing) is moved by pg-boss to the dead-letter queue
+ * (`message.send.dead`), whose worker fails the message and releases its credit: a queued
+ * message always ends, never waits forever with its credit held.
  *
  * @see https://github.com/timgit/pg-boss/blob/10.4.2/docs/readme.md
  * @see docs/messaging.md "The queue"
@@ -20,6 +23,8 @@ import type { Tx } from './messages-repository.ts';
 
 /** The queue's name. */
 export const SEND_QUEUE = 'message.send';
+/** Where pg-boss moves a send job that has used up its attempts. */
+export const DEAD_LETTER_QUEUE = 'message.send.dead';
 
 /** What a delivery job carries: ids only, never a phone or a message body. */
 export interface SendJobData {
@@ -60,6 +65,11 @@ export interface DeliveryQueue {
    * (it is failed in pg-boss, which retries it later) — every other job completes.
    */
   work(handle: (jobs: SendJob[]) => Promise<{ retry: SendJob[] }>): Promise<void>;
+  /**
+   * Start taking dead-lettered jobs (see the module's comment): `handle` gets their data; a
+   * throw retries the batch (pg-boss's retries, then the job is kept as failed).
+   */
+  workDeadLetters(handle: (jobs: SendJobData[]) => Promise<void>): Promise<void>;
   /** Stop taking jobs, wait for the batches in hand, stop pg-boss. Idempotent. */
   stop(): Promise<void>;
   /** Jobs waiting (created or retry), for tests and the benchmark. */
@@ -94,6 +104,8 @@ export function createDeliveryQueue(deps: {
     retryDelay: settings.retryDelayS,
     retryBackoff: true,
     expireInSeconds: settings.expireS,
+    // On the job too, so jobs of a queue created before the dead-letter queue existed get it.
+    deadLetter: DEAD_LETTER_QUEUE,
   };
 
   return {
@@ -101,6 +113,14 @@ export function createDeliveryQueue(deps: {
     start() {
       started ??= (async () => {
         await boss.start();
+        // Before the send queue: its jobs reference this one. Creating is idempotent.
+        await boss.createQueue(DEAD_LETTER_QUEUE, {
+          name: DEAD_LETTER_QUEUE,
+          policy: 'standard',
+          retryLimit: settings.retryLimit,
+          retryDelay: settings.retryDelayS,
+          retryBackoff: true,
+        });
         await boss.createQueue(SEND_QUEUE, {
           name: SEND_QUEUE,
           policy: 'standard',
@@ -137,6 +157,14 @@ export function createDeliveryQueue(deps: {
               retry.map((j) => j.id),
             );
         },
+      );
+    },
+
+    async workDeadLetters(handle) {
+      await boss.work<SendJobData>(
+        DEAD_LETTER_QUEUE,
+        { batchSize: settings.batchSize, pollingIntervalSeconds: settings.pollingIntervalS },
+        (jobs) => handle(jobs.map((j) => j.data)),
       );
     },
 

@@ -25,6 +25,12 @@ export const INACTIVE_ERROR = {
   title: 'The portal has no active provider connection',
 } as const;
 
+/** The error of a message whose delivery job used up its attempts with no outcome. */
+export const UNDELIVERED_ERROR = {
+  code: 'delivery_failed',
+  title: 'The message could not be handed to the provider',
+} as const;
+
 /** Who released credit in the ledger. */
 export const WORKER_ACTOR = 'system:delivery-worker';
 export const REVOCATION_ACTOR = 'system:revocation';
@@ -48,6 +54,20 @@ export async function failQueuedMessage(
     await release(tx, row.portalId, releasesOf([row]), WORKER_ACTOR);
     return true;
   });
+}
+
+/**
+ * The dead-letter queue's handler (delivery-queue.ts): each message whose send job used up its
+ * attempts fails with `delivery_failed` and its credit is released — unless it has left
+ * `queued` or the provider accepted it meanwhile (it has a wamid), which changes nothing.
+ *
+ * @throws the database's error: the batch is retried by pg-boss.
+ */
+export async function failUndelivered(
+  db: Database,
+  jobs: readonly { messageId: string }[],
+): Promise<void> {
+  for (const job of jobs) await failQueuedMessage(db, job.messageId, UNDELIVERED_ERROR);
 }
 
 /**

@@ -87,9 +87,11 @@ export async function updateMessage(
 }
 
 /**
- * Fail the message if it is still `queued` (the delivery worker's final failure).
+ * Fail the message if it is still `queued` and the provider has not accepted it (no wamid: an
+ * accepted message waits for its status webhook).
  *
- * @returns the failed row, or null when it was no longer queued (nothing changed).
+ * @returns the failed row, or null when it was no longer queued or was accepted (nothing
+ *   changed).
  */
 export async function failIfQueued(
   tx: Tx,
@@ -100,7 +102,9 @@ export async function failIfQueued(
   const [row] = await tx
     .update(messages)
     .set({ status: 'failed', failedAt: at, errorCode: error.code, errorTitle: error.title })
-    .where(and(eq(messages.id, id), eq(messages.status, 'queued')))
+    .where(
+      and(eq(messages.id, id), eq(messages.status, 'queued'), isNull(messages.providerMessageId)),
+    )
     .returning();
   return row ?? null;
 }

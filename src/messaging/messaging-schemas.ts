@@ -91,7 +91,10 @@ export const MessageSchema = Type.Object(
     error: Nullable(
       Type.Object(
         { code: Type.String(), title: Type.String() },
-        { description: "Why it failed: the provider's error (e.g. `131026`) or `not_connected`." },
+        {
+          description:
+            "Why it failed: the provider's error (e.g. `131026`), `not_connected`, or `delivery_failed` (it could not be handed to the provider).",
+        },
       ),
     ),
     price: Type.Object(

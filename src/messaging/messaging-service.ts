@@ -21,6 +21,7 @@ import {
   type DeliveryQueueSettings,
 } from './delivery-queue.ts';
 import { createDeliveryWorker } from './delivery-worker.ts';
+import { failUndelivered } from './message-failures.ts';
 import {
   messageCursor,
   toMessage,
@@ -160,7 +161,10 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
     }),
 
     start: () => queue.start(),
-    startWorkers: () => queue.work((jobs) => worker.handle(jobs)),
+    async startWorkers() {
+      await queue.work((jobs) => worker.handle(jobs));
+      await queue.workDeadLetters((jobs) => failUndelivered(db, jobs));
+    },
     async stop() {
       worker.abort();
       await queue.stop();

@@ -7,6 +7,7 @@
  *
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/overview
  */
+import { setMaxListeners } from 'node:events';
 import { randomBytes, randomInt } from 'node:crypto';
 
 /** How the emulated Cloud API paces itself (tests shorten the delays). */
@@ -106,6 +107,8 @@ export class CloudState {
 
   constructor(options: Partial<CloudOptions> = {}) {
     this.options = { ...DEFAULT_CLOUD_OPTIONS, ...options };
+    // Every webhook delivery in flight listens on this one signal: thousands at once is normal.
+    setMaxListeners(0, this.#abort.signal);
   }
 
   /** Aborted on close: in-flight webhook deliveries stop. */

@@ -1,10 +1,11 @@
 /**
  * The delivery worker against the sandbox on both backends: a final failure releases the
  * credit, 130429 is retried until sent, a restart loses nothing, a revocation fails what is
- * queued and the jobs then send nothing.
+ * queued and the jobs then send nothing, a job out of attempts fails its message (dead letter).
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { SEND_QUEUE } from '../../src/messaging/delivery-queue.ts';
 import { createServices } from '../../src/services.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { eventually } from '../helpers/instances.ts';
@@ -102,6 +103,34 @@ for (const backend of backends()) {
         'the jobs are taken',
       );
       await new Promise((r) => setTimeout(r, 300));
+      assert.equal(s.provider.sandbox.cloud.stats().sends, 0);
+    });
+
+    test('a job out of attempts with no outcome fails its message and releases the credit', async (t) => {
+      const s = await messagingSetup(t, backend, {
+        workers: false,
+        credit: 10,
+        env: { MESSAGING_RETRY_LIMIT: '0' },
+      });
+      const id = (await s.send(hello('+16505559001', s.numbers[0]!))).json().data.id as string;
+      assert.ok((await s.services.messaging.credit({ portalId: s.portalId })).reserved > 0);
+      // A worker takes the job and its one attempt fails without an outcome (as when the
+      // database fails under it): pg-boss moves the job to the dead-letter queue.
+      const { boss } = s.services.jobs;
+      const [job] = await boss.fetch<{ messageId: string }>(SEND_QUEUE);
+      assert.equal(job?.data.messageId, id);
+      await boss.fail(SEND_QUEUE, job.id);
+      await s.services.messaging.startWorkers();
+      await eventually(async () => (await s.message(id)).status === 'failed', 'the message fails');
+      assert.deepEqual((await s.message(id)).error, {
+        code: 'delivery_failed',
+        title: 'The message could not be handed to the provider',
+      });
+      assert.deepEqual(await s.services.messaging.credit({ portalId: s.portalId }), {
+        balance: 10,
+        reserved: 0,
+        currency: 'EUR',
+      });
       assert.equal(s.provider.sandbox.cloud.stats().sends, 0);
     });
   });
