@@ -57,16 +57,26 @@ async function start(dataDir: string): Promise<{ ms: number; stop: () => Promise
   const child = spawn('npm', ['start', '--silent'], {
     cwd: ROOT,
     env: env(dataDir),
-    stdio: 'ignore',
+    stdio: process.env.BENCH_DEBUG ? 'inherit' : 'ignore',
     detached: true,
   });
+  // npm does not pass SIGTERM on, and exits before its node child has: signal the whole group
+  // and wait until no process of it is left (the next start needs the data directory's lock).
+  const groupAlive = () => {
+    try {
+      process.kill(-child.pid!, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
   const stop = async () => {
-    if (child.exitCode !== null) return;
-    const exited = new Promise((resolve) => child.once('exit', resolve));
-    // npm does not pass SIGTERM on: signal the whole group.
+    if (!groupAlive()) return;
     process.kill(-child.pid!, 'SIGTERM');
-    await Promise.race([exited, new Promise((r) => setTimeout(r, 15_000))]);
-    if (child.exitCode === null) process.kill(-child.pid!, 'SIGKILL');
+    const deadline = performance.now() + 15_000;
+    while (groupAlive() && performance.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20));
+    if (groupAlive()) process.kill(-child.pid!, 'SIGKILL');
   };
   while (performance.now() - began < START_DEADLINE_MS) {
     const ready = await fetch(`http://127.0.0.1:${PORT}/readyz`)
