@@ -1,39 +1,29 @@
 /**
  * Start a benchmark server (`bench/server.ts`) in a child process and talk to it over IPC.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
 import { cpSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import type { FromServer, ServerKind, ToServer } from './server.ts';
 
 const SERVER = fileURLToPath(new URL('./server.ts', import.meta.url));
 const BUILD_DIR = fileURLToPath(new URL('./results/build/', import.meta.url));
 const MIGRATIONS = fileURLToPath(new URL('../src/db/migrations', import.meta.url));
+const BUNDLE = fileURLToPath(new URL('../scripts/bundle.mjs', import.meta.url));
 
 let built: Promise<string> | undefined;
 
 /**
- * `server.ts` and the app bundled by esbuild the way `scripts/build.sh` bundles `dist/main.js`
- * (our code in the bundle, dependencies from node_modules), once per run: the servers run plain
- * JavaScript like production, not TypeScript through tsx (whose loader thread alone adds tens
- * of MB of RSS and CPU at every import).
+ * `server.ts` and the app bundled by `scripts/bundle.mjs`, as `scripts/build.sh` bundles
+ * `dist/main.js`, once per run: the servers run plain JavaScript like production, not
+ * TypeScript through tsx (whose loader thread alone adds tens of MB of RSS and CPU at every
+ * import).
  */
 function builtServer(): Promise<string> {
   built ??= (async () => {
     rmSync(BUILD_DIR, { recursive: true, force: true });
-    await build({
-      entryPoints: [SERVER],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      splitting: true,
-      packages: 'external',
-      sourcemap: true,
-      outdir: BUILD_DIR,
-      logLevel: 'warning',
-    });
+    execFileSync(process.execPath, [BUNDLE, BUILD_DIR, SERVER], { stdio: 'inherit' });
     // The bundle looks for the migrations beside itself, as dist/main.js does (build.sh).
     cpSync(MIGRATIONS, join(BUILD_DIR, 'migrations'), { recursive: true });
     return join(BUILD_DIR, 'server.js');

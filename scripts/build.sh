@@ -1,18 +1,28 @@
 #!/bin/sh
-# The build: src/ bundled by esbuild into dist/ (one module per entry, shared chunks, the
-# dependencies left to node_modules, source maps), the migrations beside it, and the PGlite
+# The build: src/ bundled by esbuild into dist/ (scripts/bundle.mjs: one module per entry, shared
+# chunks, source maps, the dependencies left to node_modules but for two inlined), the migrations beside it, and the PGlite
 # template (scripts/pglite-template.mjs; seconds the first time after a migration changes,
-# a copy afterwards). It takes a fraction of a second, so `npm start`, `npm run cli` and `npm test` run it first and dist/ is
-# never stale. Type checking is `npm run typecheck`'s job, not the build's.
+# a copy afterwards). `npm start`, `npm run cli` and `npm test` run it first, so dist/ is never
+# stale; when nothing it reads changed since the last complete build (`<outdir>/.built` is
+# newer than every file of src/, scripts/ and package-lock.json) it does nothing, so a command
+# does not pay for a build it does not need. Type checking is `npm run typecheck`'s job.
 #
 # Usage: scripts/build.sh [outdir]   (default dist; the tests build into their own folder)
 set -eu
 cd "$(dirname "$0")/.."
 out=${1:-dist}
+if [ -f "$out/.built" ] &&
+  [ -z "$(find src scripts package.json package-lock.json -newer "$out/.built" -print | head -n 1)" ]; then
+  exit 0
+fi
 rm -rf "$out"
-node_modules/.bin/esbuild src/main.ts src/cli.ts --bundle --platform=node --format=esm \
-  --splitting --packages=external --sourcemap --outdir="$out" --log-level=warning
+mkdir -p "$out"
+# Stamped before reading the sources (a file changed during the build is newer than the stamp,
+# so the next run builds again), and named .built only once everything below succeeded.
+touch "$out/.building"
+node scripts/bundle.mjs "$out" src/main.ts src/cli.ts
 cp -R src/db/migrations "$out/migrations"
 # A new embedded data directory is loaded from this template (initialised and migrated) instead
 # of running initdb: made once per set of migrations, cached in .cache/pglite/.
 node scripts/pglite-template.mjs src/db/migrations "$out/pglite-template.tar"
+mv "$out/.building" "$out/.built"

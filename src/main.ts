@@ -22,15 +22,21 @@ async function main(): Promise<void> {
   loadDotEnv();
   let config = parseConfig();
   const logger = createLogger(config.LOG_LEVEL, await serverLogDestination(config.isProduction));
-  const storage = await openStorage(storageTargetFor(config));
-  const closers: (() => Promise<unknown>)[] = [() => storage.close()];
+  // The development sandbox needs no storage: it starts while the database opens (a failure is
+  // handled where it is awaited below).
+  const sandboxStarting = wantsDevelopmentSandbox(config)
+    ? startDevelopmentSandbox(config, logger)
+    : undefined;
+  sandboxStarting?.catch(() => undefined);
+  const closers: (() => Promise<unknown>)[] = [];
   try {
+    const storage = await openStorage(storageTargetFor(config)).finally(async () => {
+      const started = await sandboxStarting?.catch(() => undefined);
+      if (started) closers.unshift(() => started.sandbox.close());
+    });
+    closers.push(() => storage.close());
     await storage.migrate();
-    if (wantsDevelopmentSandbox(config)) {
-      const started = await startDevelopmentSandbox(config, logger);
-      config = started.config;
-      closers.unshift(() => started.sandbox.close());
-    }
+    if (sandboxStarting) config = (await sandboxStarting).config;
     const services = createServices({ config, storage, logger });
     services.partner.startHealthChecker();
     closers.unshift(() => services.partner.stopHealthChecker());
