@@ -1,11 +1,11 @@
 #!/bin/sh
-# The build: src/ bundled by esbuild into dist/ (scripts/bundle.mjs: one module per entry, shared
-# chunks, source maps, the dependencies left to node_modules but for two inlined), the migrations beside it, and the PGlite
-# template (scripts/pglite-template.mjs; seconds the first time after a migration changes,
-# a copy afterwards). `npm start`, `npm run cli` and `npm test` run it first, so dist/ is never
-# stale; when nothing it reads changed since the last complete build (`<outdir>/.built` is
-# newer than every file of src/, scripts/ and package-lock.json) it does nothing, so a command
-# does not pay for a build it does not need. Type checking is `npm run typecheck`'s job.
+# The build: src/ bundled by esbuild into dist/ (scripts/bundle.mjs), the migrations beside it,
+# and the PGlite template (scripts/pglite-template.mjs; seconds the first time after a migration
+# changes, a copy afterwards). `npm start`, `npm run cli` and `npm test` run it first, so dist/
+# is never stale; when nothing it reads changed since the last complete build (`<outdir>/.built`
+# is newer than every file of src/ and scripts/, package.json and package-lock.json) it does
+# nothing, so a command does not pay for a build it does not need. Type checking is
+# `npm run typecheck`'s job.
 #
 # Usage: scripts/build.sh [outdir]   (default dist; the tests build into their own folder)
 set -eu

@@ -6,7 +6,7 @@
  * Dependencies stay in node_modules (loaded by Node as published), except the pure-ESM ones
  * that Node would otherwise load file by file: typebox (about 700 modules) and drizzle-orm.
  * Inlined, they cost about 20 ms at start instead of about 200 ms (measured with
- * `node dist/main.js`; docs/deployment.md "Start-up"). CommonJS packages stay external: they
+ * `node dist/main.js`; docs/decisions.md "Speed"). CommonJS packages stay external: they
  * would need a `require` shim, and some locate files beside themselves.
  *
  * Usage: node scripts/bundle.mjs <outdir> <entry>...
