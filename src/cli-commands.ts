@@ -219,14 +219,14 @@ function signedOutWords(n: number): string {
   return n === 0 ? 'No session was open.' : `Ended ${n} session${n === 1 ? '' : 's'}.`;
 }
 
-/** `keys rotate`: re-encrypt provider tokens under the active key. */
+/** `keys rotate`: re-encrypt provider tokens and webhook secrets under the active key. */
 export function addKeysCommands(program: Command): void {
   program
     .command('keys')
-    .description('the keys that encrypt provider tokens at rest')
+    .description('the keys that encrypt provider tokens and webhook secrets at rest')
     .command('rotate')
     .description(
-      're-encrypt every stored provider token under the first key of TOKEN_ENCRYPTION_KEYS (keep the old key listed until this has run)',
+      're-encrypt every stored provider token and webhook signing secret under the first key of TOKEN_ENCRYPTION_KEYS (keep the old key listed until this has run)',
     )
     .addOption(json)
     .action(
@@ -234,8 +234,16 @@ export function addKeysCommands(program: Command): void {
         'keys rotate',
         () => ({}),
         (r) => {
-          const k = r as { reencrypted: number; activeKeyId: string };
-          return `Re-encrypted ${k.reencrypted} provider token(s) under key ${k.activeKeyId}.`;
+          const k = r as {
+            reencrypted: number;
+            also: { what: string; count: number }[];
+            activeKeyId: string;
+          };
+          const counts = [
+            `${k.reencrypted} provider token(s)`,
+            ...k.also.map((a) => `${a.count} ${a.what}`),
+          ];
+          return `Re-encrypted ${counts.join(' and ')} under key ${k.activeKeyId}.`;
         },
       ),
     );

@@ -26,6 +26,7 @@ import type { Logger } from './platform/logger.ts';
 import { createTicketsService, type TicketsService } from './tickets/tickets-service.ts';
 import { transactionJobDb } from './db/job-queue-db.ts';
 import type { DeliveryQueue } from './messaging/delivery-queue.ts';
+import { resealWebhookSecrets } from './webhooks/webhook-key-rotation.ts';
 import { webhookEventSteps } from './webhooks/event-hooks.ts';
 import { pgBossWebhookQueue } from './webhooks/webhook-queue.ts';
 import {
@@ -94,6 +95,7 @@ export function createServices(deps: {
     logger,
     connectedSteps: [steps.connected],
     revocationSteps: [failQueuedOnRevocation, steps.revoked],
+    keyRotationSteps: [resealWebhookSecrets],
   });
   const messaging = createMessaging(config, storage, logger, partner, {
     statusChanged: steps.messageStatus,

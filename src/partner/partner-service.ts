@@ -15,7 +15,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
-import { recordAuditEvent, type Actor } from '../audit/audit-log.ts';
+import type { Actor } from '../audit/audit-log.ts';
 import { providerSettings, type Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import type { Keyring } from '../platform/keyring.ts';
@@ -33,7 +33,7 @@ import { createConnectionsStore } from './connections-store.ts';
 import { createProviderPersonCallbacks } from './data-deletion.ts';
 import { createHealthChecker } from './health-checker.ts';
 import { InflightCalls } from './inflight-calls.ts';
-import { resealAllTokens } from './key-rotation.ts';
+import { rotateKeys, type KeyRotationStep } from './key-rotation.ts';
 import { createWithProvider } from './outbound-calls.ts';
 import { createProviderClient } from './provider-client.ts';
 import { providerDisplayName } from './provider-name.ts';
@@ -62,6 +62,7 @@ export {
   type RevokeOptions,
 } from './revocation.ts';
 export type { WithProvider } from './outbound-calls.ts';
+export type { KeyRotationStep } from './key-rotation.ts';
 
 export type PartnerService = ReturnType<typeof createPartnerService>;
 
@@ -78,6 +79,8 @@ export interface PartnerServiceDeps {
   revocationSteps?: readonly RevocationStep[];
   /** Other features' steps of a new connection (webhooks'), run in its transaction. */
   connectedSteps?: readonly ConnectedStep[];
+  /** Other features' sealed values re-sealed by `keys rotate` (webhooks' signing secrets). */
+  keyRotationSteps?: readonly KeyRotationStep[];
 }
 
 /** The modules of this folder, wired once over the storage and the provider settings. */
@@ -272,15 +275,7 @@ export function createPartnerService(deps: PartnerServiceDeps) {
      *
      * @returns how many tokens were re-encrypted, and the active key id.
      */
-    async rotateKeys(actor: Actor): Promise<{ reencrypted: number; activeKeyId: string }> {
-      const reencrypted = await resealAllTokens(db, keyring);
-      await recordAuditEvent(db, {
-        portalId: null,
-        actor,
-        action: 'encryption_key.rotated',
-        reason: `re-encrypted ${reencrypted} provider token(s) under key ${keyring.activeKeyId}`,
-      });
-      return { reencrypted, activeKeyId: keyring.activeKeyId };
-    },
+    /** `keys rotate`: see key-rotation.ts `rotateKeys`. */
+    rotateKeys: (actor: Actor) => rotateKeys(db, keyring, deps.keyRotationSteps ?? [], actor),
   };
 }

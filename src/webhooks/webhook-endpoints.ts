@@ -10,12 +10,15 @@ import { recordAuditEvent, type Actor } from '../audit/audit-log.ts';
 import type { Database } from '../db/client.ts';
 import { randomBase62 } from '../platform/crypto.ts';
 import { AppError } from '../platform/errors.ts';
-import type { Keyring, SealedValue } from '../platform/keyring.ts';
+import type { Keyring, SealedValue, SealPurpose } from '../platform/keyring.ts';
 import type { AddressPolicy } from './address-guard.ts';
 import { checkEndpointUrl } from './endpoint-url.ts';
 import { EVENT_TYPES, isEventType, type EventType } from './webhook-events.ts';
 import { newSigningSecret } from './webhook-signing.ts';
 import * as repo from './webhooks-repository.ts';
+
+/** What the keyring binds a sealed signing secret to (beside the portal id). */
+export const PURPOSE = 'webhook-secret' satisfies SealPurpose;
 
 /** How long a rotated-out secret keeps signing, in milliseconds (24 h). */
 export const ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;
@@ -63,7 +66,7 @@ export function secretsOf(row: repo.EndpointRow, keyring: Keyring, now = Date.no
         keyId: row.secretKeyId,
       },
       row.portalId,
-      'webhook-secret',
+      PURPOSE,
     ),
   ];
   const until = row.previousSecretExpiresAt;
@@ -84,7 +87,7 @@ export function secretsOf(row: repo.EndpointRow, keyring: Keyring, now = Date.no
           keyId: row.previousSecretKeyId,
         },
         row.portalId,
-        'webhook-secret',
+        PURPOSE,
       ),
     );
   }
@@ -141,7 +144,7 @@ export function createEndpointManagement(deps: {
       const { url, notice } = checkEndpointUrl(input.url, policy);
       const eventTypes = checkEventTypes(input.eventTypes);
       const secret = newSigningSecret();
-      const sealed = keyring.seal(secret, portalId, 'webhook-secret');
+      const sealed = keyring.seal(secret, portalId, PURPOSE);
       const row = await db.transaction(async (tx) => {
         const inserted = await repo.insertEndpoint(tx, {
           id: `ep_${randomBase62(16)}`,
@@ -192,7 +195,7 @@ export function createEndpointManagement(deps: {
       context: ChangeContext,
     ): Promise<{ secret: string; previousSecretValidUntil: string }> {
       const secret = newSigningSecret();
-      const sealed = keyring.seal(secret, portalId, 'webhook-secret');
+      const sealed = keyring.seal(secret, portalId, PURPOSE);
       const until = new Date(Date.now() + ROTATION_OVERLAP_MS);
       await db.transaction(async (tx) => {
         const row = await repo.findEndpoint(tx, portalId, id, { forUpdate: true });

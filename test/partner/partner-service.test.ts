@@ -282,10 +282,12 @@ for (const backend of backends()) {
       });
       assert.deepEqual(await runCommand(rotated, 'keys rotate', {}), {
         reencrypted: 2,
+        also: [{ what: 'webhook secret(s)', count: 0 }],
         activeKeyId: 'new',
       });
       assert.deepEqual(await runCommand(rotated, 'keys rotate', {}), {
         reencrypted: 0,
+        also: [{ what: 'webhook secret(s)', count: 0 }],
         activeKeyId: 'new',
       });
       const onlyNew = createServices({
@@ -300,7 +302,10 @@ for (const backend of backends()) {
         sql`select action, reason from audit_events where action = 'encryption_key.rotated' order by id`,
       );
       assert.equal(rows.length, 2);
-      assert.match(rows[0]!.reason, /re-encrypted 2 provider token\(s\) under key new/);
+      assert.match(
+        rows[0]!.reason,
+        /re-encrypted 2 provider token\(s\) and 0 webhook secret\(s\) under key new/,
+      );
     });
   });
 }

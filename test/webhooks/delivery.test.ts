@@ -1,10 +1,15 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { runCommand } from '../../src/admin/commands.ts';
 import { CLI_ACTOR, listAuditEvents } from '../../src/audit/audit-log.ts';
 import { REVOKE_REASONS } from '../../src/partner/partner-service.ts';
-import type { Services } from '../../src/services.ts';
-import { buildTestApp, createPortal } from '../helpers/app.ts';
+import { generateKeyEntry } from '../../src/platform/keyring.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import { createServices, type Services } from '../../src/services.ts';
+import { buildTestApp, createPortal, testConfig } from '../helpers/app.ts';
 import { connectPortal, startTestProvider } from '../helpers/provider.ts';
+import { queryRows } from '../helpers/sql.ts';
 import { backends } from '../helpers/storage.ts';
 import { eventually, startReceiver, type Answer } from './receiver.ts';
 
@@ -93,6 +98,67 @@ for (const backend of backends()) {
       const actions = (await listAuditEvents(services.storage.db, portalId)).map((e) => e.action);
       assert.ok(actions.includes('webhook_endpoint.created'));
       assert.ok(actions.includes('webhook_endpoint.secret_rotated'));
+    });
+
+    test('keys rotate re-seals the live secrets: deliveries sign with only the new key listed', async (t) => {
+      const oldKey = generateKeyEntry('old');
+      const { services, receiver, portalId } = await setUp(t, backend, undefined, FAST, {
+        TOKEN_ENCRYPTION_KEYS: oldKey,
+      });
+      const { secret, endpoint } = await addEndpoint(services, portalId, receiver.url, [
+        'ticket.created',
+      ]);
+      // A rotation under way: the previous secret still signs for 24 h and is re-sealed too.
+      const rotated = await services.webhooks.rotateSecret(portalId, endpoint.id, {
+        actor: CLI_ACTOR,
+      });
+      const newKey = generateKeyEntry('new');
+      const withKeys = (keys: string) =>
+        createServices({
+          config: testConfig({ TOKEN_ENCRYPTION_KEYS: keys }),
+          storage: services.storage,
+          logger: createLogger('silent'),
+          overrides: { webhooks: FAST },
+        });
+      const both = withKeys(`${newKey},${oldKey}`);
+      const expected = (count: number) => ({
+        reencrypted: 0,
+        also: [{ what: 'webhook secret(s)', count }],
+        activeKeyId: 'new',
+      });
+      assert.deepEqual(await runCommand(both, 'keys rotate', {}), expected(1));
+      assert.deepEqual(await runCommand(both, 'keys rotate', {}), expected(0));
+
+      const onlyNew = withKeys(newKey);
+      // Stopped at the end, before the suite's storage closes; the hook only after a failure.
+      let running = true;
+      const stop = async () => {
+        if (!running) return;
+        running = false;
+        await onlyNew.webhooks.stopWorker();
+        await onlyNew.messaging.stop();
+      };
+      t.after(() => stop().catch(() => undefined));
+      await onlyNew.webhooks.start();
+      await onlyNew.webhooks.startWorker();
+      await onlyNew.webhooks.sendTestEvent(portalId, endpoint.id);
+      receiver.secrets.push(rotated.secret);
+      const [withNew] = await receiver.waitFor(1);
+      assert.ok(withNew!.event, 'verifies with the current secret');
+      assert.equal(String(withNew!.headers['webhook-signature']).split(' ').length, 2);
+      receiver.secrets.splice(0, 1, secret);
+      await onlyNew.webhooks.sendTestEvent(portalId, endpoint.id);
+      const [, withPrevious] = await receiver.waitFor(2);
+      assert.ok(withPrevious!.event, 'verifies with the previous secret');
+      const rows = await queryRows<{ reason: string }>(
+        services.storage,
+        sql`select reason from audit_events where action = 'encryption_key.rotated' order by id`,
+      );
+      assert.equal(
+        rows[0]?.reason,
+        're-encrypted 0 provider token(s) and 1 webhook secret(s) under key new',
+      );
+      await stop();
     });
 
     test('500 three times, then 200: the fourth attempt lands, same webhook-id', async (t) => {
