@@ -99,10 +99,13 @@ export function createDeliveryQueue(deps: {
   boss.on('error', (err: Error) => log.error({ error: err.message }, 'job queue error'));
   let started: Promise<void> | null = null;
   let stopped = false;
-  const sendOptions = {
+  const retryOptions = {
     retryLimit: settings.retryLimit,
     retryDelay: settings.retryDelayS,
     retryBackoff: true,
+  };
+  const sendOptions = {
+    ...retryOptions,
     expireInSeconds: settings.expireS,
     // On the job too, so jobs of a queue created before the dead-letter queue existed get it.
     deadLetter: DEAD_LETTER_QUEUE,
@@ -117,9 +120,7 @@ export function createDeliveryQueue(deps: {
         await boss.createQueue(DEAD_LETTER_QUEUE, {
           name: DEAD_LETTER_QUEUE,
           policy: 'standard',
-          retryLimit: settings.retryLimit,
-          retryDelay: settings.retryDelayS,
-          retryBackoff: true,
+          ...retryOptions,
         });
         await boss.createQueue(SEND_QUEUE, {
           name: SEND_QUEUE,

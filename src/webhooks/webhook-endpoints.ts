@@ -55,51 +55,50 @@ export function toEndpoint(row: repo.EndpointRow, now = Date.now()): WebhookEndp
   };
 }
 
-/** The live secrets of an endpoint, current first (the previous one while it overlaps). */
-export function secretsOf(row: repo.EndpointRow, keyring: Keyring, now = Date.now()): string[] {
-  const secrets = [
-    keyring.open(
-      {
-        ciphertext: row.secretCiphertext,
-        iv: row.secretIv,
-        tag: row.secretTag,
-        keyId: row.secretKeyId,
-      },
-      row.portalId,
-      PURPOSE,
-    ),
-  ];
-  const until = row.previousSecretExpiresAt;
-  if (
-    until &&
-    until.getTime() > now &&
-    row.previousSecretCiphertext &&
-    row.previousSecretIv &&
-    row.previousSecretTag &&
-    row.previousSecretKeyId
-  ) {
-    secrets.push(
-      keyring.open(
-        {
-          ciphertext: row.previousSecretCiphertext,
-          iv: row.previousSecretIv,
-          tag: row.previousSecretTag,
-          keyId: row.previousSecretKeyId,
-        },
-        row.portalId,
-        PURPOSE,
-      ),
-    );
-  }
-  return secrets;
+/** The endpoint's current secret, as sealed. */
+export function sealedSecret(row: repo.EndpointRow): SealedValue {
+  return {
+    ciphertext: row.secretCiphertext,
+    iv: row.secretIv,
+    tag: row.secretTag,
+    keyId: row.secretKeyId,
+  };
 }
 
-function secretColumns(sealed: SealedValue) {
+/** The endpoint's previous secret, as sealed, while it still signs at `now` (ms); else null. */
+export function sealedPreviousSecret(row: repo.EndpointRow, now = Date.now()): SealedValue | null {
+  const until = row.previousSecretExpiresAt;
+  if (!until || until.getTime() <= now) return null;
+  const { previousSecretCiphertext: ciphertext, previousSecretIv: iv } = row;
+  const { previousSecretTag: tag, previousSecretKeyId: keyId } = row;
+  return ciphertext && iv && tag && keyId ? { ciphertext, iv, tag, keyId } : null;
+}
+
+/** The live secrets of an endpoint, current first (the previous one while it overlaps). */
+export function secretsOf(row: repo.EndpointRow, keyring: Keyring, now = Date.now()): string[] {
+  const previous = sealedPreviousSecret(row, now);
+  return [sealedSecret(row), ...(previous ? [previous] : [])].map((sealed) =>
+    keyring.open(sealed, row.portalId, PURPOSE),
+  );
+}
+
+/** The columns of a sealed current secret. */
+export function secretColumns(sealed: SealedValue) {
   return {
     secretCiphertext: sealed.ciphertext,
     secretIv: sealed.iv,
     secretTag: sealed.tag,
     secretKeyId: sealed.keyId,
+  };
+}
+
+/** The columns of a sealed previous secret (its expiry is set apart). */
+export function previousSecretColumns(sealed: SealedValue) {
+  return {
+    previousSecretCiphertext: sealed.ciphertext,
+    previousSecretIv: sealed.iv,
+    previousSecretTag: sealed.tag,
+    previousSecretKeyId: sealed.keyId,
   };
 }
 
@@ -202,10 +201,7 @@ export function createEndpointManagement(deps: {
         if (!row) throw notFound();
         await repo.updateEndpoint(tx, portalId, id, {
           ...secretColumns(sealed),
-          previousSecretCiphertext: row.secretCiphertext,
-          previousSecretIv: row.secretIv,
-          previousSecretTag: row.secretTag,
-          previousSecretKeyId: row.secretKeyId,
+          ...previousSecretColumns(sealedSecret(row)),
           previousSecretExpiresAt: until,
         });
         await recordAuditEvent(tx, {

@@ -10,7 +10,13 @@ import { and, eq, gt, isNotNull, ne, or } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { webhookEndpoints } from '../db/schema/index.ts';
 import type { Keyring, SealedValue } from '../platform/keyring.ts';
-import { PURPOSE } from './webhook-endpoints.ts';
+import {
+  previousSecretColumns,
+  PURPOSE,
+  sealedPreviousSecret,
+  sealedSecret,
+  secretColumns,
+} from './webhook-endpoints.ts';
 
 /**
  * Re-seal the secrets (current, and previous while it still signs) that are not under the
@@ -35,49 +41,15 @@ export async function resealWebhookSecrets(
     keyring.seal(keyring.open(value, portalId, PURPOSE), portalId, PURPOSE);
   let count = 0;
   for (const row of rows) {
-    const changes: Partial<typeof t.$inferInsert> = {};
-    if (row.secretKeyId !== active) {
-      const sealed = reseal(
-        {
-          ciphertext: row.secretCiphertext,
-          iv: row.secretIv,
-          tag: row.secretTag,
-          keyId: row.secretKeyId,
-        },
-        row.portalId,
-      );
-      Object.assign(changes, {
-        secretCiphertext: sealed.ciphertext,
-        secretIv: sealed.iv,
-        secretTag: sealed.tag,
-        secretKeyId: sealed.keyId,
-      });
-    }
-    const live = row.previousSecretExpiresAt && row.previousSecretExpiresAt > now;
-    if (
-      live &&
-      row.previousSecretKeyId !== active &&
-      row.previousSecretCiphertext &&
-      row.previousSecretIv &&
-      row.previousSecretTag &&
-      row.previousSecretKeyId
-    ) {
-      const sealed = reseal(
-        {
-          ciphertext: row.previousSecretCiphertext,
-          iv: row.previousSecretIv,
-          tag: row.previousSecretTag,
-          keyId: row.previousSecretKeyId,
-        },
-        row.portalId,
-      );
-      Object.assign(changes, {
-        previousSecretCiphertext: sealed.ciphertext,
-        previousSecretIv: sealed.iv,
-        previousSecretTag: sealed.tag,
-        previousSecretKeyId: sealed.keyId,
-      });
-    }
+    const current = sealedSecret(row);
+    const previous = sealedPreviousSecret(row, now.getTime());
+    const changes = {
+      ...(current.keyId !== active && secretColumns(reseal(current, row.portalId))),
+      ...(previous &&
+        previous.keyId !== active &&
+        previousSecretColumns(reseal(previous, row.portalId))),
+    };
+    if (Object.keys(changes).length === 0) continue;
     const updated = await db
       .update(t)
       .set(changes)
