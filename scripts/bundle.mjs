@@ -1,7 +1,12 @@
 /**
  * The esbuild bundle of Portico's entry points (used by scripts/build.sh for src/main.ts and
- * src/cli.ts, and by the benchmark for its server): ESM for Node, one module per entry, shared
- * chunks, source maps.
+ * src/cli.ts and for the test suite's files, and by the benchmark for its server): ESM for
+ * Node, one module per entry, shared chunks, source maps.
+ *
+ * Every output lands in <outdir> itself, named after its entry's path below its top folder
+ * (src/main.ts → main.js, test/messaging/send.test.ts → messaging.send.test.js), so a module's
+ * `import.meta.url` is in <outdir> wherever esbuild put its code: the migrations beside it are
+ * found the same way in dist/ and in the tests' bundle.
  *
  * Dependencies stay in node_modules (loaded by Node as published), except the pure-ESM ones
  * that Node would otherwise load file by file: typebox (about 700 modules) and drizzle-orm.
@@ -11,11 +16,15 @@
  *
  * Usage: node scripts/bundle.mjs <outdir> <entry>...
  */
+import { dirname, relative, resolve } from 'node:path';
 import process from 'node:process';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 /** Packages (and their subpaths) bundled into the output instead of imported at run time. */
 const INLINED = /^(typebox|drizzle-orm)(\/|$)/;
+
+const ROOT = dirname(dirname(fileURLToPath(import.meta.url)));
 
 const [outdir, ...entryPoints] = process.argv.slice(2);
 if (!outdir || entryPoints.length === 0) {
@@ -23,7 +32,13 @@ if (!outdir || entryPoints.length === 0) {
   process.exit(2);
 }
 await build({
-  entryPoints,
+  entryPoints: entryPoints.map((entry) => ({
+    in: entry,
+    out: relative(ROOT, resolve(entry))
+      .replace(/^[^/]+\//, '')
+      .replace(/\.tsx?$/, '')
+      .replaceAll('/', '.'),
+  })),
   outdir,
   bundle: true,
   platform: 'node',

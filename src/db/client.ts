@@ -97,15 +97,10 @@ export async function openStorage(target: StorageTarget): Promise<Storage> {
     );
   // Loaded only when used: PGlite's module alone adds ~40 MB of resident memory, which a
   // PostgreSQL deployment should not carry.
-  const [{ PGlite }, { drizzle: drizzlePglite }, { migrate: migratePglite }] = await Promise.all([
-    import('@electric-sql/pglite'),
-    import('drizzle-orm/pglite'),
-    import('drizzle-orm/pglite/migrator'),
-  ]);
-  let release = (): void => {};
+  const { PGlite } = await import('@electric-sql/pglite');
   let client: PGlite;
   if (target.kind === 'pglite') {
-    release = acquireDataDirLock(target.dataDir);
+    const release = acquireDataDirLock(target.dataDir);
     try {
       const dir = join(target.dataDir, 'pglite');
       // A new directory starts from the template (initdb and migrations done at build time:
@@ -119,12 +114,31 @@ export async function openStorage(target: StorageTarget): Promise<Storage> {
       release();
       throw err;
     }
-  } else {
-    client = await PGlite.create({
-      ...(await sharedPgliteRuntime()),
-      ...(target.template ? { loadDataDir: target.template } : {}),
+    return pgliteStorage(client, async () => {
+      try {
+        await client.close();
+      } finally {
+        release();
+      }
     });
   }
+  client = await PGlite.create({
+    ...(await sharedPgliteRuntime()),
+    ...(target.template ? { loadDataDir: target.template } : {}),
+  });
+  return pgliteStorage(client, () => client.close());
+}
+
+/**
+ * Storage over an open PGlite client. `close` runs once, at the first `close()`: `openStorage`
+ * closes the client and releases the data directory's lock; the tests' pool puts the client
+ * back in the template's state and keeps it (test/helpers/storage.ts).
+ */
+export async function pgliteStorage(client: PGlite, close: () => Promise<void>): Promise<Storage> {
+  const [{ drizzle: drizzlePglite }, { migrate: migratePglite }] = await Promise.all([
+    import('drizzle-orm/pglite'),
+    import('drizzle-orm/pglite/migrator'),
+  ]);
   const db = drizzlePglite(client, { schema }) as unknown as Database;
   let closed = false;
   return {
@@ -140,11 +154,7 @@ export async function openStorage(target: StorageTarget): Promise<Storage> {
     async close() {
       if (closed) return;
       closed = true;
-      try {
-        await client.close();
-      } finally {
-        release();
-      }
+      await close();
     },
   };
 }

@@ -14,8 +14,8 @@ import { DockerfileParser, Env } from 'dockerfile-ast';
 import { parse as parseYaml } from 'yaml';
 import { parseConfig } from '../../src/config.ts';
 import { freshBuild, spawnNode, tempDataDir } from '../helpers/spawn.ts';
+import { ROOT } from '../helpers/root.ts';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const dockerfile = DockerfileParser.parse(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
 
 /** An instruction's exec-form (JSON array) command, as Docker would run it. */

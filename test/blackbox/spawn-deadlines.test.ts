@@ -9,9 +9,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { ROOT } from '../helpers/root.ts';
 import { builtEntry, childEnv, spawnNode, STARTUP_MS, tempDataDir } from '../helpers/spawn.ts';
 
-const FIXTURE = join(import.meta.dirname, 'fixtures', 'hangs-with-a-child.ts');
+const FIXTURE = join(ROOT, 'test', 'blackbox', 'fixtures', 'hangs-with-a-child.ts');
 
 /** Whether `pid` is a live process (a zombie, killed but not yet reaped, counts as gone). */
 function isRunning(pid: number): boolean {
@@ -53,9 +54,7 @@ test('a process still running when its test ends is killed by t.after', async (t
 });
 
 test('npm test has a per-file timeout; a file stopped by it takes its children along', async (t) => {
-  const pkg = JSON.parse(
-    readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8'),
-  );
+  const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
   assert.match((pkg as { scripts: { test: string } }).scripts.test, /--test-timeout=\d+ /);
 
   const pidFile = join(mkdtempSync(join(tmpdir(), 'portico-hang-')), 'pid');

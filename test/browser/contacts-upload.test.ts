@@ -8,17 +8,12 @@ import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { buildTestApp } from '../helpers/app.ts';
+import { SCREENSHOTS } from '../helpers/browser.ts';
 import { backends } from '../helpers/storage.ts';
 import { portalWithPassword, TEST_PASSWORD } from '../helpers/web.ts';
 
-const SCREENSHOTS = join(
-  fileURLToPath(new URL('../../', import.meta.url)),
-  'test-output',
-  'screenshots',
-);
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run'];
 
 const CSV =

@@ -15,9 +15,8 @@ import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { OPENAPI_URL } from '../../src/app.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
+import { ROOT } from '../helpers/root.ts';
 import { backends } from '../helpers/storage.ts';
-
-const ROOT = join(import.meta.dirname, '..', '..');
 
 /** The program a client author writes; `@ts-expect-error` lines prove the types are tight. */
 const CLIENT = `
@@ -98,7 +97,12 @@ describe('OpenAPI document: generated client and Spectral', () => {
 
     const { token } = await createPortal(services, { code: '4242' });
     const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
-    const client = (await import(pathToFileURL(join(dir, 'client.ts')).href)) as {
+    // Compiled as its author would before running it (the suite itself runs as JavaScript).
+    const compiled = ts.transpileModule(CLIENT, {
+      compilerOptions: { module: ts.ModuleKind.ES2022, target: ts.ScriptTarget.ES2023 },
+    });
+    writeFileSync(join(dir, 'client.js'), compiled.outputText);
+    const client = (await import(pathToFileURL(join(dir, 'client.js')).href)) as {
       main(baseUrl: string, token: string): Promise<Record<string, unknown>>;
     };
     const result = await client.main(baseUrl, token);

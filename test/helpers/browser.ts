@@ -6,11 +6,10 @@
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { Page } from 'playwright-core';
+import { ROOT } from './root.ts';
 import { builtEntry, spawnNode, type Hookable, type Spawned } from './spawn.ts';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 /** Where the browser suites save their screenshots (people look at them). */
 export const SCREENSHOTS = join(ROOT, 'test-output', 'screenshots');
 export const CHROMIUM_PATH = '/usr/bin/chromium';

@@ -12,8 +12,7 @@ import { mkdtempSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-
-const ROOT = join(import.meta.dirname, '..', '..');
+import { ROOT } from './root.ts';
 
 let built: string | undefined;
 
