@@ -39,6 +39,7 @@ import {
   toAppError,
 } from './platform/error-envelope.ts';
 import { probes } from './platform/probes.ts';
+import { sharedSchemaCompilers } from './platform/schema-compilers.ts';
 import { lazyRequestLogger } from './platform/request-logger.ts';
 import type { Redis } from 'ioredis';
 import { connectRedis } from './platform/redis.ts';
@@ -102,6 +103,8 @@ export async function buildApp({
     // message instead of an `anyOf`'s three. `allErrors`: a body's every problem is reported at
     // once (bodies are at most 64 KiB, so the extra work is bounded).
     ajv: { customOptions: { removeAdditional: false, allowUnionTypes: true, allErrors: true } },
+    // Compiled schemas are shared by every app of this process (schema-compilers.ts).
+    schemaController: { compilersFactory: sharedSchemaCompilers },
   });
 
   recordRoutes(app);
