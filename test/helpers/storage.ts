@@ -23,22 +23,27 @@ import { ROOT } from './root.ts';
 let template: Blob | undefined;
 
 /**
- * The PGlite template of the current migrations (scripts/pglite-template.mjs, as the build
- * makes it: initdb and migrations run once, then cached in .cache/pglite/), read once per test
- * process. Every in-memory database loads it instead of running initdb (about 4 s of CPU
- * each), then migrates as before (nothing left to apply, unless the template were stale).
+ * The PGlite template of the current migrations, read once per test process: the one beside
+ * the code when the suite runs bundled (`npm test`: scripts/build.sh put it there), otherwise
+ * made by scripts/pglite-template.mjs as the build makes it (initdb and migrations run once,
+ * then cached in .cache/pglite/). Every new in-memory database loads it instead of running
+ * initdb (about 4 s of CPU each), then migrates as before (nothing left to apply, unless the
+ * template were stale).
  */
 export function pgliteTemplate(): Blob {
-  if (!template) {
-    const file = join(ROOT, 'test-output', `pglite-template-${process.pid}.tar`);
-    execFileSync(process.execPath, [
-      join(ROOT, 'scripts', 'pglite-template.mjs'),
-      join(ROOT, 'src', 'db', 'migrations'),
-      file,
-    ]);
-    template = readPgliteTemplate(file)!;
-    rmSync(file, { force: true });
-  }
+  template ??=
+    readPgliteTemplate() ??
+    (() => {
+      const file = join(ROOT, 'test-output', `pglite-template-${process.pid}.tar`);
+      execFileSync(process.execPath, [
+        join(ROOT, 'scripts', 'pglite-template.mjs'),
+        MIGRATIONS_FOLDER,
+        file,
+      ]);
+      const made = readPgliteTemplate(file)!;
+      rmSync(file, { force: true });
+      return made;
+    })();
   return template;
 }
 
@@ -134,6 +139,8 @@ const EMPTY_TABLES = `
 
 /** This process's in-memory databases in the template's state, waiting for the next `open()`. */
 const idle: PGlite[] = [];
+/** At most this many are kept (a test that opens two databases at once reuses both). */
+const MAX_IDLE = 2;
 let templateShape: string | undefined;
 let emptyTables: string | undefined;
 // A PGlite left open keeps its process alive (its timers): the kept ones close with the file.
@@ -193,7 +200,7 @@ function lease(client: PGlite): Promise<Storage> {
   return pgliteStorage(handle, async () => {
     open = false;
     for (const unlisten of [...unlistens]) await unlisten();
-    if (idle.length < 2 && (await resetToTemplate(client))) idle.push(client);
+    if (idle.length < MAX_IDLE && (await resetToTemplate(client))) idle.push(client);
     else await client.close();
   });
 }
@@ -201,16 +208,15 @@ function lease(client: PGlite): Promise<Storage> {
 const pglite: Backend = {
   name: 'pglite',
   async open() {
-    let client = idle.pop();
-    if (!client) {
-      const storage = await openStorage({ kind: 'pglite-memory', template: pgliteTemplate() });
-      await storage.migrate();
-      client = storage.pglite!;
+    const reused = idle.pop();
+    const client =
+      reused ?? (await openStorage({ kind: 'pglite-memory', template: pgliteTemplate() })).pglite!;
+    const storage = await lease(client);
+    await storage.migrate();
+    if (!reused) {
       templateShape ??= await shapeOf(client);
       emptyTables ??= (await client.query<{ sql: string }>(EMPTY_TABLES)).rows[0]!.sql;
     }
-    const storage = await lease(client);
-    await storage.migrate();
     return storage;
   },
 };
