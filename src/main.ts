@@ -11,6 +11,7 @@ import { ConfigError, loadDotEnv, parseConfig } from './config.ts';
 import { openStorage, storageTargetFor } from './db/client.ts';
 import { DataDirLockedError } from './platform/data-dir-lock.ts';
 import { KeySpecError } from './platform/keyring.ts';
+import { compilePendingSchemas } from './platform/schema-compilers.ts';
 import { createLogger, serverLogDestination } from './platform/logger.ts';
 import {
   startDevelopmentSandbox,
@@ -56,6 +57,11 @@ async function main(): Promise<void> {
       closers.unshift(() => admin!.close());
     }
     await app.listen({ host: config.HOST, port: config.PORT });
+    // The routes' validators and serializers were left to compile at first use (a faster
+    // start); the rest compile now, between requests.
+    compilePendingSchemas().catch((err: unknown) =>
+      logger.error({ err }, 'a route schema does not compile'),
+    );
     // The address people open: APP_BASE_URL (the pages redirect other hosts to it in
     // development), not the listening host, which may be 127.0.0.1 or 0.0.0.0.
     logger.info(

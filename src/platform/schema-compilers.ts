@@ -1,13 +1,22 @@
 /**
- * Fastify's schema compilers (Ajv for validation, fast-json-stringify for responses), one pair
- * for every app this process builds, instead of a new pair per app.
+ * Fastify's schema compilers (Ajv for validation, fast-json-stringify for responses): one pair
+ * for every app this process builds, and each route's functions compiled when first needed
+ * instead of while the app starts.
  *
- * Route schemas are module constants, so a second app in the same process (the tests build
- * hundreds, one per test) meets the very same schema objects. Ajv keeps each compiled validator
- * by its schema object, and `@fastify/ajv-compiler` keeps one Ajv per set of shared schemas and
- * options; the serializers are kept the same way here. A schema made anew per app simply
- * compiles again. What each compiled function does is unchanged: the same libraries with the
- * same options. Measured: Ajv and fast-json-stringify were about a fifth of a test file's CPU.
+ * Shared: route schemas are module constants, so a second app in the same process (the tests
+ * build hundreds, one per test) meets the very same schema objects. Ajv keeps each compiled
+ * validator by its schema object, and `@fastify/ajv-compiler` keeps one Ajv per set of shared
+ * schemas and options; the serializers are kept the same way here. A schema made anew per app
+ * simply compiles again. Measured: Ajv and fast-json-stringify were about a fifth of a test
+ * file's CPU.
+ *
+ * Deferred: compiling every route's schemas was about a quarter of a restart's CPU (`listen`:
+ * 250–450 ms on the development machine). Each function Fastify asks for is a stand-in that
+ * compiles the real one at its first call (or when Fastify reads the validator's `schemaEnv`);
+ * {@link compilePendingSchemas} compiles the rest once the server is listening (main.ts), one
+ * per event-loop turn, so requests are answered meanwhile. What each compiled function does is
+ * unchanged: the same libraries with the same options. A schema that does not compile fails
+ * its test (`test/platform/schema-compilers.test.ts` compiles every route of the app).
  *
  * One difference of a custom validator compiler in Fastify: header schemas are compiled as
  * written, not lower-cased first, so they must name headers in lower case (as HTTP/2 does and
@@ -16,6 +25,7 @@
  * @see https://fastify.dev/docs/latest/Reference/Server/#schemacontroller
  * @see docs/decisions.md "Speed (issue 15)"
  */
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { AjvCompiler } from '@fastify/ajv-compiler';
 import {
   SerializerSelector,
@@ -23,9 +33,45 @@ import {
   type SerializerFactory,
 } from '@fastify/fast-json-stringify-compiler';
 
+type ValidatorFactory = ReturnType<typeof AjvCompiler>;
+type ValidatorCompiler = ReturnType<ValidatorFactory>;
+type Validator = ReturnType<ValidatorCompiler>;
 type Serializer = ReturnType<SerializerCompiler>;
 
-const buildValidator = AjvCompiler();
+/** Compilations asked for and not yet run (each removes itself when it runs). */
+const pending = new Set<() => unknown>();
+
+/** `compile` run once, at the first call of the returned function or by the warm-up. */
+function once<T>(compile: () => T): () => T {
+  let compiled: T | undefined;
+  const get = (): T => {
+    if (compiled === undefined) {
+      pending.delete(get);
+      compiled = compile();
+    }
+    return compiled;
+  };
+  pending.add(get);
+  return get;
+}
+
+const ajvPool = AjvCompiler();
+
+const buildValidator: ValidatorFactory = (externalSchemas, options) => {
+  const compile = ajvPool(externalSchemas, options);
+  return (route) => {
+    const real = once(() => compile(route));
+    // Ajv's `errors` after a call and its `schemaEnv` (Fastify reads it to pass the parent
+    // object, so a root value can be coerced) are read through to the real validator.
+    const validate = ((...args: unknown[]) =>
+      (real() as (...a: unknown[]) => unknown)(...args)) as Validator;
+    Object.defineProperties(validate, {
+      errors: { get: () => (real() as { errors?: unknown }).errors },
+      schemaEnv: { get: () => (real() as { schemaEnv?: unknown }).schemaEnv },
+    });
+    return validate;
+  };
+};
 
 /** Serializers by shared schemas and options, then by response schema object. */
 const serializers = new Map<string, WeakMap<object, Serializer>>();
@@ -40,10 +86,31 @@ const buildSerializer: SerializerFactory = (externalSchemas, options) => {
     const schema = route.schema;
     if (typeof schema !== 'object' || schema === null) return compile(route);
     let serializer = cache.get(schema);
-    if (!serializer) cache.set(schema, (serializer = compile(route)));
+    if (!serializer) {
+      const real = once(() => compile(route));
+      serializer = (data) => real()(data);
+      cache.set(schema, serializer);
+    }
     return serializer;
   };
 };
 
 /** Fastify's `schemaController.compilersFactory` option. */
 export const sharedSchemaCompilers = { buildValidator, buildSerializer };
+
+/**
+ * Compiles every validator and serializer asked for and not yet compiled, one per event-loop
+ * turn. Resolves when none is left; rejects with the first compilation error (a schema Ajv or
+ * fast-json-stringify refuses), leaving that one to fail again at its first use.
+ */
+export async function compilePendingSchemas(): Promise<void> {
+  for (const compile of pending) {
+    await nextTurn();
+    compile();
+  }
+}
+
+/** How many compilations are waiting (for tests). */
+export function pendingSchemaCount(): number {
+  return pending.size;
+}
