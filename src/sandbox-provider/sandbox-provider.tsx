@@ -29,6 +29,7 @@
 import type { AddressInfo } from 'node:net';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
+import { sharedSchemaCompilers } from '../platform/schema-compilers.ts';
 import { deleteData, removeApp } from './app-callbacks.ts';
 import { logCalls } from './call-log.ts';
 import { debugTokenRoutes } from './debug-token.ts';
@@ -148,6 +149,7 @@ export async function startSandboxProvider(
     // No request logging: dialog URLs carry `state`, exchange bodies carry codes and secrets.
     logger: false,
     bodyLimit: 64 * 1024,
+    schemaController: { compilersFactory: sharedSchemaCompilers },
   });
   await app.register(formbody);
   // Before the surfaces: a hook only applies to plugins registered after it.
