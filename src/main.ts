@@ -11,8 +11,8 @@ import { ConfigError, loadDotEnv, parseConfig } from './config.ts';
 import { openStorage, storageTargetFor } from './db/client.ts';
 import { DataDirLockedError } from './platform/data-dir-lock.ts';
 import { KeySpecError } from './platform/keyring.ts';
-import { compilePendingSchemas } from './platform/schema-compilers.ts';
 import { createLogger, serverLogDestination } from './platform/logger.ts';
+import { compilePendingSchemas } from './platform/schema-compilers.ts';
 import {
   startDevelopmentSandbox,
   wantsDevelopmentSandbox,
