@@ -10,8 +10,8 @@
  * simply compiles again. Measured: Ajv and fast-json-stringify were about a fifth of a test
  * file's CPU.
  *
- * Deferred: compiling every route's schemas was about a quarter of a restart's CPU (`listen`:
- * 250–450 ms on the development machine). Each function Fastify asks for is a stand-in that
+ * Deferred: compiling every route's schemas cost a restart about 400 ms of its 2.5 s of CPU
+ * (`listen`: 250–450 ms on the development machine). Each function Fastify asks for is a stand-in that
  * compiles the real one at its first call (or when Fastify reads the validator's `schemaEnv`);
  * {@link compilePendingSchemas} compiles the rest once the server is listening (main.ts), one
  * per event-loop turn, so requests are answered meanwhile. What each compiled function does is
@@ -63,8 +63,8 @@ const buildValidator: ValidatorFactory = (externalSchemas, options) => {
     const real = once(() => compile(route));
     // Ajv's `errors` after a call and its `schemaEnv` (Fastify reads it to pass the parent
     // object, so a root value can be coerced) are read through to the real validator.
-    const validate = ((...args: unknown[]) =>
-      (real() as (...a: unknown[]) => unknown)(...args)) as Validator;
+    const validate = ((data: unknown, dataCxt?: unknown) =>
+      (real() as (data: unknown, dataCxt?: unknown) => unknown)(data, dataCxt)) as Validator;
     Object.defineProperties(validate, {
       errors: { get: () => (real() as { errors?: unknown }).errors },
       schemaEnv: { get: () => (real() as { schemaEnv?: unknown }).schemaEnv },
