@@ -80,7 +80,7 @@ export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
 /** Where to store: a PostgreSQL URL, an embedded directory, or an in-memory PGlite (tests). */
 export type StorageTarget =
   | { kind: 'postgres'; url: string; poolSize?: number; timeouts?: DatabaseTimeouts }
-  | { kind: 'pglite'; dataDir: string; template?: Blob | undefined }
+  | { kind: 'pglite'; dataDir: string }
   | { kind: 'pglite-memory'; template?: Blob | undefined };
 
 /**
@@ -105,9 +105,7 @@ export async function openStorage(target: StorageTarget): Promise<Storage> {
       const dir = join(target.dataDir, 'pglite');
       // A new directory starts from the template (initdb and migrations done at build time:
       // seconds of CPU saved at the first start); one in use is opened as it is.
-      const template = existsSync(join(dir, 'PG_VERSION'))
-        ? undefined
-        : (target.template ?? readPgliteTemplate());
+      const template = existsSync(join(dir, 'PG_VERSION')) ? undefined : readPgliteTemplate();
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       client = await PGlite.create(dir, {
         startParams: pgliteStartParams(PGlite.defaultStartParams),
