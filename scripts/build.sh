@@ -30,5 +30,5 @@ node scripts/bundle.mjs "$out" "$@"
 cp -R src/db/migrations "$out/migrations"
 # A new embedded data directory is loaded from this template (initialised and migrated) instead
 # of running initdb: made once per set of migrations, cached in .cache/pglite/.
-node scripts/pglite-template.mjs src/db/migrations "$out/pglite-template.tar"
+node --liftoff-only scripts/pglite-template.mjs src/db/migrations "$out/pglite-template.tar"
 mv "$out/.building" "$out/.built"

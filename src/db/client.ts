@@ -6,6 +6,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
 import type { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
@@ -95,6 +96,7 @@ export async function openStorage(target: StorageTarget): Promise<Storage> {
       target.poolSize ?? 10,
       target.timeouts ?? DEFAULT_DATABASE_TIMEOUTS,
     );
+  useBaselineWasmCompiler();
   // Loaded only when used: PGlite's module alone adds ~40 MB of resident memory, which a
   // PostgreSQL deployment should not carry.
   const { PGlite } = await import('@electric-sql/pglite');
@@ -177,6 +179,27 @@ export const PGLITE_SHARED_BUFFERS = '16MB';
 /** PGlite's own start parameters (`PGlite.defaultStartParams`) with our buffer pool's size. */
 function pgliteStartParams(defaults: readonly string[]): string[] {
   return [...defaults, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`];
+}
+
+let baselineOnly = false;
+
+/**
+ * Run WebAssembly on V8's baseline compiler (Liftoff) only: PGlite's module, compiled after
+ * this, is never recompiled by the optimising compiler (TurboFan). By default V8 tiers up
+ * every hot function of PGlite's PostgreSQL in background threads, which cost more CPU than
+ * a CLI command or a test process ever wins back, and memory. Measured (docs/decisions.md,
+ * "Speed (issue 15)"): a CLI command on the embedded database 1.05 → 0.69 s of CPU and 228 →
+ * 155 MB resident; opening an in-memory database from the template 1.30 → 0.92 s of CPU;
+ * queries after warm-up within 10 % of the optimised code, since PGlite's time is mostly in
+ * its JavaScript. Process-wide (V8 has no per-module setting); the only other WebAssembly in
+ * this process is Node's own HTTP parser for `fetch`.
+ *
+ * @see https://v8.dev/docs/wasm-compilation-pipeline
+ */
+function useBaselineWasmCompiler(): void {
+  if (baselineOnly) return;
+  setFlagsFromString('--liftoff-only');
+  baselineOnly = true;
 }
 
 let pgliteRuntime: Promise<{ pgliteWasmModule: WebAssembly.Module; fsBundle: Blob }> | undefined;
