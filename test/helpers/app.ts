@@ -62,6 +62,9 @@ export async function buildTestApp(
   const app = await buildApp({ services, logger, ...options });
   t.after(async () => {
     await app.close();
+    // As main.ts closes: background provider work (health checks, grant revocation retries)
+    // stops first, or a pending retry keeps this test process alive for up to 36 s.
+    await services.partner.stopHealthChecker();
     await services.webhooks.stopWorker();
     // The delivery queue (when a test started it) stops before its storage closes.
     await services.messaging.stop();

@@ -2,7 +2,9 @@
  * Real storage for tests: an in-memory PGlite always, and a real PostgreSQL as well when
  * TEST_DATABASE_URL is set. Each `open()` gives an isolated, migrated database: a PGlite in the
  * migrated template's state (loaded from it, or one an earlier test of this process closed and
- * that was put back in that state), or a new PostgreSQL database that is dropped again on close.
+ * that was put back in that state), or a PostgreSQL database in the same state (copied from a
+ * migrated template database, or one an earlier test of this process closed and that was put back
+ * in that state; dropped when the process's tests end).
  */
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
@@ -18,6 +20,7 @@ import {
   readPgliteTemplate,
   type Storage,
 } from '../../src/db/client.ts';
+import { emptyingStatements, SHAPE } from './database-state.ts';
 import { ROOT } from './root.ts';
 
 let template: Blob | undefined;
@@ -89,53 +92,6 @@ export async function createPostgresDatabase(template?: string): Promise<{
     },
   };
 }
-
-/**
- * What a database's state is made of besides its rows: every relation, column, default,
- * constraint, index, trigger, function, type, schema, extension, role and setting outside
- * PostgreSQL's own catalogs, the session's settings, prepared statements, cursors and LISTEN
- * channels, hashed. Equal to the template's, a database differs from it only in its rows.
- */
-const SHAPE = `
-  with user_ns as (
-    select oid, nspname from pg_namespace
-    where nspname not in ('pg_catalog', 'information_schema') and nspname not like 'pg_toast%'
-  )
-  select md5(string_agg(item, E'\n' order by item)) as shape from (
-    select format('ns %s %s', nspname, pg_get_userbyid(n.nspowner)) as item
-      from pg_namespace n where oid in (select oid from user_ns)
-    union all select format('rel %s %s', c.oid::regclass, c.relkind)
-      from pg_class c where c.relnamespace in (select oid from user_ns)
-    union all select format('col %s.%s %s %s %s %s', a.attrelid::regclass, a.attname,
-        format_type(a.atttypid, a.atttypmod), a.attnotnull, a.attidentity,
-        pg_get_expr(d.adbin, d.adrelid))
-      from pg_attribute a join pg_class c on c.oid = a.attrelid
-      left join pg_attrdef d on d.adrelid = a.attrelid and d.adnum = a.attnum
-      where c.relnamespace in (select oid from user_ns) and a.attnum > 0 and not a.attisdropped
-    union all select format('con %s %s %s', conrelid::regclass, conname, pg_get_constraintdef(oid))
-      from pg_constraint where connamespace in (select oid from user_ns)
-    union all select format('idx %s', pg_get_indexdef(indexrelid)) from pg_index
-      where indrelid in (select oid from pg_class where relnamespace in (select oid from user_ns))
-    union all select format('trg %s', pg_get_triggerdef(oid)) from pg_trigger where not tgisinternal
-    union all select format('fn %s %s', p.oid::regprocedure, md5(p.prosrc))
-      from pg_proc p where pronamespace in (select oid from user_ns)
-    union all select format('type %s', t.oid::regtype) from pg_type t
-      where typnamespace in (select oid from user_ns)
-    union all select format('enum %s %s', enumtypid::regtype, enumlabel) from pg_enum
-    union all select format('ext %s %s', extname, extversion) from pg_extension
-    union all select format('role %s %s', rolname, rolsuper) from pg_roles
-    union all select format('dbset %s', setconfig) from pg_db_role_setting
-    union all select format('set %s %s', name, setting) from pg_settings where source = 'session'
-    union all select format('prep %s', name) from pg_prepared_statements
-    union all select format('cur %s', name) from pg_cursors
-    union all select format('listen %s', c) from pg_listening_channels() c
-  ) items`;
-
-/** The statement that empties every table but the migrations' record, and restarts sequences. */
-const EMPTY_TABLES = `
-  select 'truncate table ' || string_agg(format('%I.%I', schemaname, tablename), ', ')
-    || ' restart identity cascade' as sql
-  from pg_tables where schemaname not in ('pg_catalog', 'information_schema', 'drizzle')`;
 
 /** This process's in-memory databases in the template's state, waiting for the next `open()`. */
 const idle: PGlite[] = [];
@@ -215,7 +171,9 @@ const pglite: Backend = {
     await storage.migrate();
     if (!reused) {
       templateShape ??= await shapeOf(client);
-      emptyTables ??= (await client.query<{ sql: string }>(EMPTY_TABLES)).rows[0]!.sql;
+      emptyTables ??= await emptyingStatements(
+        async <T>(statement: string) => (await client.query<T>(statement)).rows,
+      );
     }
     return storage;
   },
@@ -264,18 +222,81 @@ function migratedPostgresTemplate(): Promise<string> {
   return postgresTemplate;
 }
 
+/** A PostgreSQL database of this process: its URL, and the function that drops it. */
+type PostgresDatabase = Awaited<ReturnType<typeof createPostgresDatabase>>;
+/** This process's PostgreSQL databases in the template's state, waiting for the next `open()`. */
+const idlePostgres: PostgresDatabase[] = [];
+let postgresShape: string | undefined;
+let postgresEmptyTables: string | undefined;
+after(async () => {
+  for (const database of idlePostgres.splice(0)) await database.drop();
+});
+
+/** `work` on a connection of its own to `url`, closed after. */
+async function onConnection<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * Put a closed test's PostgreSQL database back in the template's state, as
+ * {@link resetToTemplate} does for PGlite: connections a test left open ended, pg-boss's schema
+ * dropped, every table emptied. True only when the shape is the template's; such a database is
+ * reused by the next `open()` of this process instead of copying the template again (a copy
+ * writes the whole template to the WAL: the server's CPU was about a third of the suite's).
+ */
+async function resetPostgres(url: string): Promise<boolean> {
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    await client.query(
+      'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
+    );
+    await client.query('drop schema if exists pgboss cascade');
+    const { shape } = (await client.query<{ shape: string }>(SHAPE)).rows[0]!;
+    if (shape !== postgresShape) return false;
+    await client.query(postgresEmptyTables!);
+    return true;
+  } catch {
+    return false;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
 const postgres: Backend = {
   name: 'postgres',
   async open() {
-    const { url, drop } = await createPostgresDatabase(await migratedPostgresTemplate());
-    const storage = await openStorage({ kind: 'postgres', url, poolSize: 5 });
+    const reused = idlePostgres.pop();
+    const database = reused ?? (await createPostgresDatabase(await migratedPostgresTemplate()));
+    if (!reused) {
+      postgresShape ??= await onConnection(
+        database.url,
+        async (client) => (await client.query<{ shape: string }>(SHAPE)).rows[0]!.shape,
+      );
+      postgresEmptyTables ??= await onConnection(database.url, (client) =>
+        emptyingStatements(
+          async <T>(statement: string) => (await client.query(statement)).rows as T[],
+        ),
+      );
+    }
+    const storage = await openStorage({ kind: 'postgres', url: database.url, poolSize: 5 });
     await storage.migrate();
     const close = storage.close.bind(storage);
+    let closing: Promise<void> | undefined;
     return Object.assign(storage, {
-      close: async () => {
-        await close();
-        await drop();
-      },
+      close: () =>
+        (closing ??= (async () => {
+          await close();
+          if (idlePostgres.length < MAX_IDLE && (await resetPostgres(database.url)))
+            idlePostgres.push(database);
+          else await database.drop();
+        })()),
     });
   },
 };
