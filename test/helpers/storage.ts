@@ -232,12 +232,15 @@ after(async () => {
   for (const database of idlePostgres.splice(0)) await database.drop();
 });
 
-/** `work` on a connection of its own to `url`, closed after. */
-async function onConnection<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+/** The template's shape and emptying statements, read on a connection to a fresh copy. */
+async function readPostgresTemplateState(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    return await work(client);
+    postgresShape = (await client.query<{ shape: string }>(SHAPE)).rows[0]!.shape;
+    postgresEmptyTables = await emptyingStatements(
+      async <T>(statement: string) => (await client.query(statement)).rows as T[],
+    );
   } finally {
     await client.end();
   }
@@ -247,8 +250,8 @@ async function onConnection<T>(url: string, work: (client: pg.Client) => Promise
  * Put a closed test's PostgreSQL database back in the template's state, as
  * {@link resetToTemplate} does for PGlite: connections a test left open ended, pg-boss's schema
  * dropped, every table emptied. True only when the shape is the template's; such a database is
- * reused by the next `open()` of this process instead of copying the template again (a copy
- * writes the whole template to the WAL: the server's CPU was about a third of the suite's).
+ * reused by the next `open()` of this process instead of copying the template again: a copy
+ * writes the whole template to the WAL and a drop removes every file (docs/decisions.md).
  */
 async function resetPostgres(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url });
@@ -274,17 +277,7 @@ const postgres: Backend = {
   async open() {
     const reused = idlePostgres.pop();
     const database = reused ?? (await createPostgresDatabase(await migratedPostgresTemplate()));
-    if (!reused) {
-      postgresShape ??= await onConnection(
-        database.url,
-        async (client) => (await client.query<{ shape: string }>(SHAPE)).rows[0]!.shape,
-      );
-      postgresEmptyTables ??= await onConnection(database.url, (client) =>
-        emptyingStatements(
-          async <T>(statement: string) => (await client.query(statement)).rows as T[],
-        ),
-      );
-    }
+    if (postgresShape === undefined) await readPostgresTemplateState(database.url);
     const storage = await openStorage({ kind: 'postgres', url: database.url, poolSize: 5 });
     await storage.migrate();
     const close = storage.close.bind(storage);
