@@ -4,7 +4,7 @@
  * schemas, locks, LISTENs or changes, and the last test's handle must be dead.
  */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { Storage } from '../../src/db/client.ts';
 import { backends } from './storage.ts';
@@ -30,9 +30,16 @@ async function rowsEverywhere(storage: Storage): Promise<number> {
 }
 
 for (const backend of backends()) {
+  /** A database of `backend`, closed in `t.after` too: an open PGlite keeps the file's process alive. */
+  const open = async (t: TestContext): Promise<Storage> => {
+    const storage = await backend.open();
+    t.after(() => storage.close());
+    return storage;
+  };
+
   describe(`reused test databases (${backend.name})`, () => {
-    test('a closed database comes back empty, with no trace of the last test', async () => {
-      const first = await backend.open();
+    test('a closed database comes back empty, with no trace of the last test', async (t) => {
+      const first = await open(t);
       const [portal] = await rowsOf<{ id: number }>(
         first,
         `insert into portals (portal_code, name) values ('1111', 'One'), ('2222', 'Two')
@@ -51,7 +58,7 @@ for (const backend of backends()) {
       await assert.rejects(rowsOf(first, 'select 1'));
       if (first.pglite) assert.equal(first.pglite.closed, true);
 
-      const second = await backend.open();
+      const second = await open(t);
       assert.equal(await rowsEverywhere(second), 0);
       const pgboss = await rowsOf(second, `select 1 from pg_namespace where nspname = 'pgboss'`);
       assert.equal(pgboss.length, 0, "pg-boss's schema is gone");
@@ -71,8 +78,8 @@ for (const backend of backends()) {
       await second.close();
     });
 
-    test('a database whose shape a test changed is not reused', async () => {
-      const first = await backend.open();
+    test('a database whose shape a test changed is not reused', async (t) => {
+      const first = await open(t);
       await rowsOf(
         first,
         `create function portico_refuse() returns trigger language plpgsql as
@@ -85,22 +92,22 @@ for (const backend of backends()) {
       );
       await first.close();
 
-      const second = await backend.open();
+      const second = await open(t);
       await rowsOf(second, `insert into portals (portal_code, name) values ('4444', 'Four')`);
       await second.close();
     });
 
-    test('a session setting does not outlive its test', async () => {
+    test('a session setting does not outlive its test', async (t) => {
       const timeout = async (storage: Storage) =>
         (await rowsOf<{ statement_timeout: string }>(storage, 'show statement_timeout'))[0]!
           .statement_timeout;
-      const first = await backend.open();
+      const first = await open(t);
       const usual = await timeout(first);
       // On PGlite the session is the database's one connection; on PostgreSQL a pooled one.
       await rowsOf(first, `set statement_timeout = '1ms'`);
       await first.close();
 
-      const second = await backend.open();
+      const second = await open(t);
       assert.equal(await timeout(second), usual);
       await second.close();
     });
