@@ -10,7 +10,7 @@
  * PostgreSQL's own catalogs, the session's settings, prepared statements, cursors and LISTEN
  * channels, hashed. Equal to the template's, a database differs from it only in its rows.
  */
-export const SHAPE = `
+const SHAPE = `
   with user_ns as (
     select oid, nspname from pg_namespace
     where nspname not in ('pg_catalog', 'information_schema') and nspname not like 'pg_toast%'
@@ -45,8 +45,19 @@ export const SHAPE = `
     union all select format('listen %s', c) from pg_listening_channels() c
   ) items`;
 
-/** Rows of a query, whichever client runs it (node-postgres and PGlite both answer `{ rows }`). */
-type Rows = <T>(statement: string) => Promise<T[]>;
+/** A test database's client, seen through what these helpers need of PGlite and node-postgres. */
+export interface StateClient {
+  /** The rows of one statement. */
+  rows: <T>(statement: string) => Promise<T[]>;
+  /** Statements separated by semicolons, run as one script. */
+  exec: (script: string) => Promise<unknown>;
+}
+
+/** The template's state: its shape's hash and the script that empties a copy of it. */
+export interface TemplateState {
+  shape: string;
+  emptying: string;
+}
 
 /**
  * The statements that empty every table but the migrations' record and restart every sequence,
@@ -56,7 +67,7 @@ type Rows = <T>(statement: string) => Promise<T[]>;
  *
  * @throws Error when the foreign keys form a cycle (no order deletes every table).
  */
-export async function emptyingStatements(rows: Rows): Promise<string> {
+async function emptyingStatements({ rows }: StateClient): Promise<string> {
   const user = `not in ('pg_catalog', 'information_schema', 'drizzle')`;
   const tables = await rows<{ name: string }>(
     `select format('%I.%I', schemaname, tablename) as name from pg_tables where schemaname ${user}`,
@@ -87,4 +98,33 @@ export async function emptyingStatements(rows: Rows): Promise<string> {
     }
   }
   return [...statements, ...sequences.map((s) => s.sql)].join('\n');
+}
+
+async function shapeOf(client: StateClient): Promise<string> {
+  return (await client.rows<{ shape: string }>(SHAPE))[0]!.shape;
+}
+
+/** Read the template's state from a database still in it (a fresh copy). */
+export async function readTemplateState(client: StateClient): Promise<TemplateState> {
+  return { shape: await shapeOf(client), emptying: await emptyingStatements(client) };
+}
+
+/**
+ * Put a closed test's database back in the template's state: pg-boss's schema (the template has
+ * none) dropped, advisory locks released, every table emptied. True only when what is left has
+ * the template's shape; a database a test changed otherwise (a trigger, a session setting, a
+ * temporary table, a LISTEN) is not to be reused. Never throws: a failure answers false.
+ */
+export async function resetToTemplate(
+  client: StateClient,
+  template: TemplateState,
+): Promise<boolean> {
+  try {
+    await client.exec('drop schema if exists pgboss cascade; select pg_advisory_unlock_all()');
+    if ((await shapeOf(client)) !== template.shape) return false;
+    await client.exec(template.emptying);
+    return true;
+  } catch {
+    return false;
+  }
 }

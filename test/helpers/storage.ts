@@ -20,7 +20,12 @@ import {
   readPgliteTemplate,
   type Storage,
 } from '../../src/db/client.ts';
-import { emptyingStatements, SHAPE } from './database-state.ts';
+import {
+  readTemplateState,
+  resetToTemplate,
+  type StateClient,
+  type TemplateState,
+} from './database-state.ts';
 import { ROOT } from './root.ts';
 
 let template: Blob | undefined;
@@ -97,32 +102,19 @@ export async function createPostgresDatabase(template?: string): Promise<{
 const idle: PGlite[] = [];
 /** At most this many are kept (a test that opens two databases at once reuses both). */
 const MAX_IDLE = 2;
-let templateShape: string | undefined;
-let emptyTables: string | undefined;
+/** The PGlite template's state, read from the first database this process loads. */
+let pgliteTemplateState: TemplateState | undefined;
 // A PGlite left open keeps its process alive (its timers): the kept ones close with the file.
 after(async () => {
   for (const client of idle.splice(0)) await client.close();
 });
 
-async function shapeOf(client: PGlite): Promise<string> {
-  return (await client.query<{ shape: string }>(SHAPE)).rows[0]!.shape;
-}
-
-/**
- * Put `client` back in the template's state after a test: pg-boss's schema (the template has
- * none) dropped, advisory locks released, every table emptied. True only when what is left
- * has the template's shape; a database a test changed otherwise (a trigger, a session setting,
- * a temporary table, a LISTEN) is closed instead of kept.
- */
-async function resetToTemplate(client: PGlite): Promise<boolean> {
-  try {
-    await client.exec('drop schema if exists pgboss cascade; select pg_advisory_unlock_all()');
-    if ((await shapeOf(client)) !== templateShape) return false;
-    await client.exec(emptyTables!);
-    return true;
-  } catch {
-    return false;
-  }
+/** `client` as the shared reset sees it. */
+function pgliteStateClient(client: PGlite): StateClient {
+  return {
+    rows: async <T>(statement: string) => (await client.query<T>(statement)).rows,
+    exec: (script) => client.exec(script),
+  };
 }
 
 /**
@@ -156,7 +148,10 @@ function lease(client: PGlite): Promise<Storage> {
   return pgliteStorage(handle, async () => {
     open = false;
     for (const unlisten of [...unlistens]) await unlisten();
-    if (idle.length < MAX_IDLE && (await resetToTemplate(client))) idle.push(client);
+    const kept =
+      idle.length < MAX_IDLE &&
+      (await resetToTemplate(pgliteStateClient(client), pgliteTemplateState!));
+    if (kept) idle.push(client);
     else await client.close();
   });
 }
@@ -169,12 +164,7 @@ const pglite: Backend = {
       reused ?? (await openStorage({ kind: 'pglite-memory', template: pgliteTemplate() })).pglite!;
     const storage = await lease(client);
     await storage.migrate();
-    if (!reused) {
-      templateShape ??= await shapeOf(client);
-      emptyTables ??= await emptyingStatements(
-        async <T>(statement: string) => (await client.query<T>(statement)).rows,
-      );
-    }
+    pgliteTemplateState ??= await readTemplateState(pgliteStateClient(client));
     return storage;
   },
 };
@@ -226,50 +216,39 @@ function migratedPostgresTemplate(): Promise<string> {
 type PostgresDatabase = Awaited<ReturnType<typeof createPostgresDatabase>>;
 /** This process's PostgreSQL databases in the template's state, waiting for the next `open()`. */
 const idlePostgres: PostgresDatabase[] = [];
-let postgresShape: string | undefined;
-let postgresEmptyTables: string | undefined;
+/** The PostgreSQL template's state, read from the first copy this process makes. */
+let postgresTemplateState: TemplateState | undefined;
 after(async () => {
   for (const database of idlePostgres.splice(0)) await database.drop();
 });
 
-/** The template's shape and emptying statements, read on a connection to a fresh copy. */
-async function readPostgresTemplateState(url: string): Promise<void> {
+/** `work` with a client of its own on `url`, closed after (node-postgres runs scripts as is). */
+async function onConnection<T>(url: string, work: (client: StateClient) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    postgresShape = (await client.query<{ shape: string }>(SHAPE)).rows[0]!.shape;
-    postgresEmptyTables = await emptyingStatements(
-      async <T>(statement: string) => (await client.query(statement)).rows as T[],
-    );
+    return await work({
+      rows: async <R>(statement: string) => (await client.query(statement)).rows as R[],
+      exec: (script) => client.query(script),
+    });
   } finally {
-    await client.end();
+    await client.end().catch(() => undefined);
   }
 }
 
 /**
- * Put a closed test's PostgreSQL database back in the template's state, as
- * {@link resetToTemplate} does for PGlite: connections a test left open ended, pg-boss's schema
- * dropped, every table emptied. True only when the shape is the template's; such a database is
- * reused by the next `open()` of this process instead of copying the template again: a copy
- * writes the whole template to the WAL and a drop removes every file (docs/decisions.md).
+ * {@link resetToTemplate} for a closed test's PostgreSQL database, after ending the connections
+ * the test left open. A reset database is reused by the next `open()` of this process instead of
+ * copying the template again: a copy writes the whole template to the WAL and a drop removes
+ * every file (docs/decisions.md).
  */
 async function resetPostgres(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url });
-  try {
-    await client.connect();
-    await client.query(
+  return onConnection(url, async (client) => {
+    await client.exec(
       'select pg_terminate_backend(pid) from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
     );
-    await client.query('drop schema if exists pgboss cascade');
-    const { shape } = (await client.query<{ shape: string }>(SHAPE)).rows[0]!;
-    if (shape !== postgresShape) return false;
-    await client.query(postgresEmptyTables!);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+    return resetToTemplate(client, postgresTemplateState!);
+  }).catch(() => false);
 }
 
 const postgres: Backend = {
@@ -277,7 +256,7 @@ const postgres: Backend = {
   async open() {
     const reused = idlePostgres.pop();
     const database = reused ?? (await createPostgresDatabase(await migratedPostgresTemplate()));
-    if (postgresShape === undefined) await readPostgresTemplateState(database.url);
+    postgresTemplateState ??= await onConnection(database.url, readTemplateState);
     const storage = await openStorage({ kind: 'postgres', url: database.url, poolSize: 5 });
     await storage.migrate();
     const close = storage.close.bind(storage);
