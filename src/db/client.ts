@@ -181,8 +181,6 @@ function pgliteStartParams(defaults: readonly string[]): string[] {
   return [...defaults, '-c', `shared_buffers=${PGLITE_SHARED_BUFFERS}`];
 }
 
-let baselineOnly = false;
-
 /**
  * Run WebAssembly on V8's baseline compiler (Liftoff) only: PGlite's module, compiled after
  * this, is never recompiled by the optimising compiler (TurboFan). By default V8 tiers up
@@ -197,9 +195,8 @@ let baselineOnly = false;
  * @see https://v8.dev/docs/wasm-compilation-pipeline
  */
 function useBaselineWasmCompiler(): void {
-  if (baselineOnly) return;
+  // Idempotent: setting the flag again changes nothing.
   setFlagsFromString('--liftoff-only');
-  baselineOnly = true;
 }
 
 let pgliteRuntime: Promise<{ pgliteWasmModule: WebAssembly.Module; fsBundle: Blob }> | undefined;
