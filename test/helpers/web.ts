@@ -4,7 +4,10 @@
  */
 import assert from 'node:assert/strict';
 import type { FastifyInstance, LightMyRequestResponse } from 'fastify';
+import { eq } from 'drizzle-orm';
 import { parseSetCookie, type Cookie } from 'set-cookie-parser';
+import { users } from '../../src/db/schema/index.ts';
+import { hashPassword } from '../../src/platform/passwords.ts';
 import type { Services } from '../../src/services.ts';
 
 export const TEST_PASSWORD = 'correct horse battery staple';
@@ -102,10 +105,16 @@ export async function portalWithPassword(
     code: input.code,
     actor: { type: 'system', id: 'test' },
   });
-  await services.accounts.setPassword({
-    portalCode: created.portalCode,
-    email,
-    password: TEST_PASSWORD,
-  });
+  // Stored as `setPassword` stores it, but hashed once per process: a hash is ~90 ms of scrypt
+  // and this runs for most tests. Sign-ins still verify with scrypt at the production cost;
+  // `setPassword` itself is tested in admin/user-set-password and the CLI's tests.
+  testPasswordHash ??= hashPassword(TEST_PASSWORD);
+  await services.storage.db
+    .update(users)
+    .set({ passwordHash: await testPasswordHash })
+    .where(eq(users.id, created.userId));
   return { ...created, email };
 }
+
+/** {@link TEST_PASSWORD}'s stored form (`hashPassword`: scrypt, production cost, one salt). */
+let testPasswordHash: Promise<string> | undefined;

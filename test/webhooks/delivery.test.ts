@@ -45,236 +45,245 @@ async function addEndpoint(services: Services, portalId: number, url: string, ty
   return added;
 }
 
-for (const backend of backends()) {
-  describe(`outbound webhooks (${backend.name})`, () => {
-    test('a ticket.created delivery verifies with the README receiver; test event too', async (t) => {
-      const { app, services, receiver, portal, portalId, logs } = await setUp(t, backend);
-      const { secret, endpoint } = await addEndpoint(services, portalId, receiver.url, [
-        'ticket.created',
-      ]);
-      receiver.secrets.push(secret);
-      await services.webhooks.startWorker();
-      const created = await app.inject({
-        method: 'POST',
-        url: '/api/v1/external/support/tickets',
-        headers: { authorization: portal.token },
-        payload: { subject: 'Printer on fire', description: 'It is on fire.' },
-      });
-      assert.equal(created.statusCode, 201);
-      const ticketId = created.json<{ data: { id: string } }>().data.id;
-      const [first] = await receiver.waitFor(1);
-      assert.ok(first!.event, 'the signature verifies with the reference library');
-      assert.equal(first!.event.type, 'ticket.created');
-      assert.equal(first!.event.data.ticketId, ticketId);
-      assert.equal(first!.headers['webhook-id'], first!.headers['webhook-id']);
-      assert.match(String(first!.headers['webhook-id']), /^evt_/);
-      assert.ok(!first!.body.includes('fire'), 'no ticket text in the payload');
-
-      await services.webhooks.sendTestEvent(portalId, endpoint.id);
-      const [, test2] = await receiver.waitFor(2);
-      assert.equal(test2!.event?.type, 'webhook.test');
-
-      // Rotation: both signatures for 24 h; a receiver with either secret verifies.
-      const rotated = await services.webhooks.rotateSecret(portalId, endpoint.id, {
-        actor: CLI_ACTOR,
-      });
-      receiver.secrets.splice(0, 1, rotated.secret);
-      await services.webhooks.sendTestEvent(portalId, endpoint.id);
-      const [, , third] = await receiver.waitFor(3);
-      assert.ok(third!.event, 'verifies with the new secret');
-      assert.equal(String(third!.headers['webhook-signature']).split(' ').length, 2);
-      receiver.secrets.splice(0, 1, secret);
-      await services.webhooks.sendTestEvent(portalId, endpoint.id);
-      const [, , , fourth] = await receiver.waitFor(4);
-      assert.ok(fourth!.event, 'verifies with the previous secret during the overlap');
-
-      const deliveries = await eventually(async () => {
-        const d = await services.webhooks.recentDeliveries(portalId);
-        return d.length === 4 && d.every((x) => x.status === 'succeeded') && d;
-      });
-      assert.ok(deliveries.every((d) => d.lastStatusCode === 204 && d.lastLatencyMs !== null));
-      const serialized = logs.join('\n');
-      assert.ok(!serialized.includes(secret) && !serialized.includes(rotated.secret));
-      const actions = (await listAuditEvents(services.storage.db, portalId)).map((e) => e.action);
-      assert.ok(actions.includes('webhook_endpoint.created'));
-      assert.ok(actions.includes('webhook_endpoint.secret_rotated'));
-    });
-
-    test('keys rotate re-seals the live secrets: deliveries sign with only the new key listed', async (t) => {
-      const oldKey = generateKeyEntry('old');
-      const { services, receiver, portalId } = await setUp(t, backend, undefined, FAST, {
-        TOKEN_ENCRYPTION_KEYS: oldKey,
-      });
-      const { secret, endpoint } = await addEndpoint(services, portalId, receiver.url, [
-        'ticket.created',
-      ]);
-      // A rotation under way: the previous secret still signs for 24 h and is re-sealed too.
-      const rotated = await services.webhooks.rotateSecret(portalId, endpoint.id, {
-        actor: CLI_ACTOR,
-      });
-      const newKey = generateKeyEntry('new');
-      const withKeys = (keys: string) =>
-        createServices({
-          config: testConfig({ TOKEN_ENCRYPTION_KEYS: keys }),
-          storage: services.storage,
-          logger: createLogger('silent'),
-          overrides: { webhooks: FAST },
+// The backends run side by side: the file's time is mostly waiting for the queue's polls
+// (every half second), not work, and each backend has its own app, database and receiver.
+describe('outbound webhooks', { concurrency: true }, () => {
+  for (const backend of backends()) {
+    // One test at a time within a backend (subtests would inherit `concurrency: true`).
+    describe(`outbound webhooks (${backend.name})`, { concurrency: 1 }, () => {
+      test('a ticket.created delivery verifies with the README receiver; test event too', async (t) => {
+        const { app, services, receiver, portal, portalId, logs } = await setUp(t, backend);
+        const { secret, endpoint } = await addEndpoint(services, portalId, receiver.url, [
+          'ticket.created',
+        ]);
+        receiver.secrets.push(secret);
+        await services.webhooks.startWorker();
+        const created = await app.inject({
+          method: 'POST',
+          url: '/api/v1/external/support/tickets',
+          headers: { authorization: portal.token },
+          payload: { subject: 'Printer on fire', description: 'It is on fire.' },
         });
-      const both = withKeys(`${newKey},${oldKey}`);
-      const expected = (count: number) => ({
-        reencrypted: 0,
-        also: [{ what: 'webhook secret(s)', count }],
-        activeKeyId: 'new',
-      });
-      assert.deepEqual(await runCommand(both, 'keys rotate', {}), expected(1));
-      assert.deepEqual(await runCommand(both, 'keys rotate', {}), expected(0));
+        assert.equal(created.statusCode, 201);
+        const ticketId = created.json<{ data: { id: string } }>().data.id;
+        const [first] = await receiver.waitFor(1);
+        assert.ok(first!.event, 'the signature verifies with the reference library');
+        assert.equal(first!.event.type, 'ticket.created');
+        assert.equal(first!.event.data.ticketId, ticketId);
+        assert.equal(first!.headers['webhook-id'], first!.headers['webhook-id']);
+        assert.match(String(first!.headers['webhook-id']), /^evt_/);
+        assert.ok(!first!.body.includes('fire'), 'no ticket text in the payload');
 
-      const onlyNew = withKeys(newKey);
-      // Stopped at the end, before the suite's storage closes; the hook only after a failure.
-      let running = true;
-      const stop = async () => {
-        if (!running) return;
-        running = false;
-        await onlyNew.webhooks.stopWorker();
-        await onlyNew.messaging.stop();
-      };
-      t.after(() => stop().catch(() => undefined));
-      await onlyNew.webhooks.start();
-      await onlyNew.webhooks.startWorker();
-      await onlyNew.webhooks.sendTestEvent(portalId, endpoint.id);
-      receiver.secrets.push(rotated.secret);
-      const [withNew] = await receiver.waitFor(1);
-      assert.ok(withNew!.event, 'verifies with the current secret');
-      assert.equal(String(withNew!.headers['webhook-signature']).split(' ').length, 2);
-      receiver.secrets.splice(0, 1, secret);
-      await onlyNew.webhooks.sendTestEvent(portalId, endpoint.id);
-      const [, withPrevious] = await receiver.waitFor(2);
-      assert.ok(withPrevious!.event, 'verifies with the previous secret');
-      const rows = await queryRows<{ reason: string }>(
-        services.storage,
-        sql`select reason from audit_events where action = 'encryption_key.rotated' order by id`,
-      );
-      assert.equal(
-        rows[0]?.reason,
-        're-encrypted 0 provider token(s) and 1 webhook secret(s) under key new',
-      );
-      await stop();
-    });
+        await services.webhooks.sendTestEvent(portalId, endpoint.id);
+        const [, test2] = await receiver.waitFor(2);
+        assert.equal(test2!.event?.type, 'webhook.test');
 
-    test('500 three times, then 200: the fourth attempt lands, same webhook-id', async (t) => {
-      const { services, receiver, portalId } = await setUp(t, backend, (n) => (n <= 3 ? 500 : 200));
-      const { secret } = await addEndpoint(services, portalId, receiver.url, ['contact.opted_out']);
-      receiver.secrets.push(secret);
-      await services.webhooks.startWorker();
-      const contact = await services.contacts.createContact({
-        principal: { portalId },
-        input: { phone: '+14155550123' },
-      });
-      await services.contacts.patchContact({ portalId }, contact.body.data.id, {
-        consent: { whatsapp: 'opted_out' },
-      });
-      const attempts = await receiver.waitFor(4);
-      const ids = new Set(attempts.map((a) => a.headers['webhook-id']));
-      assert.equal(ids.size, 1, 'one webhook-id across retries');
-      assert.ok(attempts.every((a) => a.event?.type === 'contact.opted_out'));
-      assert.equal(attempts[0]!.event?.data.contactId, contact.body.data.id);
-      assert.ok(!attempts[0]!.body.includes('4155550123'), 'no phone in the payload');
-      const [delivery] = await eventually(async () => {
-        const d = await services.webhooks.recentDeliveries(portalId);
-        return d[0]?.status === 'succeeded' && d;
-      });
-      assert.equal(delivery!.attempts, 4);
-      assert.equal(delivery!.lastStatusCode, 200);
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      assert.equal(receiver.received.length, 4, 'no attempt after the success');
-    });
+        // Rotation: both signatures for 24 h; a receiver with either secret verifies.
+        const rotated = await services.webhooks.rotateSecret(portalId, endpoint.id, {
+          actor: CLI_ACTOR,
+        });
+        receiver.secrets.splice(0, 1, rotated.secret);
+        await services.webhooks.sendTestEvent(portalId, endpoint.id);
+        const [, , third] = await receiver.waitFor(3);
+        assert.ok(third!.event, 'verifies with the new secret');
+        assert.equal(String(third!.headers['webhook-signature']).split(' ').length, 2);
+        receiver.secrets.splice(0, 1, secret);
+        await services.webhooks.sendTestEvent(portalId, endpoint.id);
+        const [, , , fourth] = await receiver.waitFor(4);
+        assert.ok(fourth!.event, 'verifies with the previous secret during the overlap');
 
-    test('a stalled receiver is cut at the timeout and retried', async (t) => {
-      const { services, receiver, portalId } = await setUp(
-        t,
-        backend,
-        (n) => (n === 1 ? 'stall' : 200),
-        { ...FAST, attemptTimeoutMs: 400 },
-      );
-      const { secret, endpoint } = await addEndpoint(services, portalId, receiver.url, [
-        'ticket.created',
-      ]);
-      receiver.secrets.push(secret);
-      await services.webhooks.startWorker();
-      await services.webhooks.sendTestEvent(portalId, endpoint.id);
-      const [a, b] = await receiver.waitFor(2);
-      assert.equal(a!.headers['webhook-id'], b!.headers['webhook-id']);
-      assert.ok(b!.at - a!.at >= 400, 'the retry came after the timeout');
-      const [delivery] = await eventually(async () => {
-        const d = await services.webhooks.recentDeliveries(portalId);
-        return d[0]?.status === 'succeeded' && d;
+        const deliveries = await eventually(async () => {
+          const d = await services.webhooks.recentDeliveries(portalId);
+          return d.length === 4 && d.every((x) => x.status === 'succeeded') && d;
+        });
+        assert.ok(deliveries.every((d) => d.lastStatusCode === 204 && d.lastLatencyMs !== null));
+        const serialized = logs.join('\n');
+        assert.ok(!serialized.includes(secret) && !serialized.includes(rotated.secret));
+        const actions = (await listAuditEvents(services.storage.db, portalId)).map((e) => e.action);
+        assert.ok(actions.includes('webhook_endpoint.created'));
+        assert.ok(actions.includes('webhook_endpoint.secret_rotated'));
       });
-      assert.equal(delivery!.attempts, 2);
-    });
 
-    test('410 disables the endpoint, with the reason and an audit row', async (t) => {
-      const { services, receiver, portalId } = await setUp(t, backend, () => 410);
-      const { secret, endpoint } = await addEndpoint(services, portalId, receiver.url, [
-        'ticket.created',
-      ]);
-      receiver.secrets.push(secret);
-      await services.webhooks.startWorker();
-      await services.webhooks.sendTestEvent(portalId, endpoint.id);
-      const [listed] = await eventually(async () => {
-        const e = await services.webhooks.listEndpoints(portalId);
-        return e[0]?.enabled === false && e;
-      });
-      assert.match(listed!.disabledReason ?? '', /410/);
-      const audit = await listAuditEvents(services.storage.db, portalId);
-      assert.ok(audit.some((e) => e.action === 'webhook_endpoint.disabled'));
-      await new Promise((resolve) => setTimeout(resolve, 300));
-      assert.equal(receiver.received.length, 1, 'no retry after 410');
-    });
-
-    test('a rolled-back change sends nothing', async (t) => {
-      const { services, receiver, portalId } = await setUp(t, backend);
-      await addEndpoint(services, portalId, receiver.url, ['ticket.created']);
-      await assert.rejects(
-        services.storage.db.transaction(async (tx) => {
-          await services.webhooks.emit(tx, portalId, 'ticket.created', {
-            ticketId: 'tkt_x',
-            priority: 'normal',
-            createdAt: new Date().toISOString(),
+      test('keys rotate re-seals the live secrets: deliveries sign with only the new key listed', async (t) => {
+        const oldKey = generateKeyEntry('old');
+        const { services, receiver, portalId } = await setUp(t, backend, undefined, FAST, {
+          TOKEN_ENCRYPTION_KEYS: oldKey,
+        });
+        const { secret, endpoint } = await addEndpoint(services, portalId, receiver.url, [
+          'ticket.created',
+        ]);
+        // A rotation under way: the previous secret still signs for 24 h and is re-sealed too.
+        const rotated = await services.webhooks.rotateSecret(portalId, endpoint.id, {
+          actor: CLI_ACTOR,
+        });
+        const newKey = generateKeyEntry('new');
+        const withKeys = (keys: string) =>
+          createServices({
+            config: testConfig({ TOKEN_ENCRYPTION_KEYS: keys }),
+            storage: services.storage,
+            logger: createLogger('silent'),
+            overrides: { webhooks: FAST },
           });
-          throw new Error('roll back');
-        }),
-      );
-      assert.deepEqual(await services.webhooks.recentDeliveries(portalId), []);
-    });
+        const both = withKeys(`${newKey},${oldKey}`);
+        const expected = (count: number) => ({
+          reencrypted: 0,
+          also: [{ what: 'webhook secret(s)', count }],
+          activeKeyId: 'new',
+        });
+        assert.deepEqual(await runCommand(both, 'keys rotate', {}), expected(1));
+        assert.deepEqual(await runCommand(both, 'keys rotate', {}), expected(0));
 
-    test('a disconnect produces connection.revoked within a second', async (t) => {
-      const p = await startTestProvider(t);
-      const { services, receiver, portal, portalId } = await setUp(
-        t,
-        backend,
-        undefined,
-        FAST,
-        p.env,
-      );
-      const { secret } = await addEndpoint(services, portalId, receiver.url, [
-        'connection.connected',
-        'connection.revoked',
-      ]);
-      receiver.secrets.push(secret);
-      await services.webhooks.startWorker();
-      const connected = await connectPortal(services, p, { portalId, userId: portal.userId });
-      assert.deepEqual(connected, { ok: true });
-      const [first] = await receiver.waitFor(1);
-      assert.equal(first!.event?.type, 'connection.connected');
-      const started = Date.now();
-      await services.partner.revokeConnection(portalId, {
-        actor: { type: 'user', id: String(portal.userId) },
-        reason: REVOKE_REASONS.userDisconnected,
+        const onlyNew = withKeys(newKey);
+        // Stopped at the end, before the suite's storage closes; the hook only after a failure.
+        let running = true;
+        const stop = async () => {
+          if (!running) return;
+          running = false;
+          await onlyNew.webhooks.stopWorker();
+          await onlyNew.messaging.stop();
+        };
+        t.after(() => stop().catch(() => undefined));
+        await onlyNew.webhooks.start();
+        await onlyNew.webhooks.startWorker();
+        await onlyNew.webhooks.sendTestEvent(portalId, endpoint.id);
+        receiver.secrets.push(rotated.secret);
+        const [withNew] = await receiver.waitFor(1);
+        assert.ok(withNew!.event, 'verifies with the current secret');
+        assert.equal(String(withNew!.headers['webhook-signature']).split(' ').length, 2);
+        receiver.secrets.splice(0, 1, secret);
+        await onlyNew.webhooks.sendTestEvent(portalId, endpoint.id);
+        const [, withPrevious] = await receiver.waitFor(2);
+        assert.ok(withPrevious!.event, 'verifies with the previous secret');
+        const rows = await queryRows<{ reason: string }>(
+          services.storage,
+          sql`select reason from audit_events where action = 'encryption_key.rotated' order by id`,
+        );
+        assert.equal(
+          rows[0]?.reason,
+          're-encrypted 0 provider token(s) and 1 webhook secret(s) under key new',
+        );
+        await stop();
       });
-      const [, second] = await receiver.waitFor(2, 5_000);
-      assert.equal(second!.event?.type, 'connection.revoked');
-      assert.equal(second!.event?.data.reason, 'disconnect');
-      assert.ok(second!.at - started < 1_000, `took ${second!.at - started} ms`);
+
+      test('500 three times, then 200: the fourth attempt lands, same webhook-id', async (t) => {
+        const { services, receiver, portalId } = await setUp(t, backend, (n) =>
+          n <= 3 ? 500 : 200,
+        );
+        const { secret } = await addEndpoint(services, portalId, receiver.url, [
+          'contact.opted_out',
+        ]);
+        receiver.secrets.push(secret);
+        await services.webhooks.startWorker();
+        const contact = await services.contacts.createContact({
+          principal: { portalId },
+          input: { phone: '+14155550123' },
+        });
+        await services.contacts.patchContact({ portalId }, contact.body.data.id, {
+          consent: { whatsapp: 'opted_out' },
+        });
+        const attempts = await receiver.waitFor(4);
+        const ids = new Set(attempts.map((a) => a.headers['webhook-id']));
+        assert.equal(ids.size, 1, 'one webhook-id across retries');
+        assert.ok(attempts.every((a) => a.event?.type === 'contact.opted_out'));
+        assert.equal(attempts[0]!.event?.data.contactId, contact.body.data.id);
+        assert.ok(!attempts[0]!.body.includes('4155550123'), 'no phone in the payload');
+        const [delivery] = await eventually(async () => {
+          const d = await services.webhooks.recentDeliveries(portalId);
+          return d[0]?.status === 'succeeded' && d;
+        });
+        assert.equal(delivery!.attempts, 4);
+        assert.equal(delivery!.lastStatusCode, 200);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal(receiver.received.length, 4, 'no attempt after the success');
+      });
+
+      test('a stalled receiver is cut at the timeout and retried', async (t) => {
+        const { services, receiver, portalId } = await setUp(
+          t,
+          backend,
+          (n) => (n === 1 ? 'stall' : 200),
+          { ...FAST, attemptTimeoutMs: 400 },
+        );
+        const { secret, endpoint } = await addEndpoint(services, portalId, receiver.url, [
+          'ticket.created',
+        ]);
+        receiver.secrets.push(secret);
+        await services.webhooks.startWorker();
+        await services.webhooks.sendTestEvent(portalId, endpoint.id);
+        const [a, b] = await receiver.waitFor(2);
+        assert.equal(a!.headers['webhook-id'], b!.headers['webhook-id']);
+        assert.ok(b!.at - a!.at >= 400, 'the retry came after the timeout');
+        const [delivery] = await eventually(async () => {
+          const d = await services.webhooks.recentDeliveries(portalId);
+          return d[0]?.status === 'succeeded' && d;
+        });
+        assert.equal(delivery!.attempts, 2);
+      });
+
+      test('410 disables the endpoint, with the reason and an audit row', async (t) => {
+        const { services, receiver, portalId } = await setUp(t, backend, () => 410);
+        const { secret, endpoint } = await addEndpoint(services, portalId, receiver.url, [
+          'ticket.created',
+        ]);
+        receiver.secrets.push(secret);
+        await services.webhooks.startWorker();
+        await services.webhooks.sendTestEvent(portalId, endpoint.id);
+        const [listed] = await eventually(async () => {
+          const e = await services.webhooks.listEndpoints(portalId);
+          return e[0]?.enabled === false && e;
+        });
+        assert.match(listed!.disabledReason ?? '', /410/);
+        const audit = await listAuditEvents(services.storage.db, portalId);
+        assert.ok(audit.some((e) => e.action === 'webhook_endpoint.disabled'));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        assert.equal(receiver.received.length, 1, 'no retry after 410');
+      });
+
+      test('a rolled-back change sends nothing', async (t) => {
+        const { services, receiver, portalId } = await setUp(t, backend);
+        await addEndpoint(services, portalId, receiver.url, ['ticket.created']);
+        await assert.rejects(
+          services.storage.db.transaction(async (tx) => {
+            await services.webhooks.emit(tx, portalId, 'ticket.created', {
+              ticketId: 'tkt_x',
+              priority: 'normal',
+              createdAt: new Date().toISOString(),
+            });
+            throw new Error('roll back');
+          }),
+        );
+        assert.deepEqual(await services.webhooks.recentDeliveries(portalId), []);
+      });
+
+      test('a disconnect produces connection.revoked within a second', async (t) => {
+        const p = await startTestProvider(t);
+        const { services, receiver, portal, portalId } = await setUp(
+          t,
+          backend,
+          undefined,
+          FAST,
+          p.env,
+        );
+        const { secret } = await addEndpoint(services, portalId, receiver.url, [
+          'connection.connected',
+          'connection.revoked',
+        ]);
+        receiver.secrets.push(secret);
+        await services.webhooks.startWorker();
+        const connected = await connectPortal(services, p, { portalId, userId: portal.userId });
+        assert.deepEqual(connected, { ok: true });
+        const [first] = await receiver.waitFor(1);
+        assert.equal(first!.event?.type, 'connection.connected');
+        const started = Date.now();
+        await services.partner.revokeConnection(portalId, {
+          actor: { type: 'user', id: String(portal.userId) },
+          reason: REVOKE_REASONS.userDisconnected,
+        });
+        const [, second] = await receiver.waitFor(2, 5_000);
+        assert.equal(second!.event?.type, 'connection.revoked');
+        assert.equal(second!.event?.data.reason, 'disconnect');
+        assert.ok(second!.at - started < 1_000, `took ${second!.at - started} ms`);
+      });
     });
-  });
-}
+  }
+});
