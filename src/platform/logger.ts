@@ -172,10 +172,22 @@ export function createLogger(level: string, stream?: DestinationStream): PinoLog
  * main.ts), and pino flushes this destination synchronously when the process exits any other
  * way (a start-up failure, an uncaught error).
  *
+ * SonicBoom runs in buffer mode, each line handed over as a `Buffer`: in its default (utf8) mode
+ * it measures the whole pending string (`Buffer.byteLength`) at every line written while a write
+ * is in flight, so a burst of n lines costs time in n²; in buffer mode it adds lengths. Measured
+ * by `npm run bench`: 1.6 µs less CPU per request of a logged API call (docs/deployment.md).
+ *
  * @see https://getpino.io/#/docs/asynchronous
+ * @see https://github.com/pinojs/sonic-boom#api (`contentMode`)
  */
-export function asyncStdout(): DestinationStream {
-  return pino.destination({ dest: 1, sync: false });
+export function asyncStdout(): DestinationStream & { flush(cb: (err?: Error) => void): void } {
+  const stdout = pino.destination({ dest: 1, sync: false, contentMode: 'buffer' });
+  // SonicBoom's types declare `write(string)` only; in buffer mode it takes a Buffer.
+  const write = stdout.write.bind(stdout) as unknown as (chunk: Buffer) => boolean;
+  return {
+    write: (line: string) => void write(Buffer.from(line)),
+    flush: (cb) => stdout.flush(cb),
+  };
 }
 
 /**
