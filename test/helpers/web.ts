@@ -93,6 +93,9 @@ export function csrfOf(html: string): string {
   return m[1]!;
 }
 
+/** {@link TEST_PASSWORD}'s stored form (`hashPassword`: scrypt, production cost, one salt). */
+let testPasswordHash: Promise<string> | undefined;
+
 /** A portal whose main administrator has a password; returns its code, user id and token. */
 export async function portalWithPassword(
   services: Services,
@@ -115,6 +118,3 @@ export async function portalWithPassword(
     .where(eq(users.id, created.userId));
   return { ...created, email };
 }
-
-/** {@link TEST_PASSWORD}'s stored form (`hashPassword`: scrypt, production cost, one salt). */
-let testPasswordHash: Promise<string> | undefined;
