@@ -118,6 +118,7 @@ async function main(kind: ServerKind): Promise<void> {
       db,
       { asyncStdout, createLogger },
       { createServices },
+      { retainTickObjectShape },
     ] = await Promise.all([
       import('../src/app.ts'),
       import('../src/audit/audit-log.ts'),
@@ -125,7 +126,10 @@ async function main(kind: ServerKind): Promise<void> {
       import('../src/db/client.ts'),
       import('../src/platform/logger.ts'),
       import('../src/services.ts'),
+      import('../src/platform/tick-shape.ts'),
     ]);
+    // As main.ts starts.
+    retainTickObjectShape();
     const config = parseConfig();
     // As `npm start` logs: asynchronously to stdout (main.ts), flushed at close.
     const logger = createLogger(config.LOG_LEVEL, asyncStdout());

@@ -13,6 +13,7 @@ import { DataDirLockedError } from './platform/data-dir-lock.ts';
 import { KeySpecError } from './platform/keyring.ts';
 import { createLogger, serverLogDestination } from './platform/logger.ts';
 import { compilePendingSchemas } from './platform/schema-compilers.ts';
+import { retainTickObjectShape } from './platform/tick-shape.ts';
 import {
   startDevelopmentSandbox,
   wantsDevelopmentSandbox,
@@ -20,6 +21,7 @@ import {
 import { createServices } from './services.ts';
 
 async function main(): Promise<void> {
+  retainTickObjectShape();
   loadDotEnv();
   let config = parseConfig();
   const logger = createLogger(config.LOG_LEVEL, await serverLogDestination(config.isProduction));
