@@ -10,8 +10,8 @@
  * `nextTick` meets new maps, three of the four keys turn megamorphic for good, and from then on
  * every `nextTick` defines them through the runtime. Streams and HTTP call `nextTick` several
  * times per request, so a server that has run a few quiet full collections pays for it on every
- * request: 22.1–22.7 µs of CPU per cached verify (no access line) against 19.2–19.8 µs with one
- * TickObject held (eight servers under the same load, four of each, 2026-11-24). Holding one
+ * request: 22.1 and 22.6 µs of CPU per cached verify (no access line) against 18.7 and 19.0 µs
+ * with one TickObject held (servers alive at once under the same load, 2026-11-24). Holding one
  * keeps the chain of maps alive, and the keys stay monomorphic.
  *
  * The TickObject is caught by an `async_hooks` init hook that is enabled for one synchronous
