@@ -243,14 +243,21 @@ export function installErrorHandlers(
   // A path parameter matched as the empty string (`GET /support/tickets/` routed to
   // `/support/tickets/:id`) names nothing: the path is unknown, not a parameter to validate.
   // preValidation runs after the API's authentication, as for any unknown route.
-  app.addHook('preValidation', async (request, reply) => {
-    const params = request.params as Record<string, unknown> | undefined;
-    // A wildcard (`*`) may be empty: `/docs/*` serves `/docs/` itself.
-    const empty = Object.entries(params ?? {}).some(
-      ([name, value]) => name !== '*' && value === '',
-    );
-    if (empty) return notFound(request, reply);
+  // Callback style, not async: no promise per request, and no allocation for a route without
+  // parameters. A hook that answers does not call `done`.
+  app.addHook('preValidation', (request, reply, done) => {
+    if (hasEmptyParameter(request.params)) return void notFound(request, reply);
+    done();
   });
+}
+
+/** Whether a path parameter other than a wildcard (`*`, which may be empty) is `''`. */
+function hasEmptyParameter(params: unknown): boolean {
+  if (params === null || typeof params !== 'object') return false;
+  for (const name in params) {
+    if (name !== '*' && (params as Record<string, unknown>)[name] === '') return true;
+  }
+  return false;
 }
 
 /**
