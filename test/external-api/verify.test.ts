@@ -38,6 +38,17 @@ for (const backend of backends()) {
         assert.equal(res.headers['x-content-type-options'], 'nosniff');
         assert.equal(res.headers['content-security-policy'], undefined);
       }
+      // HEAD: the same status and headers, no body.
+      const get = await app.inject({ url: VERIFY, headers: { authorization: portal.token } });
+      const head = await app.inject({
+        method: 'HEAD',
+        url: VERIFY,
+        headers: { authorization: portal.token },
+      });
+      assert.equal(head.statusCode, 200);
+      assert.equal(head.body, '');
+      assert.equal(head.headers['content-length'], get.headers['content-length']);
+      assert.match(head.headers['content-type'] as string, /^application\/json/);
     });
 
     test('a user who is not the main admin and a narrowed token', async (t) => {
