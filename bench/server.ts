@@ -10,11 +10,15 @@
  *   main thread between the two (the steady state only, without start-up) into `path`;
  * - closes and exits on `{type: 'stop'}`.
  *
- * Usage: `bench/server.ts floor | fastify | app` (`child.ts` runs it bundled by esbuild, as
+ * `fastify-logged` is the Fastify constant route with the app's logging (its logger, access line
+ * and request ids): what one access line costs a route that does nothing else.
+ *
+ * Usage: `bench/server.ts floor | fastify | fastify-logged | app` (`child.ts` runs it bundled by esbuild, as
  * `npm start` runs `dist/main.js`, without the TypeScript loader). The app reads its configuration from the
  * environment like `npm start` does (DATABASE_URL or DATA_DIR, TOKEN_CACHE_SIZE, LOG_LEVEL);
  * `BENCH_CREATE_PORTAL=1` makes it create a portal and report its token.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { Session } from 'node:inspector';
@@ -22,7 +26,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import Fastify from 'fastify';
 
-export type ServerKind = 'floor' | 'fastify' | 'app';
+export type ServerKind = 'floor' | 'fastify' | 'fastify-logged' | 'app';
 
 export type ToServer =
   | { type: 'stats' }
@@ -109,6 +113,33 @@ async function main(kind: ServerKind): Promise<void> {
     await app.listen({ host: '127.0.0.1', port: 0 });
     send({ type: 'ready', port: (app.server.address() as AddressInfo).port });
     close = () => app.close();
+  } else if (kind === 'fastify-logged') {
+    const [
+      { AccessLogController },
+      { asyncStdout, createLogger },
+      { lazyRequestLogger },
+      envelope,
+    ] = await Promise.all([
+      import('../src/platform/access-log.ts'),
+      import('../src/platform/logger.ts'),
+      import('../src/platform/request-logger.ts'),
+      import('../src/platform/error-envelope.ts'),
+    ]);
+    // As app.ts logs (the same options; LOG_LEVEL as for the app).
+    const logger = createLogger(process.env.LOG_LEVEL ?? 'info', asyncStdout());
+    const app = Fastify({
+      loggerInstance: logger,
+      genReqId: (req) => envelope.requestIdFor(req, randomUUID),
+      logController: new AccessLogController(logger),
+      childLoggerFactory: lazyRequestLogger,
+    });
+    app.get('/', async () => BODY);
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    send({ type: 'ready', port: (app.server.address() as AddressInfo).port });
+    close = async () => {
+      await app.close();
+      await new Promise<void>((resolve) => logger.flush(() => resolve()));
+    };
   } else {
     // The app's modules are loaded only here, so the floor's memory is the floor's.
     const [
@@ -212,8 +243,8 @@ async function main(kind: ServerKind): Promise<void> {
 }
 
 const kind = process.argv[2] as ServerKind | undefined;
-if (kind !== 'floor' && kind !== 'fastify' && kind !== 'app') {
-  console.error('usage: bench/server.ts floor | fastify | app');
+if (kind !== 'floor' && kind !== 'fastify' && kind !== 'fastify-logged' && kind !== 'app') {
+  console.error('usage: bench/server.ts floor | fastify | fastify-logged | app');
   process.exit(2);
 }
 main(kind).catch((err: unknown) => {

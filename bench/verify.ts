@@ -7,7 +7,8 @@
  * recorded), then for BENCH_DURATION_S seconds (default 10). Recorded per server: requests/s,
  * latency p50/p99 (ms), non-2xx answers, and the server's peak RSS.
  *
- * Servers: the floor; Fastify with a constant route; `GET /auth/verify` of the real app with
+ * Servers: the floor; Fastify with a constant route, without and with the app's access line (what
+ * the line alone costs; not a target); `GET /auth/verify` of the real app with
  * the verification cache on and off, on PGlite and on PostgreSQL (a throwaway database on
  * BENCH_DATABASE_URL, default postgres://postgres@127.0.0.1:5432/postgres, dropped after); and
  * the cached PostgreSQL verify once more without its access log line (LOG_LEVEL=warn), to show
@@ -22,7 +23,7 @@
  * `docs/bench.svg` (`--chart <path>` to write it elsewhere). BENCH_CPU_PROF=1 writes a
  * V8 CPU profile of each server's measured run (not its start-up) to
  * `bench/results/profiles/<id>.cpuprofile` (open it in Chrome DevTools or speedscope); BENCH_ONLY=<id,id> runs only those
- * servers (ids: fastify, cache-pglite, cache-postgres, nocache-pglite, nocache-postgres,
+ * servers (ids: fastify, fastify-logged, cache-pglite, cache-postgres, nocache-pglite, nocache-postgres,
  * cache-postgres-warn) and the floor.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -97,6 +98,8 @@ export interface Measurement extends Scenario {
 const SCENARIOS: Scenario[] = [
   { id: 'floor', label: 'node:http floor', kind: 'floor' },
   { id: 'fastify', label: 'Fastify constant route', kind: 'fastify' },
+  // Not a target: what the access line alone costs (the verify rows write the same line).
+  { id: 'fastify-logged', label: 'Fastify constant route, access log', kind: 'fastify-logged' },
   {
     id: 'cache-pglite',
     label: 'verify, cache on, PGlite',
@@ -309,6 +312,12 @@ async function main(): Promise<void> {
   if (checks.length > 0) {
     console.log('\nTargets (verify with the cache on PostgreSQL; the CLI and start-up):');
     for (const c of checks) console.log(`  ${c.ok ? 'met ' : 'MISSED'}  ${c.what}: ${c.got}`);
+  }
+  const logged = rows.find((r) => r.id === 'fastify-logged');
+  if (logged && constant) {
+    console.log(
+      `\nThe access line alone, on the Fastify constant route: CPU per request ${(logged.cpuUsPerReq / constant.cpuUsPerReq).toFixed(2)} × (${logged.cpuUsPerReq.toFixed(0)} vs ${constant.cpuUsPerReq.toFixed(0)} µs), req/s ${logged.reqRatio.toFixed(2)} × floor`,
+    );
   }
   const bad = rows.filter((r) => r.non2xx + r.errors > 0);
   if (bad.length > 0)
