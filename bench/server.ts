@@ -13,12 +13,12 @@
  * `fastify-logged` is the Fastify constant route with the app's logging (its logger, access line
  * and request ids): what one access line costs a route that does nothing else.
  *
- * Usage: `bench/server.ts floor | fastify | fastify-logged | app` (`child.ts` runs it bundled by esbuild, as
- * `npm start` runs `dist/main.js`, without the TypeScript loader). The app reads its configuration from the
- * environment like `npm start` does (DATABASE_URL or DATA_DIR, TOKEN_CACHE_SIZE, LOG_LEVEL);
- * `BENCH_CREATE_PORTAL=1` makes it create a portal and report its token.
+ * Usage: `bench/server.ts floor | fastify | fastify-logged | app` (`child.ts` runs it bundled by
+ * esbuild, as `npm start` runs `dist/main.js`, without the TypeScript loader). The app reads its
+ * configuration from the environment like `npm start` does (DATABASE_URL or DATA_DIR,
+ * TOKEN_CACHE_SIZE, LOG_LEVEL); `BENCH_CREATE_PORTAL=1` makes it create a portal and report its
+ * token.
  */
-import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { Session } from 'node:inspector';
@@ -114,25 +114,13 @@ async function main(kind: ServerKind): Promise<void> {
     send({ type: 'ready', port: (app.server.address() as AddressInfo).port });
     close = () => app.close();
   } else if (kind === 'fastify-logged') {
-    const [
-      { AccessLogController },
-      { asyncStdout, createLogger },
-      { lazyRequestLogger },
-      envelope,
-    ] = await Promise.all([
-      import('../src/platform/access-log.ts'),
+    const [{ asyncStdout, createLogger }, { requestLoggingOptions }] = await Promise.all([
       import('../src/platform/logger.ts'),
       import('../src/platform/request-logger.ts'),
-      import('../src/platform/error-envelope.ts'),
     ]);
-    // As app.ts logs (the same options; LOG_LEVEL as for the app).
+    // Logged as the app logs (main.ts, app.ts), at the app's LOG_LEVEL.
     const logger = createLogger(process.env.LOG_LEVEL ?? 'info', asyncStdout());
-    const app = Fastify({
-      loggerInstance: logger,
-      genReqId: (req) => envelope.requestIdFor(req, randomUUID),
-      logController: new AccessLogController(logger),
-      childLoggerFactory: lazyRequestLogger,
-    });
+    const app = Fastify(requestLoggingOptions(logger));
     app.get('/', async () => BODY);
     await app.listen({ host: '127.0.0.1', port: 0 });
     send({ type: 'ready', port: (app.server.address() as AddressInfo).port });

@@ -22,9 +22,9 @@
  * the ones worth keeping are quoted in docs/deployment.md) and redraws the README's chart,
  * `docs/bench.svg` (`--chart <path>` to write it elsewhere). BENCH_CPU_PROF=1 writes a
  * V8 CPU profile of each server's measured run (not its start-up) to
- * `bench/results/profiles/<id>.cpuprofile` (open it in Chrome DevTools or speedscope); BENCH_ONLY=<id,id> runs only those
- * servers (ids: fastify, fastify-logged, cache-pglite, cache-postgres, nocache-pglite, nocache-postgres,
- * cache-postgres-warn) and the floor.
+ * `bench/results/profiles/<id>.cpuprofile` (open it in Chrome DevTools or speedscope);
+ * BENCH_ONLY=<id,id> runs only those servers (ids: fastify, fastify-logged, cache-pglite,
+ * cache-postgres, nocache-pglite, nocache-postgres, cache-postgres-warn) and the floor.
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';

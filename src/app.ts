@@ -6,7 +6,6 @@
  *
  * @see docs/architecture.md
  */
-import { randomUUID } from 'node:crypto';
 import fastifyCookie from '@fastify/cookie';
 import fastifyFormbody from '@fastify/formbody';
 import fastifyHelmet from '@fastify/helmet';
@@ -29,18 +28,16 @@ import { authorizationRoutes } from './partner/authorization-routes.ts';
 import { providerCallbacksRoutes } from './partner/provider-callbacks-routes.ts';
 import { type ProviderWebhookSink } from './partner/provider-webhook-events.ts';
 import { providerWebhooksRoutes } from './partner/provider-webhooks-routes.ts';
-import { AccessLogController } from './platform/access-log.ts';
 import {
   BODY_LIMIT_BYTES,
   clientErrorHandler,
   installErrorHandlers,
-  requestIdFor,
   sendError,
   toAppError,
 } from './platform/error-envelope.ts';
 import { probes } from './platform/probes.ts';
 import { sharedSchemaCompilers } from './platform/schema-compilers.ts';
-import { lazyRequestLogger } from './platform/request-logger.ts';
+import { requestLoggingOptions } from './platform/request-logger.ts';
 import type { Redis } from 'ioredis';
 import { connectRedis } from './platform/redis.ts';
 import { recordRoutes } from './platform/route-table.ts';
@@ -81,15 +78,10 @@ export async function buildApp({
 }: BuildAppOptions): Promise<FastifyInstance> {
   const { config } = services;
   const app = Fastify({
-    loggerInstance: logger,
-    genReqId: (req) => requestIdFor(req, randomUUID),
+    ...requestLoggingOptions(logger),
     trustProxy: config.TRUST_PROXY,
     bodyLimit: BODY_LIMIT_BYTES,
     return503OnClosing: true,
-    // One access line per request instead of Fastify's two (see access-log.ts).
-    logController: new AccessLogController(logger),
-    // request.log becomes a pino child only when a request writes a line (request-logger.ts).
-    childLoggerFactory: lazyRequestLogger,
     clientErrorHandler,
     // The router's own refusals (a malformed URL encoding, a path parameter over the length
     // limit) get the envelope too, and never echo the path.

@@ -7,12 +7,17 @@
  * factory returns a small stand-in instead: the same methods and level, and the real child
  * (`parent.child({ reqId }, options)`, identical to Fastify's default) is made at the first line
  * the stand-in writes at an enabled level. So every line written is what it was, with its
- * `reqId`, redaction and serializers.
+ * `reqId`, redaction and serializers. {@link requestLoggingOptions} gives Fastify this factory
+ * with the rest of how requests are logged.
  *
  * @see https://fastify.dev/docs/latest/Reference/Server/#childloggerfactory
  */
+import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Bindings, ChildLoggerOptions, LevelWithSilent } from 'pino';
+import { AccessLogController } from './access-log.ts';
+import { requestIdFor } from './error-envelope.ts';
 
 type LevelName = Exclude<LevelWithSilent, 'silent'>;
 
@@ -100,4 +105,26 @@ export function lazyRequestLogger(
   // The stand-in has every method and property of FastifyBaseLogger that Fastify and our code
   // use; its methods take pino's argument forms and hand them on unchanged.
   return new LazyRequestLogger(logger, bindings, options);
+}
+
+/**
+ * Fastify's options for how requests are logged: through `logger`, one access line per request
+ * (access-log.ts), request ids kept from a sane `X-Request-Id` or minted (a UUID), and
+ * {@link lazyRequestLogger}. The app and the benchmark's reference route (`bench/server.ts`)
+ * use the same.
+ *
+ * @returns the `loggerInstance`, `genReqId`, `logController` and `childLoggerFactory` fields of
+ *   Fastify's server options, to spread into them; a new access-line controller each call.
+ *
+ * @see https://fastify.dev/docs/latest/Reference/Server/#logcontroller
+ */
+export function requestLoggingOptions(logger: FastifyBaseLogger) {
+  return {
+    loggerInstance: logger,
+    genReqId: (req: IncomingMessage) => requestIdFor(req, randomUUID),
+    // One access line per request instead of Fastify's two (see access-log.ts).
+    logController: new AccessLogController(logger),
+    // request.log becomes a pino child only when a request writes a line (above).
+    childLoggerFactory: lazyRequestLogger,
+  };
 }
