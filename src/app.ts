@@ -18,16 +18,16 @@ import { cspDirectives } from './browser/content-security-policy.ts';
 import { sendNotFoundPage, wantsErrorPage } from './browser/error-pages.tsx';
 import { createPageSessions } from './browser/web-session.ts';
 import { apiReferencePage } from './external-api/docs-page.ts';
-import { draftsRoutes } from './messaging/drafts-routes.ts';
-import { numbersRoutes } from './messaging/numbers-routes.ts';
-import { templatesRoutes } from './messaging/templates-routes.ts';
+import { draftsRoutes } from './messaging/drafts/drafts-routes.ts';
+import { numbersRoutes } from './messaging/numbers/numbers-routes.ts';
+import { templatesRoutes } from './messaging/templates/templates-routes.ts';
 import { OPENAPI_PATH, swaggerOptions } from './external-api/openapi.ts';
 import { EXTERNAL_API_PREFIX, externalApi } from './external-api/plugin.ts';
-import { messagingRoutes } from './messaging/messaging-routes.ts';
-import { authorizationRoutes } from './partner/authorization-routes.ts';
-import { providerCallbacksRoutes } from './partner/provider-callbacks-routes.ts';
-import { type ProviderWebhookSink } from './partner/provider-webhook-events.ts';
-import { providerWebhooksRoutes } from './partner/provider-webhooks-routes.ts';
+import { messagingRoutes } from './messaging/messages/messages-routes.ts';
+import { authorizationRoutes } from './partner/oauth/authorization-routes.ts';
+import { providerCallbacksRoutes } from './partner/callbacks/provider-callbacks-routes.ts';
+import { type ProviderWebhookSink } from './partner/cloud-api/provider-webhook-events.ts';
+import { providerWebhooksRoutes } from './partner/cloud-api/provider-webhooks-routes.ts';
 import {
   BODY_LIMIT_BYTES,
   clientErrorHandler,

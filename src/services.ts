@@ -13,19 +13,19 @@ import type { Storage } from './db/client.ts';
 import {
   anonymiseMessagesOnErasure,
   failQueuedOnRevocation,
-} from './messaging/message-failures.ts';
-import { createMessagingService, type MessagingRuntime } from './messaging/messaging-service.ts';
-import type { MessagingEventSteps } from './messaging/status-events.ts';
-import { partnerMessagingProvider } from './messaging/provider-port.ts';
-import { createDraftsService, type DraftsService } from './messaging/drafts-service.ts';
-import { createNumbersService, type NumbersService } from './messaging/numbers-service.ts';
-import { createTemplatesService, type TemplatesService } from './messaging/templates-service.ts';
+} from './messaging/messages/message-failures.ts';
+import { createMessagingService, type MessagingRuntime } from './messaging/messages/messages-service.ts';
+import type { MessagingEventSteps } from './messaging/provider-webhooks/status-events.ts';
+import { partnerMessagingProvider } from './messaging/provider/provider-port.ts';
+import { createDraftsService, type DraftsService } from './messaging/drafts/drafts-service.ts';
+import { createNumbersService, type NumbersService } from './messaging/numbers/numbers-service.ts';
+import { createTemplatesService, type TemplatesService } from './messaging/templates/templates-service.ts';
 import { createPartnerService, type PartnerService } from './partner/partner-service.ts';
 import { loadKeyring } from './platform/keyring.ts';
 import type { Logger } from './platform/logger.ts';
 import { createTicketsService, type TicketsService } from './tickets/tickets-service.ts';
 import { transactionJobDb } from './db/job-queue-db.ts';
-import type { DeliveryQueue } from './messaging/delivery-queue.ts';
+import type { DeliveryQueue } from './messaging/delivery/delivery-queue.ts';
 import { resealWebhookSecrets } from './webhooks/webhook-key-rotation.ts';
 import { webhookEventSteps } from './webhooks/event-hooks.ts';
 import { pgBossWebhookQueue } from './webhooks/webhook-queue.ts';

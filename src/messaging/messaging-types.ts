@@ -1,6 +1,6 @@
 /**
  * The messaging service's interface: what routes, pages, the CLI, the drafts and the provider's
- * webhook receiver call. Implemented in messaging-service.ts.
+ * webhook receiver call. Implemented in messages/messages-service.ts.
  *
  * @see docs/messaging.md
  */
@@ -14,9 +14,9 @@ import type {
   SendMessageBody,
   SummaryPeriod,
   SummaryQuery,
-} from './messaging-schemas.ts';
+} from './messages/messages-schemas.ts';
 import type { ProviderWebhookSink } from '../partner/partner-service.ts';
-import type { MessageTemplate, PhoneNumber } from './provider-port.ts';
+import type { MessageTemplate, PhoneNumber } from './provider/provider-port.ts';
 
 export type PortalOf = Pick<Principal, 'portalId'>;
 

@@ -4,7 +4,7 @@
  * @see docs/partner-connection.md "Stored connection"
  */
 import type { ConnectionRow } from './connections-store.ts';
-import { capabilityOf } from './permissions.ts';
+import { capabilityOf } from './oauth/permissions.ts';
 
 /** One provider permission as the connection card shows it: its plain words and its state. */
 export interface PermissionState {

@@ -12,8 +12,8 @@ import { and, eq, isNotNull, lt, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { connections, users } from '../db/schema/index.ts';
 import type { Keyring, SealedValue } from '../platform/keyring.ts';
-import { isGrantShared } from './shared-grants.ts';
-import { wabaIdsOfGrant } from './waba-routing.ts';
+import { isGrantShared } from './revocation/shared-grants.ts';
+import { wabaIdsOfGrant } from './cloud-api/waba-routing.ts';
 
 /** The columns that hold a sealed token (ciphertext, IV, tag, key id). */
 export function sealedColumns(sealed: SealedValue) {

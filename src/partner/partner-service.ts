@@ -20,32 +20,32 @@ import { providerSettings, type Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import type { Keyring } from '../platform/keyring.ts';
 import type { Logger } from '../platform/logger.ts';
-import { authorizationRequestUrl } from './authorization-request.ts';
-import { bindCloudApi, type BoundCloudApi } from './cloud-api.ts';
+import { authorizationRequestUrl } from './oauth/authorization-request.ts';
+import { bindCloudApi, type BoundCloudApi } from './cloud-api/cloud-api.ts';
 import {
   createAuthorizationCompleter,
   recordCancelledAttempt,
   type CancelledAttempt,
   type ConnectedStep,
-} from './complete-authorization.ts';
+} from './oauth/complete-authorization.ts';
 import { summarizeConnection, type ConnectionSummary } from './connection-summary.ts';
 import { createConnectionsStore } from './connections-store.ts';
-import { createProviderPersonCallbacks } from './data-deletion.ts';
-import { createHealthChecker } from './health-checker.ts';
+import { createProviderPersonCallbacks } from './callbacks/data-deletion.ts';
+import { createHealthChecker } from './health/health-checker.ts';
 import { InflightCalls } from './inflight-calls.ts';
 import { rotateKeys, type KeyRotationStep } from './key-rotation.ts';
 import { createWithProvider } from './outbound-calls.ts';
 import { createProviderClient } from './provider-client.ts';
 import { providerDisplayName } from './provider-name.ts';
-import { createGrantRevoker } from './provider-grant-revocation.ts';
-import { createProviderWebhooks } from './provider-webhooks.ts';
-import { createRevokeConnection, type RevocationStep } from './revocation.ts';
-import { verifySignedRequest, type SignedRequestResult } from './signed-request.ts';
-import { createWabaRouting } from './waba-routing.ts';
+import { createGrantRevoker } from './revocation/provider-grant-revocation.ts';
+import { createProviderWebhooks } from './cloud-api/provider-webhooks.ts';
+import { createRevokeConnection, type RevocationStep } from './revocation/revocation.ts';
+import { verifySignedRequest, type SignedRequestResult } from './callbacks/signed-request.ts';
+import { createWabaRouting } from './cloud-api/waba-routing.ts';
 
-export type { ConnectedStep } from './complete-authorization.ts';
-export type * from './provider-webhook-events.ts';
-export type * from './cloud-api.ts';
+export type { ConnectedStep } from './oauth/complete-authorization.ts';
+export type * from './cloud-api/provider-webhook-events.ts';
+export type * from './cloud-api/cloud-api.ts';
 export type { ConnectionSummary } from './connection-summary.ts';
 export { ConnectionInactiveError } from './connections-store.ts';
 export {
@@ -60,7 +60,7 @@ export {
   type RevocationStep,
   type RevocationTx,
   type RevokeOptions,
-} from './revocation.ts';
+} from './revocation/revocation.ts';
 export type { WithProvider } from './outbound-calls.ts';
 export type { KeyRotationStep } from './key-rotation.ts';
 

@@ -12,7 +12,7 @@
  * @see https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow
  * @see https://developers.facebook.com/docs/graph-api/guides/error-handling
  */
-import { createCloudApi } from './cloud-api.ts';
+import { createCloudApi } from './cloud-api/cloud-api.ts';
 import { asNumber, asString, graphCall } from './graph-call.ts';
 import { ProviderError } from './provider-error.ts';
 

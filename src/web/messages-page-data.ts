@@ -5,7 +5,7 @@
  *
  * @see README.md "Messaging"
  */
-import type { ListMessagesQuery } from '../messaging/messaging-schemas.ts';
+import type { ListMessagesQuery } from '../messaging/messages/messages-schemas.ts';
 import type { MessagingService } from '../messaging/messaging-types.ts';
 import type { DailyCounts } from './pages/messages-page-chart.tsx';
 import type { CreditView, LoggedMessage, MessageFilters } from './pages/messages-page.tsx';

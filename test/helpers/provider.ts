@@ -9,7 +9,7 @@ import {
   startSandboxProvider,
   type SandboxProvider,
 } from '../../src/sandbox-provider/sandbox-provider.tsx';
-import type { ValidatedAuthorizationCode } from '../../src/partner/authorization-response.ts';
+import type { ValidatedAuthorizationCode } from '../../src/partner/oauth/authorization-response.ts';
 import type { Services } from '../../src/services.ts';
 
 export interface TestProvider {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
-import { readCredit, reserve } from '../../src/messaging/credit-ledger.ts';
+import { readCredit, reserve } from '../../src/messaging/credit/credit-ledger.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
 import { backends } from '../helpers/storage.ts';
 

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { SEND_QUEUE } from '../../src/messaging/delivery-queue.ts';
+import { SEND_QUEUE } from '../../src/messaging/delivery/delivery-queue.ts';
 import { createServices } from '../../src/services.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { eventually } from '../helpers/instances.ts';

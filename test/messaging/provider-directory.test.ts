@@ -4,8 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createProviderDirectory } from '../../src/messaging/provider-directory.ts';
-import type { MessageTemplate, MessagingProvider } from '../../src/messaging/provider-port.ts';
+import { createProviderDirectory } from '../../src/messaging/provider/provider-directory.ts';
+import type { MessageTemplate, MessagingProvider } from '../../src/messaging/provider/provider-port.ts';
 
 const template = (status: string): MessageTemplate => ({
   id: '1',

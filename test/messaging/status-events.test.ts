@@ -10,9 +10,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
-import { reserve } from '../../src/messaging/credit-ledger.ts';
-import { newMessageId } from '../../src/messaging/message-sending.ts';
-import { insertMessage, findMessage } from '../../src/messaging/messages-repository.ts';
+import { reserve } from '../../src/messaging/credit/credit-ledger.ts';
+import { newMessageId } from '../../src/messaging/messages/message-sending.ts';
+import { insertMessage, findMessage } from '../../src/messaging/messages/messages-repository.ts';
 import type { Services } from '../../src/services.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
 import { connectPortal, startTestProvider } from '../helpers/provider.ts';

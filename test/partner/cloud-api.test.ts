@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { createProviderClient, ProviderError } from '../../src/partner/provider-client.ts';
-import type { MessageTemplate } from '../../src/partner/cloud-api.ts';
+import type { MessageTemplate } from '../../src/partner/cloud-api/cloud-api.ts';
 import { startTestProvider, type TestProvider } from '../helpers/provider.ts';
 
 function clientFor(p: TestProvider) {

@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { providerSettings } from '../../src/config.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createProviderClient } from '../../src/partner/provider-client.ts';
-import { createGrantRevoker } from '../../src/partner/provider-grant-revocation.ts';
+import { createGrantRevoker } from '../../src/partner/revocation/provider-grant-revocation.ts';
 import { captureLogs, testConfig } from '../helpers/app.ts';
 import { backends } from '../helpers/storage.ts';
 import {

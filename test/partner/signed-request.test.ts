@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { verifySignedRequest } from '../../src/partner/signed-request.ts';
+import { verifySignedRequest } from '../../src/partner/callbacks/signed-request.ts';
 
 /**
  * Computed outside Node with OpenSSL:

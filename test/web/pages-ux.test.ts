@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import { CLI_ACTOR, listAuditEvents, recordAuditEvent } from '../../src/audit/audit-log.ts';
 import { apiTokens, connections } from '../../src/db/schema/index.ts';
-import { HEALTH_CHECKER_ACTOR, REVOKE_REASONS } from '../../src/partner/revocation.ts';
+import { HEALTH_CHECKER_ACTOR, REVOKE_REASONS } from '../../src/partner/revocation/revocation.ts';
 import { buildTestApp } from '../helpers/app.ts';
 import { backends } from '../helpers/storage.ts';
 import { Browser, csrfOf, portalWithPassword } from '../helpers/web.ts';

@@ -2,7 +2,7 @@
 /** @jsxImportSource preact */
 import type { ComponentChildren } from 'preact';
 import { Layout } from '../../browser/layout.tsx';
-import type { AuthorizationFailure } from '../../partner/authorization-outcome.ts';
+import type { AuthorizationFailure } from '../../partner/oauth/authorization-outcome.ts';
 
 const RETRY = (
   <p class="actions">

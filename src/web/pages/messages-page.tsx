@@ -8,9 +8,9 @@
  */
 import type { ComponentChildren } from 'preact';
 import { Layout } from '../../browser/layout.tsx';
-import type { Draft } from '../../messaging/drafts-schemas.ts';
-import type { PhoneNumber } from '../../messaging/numbers-service.ts';
-import type { MessageTemplate } from '../../partner/cloud-api.ts';
+import type { Draft } from '../../messaging/drafts/drafts-schemas.ts';
+import type { PhoneNumber } from '../../messaging/numbers/numbers-service.ts';
+import type { MessageTemplate } from '../../partner/cloud-api/cloud-api.ts';
 import { DailyChart, type DailyCounts } from './messages-page-chart.tsx';
 
 type SignedIn = { email: string; csrfToken: string };

@@ -1,0 +1,183 @@
+/**
+ * The durable delivery queue: one pg-boss queue (`message.send`) in the service's own database,
+ * PGlite or PostgreSQL (src/db/job-queue-db.ts). A job is inserted in the transaction that
+ * writes its message and credit reservation, so a queued message always has its job and a job
+ * whose transaction rolled back never exists.
+ *
+ * At least once: a job whose worker died (an instance killed) expires after
+ * `MESSAGING_JOB_EXPIRE_S` and is taken again; a retryable provider failure is retried with
+ * exponential backoff up to `MESSAGING_RETRY_LIMIT` times (pg-boss `retryLimit`, `retryDelay`,
+ * `retryBackoff`). A job that runs out of attempts without an outcome (its worker died each
+ * time, or the database kept failing) is moved by pg-boss to the dead-letter queue
+ * (`message.send.dead`), whose worker fails the message and releases its credit: a queued
+ * message always ends, never waits forever with its credit held.
+ *
+ * @see https://github.com/timgit/pg-boss/blob/10.4.2/docs/readme.md
+ * @see docs/messaging.md "The queue"
+ */
+import PgBoss from 'pg-boss';
+import type { Storage } from '../../db/client.ts';
+import { storageJobDb, transactionJobDb } from '../../db/job-queue-db.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { Tx } from '../messages/messages-repository.ts';
+
+/** The queue's name. */
+export const SEND_QUEUE = 'message.send';
+/** Where pg-boss moves a send job that has used up its attempts. */
+export const DEAD_LETTER_QUEUE = 'message.send.dead';
+
+/** What a delivery job carries: ids only, never a phone or a message body. */
+export interface SendJobData {
+  messageId: string;
+  portalId: number;
+}
+
+/** A job as the worker sees it. */
+export interface SendJob {
+  id: string;
+  data: SendJobData;
+  /** Attempts already made before this one (0 on the first). */
+  retryCount: number;
+  retryLimit: number;
+}
+
+export interface DeliveryQueueSettings {
+  retryLimit: number;
+  /** Seconds before the first retry; doubled each time (pg-boss backoff). */
+  retryDelayS: number;
+  /** Seconds a job may stay active before it is taken again. */
+  expireS: number;
+  /** Jobs one fetch takes. */
+  batchSize: number;
+  /** Seconds between fetches when the queue was empty (pg-boss minimum 0.5). */
+  pollingIntervalS: number;
+  /** Seconds between pg-boss's maintenance runs (expiring jobs of dead workers). */
+  maintenanceIntervalS: number;
+}
+
+export interface DeliveryQueue {
+  /** Install or upgrade pg-boss's schema and create the queue. Needed before `enqueue`. */
+  start(): Promise<void>;
+  /** Queue a delivery inside the caller's transaction. */
+  enqueue(tx: Tx, data: SendJobData): Promise<void>;
+  /**
+   * Start taking jobs: `handle` gets each fetched batch and says, per job, whether to retry it
+   * (it is failed in pg-boss, which retries it later) — every other job completes.
+   */
+  work(handle: (jobs: SendJob[]) => Promise<{ retry: SendJob[] }>): Promise<void>;
+  /**
+   * Start taking dead-lettered jobs (see the module's comment): `handle` gets their data; a
+   * throw retries the batch (pg-boss's retries, then the job is kept as failed).
+   */
+  workDeadLetters(handle: (jobs: SendJobData[]) => Promise<void>): Promise<void>;
+  /** Stop taking jobs, wait for the batches in hand, stop pg-boss. Idempotent. */
+  stop(): Promise<void>;
+  /** Jobs waiting (created or retry), for tests and the benchmark. */
+  waiting(): Promise<number>;
+  /**
+   * The one pg-boss instance, for the other queues of the service (webhooks' `webhook.deliver`):
+   * one queue engine, one schema, one maintenance. Use after `start()`.
+   */
+  readonly boss: PgBoss;
+}
+
+export function createDeliveryQueue(deps: {
+  storage: Storage;
+  settings: DeliveryQueueSettings;
+  logger: Logger;
+}): DeliveryQueue {
+  const { storage, settings } = deps;
+  const log = deps.logger.child({ component: 'delivery-queue' });
+  const boss = new PgBoss({
+    db: storageJobDb(storage),
+    schedule: false,
+    supervise: true,
+    maintenanceIntervalSeconds: settings.maintenanceIntervalS,
+    monitorStateIntervalSeconds: 60,
+  });
+  // An 'error' event without a listener would end the process.
+  boss.on('error', (err: Error) => log.error({ error: err.message }, 'job queue error'));
+  let started: Promise<void> | null = null;
+  let stopped = false;
+  const retryOptions = {
+    retryLimit: settings.retryLimit,
+    retryDelay: settings.retryDelayS,
+    retryBackoff: true,
+  };
+  const sendOptions = {
+    ...retryOptions,
+    expireInSeconds: settings.expireS,
+    // On the job too, so jobs of a queue created before the dead-letter queue existed get it.
+    deadLetter: DEAD_LETTER_QUEUE,
+  };
+
+  return {
+    boss,
+    start() {
+      started ??= (async () => {
+        await boss.start();
+        // Before the send queue: its jobs reference this one. Creating is idempotent.
+        await boss.createQueue(DEAD_LETTER_QUEUE, {
+          name: DEAD_LETTER_QUEUE,
+          policy: 'standard',
+          ...retryOptions,
+        });
+        await boss.createQueue(SEND_QUEUE, {
+          name: SEND_QUEUE,
+          policy: 'standard',
+          ...sendOptions,
+        });
+      })();
+      return started;
+    },
+
+    async enqueue(tx, data) {
+      await boss.send(SEND_QUEUE, data, { ...sendOptions, db: transactionJobDb(tx) });
+    },
+
+    async work(handle) {
+      await boss.work<SendJobData>(
+        SEND_QUEUE,
+        {
+          batchSize: settings.batchSize,
+          pollingIntervalSeconds: settings.pollingIntervalS,
+          includeMetadata: true,
+        },
+        async (jobs) => {
+          const batch: SendJob[] = jobs.map((j) => ({
+            id: j.id,
+            data: j.data,
+            retryCount: j.retryCount,
+            retryLimit: j.retryLimit,
+          }));
+          const { retry } = await handle(batch);
+          // Failed jobs leave `active`, so pg-boss's completion of the batch skips them.
+          if (retry.length > 0)
+            await boss.fail(
+              SEND_QUEUE,
+              retry.map((j) => j.id),
+            );
+        },
+      );
+    },
+
+    async workDeadLetters(handle) {
+      await boss.work<SendJobData>(
+        DEAD_LETTER_QUEUE,
+        { batchSize: settings.batchSize, pollingIntervalSeconds: settings.pollingIntervalS },
+        (jobs) => handle(jobs.map((j) => j.data)),
+      );
+    },
+
+    async stop() {
+      if (stopped || !started) return;
+      stopped = true;
+      await started.catch(() => undefined);
+      await boss.stop({ graceful: true, wait: true, timeout: 30_000 });
+    },
+
+    async waiting() {
+      return boss.getQueueSize(SEND_QUEUE);
+    },
+  };
+}

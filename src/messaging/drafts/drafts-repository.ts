@@ -1,0 +1,129 @@
+/**
+ * Queries over `message_drafts` (and the contacts a draft names). Invariant (docs/security.md,
+ * tenant isolation): every statement filters by portal id in the statement itself.
+ */
+import { and, desc, eq, inArray, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
+import type { Database } from '../../db/client.ts';
+import { contacts, messageDrafts } from '../../db/schema/index.ts';
+import type { PagePosition } from '../../external-api/keyset-cursor.ts';
+
+export type DraftRow = typeof messageDrafts.$inferSelect;
+type NewDraftRow = typeof messageDrafts.$inferInsert;
+
+export async function insertDraft(db: Database, row: NewDraftRow): Promise<DraftRow> {
+  const [inserted] = await db.insert(messageDrafts).values(row).returning();
+  return inserted as DraftRow;
+}
+
+export async function findDraft(db: Database, portalId: number, id: string) {
+  const [row] = await db
+    .select()
+    .from(messageDrafts)
+    .where(and(eq(messageDrafts.portalId, portalId), eq(messageDrafts.id, id)));
+  return row ?? null;
+}
+
+/** One page, newest first, by keyset on `(created_at, id)`; one more row tells `hasMore`. */
+export async function listDraftPage(
+  db: Database,
+  portalId: number,
+  options: { limit: number; after?: PagePosition | undefined; sent?: boolean | undefined },
+): Promise<{ rows: DraftRow[]; hasMore: boolean }> {
+  const conditions: SQL[] = [eq(messageDrafts.portalId, portalId)];
+  if (options.sent !== undefined)
+    conditions.push(options.sent ? isNotNull(messageDrafts.sentAt) : isNull(messageDrafts.sentAt));
+  if (options.after)
+    conditions.push(
+      sql`(${messageDrafts.createdAt}, ${messageDrafts.id}) < (${options.after.createdAt.toISOString()}::timestamptz, ${options.after.id})`,
+    );
+  const rows = await db
+    .select()
+    .from(messageDrafts)
+    .where(and(...conditions))
+    .orderBy(desc(messageDrafts.createdAt), desc(messageDrafts.id))
+    .limit(options.limit + 1);
+  return { rows: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
+}
+
+/** Change an unsent draft. @returns the row, or null when it is missing or already sent. */
+export async function updateUnsentDraft(
+  db: Database,
+  portalId: number,
+  id: string,
+  set: Pick<NewDraftRow, 'message' | 'recipients' | 'fromPhoneNumberId'>,
+): Promise<DraftRow | null> {
+  const [row] = await db
+    .update(messageDrafts)
+    .set({ ...set, updatedAt: sql`now()` })
+    .where(
+      and(
+        eq(messageDrafts.portalId, portalId),
+        eq(messageDrafts.id, id),
+        isNull(messageDrafts.sentAt),
+      ),
+    )
+    .returning();
+  return row ?? null;
+}
+
+export async function deleteDraft(db: Database, portalId: number, id: string): Promise<boolean> {
+  const rows = await db
+    .delete(messageDrafts)
+    .where(and(eq(messageDrafts.portalId, portalId), eq(messageDrafts.id, id)))
+    .returning({ id: messageDrafts.id });
+  return rows.length > 0;
+}
+
+/**
+ * Claim an unsent draft for sending: sets `sent_at` only if it is still null, so of two
+ * concurrent sends (on any instances) exactly one gets the row.
+ */
+export async function claimDraft(db: Database, portalId: number, id: string) {
+  const [row] = await db
+    .update(messageDrafts)
+    .set({ sentAt: sql`now()`, updatedAt: sql`now()` })
+    .where(
+      and(
+        eq(messageDrafts.portalId, portalId),
+        eq(messageDrafts.id, id),
+        isNull(messageDrafts.sentAt),
+      ),
+    )
+    .returning();
+  return row ?? null;
+}
+
+/** Record a send's counts; `unclaim` (nothing was queued) makes the draft unsent again. */
+export async function finishSend(
+  db: Database,
+  portalId: number,
+  id: string,
+  result: { queued: number; refused: number },
+  unclaim: boolean,
+): Promise<Date | null> {
+  const [row] = await db
+    .update(messageDrafts)
+    .set({ sendResult: result, ...(unclaim && { sentAt: null }) })
+    .where(and(eq(messageDrafts.portalId, portalId), eq(messageDrafts.id, id)))
+    .returning({ sentAt: messageDrafts.sentAt });
+  return row?.sentAt ?? null;
+}
+
+/** The portal's contacts among `ids`, with their phones. */
+export async function contactsByIds(db: Database, portalId: number, ids: string[]) {
+  if (ids.length === 0) return [];
+  return db
+    .select({ id: contacts.id, phone: contacts.phone })
+    .from(contacts)
+    .where(and(eq(contacts.portalId, portalId), inArray(contacts.id, ids)));
+}
+
+/** The portal's contacts with `tag`, oldest first, at most `limit`. */
+export async function contactsByTag(db: Database, portalId: number, tag: string, limit: number) {
+  return db
+    .select({ id: contacts.id, phone: contacts.phone })
+    .from(contacts)
+    .where(and(eq(contacts.portalId, portalId), sql`${contacts.tags} @> array[${tag}]::text[]`))
+    .orderBy(contacts.createdAt, contacts.id)
+    .limit(limit);
+}

@@ -1,0 +1,92 @@
+/**
+ * Failing queued messages and giving their credit back, in one transaction: the delivery
+ * worker's final failures and the revocation step (docs/messaging.md "Failures").
+ */
+import type { ErasureStep } from '../../contacts/contacts-service.ts';
+import type { Database } from '../../db/client.ts';
+import type { RevocationStep } from '../../partner/partner-service.ts';
+import { release } from '../credit/credit-ledger.ts';
+import {
+  anonymiseMessagesOf,
+  failIfQueued,
+  failQueuedOfPortal,
+  type MessageRow,
+} from './messages-repository.ts';
+
+/** The error of a message whose portal's connection was revoked before it was sent. */
+export const REVOKED_ERROR = {
+  code: 'not_connected',
+  title: 'The provider connection was revoked',
+} as const;
+
+/** The error of a message that was still queued when the portal's connection was found inactive. */
+export const INACTIVE_ERROR = {
+  code: 'not_connected',
+  title: 'The portal has no active provider connection',
+} as const;
+
+/** The error of a message whose delivery job used up its attempts with no outcome. */
+export const UNDELIVERED_ERROR = {
+  code: 'delivery_failed',
+  title: 'The message could not be handed to the provider',
+} as const;
+
+/** Who released credit in the ledger. */
+export const WORKER_ACTOR = 'system:delivery-worker';
+export const REVOCATION_ACTOR = 'system:revocation';
+
+const releasesOf = (rows: readonly MessageRow[]) =>
+  rows.map((r) => ({ messageId: r.id, amount: r.priceMinor, currency: r.currency }));
+
+/**
+ * Fail a message that is still `queued` and release its reservation.
+ *
+ * @returns false when the message had already left `queued` (nothing changed).
+ */
+export async function failQueuedMessage(
+  db: Database,
+  id: string,
+  error: { code: string; title: string },
+): Promise<boolean> {
+  return db.transaction(async (tx) => {
+    const row = await failIfQueued(tx, id, error, new Date());
+    if (!row) return false;
+    await release(tx, row.portalId, releasesOf([row]), WORKER_ACTOR);
+    return true;
+  });
+}
+
+/**
+ * The dead-letter queue's handler (delivery-queue.ts): each message whose send job used up its
+ * attempts fails with `delivery_failed` and its credit is released — unless it has left
+ * `queued` or the provider accepted it meanwhile (it has a wamid), which changes nothing.
+ *
+ * @throws the database's error: the batch is retried by pg-boss.
+ */
+export async function failUndelivered(
+  db: Database,
+  jobs: readonly { messageId: string }[],
+): Promise<void> {
+  for (const job of jobs) await failQueuedMessage(db, job.messageId, UNDELIVERED_ERROR);
+}
+
+/**
+ * The revocation step (partner/'s `RevocationStep`, run inside the revocation's transaction):
+ * every queued message of the portal the provider has not accepted fails with
+ * `not_connected` / "The provider connection was revoked", and its credit is released. A
+ * message the provider already accepted (it has a wamid) keeps waiting for its status webhook.
+ */
+export const failQueuedOnRevocation: RevocationStep = async (tx, { portalId }) => {
+  const rows = await failQueuedOfPortal(tx, portalId, REVOKED_ERROR, new Date());
+  await release(tx, portalId, releasesOf(rows), REVOCATION_ACTOR);
+};
+
+/**
+ * The contact erasure step (contacts/'s `ErasureStep`): the erased person's messages keep their
+ * status, times and price for the portal's reports, but lose the phone, the text and the link.
+ */
+export const anonymiseMessagesOnErasure: ErasureStep = async (tx, contact) => ({
+  kind: 'anonymised',
+  what: 'messageRecipients',
+  count: await anonymiseMessagesOf(tx, contact),
+});

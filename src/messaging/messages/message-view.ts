@@ -1,0 +1,83 @@
+/**
+ * Stored rows as the API shows them: messages, credit transactions, summary buckets.
+ */
+import { keysetCursor } from '../../external-api/keyset-cursor.ts';
+import type { CreditTransactionRow } from '../credit/credit-ledger.ts';
+import type { SummaryRow } from './messages-repository.ts';
+import type { MessageRow } from './messages-repository.ts';
+import type { CreditTransaction, Message, SummaryPeriod } from './messages-schemas.ts';
+
+export const messageCursor = keysetCursor(/^msg_[0-9A-Za-z]{1,60}$/);
+export const transactionCursor = keysetCursor(/^ctx_[0-9A-Za-z]{1,60}$/);
+
+const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
+
+export function toMessage(row: MessageRow): Message {
+  return {
+    id: row.id,
+    to: row.to,
+    contactId: row.contactId,
+    from: row.from,
+    type: row.type,
+    ...(row.type === 'text' && row.textBody !== null && { text: { body: row.textBody } }),
+    ...(row.type === 'template' && {
+      template: {
+        name: row.templateName ?? '',
+        language: row.templateLanguage ?? '',
+        parameters: row.templateParameters ?? [],
+      },
+    }),
+    status: row.status,
+    providerMessageId: row.providerMessageId,
+    queuedAt: row.queuedAt.toISOString(),
+    sentAt: iso(row.sentAt),
+    deliveredAt: iso(row.deliveredAt),
+    readAt: iso(row.readAt),
+    failedAt: iso(row.failedAt),
+    error:
+      row.errorCode === null
+        ? null
+        : { code: row.errorCode, title: row.errorTitle ?? row.errorCode },
+    price: { amount: row.priceMinor, currency: row.currency },
+  };
+}
+
+export function toTransaction(row: CreditTransactionRow): CreditTransaction {
+  return {
+    id: row.id,
+    kind: row.kind,
+    amount: row.amount,
+    currency: row.currency,
+    messageId: row.messageId,
+    note: row.note,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** The summary's buckets from its rows (one per bucket and status), oldest first. */
+export function toPeriods(rows: readonly SummaryRow[], currency: string): SummaryPeriod[] {
+  const byStart = new Map<string, SummaryPeriod>();
+  for (const row of rows) {
+    const start = row.start.toISOString();
+    let period = byStart.get(start);
+    if (!period) {
+      period = {
+        start,
+        total: 0,
+        counts: { queued: 0, sent: 0, delivered: 0, read: 0, failed: 0 },
+        deliveryRate: null,
+        cost: { amount: 0, currency },
+      };
+      byStart.set(start, period);
+    }
+    period.total += row.count;
+    period.counts[row.status] += row.count;
+    period.cost.amount += row.captured;
+  }
+  const periods = [...byStart.values()].sort((a, b) => (a.start < b.start ? -1 : 1));
+  for (const p of periods) {
+    const settled = p.total - p.counts.queued;
+    p.deliveryRate = settled === 0 ? null : (p.counts.delivered + p.counts.read) / settled;
+  }
+  return periods;
+}

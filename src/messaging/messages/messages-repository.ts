@@ -1,0 +1,236 @@
+/**
+ * Queries over `messages`. Invariant (docs/security.md, tenant isolation): every statement
+ * filters by portal id in the statement itself. Status changes are conditional UPDATEs, so a
+ * status never moves backwards whatever the order or number of the events (docs/messaging.md
+ * "Statuses").
+ */
+import { and, desc, eq, gte, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
+import type { Database } from '../../db/client.ts';
+import { messages } from '../../db/schema/messages.ts';
+import type { PagePosition } from '../../external-api/keyset-cursor.ts';
+
+/** Drizzle's transaction handle (same query API as the database). */
+export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
+export type Db = Database | Tx;
+
+export type MessageRow = typeof messages.$inferSelect;
+export type NewMessageRow = typeof messages.$inferInsert;
+export type MessageStatus = MessageRow['status'];
+
+export interface MessageFilter {
+  status?: MessageStatus | undefined;
+  to?: string | undefined;
+  since?: Date | undefined;
+  until?: Date | undefined;
+}
+
+export async function insertMessage(db: Db, row: NewMessageRow): Promise<MessageRow> {
+  const [inserted] = await db.insert(messages).values(row).returning();
+  return inserted!;
+}
+
+export async function findMessage(
+  db: Db,
+  portalId: number,
+  id: string,
+): Promise<MessageRow | null> {
+  const [row] = await db
+    .select()
+    .from(messages)
+    .where(and(eq(messages.portalId, portalId), eq(messages.id, id)));
+  return row ?? null;
+}
+
+/** A message by id alone: for the delivery worker, whose job names the portal too. */
+export async function findMessageForDelivery(db: Db, id: string): Promise<MessageRow | null> {
+  const [row] = await db.select().from(messages).where(eq(messages.id, id));
+  return row ?? null;
+}
+
+/**
+ * The message a status webhook is about, locked for the update: by Portico's id (the
+ * `biz_opaque_callback_data`) when given, else by the wamid; always within the portal.
+ */
+export async function lockMessageForStatus(
+  tx: Tx,
+  portalId: number,
+  key: { id?: string | undefined; wamid: string },
+): Promise<MessageRow | null> {
+  const where = key.id
+    ? and(eq(messages.portalId, portalId), eq(messages.id, key.id))
+    : and(eq(messages.portalId, portalId), eq(messages.providerMessageId, key.wamid));
+  const [row] = await tx.select().from(messages).where(where).for('update');
+  return row ?? null;
+}
+
+/**
+ * Record the provider's message id on a message that has none yet (the delivery worker, right
+ * after the provider accepted it; a status webhook may have recorded it first).
+ */
+export async function recordProviderMessageId(db: Db, id: string, wamid: string): Promise<void> {
+  await db
+    .update(messages)
+    .set({ providerMessageId: wamid })
+    .where(and(eq(messages.id, id), isNull(messages.providerMessageId)));
+}
+
+export async function updateMessage(
+  tx: Tx,
+  portalId: number,
+  id: string,
+  changes: Partial<Omit<NewMessageRow, 'id' | 'portalId'>>,
+): Promise<void> {
+  await tx
+    .update(messages)
+    .set(changes)
+    .where(and(eq(messages.portalId, portalId), eq(messages.id, id)));
+}
+
+/**
+ * Fail the message if it is still `queued` and the provider has not accepted it (no wamid: an
+ * accepted message waits for its status webhook).
+ *
+ * @returns the failed row, or null when it was no longer queued or was accepted (nothing
+ *   changed).
+ */
+export async function failIfQueued(
+  tx: Tx,
+  id: string,
+  error: { code: string; title: string },
+  at: Date,
+): Promise<MessageRow | null> {
+  const [row] = await tx
+    .update(messages)
+    .set({ status: 'failed', failedAt: at, errorCode: error.code, errorTitle: error.title })
+    .where(
+      and(eq(messages.id, id), eq(messages.status, 'queued'), isNull(messages.providerMessageId)),
+    )
+    .returning();
+  return row ?? null;
+}
+
+/**
+ * Fail every queued message of the portal the provider has not accepted yet (no wamid): the
+ * revocation step.
+ *
+ * @returns the failed rows (their reservations are to be released).
+ */
+export async function failQueuedOfPortal(
+  tx: Tx,
+  portalId: number,
+  error: { code: string; title: string },
+  at: Date,
+): Promise<MessageRow[]> {
+  return tx
+    .update(messages)
+    .set({ status: 'failed', failedAt: at, errorCode: error.code, errorTitle: error.title })
+    .where(
+      and(
+        eq(messages.portalId, portalId),
+        eq(messages.status, 'queued'),
+        isNull(messages.providerMessageId),
+      ),
+    )
+    .returning();
+}
+
+function filterConditions(portalId: number, filter: MessageFilter): SQL[] {
+  const conditions: SQL[] = [eq(messages.portalId, portalId)];
+  if (filter.status) conditions.push(eq(messages.status, filter.status));
+  if (filter.to) conditions.push(eq(messages.to, filter.to));
+  if (filter.since) conditions.push(gte(messages.createdAt, filter.since));
+  if (filter.until) conditions.push(lt(messages.createdAt, filter.until));
+  return conditions;
+}
+
+/**
+ * One page, newest first, by keyset on `(created_at, id)`.
+ *
+ * @param options.limit rows wanted; one more is read to know whether a next page exists.
+ */
+export async function listMessagePage(
+  db: Db,
+  portalId: number,
+  options: { limit: number; after?: PagePosition | undefined; filter: MessageFilter },
+): Promise<{ rows: MessageRow[]; hasMore: boolean }> {
+  const conditions = filterConditions(portalId, options.filter);
+  if (options.after) {
+    conditions.push(
+      sql`(${messages.createdAt}, ${messages.id}) < (${options.after.createdAt.toISOString()}::timestamptz, ${options.after.id})`,
+    );
+  }
+  const rows = await db
+    .select()
+    .from(messages)
+    .where(and(...conditions))
+    .orderBy(desc(messages.createdAt), desc(messages.id))
+    .limit(options.limit + 1);
+  return { rows: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
+}
+
+/** One bucket of the summary: messages created in it, by current status, and their cost. */
+export interface SummaryRow {
+  start: Date;
+  status: MessageStatus;
+  count: number;
+  /** Sum of prices of messages past `queued` and not failed (captured), minor units. */
+  captured: number;
+}
+
+/**
+ * Counts per status and captured cost per UTC day or hour of `created_at`, in `[since, until)`.
+ */
+export async function summaryRows(
+  db: Db,
+  portalId: number,
+  range: { since: Date; until: Date; granularity: 'day' | 'hour' },
+): Promise<SummaryRow[]> {
+  const unit = range.granularity === 'day' ? sql.raw(`'day'`) : sql.raw(`'hour'`);
+  const bucket = sql`date_trunc(${unit}, ${messages.createdAt} at time zone 'UTC')`;
+  const rows = await db
+    .select({
+      start: sql<string>`to_char(${bucket}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
+      status: messages.status,
+      count: sql<number>`count(*)::int`,
+      captured: sql<number>`coalesce(sum(${messages.priceMinor}) filter (where ${inArray(messages.status, ['sent', 'delivered', 'read'])}), 0)::int`,
+    })
+    .from(messages)
+    .where(
+      and(
+        eq(messages.portalId, portalId),
+        gte(messages.createdAt, range.since),
+        lt(messages.createdAt, range.until),
+      ),
+    )
+    .groupBy(bucket, messages.status)
+    .orderBy(bucket);
+  return rows.map((r) => ({
+    start: new Date(r.start),
+    status: r.status,
+    count: Number(r.count),
+    captured: Number(r.captured),
+  }));
+}
+
+/**
+ * Strip a person from their messages (contact erasure): the phone becomes `erased`, the text
+ * is removed, the contact link is cut.
+ *
+ * @returns how many messages were anonymised.
+ */
+export async function anonymiseMessagesOf(
+  tx: Tx,
+  contact: { portalId: number; id: string; phone: string },
+): Promise<number> {
+  const rows = await tx
+    .update(messages)
+    .set({ to: 'erased', textBody: null, templateParameters: null, contactId: null })
+    .where(
+      and(
+        eq(messages.portalId, contact.portalId),
+        sql`(${messages.contactId} = ${contact.id} or ${messages.to} = ${contact.phone})`,
+      ),
+    )
+    .returning({ id: messages.id });
+  return rows.length;
+}

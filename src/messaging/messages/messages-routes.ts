@@ -1,0 +1,235 @@
+/**
+ * `/messaging/messages`, `/messaging/reports/summary` and `/messaging/credit` under the
+ * external API: parse → service → shape the response.
+ *
+ * @see README.md "Messaging"
+ * @see docs/messaging.md
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type } from 'typebox';
+import { principalOf } from '../../external-api/request-principal.ts';
+import { errorResponses } from '../../platform/error-envelope.ts';
+import {
+  CreditEnvelopeSchema,
+  CreditTransactionPageSchema,
+  ListMessagesQuerySchema,
+  MessageEnvelopeSchema,
+  MessagePageSchema,
+  MessageParamsSchema,
+  PageQuerySchema,
+  SendMessageBodySchema,
+  SummaryQuerySchema,
+  SummarySchema,
+  type ListMessagesQuery,
+  type PageQuery,
+  type SendMessageBody,
+  type SummaryQuery,
+} from './messages-schemas.ts';
+import { summaryPeriod } from './messages-service.ts';
+import type { MessagingService } from '../messaging-types.ts';
+
+const TAGS = ['Messaging'];
+const SEND = { requiredScopes: ['messaging:send'] as const };
+const REPORTS = { requiredScopes: ['messaging:reports:read'] as const };
+const CREDIT = { requiredScopes: ['messaging:credit:read'] as const };
+
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description:
+        'Optional, 1–255 characters. A retry with the same key and body within 24 hours ' +
+        'returns the first response and queues nothing; the same key with another body is 409 ' +
+        '`idempotency_conflict`.',
+    }),
+  ),
+});
+
+/** POST and GET /messaging/messages, GET /messaging/messages/{id}. */
+function messageRoutes(api: FastifyInstance, messaging: MessagingService): void {
+  api.post<{ Body: SendMessageBody; Headers: { 'idempotency-key'?: string } }>(
+    '/messaging/messages',
+    {
+      config: SEND,
+      schema: {
+        summary: 'Send a WhatsApp message',
+        description:
+          'Queues a text (inside the 24-hour service window) or an approved template to `to` ' +
+          '(E.164) or `contactId`, from `from` (a phone number id; required only when the ' +
+          'account has several). Refused before anything is queued, in this order: 409 ' +
+          '`not_connected`, 422 `recipient_opted_out`, 422 `outside_service_window`, 422 ' +
+          "`template_not_approved`, 402 `insufficient_credit`. The message's price is reserved " +
+          'from the credit, captured when the provider sends it and released if it fails. ' +
+          'Follow its status with GET /messaging/messages/{id}.',
+        tags: TAGS,
+        headers: IdempotencyHeaders,
+        body: SendMessageBodySchema,
+        response: {
+          202: {
+            ...MessageEnvelopeSchema,
+            description:
+              'The message, `queued`. A replay of an earlier request with the same ' +
+              'Idempotency-Key carries `Idempotent-Replayed: true`.',
+          },
+          ...errorResponses([
+            'invalid_request',
+            'insufficient_credit',
+            'not_found',
+            'not_connected',
+            'idempotency_conflict',
+            'payload_too_large',
+            'unsupported_media_type',
+            'recipient_opted_out',
+            'outside_service_window',
+            'template_not_approved',
+            'provider_error',
+          ]),
+        },
+      },
+    },
+    async (request, reply) => {
+      const result = await messaging.sendMessage({
+        principal: principalOf(request),
+        input: request.body,
+        idempotencyKey: request.headers['idempotency-key'],
+        requestId: request.id,
+      });
+      if (result.replayed) reply.header('idempotent-replayed', 'true');
+      return reply.code(result.status).send(result.body);
+    },
+  );
+
+  api.get<{ Querystring: ListMessagesQuery }>(
+    '/messaging/messages',
+    {
+      config: REPORTS,
+      schema: {
+        summary: 'List messages',
+        description:
+          "The portal's messages, newest first, a page at a time, with each status's time. " +
+          'Filters: `status`, `to` (E.164), `since`/`until` (queued time).',
+        tags: TAGS,
+        querystring: ListMessagesQuerySchema,
+        response: {
+          200: { ...MessagePageSchema, description: 'A page of messages, newest first.' },
+          ...errorResponses(['invalid_request']),
+        },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await messaging.listMessages(principalOf(request), request.query),
+    }),
+  );
+
+  api.get<{ Params: { id: string } }>(
+    '/messaging/messages/:id',
+    {
+      config: REPORTS,
+      schema: {
+        summary: 'Read a message',
+        description:
+          "One message of the token's portal with its delivery report: `status` (queued → " +
+          "sent → delivered → read, or failed with `error`), each status's time, `price`.",
+        tags: TAGS,
+        params: MessageParamsSchema,
+        response: {
+          200: { ...MessageEnvelopeSchema, description: 'The message.' },
+          ...errorResponses(['invalid_request', 'not_found']),
+        },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await messaging.getMessage(principalOf(request), request.params.id),
+    }),
+  );
+}
+
+/** The summary and the credit routes. */
+function reportRoutes(api: FastifyInstance, messaging: MessagingService): void {
+  api.get<{ Querystring: SummaryQuery }>(
+    '/messaging/reports/summary',
+    {
+      config: REPORTS,
+      schema: {
+        summary: 'Summarise messages per day or hour',
+        description:
+          'Per UTC day or hour of `[since, until)`: messages queued, their counts by current ' +
+          'status, the delivery rate and the cost (captured prices).',
+        tags: TAGS,
+        querystring: SummaryQuerySchema,
+        response: {
+          200: { ...SummarySchema, description: 'Buckets with messages, oldest first.' },
+          ...errorResponses(['invalid_request']),
+        },
+      },
+    },
+    async (request) => {
+      // Defaults filled in once, so the answer names exactly the period it summarises.
+      const query = { ...request.query, ...periodOf(request.query) };
+      const periods = await messaging.summary(principalOf(request), query);
+      return {
+        success: true as const,
+        data: { since: query.since, until: query.until, granularity: query.granularity, periods },
+      };
+    },
+  );
+
+  api.get(
+    '/messaging/credit',
+    {
+      config: CREDIT,
+      schema: {
+        summary: 'Read the credit',
+        description:
+          "The portal's messaging credit in minor units: `balance` (owned) and `reserved` " +
+          '(held by queued messages); what can be spent is balance − reserved.',
+        tags: TAGS,
+        response: { 200: { ...CreditEnvelopeSchema, description: 'The credit.' } },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await messaging.credit(principalOf(request)),
+    }),
+  );
+
+  api.get<{ Querystring: PageQuery }>(
+    '/messaging/credit/transactions',
+    {
+      config: CREDIT,
+      schema: {
+        summary: 'List credit transactions',
+        description:
+          'What moved the credit, newest first: topup (operator), reserve (a send), capture ' +
+          '(sent), release (failed).',
+        tags: TAGS,
+        querystring: PageQuerySchema,
+        response: {
+          200: { ...CreditTransactionPageSchema, description: 'A page, newest first.' },
+          ...errorResponses(['invalid_request']),
+        },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await messaging.listCreditTransactions(principalOf(request), request.query),
+    }),
+  );
+}
+
+/** The route plugin; pass it in the external API's `routes` option. */
+export function messagingRoutes(messaging: MessagingService) {
+  return async function routes(api: FastifyInstance): Promise<void> {
+    messageRoutes(api, messaging);
+    reportRoutes(api, messaging);
+  };
+}
+
+/** `since` and `until` of a summary query as ISO 8601 instants, defaults filled in. */
+function periodOf(query: SummaryQuery): { since: string; until: string } {
+  const { since, until } = summaryPeriod(query);
+  return { since: since.toISOString(), until: until.toISOString() };
+}

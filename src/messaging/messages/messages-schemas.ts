@@ -1,0 +1,237 @@
+/**
+ * Request and response schemas of `/messaging/messages`, `/messaging/reports/summary` and
+ * `/messaging/credit` (validation, types and OpenAPI from one definition).
+ *
+ * @see README.md "Messaging"
+ * @see docs/messaging.md
+ */
+import { Type, type Static, type TSchema } from 'typebox';
+import { CREDIT_TRANSACTION_KINDS } from '../../db/schema/credit.ts';
+import { MESSAGE_STATUSES, MESSAGE_TYPES } from '../../db/schema/messages.ts';
+
+export const TEXT_BODY_MAX = 4096;
+export const TEMPLATE_PARAMETERS_MAX = 100;
+export const TEMPLATE_PARAMETER_MAX = 1024;
+export const PAGE_LIMIT_MAX = 100;
+export const PAGE_LIMIT_DEFAULT = 20;
+
+const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+const Iso = (description: string) => Type.String({ format: 'date-time', description });
+const Text = (maxLength: number, description: string) =>
+  Type.String({ minLength: 1, maxLength, description });
+
+export const MessageStatusSchema = Type.Enum(MESSAGE_STATUSES, {
+  description: 'queued → sent → delivered → read, or failed (never backwards).',
+});
+
+export const SendMessageBodySchema = Type.Object(
+  {
+    to: Type.Optional(
+      Text(40, 'The recipient: an E.164 phone (`+16505551234`). Give `to` or `contactId`.'),
+    ),
+    contactId: Type.Optional(Text(64, 'The recipient as a contact id (`ctc_…`).')),
+    from: Type.Optional(
+      Text(
+        64,
+        'The sender: a phone number id of the connected account (GET /messaging/numbers). ' +
+          'Required only when the account has several numbers.',
+      ),
+    ),
+    type: Type.Enum(MESSAGE_TYPES, {
+      description: '`text` (inside the 24-hour service window) or `template`.',
+    }),
+    text: Type.Optional(
+      Type.Object(
+        { body: Text(TEXT_BODY_MAX, `The text, 1–${TEXT_BODY_MAX} characters.`) },
+        { additionalProperties: false, description: 'Required when `type` is `text`.' },
+      ),
+    ),
+    template: Type.Optional(
+      Type.Object(
+        {
+          name: Text(512, 'The approved template name.'),
+          language: Text(16, 'Its language code, e.g. `en_US`.'),
+          parameters: Type.Optional(
+            Type.Array(Text(TEMPLATE_PARAMETER_MAX, 'One variable.'), {
+              maxItems: TEMPLATE_PARAMETERS_MAX,
+              description: "The body's variables ({{1}}, {{2}}, …) in order.",
+            }),
+          ),
+        },
+        { additionalProperties: false, description: 'Required when `type` is `template`.' },
+      ),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type SendMessageBody = Static<typeof SendMessageBodySchema>;
+
+export const MessageSchema = Type.Object(
+  {
+    id: Type.String({ description: 'Message id (`msg_…`).' }),
+    to: Type.String({ description: 'E.164.' }),
+    contactId: Nullable(Type.String({ description: 'The contact, when the number is one.' })),
+    from: Type.String({ description: 'The sender phone number id.' }),
+    type: Type.Enum(MESSAGE_TYPES),
+    text: Type.Optional(Type.Object({ body: Type.String() })),
+    template: Type.Optional(
+      Type.Object({
+        name: Type.String(),
+        language: Type.String(),
+        parameters: Type.Array(Type.String()),
+      }),
+    ),
+    status: MessageStatusSchema,
+    providerMessageId: Nullable(Type.String({ description: "The provider's id (wamid)." })),
+    queuedAt: Iso('When it was accepted.'),
+    sentAt: Nullable(Iso('When the provider sent it.')),
+    deliveredAt: Nullable(Iso('When it reached the phone.')),
+    readAt: Nullable(Iso('When it was read.')),
+    failedAt: Nullable(Iso('When it failed.')),
+    error: Nullable(
+      Type.Object(
+        { code: Type.String(), title: Type.String() },
+        {
+          description:
+            "Why it failed: the provider's error (e.g. `131026`), `not_connected`, or `delivery_failed` (it could not be handed to the provider).",
+        },
+      ),
+    ),
+    price: Type.Object(
+      {
+        amount: Type.Integer({ description: 'Minor units (e.g. cents).' }),
+        currency: Type.String({ description: 'ISO 4217.' }),
+      },
+      { description: 'Reserved at send, captured when sent, released when failed.' },
+    ),
+  },
+  { description: 'An outbound WhatsApp message.' },
+);
+export type Message = Static<typeof MessageSchema>;
+
+export const MessageEnvelopeSchema = Type.Object({
+  success: Type.Literal(true),
+  data: MessageSchema,
+});
+
+const page = <T extends TSchema>(item: T, description: string) =>
+  Type.Object({
+    success: Type.Literal(true),
+    data: Type.Object({
+      items: Type.Array(item, { description }),
+      nextCursor: Nullable(
+        Type.String({ description: 'Pass as `cursor`; null on the last page.' }),
+      ),
+    }),
+  });
+
+export const MessagePageSchema = page(MessageSchema, 'Newest first.');
+
+const Limit = Type.Integer({
+  minimum: 1,
+  maximum: PAGE_LIMIT_MAX,
+  default: PAGE_LIMIT_DEFAULT,
+  description: `Page size, 1–${PAGE_LIMIT_MAX} (default ${PAGE_LIMIT_DEFAULT}).`,
+});
+const Cursor = Type.Optional(Text(200, 'The previous page’s nextCursor.'));
+
+export const ListMessagesQuerySchema = Type.Object(
+  {
+    limit: Limit,
+    cursor: Cursor,
+    status: Type.Optional(MessageStatusSchema),
+    to: Type.Optional(Text(40, 'Only messages to this E.164 phone.')),
+    since: Type.Optional(Iso('Only messages queued at or after this instant.')),
+    until: Type.Optional(Iso('Only messages queued before this instant.')),
+  },
+  { additionalProperties: false },
+);
+export type ListMessagesQuery = Static<typeof ListMessagesQuerySchema>;
+
+export const MessageParamsSchema = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 64, description: 'Message id (`msg_…`).' }),
+});
+
+export const SummaryQuerySchema = Type.Object(
+  {
+    since: Type.Optional(
+      Iso('Start of the period (inclusive); by default 30 days (24 hours by hour) before `until`.'),
+    ),
+    until: Type.Optional(
+      Iso('End of the period (exclusive), by default now; at most 366 days after `since`.'),
+    ),
+    granularity: Type.Enum(['day', 'hour'] as const, {
+      default: 'day',
+      description: 'One bucket per UTC day or hour.',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type SummaryQuery = Static<typeof SummaryQuerySchema>;
+
+const Counts = Type.Object({
+  queued: Type.Integer(),
+  sent: Type.Integer(),
+  delivered: Type.Integer(),
+  read: Type.Integer(),
+  failed: Type.Integer(),
+});
+
+export const SummaryPeriodSchema = Type.Object({
+  start: Iso('Start of the bucket (UTC).'),
+  total: Type.Integer({ description: 'Messages queued in the bucket.' }),
+  counts: Type.Object(Counts.properties, { description: 'By current status.' }),
+  deliveryRate: Nullable(
+    Type.Number({
+      description: '(delivered + read) / (total − queued), 0–1; null when nothing was sent yet.',
+    }),
+  ),
+  cost: Type.Object({
+    amount: Type.Integer({ description: 'Captured price of sent messages, minor units.' }),
+    currency: Type.String(),
+  }),
+});
+export type SummaryPeriod = Static<typeof SummaryPeriodSchema>;
+
+export const SummarySchema = Type.Object({
+  success: Type.Literal(true),
+  data: Type.Object({
+    since: Iso('As asked.'),
+    until: Iso('As asked.'),
+    granularity: Type.Enum(['day', 'hour'] as const),
+    periods: Type.Array(SummaryPeriodSchema, {
+      description: 'Buckets with messages, oldest first.',
+    }),
+  }),
+});
+
+export const CreditSchema = Type.Object({
+  balance: Type.Integer({ description: 'Minor units owned (including reserved).' }),
+  reserved: Type.Integer({ description: 'Minor units held by queued messages.' }),
+  currency: Type.String({ description: 'ISO 4217.' }),
+});
+export type Credit = Static<typeof CreditSchema>;
+export const CreditEnvelopeSchema = Type.Object({
+  success: Type.Literal(true),
+  data: CreditSchema,
+});
+
+export const CreditTransactionSchema = Type.Object({
+  id: Type.String({ description: 'Transaction id (`ctx_…`).' }),
+  kind: Type.Enum(CREDIT_TRANSACTION_KINDS, {
+    description: 'topup (operator), reserve (send), capture (sent), release (failed).',
+  }),
+  amount: Type.Integer({ description: 'Minor units, positive.' }),
+  currency: Type.String(),
+  messageId: Nullable(Type.String()),
+  note: Nullable(Type.String()),
+  createdAt: Iso('ISO 8601, UTC.'),
+});
+export type CreditTransaction = Static<typeof CreditTransactionSchema>;
+export const CreditTransactionPageSchema = page(CreditTransactionSchema, 'Newest first.');
+
+export const PageQuerySchema = Type.Object(
+  { limit: Limit, cursor: Cursor },
+  { additionalProperties: false },
+);
+export type PageQuery = Static<typeof PageQuerySchema>;

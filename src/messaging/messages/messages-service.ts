@@ -1,0 +1,241 @@
+/**
+ * The messaging service: sending (checks, then the message row, the credit reservation and the
+ * delivery job in one transaction), the message log and its summary, the credit ledger, the
+ * provider's numbers and templates, the provider's webhook events, and the delivery workers.
+ *
+ * The pieces: checks in send-rules.ts, queries in messages-repository.ts and credit-ledger.ts,
+ * the queue in delivery-queue.ts, the worker in delivery-worker.ts, webhook events in
+ * status-events.ts, the API's shapes in message-view.ts. This module composes them.
+ *
+ * @see docs/messaging.md
+ */
+import { recordAuditEvent } from '../../audit/audit-log.ts';
+import type { Database, Storage } from '../../db/client.ts';
+import { AppError, UsageError } from '../../platform/errors.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { listTransactionPage, readCredit, topUp } from '../credit/credit-ledger.ts';
+import { createSendMessage, type MessagingPrices } from './message-sending.ts';
+import {
+  createDeliveryQueue,
+  type DeliveryQueue,
+  type DeliveryQueueSettings,
+} from '../delivery/delivery-queue.ts';
+import { createDeliveryWorker } from '../delivery/delivery-worker.ts';
+import { failUndelivered } from './message-failures.ts';
+import {
+  messageCursor,
+  toMessage,
+  toPeriods,
+  toTransaction,
+  transactionCursor,
+} from './message-view.ts';
+import { findMessage, listMessagePage, summaryRows } from './messages-repository.ts';
+import type { SummaryQuery } from './messages-schemas.ts';
+import type { MessagingService, PortalOf } from '../messaging-types.ts';
+import { createProviderDirectory } from '../provider/provider-directory.ts';
+import type { MessagingProvider } from '../provider/provider-port.ts';
+import { createSenderPacing } from '../delivery/sender-pacing.ts';
+import { providerFailure } from './send-rules.ts';
+import { createWebhookSink, type MessagingEventSteps } from '../provider-webhooks/status-events.ts';
+
+export interface MessagingServiceDeps {
+  storage: Storage;
+  logger: Logger;
+  /** Other features' steps of the provider's events (webhooks'), in their transactions. */
+  eventSteps?: MessagingEventSteps;
+  provider: MessagingProvider;
+  /** Whether the portal's provider connection is active (partner/). */
+  isConnected: (portalId: number) => Promise<boolean>;
+  prices: MessagingPrices;
+  /** Sends per second per sender number on this instance. */
+  ratePerNumber: number;
+  /** How long a portal's numbers and templates are cached, in ms (0: not cached). */
+  providerCacheMs: number;
+  queue: DeliveryQueueSettings;
+  /** The clock (tests move it). */
+  now?: () => Date;
+}
+
+/** The service, plus the queue's life cycle (main.ts and tests drive it). */
+export interface MessagingRuntime extends MessagingService {
+  /** Install the queue's schema and queue; sends need it. Idempotent. */
+  start(): Promise<void>;
+  /** Start this instance's delivery workers (after `start`). */
+  startWorkers(): Promise<void>;
+  /** Stop the workers (waiting for the batches in hand) and the queue. Before storage closes. */
+  stop(): Promise<void>;
+  /** Jobs waiting in the queue (tests, benchmark). */
+  waitingJobs(): Promise<number>;
+  /** The one job queue, shared with the webhooks (their own pg-boss queue on its instance). */
+  readonly jobs: DeliveryQueue;
+}
+
+export function createMessagingService(deps: MessagingServiceDeps): MessagingRuntime {
+  const { storage, logger, prices } = deps;
+  const db: Database = storage.db;
+  const now = deps.now ?? (() => new Date());
+  const directory = createProviderDirectory(deps.provider, deps.providerCacheMs);
+  const queue = createDeliveryQueue({ storage, settings: deps.queue, logger });
+  const worker = createDeliveryWorker({
+    db,
+    provider: deps.provider,
+    pacing: createSenderPacing(deps.ratePerNumber),
+    logger,
+  });
+  const sendMessage = createSendMessage({
+    db,
+    directory,
+    queue,
+    isConnected: deps.isConnected,
+    prices,
+    now,
+    creditReserved: deps.eventSteps?.creditReserved?.bind(deps.eventSteps),
+  });
+
+  const readProvider = async <T>(read: () => Promise<T>): Promise<T> => {
+    try {
+      return await read();
+    } catch (err) {
+      throw providerFailure(err);
+    }
+  };
+
+  return {
+    sendMessage,
+
+    async listMessages(principal, query) {
+      const after =
+        query.cursor === undefined ? undefined : messageCursor.decodeCursor(query.cursor);
+      const { rows, hasMore } = await listMessagePage(db, principal.portalId, {
+        limit: query.limit,
+        after,
+        filter: {
+          status: query.status,
+          to: query.to,
+          since: query.since === undefined ? undefined : new Date(query.since),
+          until: query.until === undefined ? undefined : new Date(query.until),
+        },
+      });
+      const last = rows.at(-1);
+      return {
+        items: rows.map(toMessage),
+        nextCursor: hasMore && last ? messageCursor.encodeCursor(last) : null,
+      };
+    },
+
+    async getMessage(principal, id) {
+      const row = await findMessage(db, principal.portalId, id);
+      if (!row) throw new AppError('not_found', 'No message with this id.');
+      return toMessage(row);
+    },
+
+    summary: (principal, query) => summaryOf(db, principal, query, prices.currency),
+
+    credit: (principal) => readCredit(db, principal.portalId, prices.currency),
+
+    async listCreditTransactions(principal, query) {
+      const after =
+        query.cursor === undefined ? undefined : transactionCursor.decodeCursor(query.cursor);
+      const { rows, hasMore } = await listTransactionPage(db, principal.portalId, {
+        limit: query.limit,
+        after,
+      });
+      const last = rows.at(-1);
+      return {
+        items: rows.map(toTransaction),
+        nextCursor: hasMore && last ? transactionCursor.encodeCursor(last) : null,
+      };
+    },
+
+    addCredit: (args) => addCreditTo(db, args, prices.currency),
+
+    listNumbers: (principal) => readProvider(() => directory.numbers(principal.portalId)),
+    listTemplates: (principal) => readProvider(() => directory.templates(principal.portalId)),
+    invalidateProviderCache: (portalId) => directory.invalidate(portalId),
+
+    webhookSink: createWebhookSink({
+      db,
+      logger,
+      onTemplateChange: (id) => directory.invalidate(id),
+      eventSteps: deps.eventSteps,
+    }),
+
+    start: () => queue.start(),
+    async startWorkers() {
+      await queue.work((jobs) => worker.handle(jobs));
+      await queue.workDeadLetters((jobs) => failUndelivered(db, jobs));
+    },
+    async stop() {
+      worker.abort();
+      await queue.stop();
+    },
+    waitingJobs: () => queue.waiting(),
+    jobs: queue,
+  };
+}
+
+/** The default span of a summary: 30 days by day, 24 hours by hour (milliseconds). */
+const DEFAULT_SUMMARY_SPAN_MS = { day: 30 * 24 * 3600 * 1000, hour: 24 * 3600 * 1000 };
+
+/**
+ * The period a summary covers: `[since, until)`, `until` by default now and `since` by default
+ * the default span before it.
+ */
+export function summaryPeriod(query: SummaryQuery): { since: Date; until: Date } {
+  const until = query.until === undefined ? new Date() : new Date(query.until);
+  const since =
+    query.since === undefined
+      ? new Date(until.getTime() - DEFAULT_SUMMARY_SPAN_MS[query.granularity])
+      : new Date(query.since);
+  return { since, until };
+}
+
+/** Counts per status, delivery rate and cost per bucket of the summary's period. */
+async function summaryOf(db: Database, principal: PortalOf, query: SummaryQuery, currency: string) {
+  const { since, until } = summaryPeriod(query);
+  const spanMs = until.getTime() - since.getTime();
+  const maxMs = (query.granularity === 'hour' ? 31 : 366) * 24 * 3600 * 1000;
+  if (!(spanMs > 0) || spanMs > maxMs) {
+    throw new AppError(
+      'invalid_request',
+      '`until` must be after `since`, within 366 days (31 for hours).',
+      {
+        details: [
+          { field: 'querystring.until', message: 'is not after since, or too far from it' },
+        ],
+      },
+    );
+  }
+  const rows = await summaryRows(db, principal.portalId, {
+    since,
+    until,
+    granularity: query.granularity,
+  });
+  return toPeriods(rows, currency);
+}
+
+/** An operator's top-up and its `credit.added` audit event, in one transaction. */
+async function addCreditTo(
+  db: Database,
+  { portalId, amount, note, actor }: Parameters<MessagingService['addCredit']>[0],
+  currency: string,
+) {
+  if (!Number.isSafeInteger(amount) || amount <= 0)
+    throw new UsageError('The amount must be a positive whole number of minor units.');
+  return db.transaction(async (tx) => {
+    const result = await topUp(tx, {
+      portalId,
+      amount,
+      currency,
+      note,
+      actor: `${actor.type}:${actor.id}`,
+    });
+    await recordAuditEvent(tx, {
+      portalId,
+      actor,
+      action: 'credit.added',
+      reason: `${amount} minor units of ${result.currency} (transaction ${result.transactionId})`,
+    });
+    return result;
+  });
+}

@@ -1,0 +1,179 @@
+/**
+ * The checks a send passes before anything is queued, in the documented order (README
+ * "Messaging"): the input's shape and recipient (400/404), an active connection (409
+ * `not_connected`), the sender number (400), consent (422 `recipient_opted_out`), the 24-hour
+ * service window for free text (422 `outside_service_window`), the template's approval (422
+ * `template_not_approved`). Credit (402) is checked last, inside the send's transaction.
+ *
+ * @see https://developers.facebook.com/docs/whatsapp/pricing#customer-service-windows
+ * @see docs/messaging.md "Sending"
+ */
+import {
+  findContact,
+  findContactByPhone,
+  type ContactRow,
+} from '../../contacts/contacts-repository.ts';
+import { normalisePhone } from '../../contacts/phone.ts';
+import type { Database } from '../../db/client.ts';
+import type { TEMPLATE_CATEGORIES } from '../../db/schema/messages.ts';
+import { ConnectionInactiveError, ProviderError } from '../../partner/partner-service.ts';
+import { AppError } from '../../platform/errors.ts';
+import type { SendMessageBody } from './messages-schemas.ts';
+import type { ProviderDirectory } from '../provider/provider-directory.ts';
+
+/** The 24-hour customer service window, in ms. */
+export const SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
+
+type TemplateCategory = (typeof TEMPLATE_CATEGORIES)[number];
+
+/** A send that passed every check but credit: what the message row is made of. */
+export interface CheckedSend {
+  to: string;
+  contactId: string | null;
+  from: string;
+  type: 'text' | 'template';
+  textBody: string | null;
+  template: {
+    name: string;
+    language: string;
+    category: TemplateCategory;
+    parameters: string[];
+  } | null;
+}
+
+const invalid = (field: string, message: string, text = `\`${field}\` ${message}.`) =>
+  new AppError('invalid_request', text, { details: [{ field: `body.${field}`, message }] });
+
+export const notConnected = (): AppError =>
+  new AppError(
+    'not_connected',
+    'The portal has no active provider connection; connect the business account first.',
+  );
+
+/** A provider failure while reading numbers or templates, as the API's error. */
+export function providerFailure(err: unknown): unknown {
+  if (err instanceof ConnectionInactiveError) return notConnected();
+  if (err instanceof ProviderError) {
+    if (err.kind === 'dead_token') return notConnected();
+    return new AppError('provider_error', 'The provider could not be reached; retry later.', {
+      cause: err,
+    });
+  }
+  return err;
+}
+
+async function recipientOf(
+  db: Database,
+  portalId: number,
+  input: SendMessageBody,
+): Promise<{ to: string; contact: ContactRow | null }> {
+  if ((input.to === undefined) === (input.contactId === undefined)) {
+    throw invalid(
+      'to',
+      'give exactly one of `to` and `contactId`',
+      'Give exactly one of `to` (an E.164 phone) and `contactId`.',
+    );
+  }
+  if (input.contactId !== undefined) {
+    const contact = await findContact(db, portalId, input.contactId);
+    if (!contact) throw new AppError('not_found', 'No contact with this id.');
+    return { to: contact.phone, contact };
+  }
+  const phone = normalisePhone(input.to!);
+  if (!phone.ok) throw invalid('to', phone.message);
+  return { to: phone.e164, contact: await findContactByPhone(db, portalId, phone.e164) };
+}
+
+function contentOf(input: SendMessageBody): void {
+  if (input.type === 'text' && (!input.text || input.template))
+    throw invalid('text', 'is required for a text message (and `template` is not allowed)');
+  if (input.type === 'template' && (!input.template || input.text))
+    throw invalid('template', 'is required for a template message (and `text` is not allowed)');
+}
+
+async function senderOf(
+  directory: ProviderDirectory,
+  portalId: number,
+  from: string | undefined,
+): Promise<string> {
+  const numbers = await directory.numbers(portalId).catch((err: unknown) => {
+    throw providerFailure(err);
+  });
+  if (from !== undefined) {
+    if (!numbers.some((n) => n.id === from))
+      throw invalid(
+        'from',
+        'is not a phone number id of the connected account (GET /messaging/numbers)',
+      );
+    return from;
+  }
+  if (numbers.length === 1) return numbers[0]!.id;
+  if (numbers.length === 0)
+    throw invalid(
+      'from',
+      'cannot be chosen: the connected account has no phone number',
+      'The connected account has no phone number to send from.',
+    );
+  throw invalid(
+    'from',
+    'is required: the connected account has several phone numbers (GET /messaging/numbers)',
+  );
+}
+
+/**
+ * Run every check but credit.
+ *
+ * @throws AppError as listed in the module comment, and `provider_error` (502) when the
+ *   provider cannot be read.
+ */
+export async function checkSend(deps: {
+  db: Database;
+  directory: ProviderDirectory;
+  isConnected: (portalId: number) => Promise<boolean>;
+  portalId: number;
+  input: SendMessageBody;
+  now: Date;
+}): Promise<CheckedSend> {
+  const { db, directory, portalId, input } = deps;
+  contentOf(input);
+  const { to, contact } = await recipientOf(db, portalId, input);
+  if (!(await deps.isConnected(portalId))) throw notConnected();
+  const from = await senderOf(directory, portalId, input.from);
+  if (contact?.consentWhatsapp === 'opted_out')
+    throw new AppError('recipient_opted_out', 'The recipient opted out of WhatsApp messages.');
+  const base = { to, contactId: contact?.id ?? null, from };
+  if (input.type === 'text') {
+    const last = contact?.lastInboundAt;
+    if (!last || deps.now.getTime() - last.getTime() > SERVICE_WINDOW_MS)
+      throw new AppError(
+        'outside_service_window',
+        'The recipient has not written in the last 24 hours, so free text cannot be sent; ' +
+          'send an approved template instead.',
+      );
+    return { ...base, type: 'text', textBody: input.text!.body, template: null };
+  }
+  const wanted = input.template!;
+  const templates = await directory.templates(portalId).catch((err: unknown) => {
+    throw providerFailure(err);
+  });
+  const template = templates.find(
+    (t) => t.name === wanted.name && t.language === wanted.language && t.status === 'APPROVED',
+  );
+  if (!template)
+    throw new AppError(
+      'template_not_approved',
+      `The template "${wanted.name}" (${wanted.language}) is not approved at the provider; ` +
+        'check GET /messaging/templates.',
+    );
+  return {
+    ...base,
+    type: 'template',
+    textBody: null,
+    template: {
+      name: template.name,
+      language: template.language,
+      category: template.category,
+      parameters: wanted.parameters ?? [],
+    },
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * `GET /messaging/numbers` under the external API: the sender numbers of the connected
+ * account. Thin: principal → service → envelope.
+ *
+ * @see README.md "Messaging: numbers, templates and drafts"
+ */
+import type { FastifyInstance } from 'fastify';
+import { principalOf } from '../../external-api/request-principal.ts';
+import { errorResponses } from '../../platform/error-envelope.ts';
+import type { NumbersService } from './numbers-service.ts';
+import { NumbersPageSchema } from '../templates/templates-schemas.ts';
+
+/** The route plugin; pass it in the external API's `routes` option. */
+export function numbersRoutes(numbers: NumbersService) {
+  return async function routes(api: FastifyInstance): Promise<void> {
+    api.get(
+      '/messaging/numbers',
+      {
+        config: { requiredScopes: ['messaging:numbers:read'] as const },
+        schema: {
+          summary: 'List sender numbers',
+          description:
+            'Every phone number of every WhatsApp Business Account (WABA) of the connection, in ' +
+            'one page (`nextCursor` is null). `id` is the phone number id a message is sent ' +
+            '`from`. Read from the provider and reused for up to a minute; no active ' +
+            'connection is 409 `not_connected`.',
+          tags: ['Messaging'],
+          response: {
+            200: { ...NumbersPageSchema, description: 'The numbers.' },
+            ...errorResponses(['not_connected', 'provider_error', 'provider_timeout']),
+          },
+        },
+      },
+      async (request) => ({
+        success: true as const,
+        data: { items: await numbers.listNumbers(principalOf(request).portalId), nextCursor: null },
+      }),
+    );
+  };
+}

@@ -1,0 +1,190 @@
+/**
+ * The provider's webhook events, applied (partner/'s `ProviderWebhookSink`; the receiver in
+ * partner/ verifies the signature and routes by WABA to the portal).
+ *
+ * Statuses are monotonic: queued → sent → delivered → read, or → failed from queued or sent. An
+ * event at or below the current status changes nothing (a `delivered` after `read`, any
+ * duplicate); a higher one fills the times it implies (`read` fills `delivered_at` too). The
+ * first event past `queued` captures the reserved price; `failed` from `queued` releases it
+ * (from `sent` it was captured already: the failure is recorded, the charge stays). Events are
+ * matched by Portico's id (`biz_opaque_callback_data`) when present, else by wamid, always
+ * within the portal; an unknown message is ignored.
+ *
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples#message-status-updates
+ * @see docs/messaging.md "Statuses"
+ */
+import { newContactId } from '../../contacts/contact-id.ts';
+import { findContactByPhone, recordInbound } from '../../contacts/contacts-repository.ts';
+import { normalisePhone } from '../../contacts/phone.ts';
+import type { Database } from '../../db/client.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { capture, release } from '../credit/credit-ledger.ts';
+import type { TemplateStatusEvent } from '../../partner/partner-service.ts';
+import type { MessageStatusEvent, MessagingWebhookSink } from '../messaging-types.ts';
+import {
+  lockMessageForStatus,
+  updateMessage,
+  type MessageRow,
+  type Tx,
+} from '../messages/messages-repository.ts';
+
+const RANK = { queued: 0, sent: 1, delivered: 2, read: 3 } as const;
+const PROVIDER_ACTOR = 'provider';
+
+/** The changes one status event makes to a message, or null for none. */
+export function statusChanges(
+  row: Pick<MessageRow, 'status' | 'sentAt' | 'deliveredAt' | 'readAt'>,
+  event: Pick<MessageStatusEvent, 'status' | 'timestamp' | 'errors'>,
+): Partial<MessageRow> | null {
+  if (row.status === 'failed') return null;
+  const at = event.timestamp;
+  if (event.status === 'failed') {
+    if (row.status !== 'queued' && row.status !== 'sent') return null;
+    const first = event.errors[0];
+    return {
+      status: 'failed',
+      failedAt: at,
+      errorCode: first ? String(first.code) : 'failed',
+      errorTitle: first?.title ?? 'The provider could not deliver the message',
+    };
+  }
+  const rank = RANK[event.status];
+  if (rank <= RANK[row.status]) return null;
+  return {
+    status: event.status,
+    sentAt: row.sentAt ?? at,
+    ...(rank >= RANK.delivered && { deliveredAt: row.deliveredAt ?? at }),
+    ...(rank >= RANK.read && { readAt: row.readAt ?? at }),
+  };
+}
+
+/**
+ * Steps another feature (webhooks) adds to the provider's events, each run in the transaction
+ * that records the event (given at composition in services.ts): a status that changed a message
+ * (never a duplicate), an inbound message (no text), a template's new status.
+ */
+export interface MessagingEventSteps {
+  statusChanged(
+    tx: Tx,
+    portalId: number,
+    e: {
+      messageId: string;
+      providerMessageId: string | null;
+      status: 'sent' | 'delivered' | 'read' | 'failed';
+      occurredAt: string;
+      error?: { code: number | string; title: string };
+    },
+  ): Promise<void>;
+  received(
+    tx: Tx,
+    portalId: number,
+    e: {
+      providerMessageId: string;
+      contactId: string | null;
+      phoneNumberId: string;
+      type: string;
+      receivedAt: string;
+    },
+  ): Promise<void>;
+  templateStatusUpdated(tx: Tx, portalId: number, e: TemplateStatusEvent): Promise<void>;
+  /**
+   * A send reserved credit: the available credit (balance − reserved) went from
+   * `availableBefore` to `availableAfter`, minor units of `currency`. Only a reservation lowers
+   * it (a capture spends what was reserved; releases and top-ups raise it).
+   */
+  creditReserved?(
+    tx: Tx,
+    portalId: number,
+    e: { availableBefore: number; availableAfter: number; currency: string },
+  ): Promise<void>;
+}
+
+async function applyStatus(
+  tx: Tx,
+  portalId: number,
+  event: MessageStatusEvent,
+  steps: MessagingEventSteps | undefined,
+): Promise<'applied' | 'unchanged' | 'unknown'> {
+  const row = await lockMessageForStatus(tx, portalId, {
+    id: event.bizOpaqueCallbackData?.startsWith('msg_') ? event.bizOpaqueCallbackData : undefined,
+    wamid: event.wamid,
+  });
+  if (!row) return 'unknown';
+  const changes = statusChanges(row, event);
+  const wamid = row.providerMessageId === null ? { providerMessageId: event.wamid } : {};
+  if (!changes) {
+    if (row.providerMessageId === null) await updateMessage(tx, portalId, row.id, wamid);
+    return 'unchanged';
+  }
+  await updateMessage(tx, portalId, row.id, { ...changes, ...wamid });
+  const money = { portalId, amount: row.priceMinor, currency: row.currency, messageId: row.id };
+  if (row.status === 'queued' && changes.status === 'failed') {
+    await release(tx, portalId, [money], PROVIDER_ACTOR);
+  } else if (row.status === 'queued') {
+    await capture(tx, { ...money, actor: PROVIDER_ACTOR });
+  }
+  const error = event.errors[0];
+  await steps?.statusChanged(tx, portalId, {
+    messageId: row.id,
+    providerMessageId: event.wamid,
+    status: event.status,
+    occurredAt: event.timestamp.toISOString(),
+    ...(event.status === 'failed' && error && { error: { code: error.code, title: error.title } }),
+  });
+  return 'applied';
+}
+
+export function createWebhookSink(deps: {
+  db: Database;
+  logger: Logger;
+  /** A template's status changed at the provider: forget the portal's cached templates. */
+  onTemplateChange: (portalId: number) => void;
+  /** The webhooks' steps (none in tests of messaging alone). */
+  eventSteps?: MessagingEventSteps | undefined;
+}): MessagingWebhookSink {
+  const steps = deps.eventSteps;
+  const { db } = deps;
+  const log = deps.logger.child({ component: 'messaging-webhooks' });
+  return {
+    async messageStatuses(portalId, _phoneNumberId, events) {
+      // One transaction per event: one bad event never undoes the others.
+      for (const event of events) {
+        const result = await db.transaction((tx) => applyStatus(tx, portalId, event, steps));
+        if (result === 'unknown')
+          log.info({ portalId, status: event.status }, 'status for an unknown message ignored');
+      }
+    },
+
+    async inboundMessages(portalId, phoneNumberId, events) {
+      for (const event of events) {
+        const phone = normalisePhone(`+${event.from}`);
+        if (!phone.ok) {
+          log.warn({ portalId }, 'inbound message from an invalid phone ignored');
+          continue;
+        }
+        await db.transaction(async (tx) => {
+          await recordInbound(tx, {
+            id: newContactId(),
+            portalId,
+            phone: phone.e164,
+            at: event.timestamp,
+          });
+          if (!steps) return;
+          const contact = await findContactByPhone(tx, portalId, phone.e164);
+          await steps.received(tx, portalId, {
+            providerMessageId: event.wamid,
+            contactId: contact?.id ?? null,
+            phoneNumberId,
+            type: event.type,
+            receivedAt: event.timestamp.toISOString(),
+          });
+        });
+      }
+    },
+
+    async templateStatusUpdated(portalId, event) {
+      deps.onTemplateChange(portalId);
+      if (steps) await db.transaction((tx) => steps.templateStatusUpdated(tx, portalId, event));
+    },
+  };
+}

@@ -1,0 +1,77 @@
+/**
+ * The Cloud API's answers read into Portico's shapes (cloud-api.ts): Graph lists (`data[]`,
+ * `paging`), phone numbers and templates. Pure; a malformed item is dropped, never guessed.
+ *
+ * @see https://developers.facebook.com/docs/graph-api/results (paging)
+ * @see https://developers.facebook.com/docs/whatsapp/business-management-api/manage-phone-numbers
+ */
+import type {
+  MessageTemplate,
+  PhoneNumber,
+  QualityRating,
+  TemplateCategory,
+  TemplateComponent,
+} from './cloud-api-types.ts';
+import { asString } from '../graph-call.ts';
+
+const QUALITY: ReadonlySet<string> = new Set(['GREEN', 'YELLOW', 'RED']);
+const CATEGORIES: ReadonlySet<string> = new Set(['MARKETING', 'UTILITY', 'AUTHENTICATION']);
+
+export function first(v: unknown): Record<string, unknown> | undefined {
+  return Array.isArray(v) && typeof v[0] === 'object' && v[0] !== null
+    ? (v[0] as Record<string, unknown>)
+    : undefined;
+}
+
+export function dataOf(body: Record<string, unknown>): Record<string, unknown>[] {
+  return Array.isArray(body.data)
+    ? body.data.filter((d): d is Record<string, unknown> => typeof d === 'object' && d !== null)
+    : [];
+}
+
+/** `paging.cursors.after`, only when `paging.next` says there is a next page. */
+export function afterCursor(body: Record<string, unknown>): string | null {
+  const paging = body.paging as { next?: unknown; cursors?: { after?: unknown } } | undefined;
+  if (typeof paging?.next !== 'string') return null;
+  return asString(paging.cursors?.after) ?? null;
+}
+
+export function phoneNumber(n: Record<string, unknown>, wabaId: string): PhoneNumber[] {
+  const id = asString(n.id);
+  if (!id) return [];
+  const quality = asString(n.quality_rating) ?? 'NA';
+  return [
+    {
+      id,
+      displayPhoneNumber: asString(n.display_phone_number) ?? '',
+      verifiedName: asString(n.verified_name) ?? '',
+      qualityRating: QUALITY.has(quality) ? (quality as QualityRating) : 'NA',
+      messagingLimitTier: asString(n.messaging_limit_tier) ?? null,
+      wabaId,
+    },
+  ];
+}
+
+export function template(t: Record<string, unknown>, wabaId: string): MessageTemplate[] {
+  const id = asString(t.id);
+  const name = asString(t.name);
+  const category = asString(t.category);
+  if (!id || !name || !category || !CATEGORIES.has(category)) return [];
+  const components = Array.isArray(t.components)
+    ? t.components.filter(
+        (c): c is TemplateComponent =>
+          typeof c === 'object' && c !== null && typeof (c as { type?: unknown }).type === 'string',
+      )
+    : [];
+  return [
+    {
+      id,
+      name,
+      language: asString(t.language) ?? '',
+      category: category as TemplateCategory,
+      status: asString(t.status) ?? 'PENDING',
+      components,
+      wabaId,
+    },
+  ];
+}

@@ -1,0 +1,283 @@
+/**
+ * The WhatsApp Cloud API calls Portico makes with a portal's token: phone numbers and message
+ * templates of a WhatsApp Business Account (WABA), and messages sent from a phone number. All on
+ * `{PROVIDER_GRAPH_BASE_URL}/{PROVIDER_API_VERSION}` through `graphCall`, so every call has its
+ * timeout, refuses redirects, and fails with `ProviderError` only. Reached as `client.cloud`
+ * inside `withProvider` (outbound-calls.ts), the one path with a decrypted token.
+ *
+ * Invariants: the token travels only in the `Authorization` header; ids that become URL path
+ * segments are checked to be Graph ids (digits) first; a body (a message's text, a template's
+ * components) travels only in a JSON body and never appears in an error message; Graph's
+ * `paging.next` is never followed (Graph puts the token in that URL): the next page is asked
+ * for with `paging.cursors.after` on our own URL.
+ *
+ * @see docs/partner-connection.md "WhatsApp Cloud API"
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/phone-numbers
+ * @see https://developers.facebook.com/docs/whatsapp/business-management-api/message-templates
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages
+ */
+import type {
+  MessageTemplate,
+  NewTemplate,
+  OutboundMessage,
+  Page,
+  PhoneNumber,
+} from './cloud-api-types.ts';
+import { afterCursor, dataOf, first, phoneNumber, template } from './cloud-api-parse.ts';
+import { asString, graphCall } from '../graph-call.ts';
+import { ProviderError } from '../provider-error.ts';
+
+export type * from './cloud-api-types.ts';
+
+/** Most pages `listPhoneNumbers` follows (100 numbers each): a bound on a looping cursor. */
+const MAX_PAGES = 50;
+const GRAPH_ID = /^[0-9]{1,30}$/;
+const TEMPLATE_NAME = /^[a-z0-9_]{1,512}$/;
+const PHONE_FIELDS = 'id,display_phone_number,verified_name,quality_rating,messaging_limit_tier';
+const TEMPLATE_FIELDS = 'id,name,language,category,status,components';
+
+export type CloudApi = ReturnType<typeof createCloudApi>;
+
+/**
+ * The Cloud API calls over `base` (`{graph}/{version}`), each with a `timeoutMs` deadline.
+ * Every method rejects with `ProviderError` only: `dead_token` (190), `permission` (10, 2xx:
+ * the token lacks `whatsapp_business_*` or the asset), `throttled`, `rejected`, `unavailable`,
+ * `other`.
+ */
+export function createCloudApi(base: string, timeoutMs: number) {
+  const get: GraphGet = (what, token, path, signal) =>
+    graphCall(timeoutMs, what, `${base}/${path}`, {
+      bearer: token,
+      method: 'GET',
+      ...(signal && { signal }),
+    });
+
+  return {
+    /**
+     * Every phone number of the WABA (`GET /{waba-id}/phone_numbers`), all pages.
+     *
+     * @see https://developers.facebook.com/docs/whatsapp/business-management-api/manage-phone-numbers
+     */
+    async listPhoneNumbers(
+      token: string,
+      wabaId: string,
+      signal?: AbortSignal,
+    ): Promise<PhoneNumber[]> {
+      return allPhoneNumbers(get, token, wabaId, signal);
+    },
+
+    /**
+     * One page of the WABA's templates (`GET /{waba-id}/message_templates`), `limit` 1–100
+     * (default 25), from `after` (a previous page's cursor).
+     *
+     * @see https://developers.facebook.com/docs/graph-api/reference/whats-app-business-account/message_templates
+     */
+    async listTemplates(
+      token: string,
+      wabaId: string,
+      opts: { after?: string; limit?: number },
+      signal?: AbortSignal,
+    ): Promise<Page<MessageTemplate>> {
+      return templatesPage(get, token, wabaId, opts, signal);
+    },
+
+    /**
+     * Submit a template for review (`POST /{waba-id}/message_templates`, JSON); it starts
+     * `PENDING`. @throws ProviderError `rejected` for a template Graph refuses (code 100, …).
+     */
+    async createTemplate(
+      token: string,
+      wabaId: string,
+      t: NewTemplate,
+      signal?: AbortSignal,
+    ): Promise<{ id: string; status: string; category: string }> {
+      graphId('WABA id', wabaId);
+      const body = await rejectingBadParameters(
+        graphCall(timeoutMs, 'template creation', `${base}/${wabaId}/message_templates`, {
+          bearer: token,
+          json: templateBody(t),
+          ...(signal && { signal }),
+        }),
+      );
+      const id = asString(body.id);
+      if (!id) throw new ProviderError('other', 'template creation: answered without an id');
+      return {
+        id,
+        status: asString(body.status) ?? 'PENDING',
+        category: asString(body.category) ?? t.category,
+      };
+    },
+
+    /** Delete every language of the template `name` (`DELETE /{waba-id}/message_templates?name=`). */
+    async deleteTemplate(
+      token: string,
+      wabaId: string,
+      name: string,
+      signal?: AbortSignal,
+    ): Promise<void> {
+      graphId('WABA id', wabaId);
+      if (!TEMPLATE_NAME.test(name))
+        throw new ProviderError('rejected', 'template deletion: not a template name');
+      const query = new URLSearchParams({ name });
+      await rejectingBadParameters(
+        graphCall(timeoutMs, 'template deletion', `${base}/${wabaId}/message_templates?${query}`, {
+          bearer: token,
+          method: 'DELETE',
+          ...(signal && { signal }),
+        }),
+      );
+    },
+
+    /**
+     * Send one message from `phoneNumberId` (`POST /{phone-number-id}/messages`, JSON). The
+     * provider echoes `bizOpaqueCallbackData` (≤ 512 characters; Portico's message id) in every
+     * status webhook of the message.
+     *
+     * @returns the message's `wamid` and the recipient's `wa_id` (when Graph says).
+     * @throws ProviderError `rejected` for a bad recipient (checked before any I/O) or a refusal
+     *   that retrying cannot change (131047, 132001, 100, …); `throttled` for 130429 and kin.
+     * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages
+     */
+    async sendMessage(
+      token: string,
+      phoneNumberId: string,
+      m: OutboundMessage,
+      bizOpaqueCallbackData: string,
+      signal?: AbortSignal,
+    ): Promise<{ wamid: string; waId: string | undefined }> {
+      graphId('phone number id', phoneNumberId);
+      const json = sendBody(m, bizOpaqueCallbackData);
+      const body = await rejectingBadParameters(
+        graphCall(timeoutMs, 'message send', `${base}/${phoneNumberId}/messages`, {
+          bearer: token,
+          json,
+          ...(signal && { signal }),
+        }),
+      );
+      const wamid = asString(first(body.messages)?.id);
+      if (!wamid) throw new ProviderError('other', 'message send: answered without a message id');
+      return { wamid, waId: asString(first(body.contacts)?.wa_id) };
+    },
+  };
+}
+
+/**
+ * The JSON body of a send: `to` as digits (E.164 without `+`, as WhatsApp wants it).
+ *
+ * @throws ProviderError `rejected` (before any I/O) when `to` is not an E.164 number.
+ */
+function sendBody(m: OutboundMessage, bizOpaqueCallbackData: string): Record<string, unknown> {
+  const to = m.to.startsWith('+') ? m.to.slice(1) : m.to;
+  if (!/^[1-9][0-9]{6,14}$/.test(to))
+    throw new ProviderError('rejected', 'message send: the recipient is not an E.164 number');
+  return {
+    messaging_product: 'whatsapp',
+    recipient_type: 'individual',
+    to,
+    type: m.type,
+    ...(m.type === 'text' ? { text: m.text } : { template: m.template }),
+    biz_opaque_callback_data: bizOpaqueCallbackData,
+  };
+}
+
+/** Only the fields Graph defines for a new template (a caller's extra fields stay here). */
+const templateBody = ({ name, language, category, components }: NewTemplate) => ({
+  name,
+  language,
+  category,
+  components,
+});
+
+type GraphGet = (
+  what: string,
+  token: string,
+  path: string,
+  signal?: AbortSignal,
+) => Promise<Record<string, unknown>>;
+
+/** Every page of `GET /{waba-id}/phone_numbers`, up to `MAX_PAGES`. */
+async function allPhoneNumbers(
+  get: GraphGet,
+  token: string,
+  wabaId: string,
+  signal: AbortSignal | undefined,
+): Promise<PhoneNumber[]> {
+  graphId('WABA id', wabaId);
+  const numbers: PhoneNumber[] = [];
+  let after: string | null = null;
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const query = new URLSearchParams({ fields: PHONE_FIELDS, limit: '100' });
+    if (after !== null) query.set('after', after);
+    const body = await get('phone numbers', token, `${wabaId}/phone_numbers?${query}`, signal);
+    numbers.push(...dataOf(body).flatMap((n) => phoneNumber(n, wabaId)));
+    after = afterCursor(body);
+    if (after === null) return numbers;
+  }
+  return numbers;
+}
+
+/** One page of `GET /{waba-id}/message_templates`. */
+async function templatesPage(
+  get: GraphGet,
+  token: string,
+  wabaId: string,
+  opts: { after?: string; limit?: number },
+  signal: AbortSignal | undefined,
+): Promise<Page<MessageTemplate>> {
+  graphId('WABA id', wabaId);
+  const limit = Math.min(Math.max(Math.trunc(opts.limit ?? 25), 1), 100);
+  const query = new URLSearchParams({ fields: TEMPLATE_FIELDS, limit: String(limit) });
+  if (opts.after !== undefined) query.set('after', opts.after);
+  const body = await get('templates', token, `${wabaId}/message_templates?${query}`, signal);
+  return {
+    items: dataOf(body).flatMap((t) => template(t, wabaId)),
+    after: afterCursor(body),
+  };
+}
+
+/** @throws ProviderError `other` (before any I/O) when `id` is not a Graph id. */
+function graphId(what: string, id: string): void {
+  if (!GRAPH_ID.test(id)) throw new ProviderError('other', `${what} is not a Graph id`);
+}
+
+/** A Graph code 100 (invalid parameter) of a send or a template change is final: `rejected`. */
+async function rejectingBadParameters<T>(call: Promise<T>): Promise<T> {
+  try {
+    return await call;
+  } catch (err) {
+    if (err instanceof ProviderError && err.kind === 'other' && err.graphCode === 100)
+      throw err.as('rejected', err.message);
+    throw err;
+  }
+}
+
+/** The Cloud API calls with a portal's token and abort signal already given (no token seen). */
+export interface BoundCloudApi {
+  listPhoneNumbers(wabaId: string): Promise<PhoneNumber[]>;
+  listTemplates(
+    wabaId: string,
+    opts: { after?: string; limit?: number },
+  ): Promise<Page<MessageTemplate>>;
+  createTemplate(
+    wabaId: string,
+    t: NewTemplate,
+  ): Promise<{ id: string; status: string; category: string }>;
+  deleteTemplate(wabaId: string, name: string): Promise<void>;
+  sendMessage(
+    phoneNumberId: string,
+    m: OutboundMessage,
+    bizOpaqueCallbackData: string,
+  ): Promise<{ wamid: string; waId: string | undefined }>;
+}
+
+/** `cloud` with `token` and `signal` bound: what a caller outside partner/ is handed. */
+export function bindCloudApi(cloud: CloudApi, token: string, signal: AbortSignal): BoundCloudApi {
+  return {
+    listPhoneNumbers: (wabaId) => cloud.listPhoneNumbers(token, wabaId, signal),
+    listTemplates: (wabaId, opts) => cloud.listTemplates(token, wabaId, opts, signal),
+    createTemplate: (wabaId, t) => cloud.createTemplate(token, wabaId, t, signal),
+    deleteTemplate: (wabaId, name) => cloud.deleteTemplate(token, wabaId, name, signal),
+    sendMessage: (phoneNumberId, m, data) =>
+      cloud.sendMessage(token, phoneNumberId, m, data, signal),
+  };
+}

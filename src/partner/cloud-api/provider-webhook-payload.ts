@@ -1,0 +1,208 @@
+/**
+ * The provider's WhatsApp webhook body, parsed: a pure function from the (already verified)
+ * JSON to typed changes per WABA. TypeBox schemas check only what Portico reads and allow every
+ * other field (the provider adds fields without notice). An entry, change or item that does not
+ * fit is skipped and counted, never fatal: one odd status must not lose the rest of a batch.
+ *
+ * Body: `{"object":"whatsapp_business_account","entry":[{"id":<WABA id>,"time"?,"changes":[
+ * {"field":"messages"|"message_template_status_update"|"account_update","value":{…}}]}]}`.
+ *
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/components
+ * @see https://developers.facebook.com/docs/graph-api/webhooks/reference/whatsapp-business-account
+ */
+import { Type, type Static, type TSchema } from 'typebox';
+import { Value } from 'typebox/value';
+import { providerErrorTitle } from '../provider-error.ts';
+import type {
+  InboundMessageEvent,
+  MessageStatusEvent,
+  TemplateStatusEvent,
+} from './provider-webhook-events.ts';
+
+/** What one change of one entry asks of Portico. */
+export type WebhookChange =
+  | { kind: 'statuses'; wabaId: string; phoneNumberId: string; events: MessageStatusEvent[] }
+  | { kind: 'inbound'; wabaId: string; phoneNumberId: string; events: InboundMessageEvent[] }
+  | { kind: 'template'; wabaId: string; event: TemplateStatusEvent }
+  | { kind: 'partner_removed'; wabaId: string; time: Date | undefined };
+
+export type ParsedWebhook =
+  { ok: true; changes: WebhookChange[]; skipped: number } | { ok: false; reason: string };
+
+const Id = Type.String({ pattern: '^[0-9]{1,30}$' });
+const Timestamp = Type.Union([
+  Type.String({ pattern: '^[0-9]{1,12}$' }),
+  Type.Integer({ minimum: 0 }),
+]);
+const Envelope = Type.Object({
+  object: Type.Literal('whatsapp_business_account'),
+  entry: Type.Array(
+    Type.Object({ id: Type.String({ maxLength: 30 }), time: Type.Optional(Type.Integer()) }),
+    { maxItems: 1000 },
+  ),
+});
+const Change = Type.Object({ field: Type.String({ maxLength: 100 }), value: Type.Object({}) });
+const MessagesValue = Type.Object({
+  metadata: Type.Object({ phone_number_id: Id }),
+  statuses: Type.Optional(Type.Array(Type.Unknown())),
+  messages: Type.Optional(Type.Array(Type.Unknown())),
+  contacts: Type.Optional(Type.Array(Type.Unknown())),
+});
+const Status = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 256 }),
+  status: Type.Union(['sent', 'delivered', 'read', 'failed'].map((s) => Type.Literal(s))),
+  timestamp: Timestamp,
+  recipient_id: Type.String({ minLength: 1, maxLength: 64 }),
+  biz_opaque_callback_data: Type.Optional(Type.String({ maxLength: 512 })),
+  pricing: Type.Optional(
+    Type.Object({
+      billable: Type.Optional(Type.Boolean()),
+      category: Type.Optional(Type.String({ maxLength: 64 })),
+      pricing_model: Type.Optional(Type.String({ maxLength: 64 })),
+    }),
+  ),
+  errors: Type.Optional(Type.Array(Type.Object({ code: Type.Integer() }), { maxItems: 20 })),
+});
+const Inbound = Type.Object({
+  id: Type.String({ minLength: 1, maxLength: 256 }),
+  from: Type.String({ pattern: '^[0-9]{1,20}$' }),
+  timestamp: Timestamp,
+  type: Type.String({ minLength: 1, maxLength: 64 }),
+  text: Type.Optional(Type.Object({ body: Type.String({ maxLength: 65_536 }) })),
+});
+const Contact = Type.Object({
+  wa_id: Type.String(),
+  profile: Type.Optional(Type.Object({ name: Type.Optional(Type.String({ maxLength: 256 })) })),
+});
+const TemplateValue = Type.Object({
+  event: Type.String({ minLength: 1, maxLength: 64 }),
+  message_template_id: Type.Union([Type.Integer({ minimum: 0 }), Id]),
+  message_template_name: Type.String({ minLength: 1, maxLength: 512 }),
+  message_template_language: Type.String({ minLength: 1, maxLength: 32 }),
+  reason: Type.Optional(Type.Union([Type.String({ maxLength: 256 }), Type.Null()])),
+});
+const AccountValue = Type.Object({ event: Type.String({ maxLength: 64 }) });
+
+const is = <T extends TSchema>(schema: T, v: unknown): v is Static<T> => Value.Check(schema, v);
+const date = (t: string | number) => new Date(Number(t) * 1000);
+
+/**
+ * Parse a verified webhook body (already `JSON.parse`d).
+ *
+ * @returns the changes in arrival order and how many parts were skipped; `ok: false` when the
+ *   body is not a WhatsApp Business Account notification at all.
+ */
+export function parseProviderWebhook(body: unknown): ParsedWebhook {
+  if (!is(Envelope, body)) return { ok: false, reason: 'not a whatsapp_business_account body' };
+  const changes: WebhookChange[] = [];
+  let skipped = 0;
+  for (const entry of body.entry as unknown[]) {
+    const e = entry as { id: string; time?: number; changes?: unknown };
+    if (!is(Id, e.id) || !Array.isArray(e.changes)) {
+      skipped++;
+      continue;
+    }
+    for (const change of e.changes) {
+      const parsed = is(Change, change) ? parseChange(e.id, e.time, change) : null;
+      if (parsed === null) skipped++;
+      else {
+        changes.push(...parsed.changes);
+        skipped += parsed.skipped;
+      }
+    }
+  }
+  return { ok: true, changes, skipped };
+}
+
+/** One change; null when its field is unknown or its value does not fit. */
+function parseChange(
+  wabaId: string,
+  time: number | undefined,
+  change: Static<typeof Change>,
+): { changes: WebhookChange[]; skipped: number } | null {
+  const { field, value } = change;
+  if (field === 'messages') return is(MessagesValue, value) ? messages(wabaId, value) : null;
+  if (field === 'message_template_status_update') {
+    if (!is(TemplateValue, value)) return null;
+    const reason = value.reason ?? undefined;
+    const event: TemplateStatusEvent = {
+      wabaId,
+      templateId: String(value.message_template_id),
+      name: value.message_template_name,
+      language: value.message_template_language,
+      status: value.event,
+      ...(reason !== undefined && reason !== 'NONE' && { reason }),
+    };
+    return { changes: [{ kind: 'template', wabaId, event }], skipped: 0 };
+  }
+  if (field === 'account_update') {
+    if (!is(AccountValue, value)) return null;
+    // Other account events (reviews, bans, …) concern nothing Portico keeps: acknowledged.
+    if (value.event !== 'PARTNER_REMOVED') return { changes: [], skipped: 0 };
+    const at = time === undefined ? undefined : date(time);
+    return { changes: [{ kind: 'partner_removed', wabaId, time: at }], skipped: 0 };
+  }
+  return null;
+}
+
+function messages(
+  wabaId: string,
+  value: Static<typeof MessagesValue>,
+): { changes: WebhookChange[]; skipped: number } {
+  const phoneNumberId = value.metadata.phone_number_id;
+  let skipped = 0;
+  const statuses: MessageStatusEvent[] = [];
+  for (const s of value.statuses ?? []) {
+    if (!is(Status, s)) {
+      skipped++;
+      continue;
+    }
+    statuses.push({
+      wamid: s.id,
+      status: s.status,
+      timestamp: date(s.timestamp),
+      recipientId: s.recipient_id,
+      ...(s.biz_opaque_callback_data !== undefined && {
+        bizOpaqueCallbackData: s.biz_opaque_callback_data,
+      }),
+      ...(s.pricing && { pricing: pricing(s.pricing) }),
+      // Our fixed title per code: the provider's title, message and details may quote input.
+      errors: (s.errors ?? []).map((e) => ({
+        code: e.code,
+        title: providerErrorTitle('other', e.code),
+      })),
+    });
+  }
+  const names = new Map<string, string>();
+  for (const c of value.contacts ?? [])
+    if (is(Contact, c) && c.profile?.name !== undefined) names.set(c.wa_id, c.profile.name);
+  const inbound: InboundMessageEvent[] = [];
+  for (const m of value.messages ?? []) {
+    if (!is(Inbound, m)) {
+      skipped++;
+      continue;
+    }
+    const profileName = names.get(m.from);
+    inbound.push({
+      wamid: m.id,
+      from: m.from,
+      timestamp: date(m.timestamp),
+      type: m.type,
+      ...(m.text !== undefined && { text: m.text.body }),
+      ...(profileName !== undefined && { profileName }),
+    });
+  }
+  const changes: WebhookChange[] = [];
+  if (statuses.length > 0)
+    changes.push({ kind: 'statuses', wabaId, phoneNumberId, events: statuses });
+  if (inbound.length > 0) changes.push({ kind: 'inbound', wabaId, phoneNumberId, events: inbound });
+  return { changes, skipped };
+}
+
+function pricing(p: { billable?: boolean; category?: string; pricing_model?: string }) {
+  return {
+    ...(p.billable !== undefined && { billable: p.billable }),
+    ...(p.category !== undefined && { category: p.category }),
+    ...(p.pricing_model !== undefined && { pricingModel: p.pricing_model }),
+  };
+}
