@@ -14,12 +14,18 @@ import {
   anonymiseMessagesOnErasure,
   failQueuedOnRevocation,
 } from './messaging/messages/message-failures.ts';
-import { createMessagingService, type MessagingRuntime } from './messaging/messages/messages-service.ts';
+import {
+  createMessagingService,
+  type MessagingRuntime,
+} from './messaging/messages/messages-service.ts';
 import type { MessagingEventSteps } from './messaging/provider-webhooks/status-events.ts';
 import { partnerMessagingProvider } from './messaging/provider/provider-port.ts';
 import { createDraftsService, type DraftsService } from './messaging/drafts/drafts-service.ts';
 import { createNumbersService, type NumbersService } from './messaging/numbers/numbers-service.ts';
-import { createTemplatesService, type TemplatesService } from './messaging/templates/templates-service.ts';
+import {
+  createTemplatesService,
+  type TemplatesService,
+} from './messaging/templates/templates-service.ts';
 import { createPartnerService, type PartnerService } from './partner/partner-service.ts';
 import { loadKeyring } from './platform/keyring.ts';
 import type { Logger } from './platform/logger.ts';

@@ -15,7 +15,11 @@ import type { ConnectionsStore } from './connections-store.ts';
 import type { InflightCalls } from './inflight-calls.ts';
 import type { ProviderClient } from './provider-client.ts';
 import { ProviderError } from './provider-error.ts';
-import { PROVIDER_CLIENT_ACTOR, REVOKE_REASONS, type RevokeConnection } from './revocation/revocation.ts';
+import {
+  PROVIDER_CLIENT_ACTOR,
+  REVOKE_REASONS,
+  type RevokeConnection,
+} from './revocation/revocation.ts';
 
 /**
  * Run `fn` with the portal's decrypted provider token, an abort signal that revocation fires,

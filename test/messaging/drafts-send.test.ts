@@ -10,7 +10,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Principal } from '../../src/accounts/principal.ts';
-import { createDraftsService, type OutgoingMessage } from '../../src/messaging/drafts/drafts-service.ts';
+import {
+  createDraftsService,
+  type OutgoingMessage,
+} from '../../src/messaging/drafts/drafts-service.ts';
 import { AppError } from '../../src/platform/errors.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
 import { backends } from '../helpers/storage.ts';

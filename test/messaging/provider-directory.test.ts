@@ -5,7 +5,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createProviderDirectory } from '../../src/messaging/provider/provider-directory.ts';
-import type { MessageTemplate, MessagingProvider } from '../../src/messaging/provider/provider-port.ts';
+import type {
+  MessageTemplate,
+  MessagingProvider,
+} from '../../src/messaging/provider/provider-port.ts';
 
 const template = (status: string): MessageTemplate => ({
   id: '1',

@@ -10,7 +10,11 @@
  * @see docs/decisions.md "Messaging: numbers and templates"
  */
 import type { PhoneNumber } from '../../partner/cloud-api/cloud-api.ts';
-import { callCloud, requireWabaIds, type CloudAccountDeps } from '../provider/numbers-cloud-account.ts';
+import {
+  callCloud,
+  requireWabaIds,
+  type CloudAccountDeps,
+} from '../provider/numbers-cloud-account.ts';
 
 export type { PhoneNumber } from '../../partner/cloud-api/cloud-api.ts';
 

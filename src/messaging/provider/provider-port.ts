@@ -7,10 +7,18 @@
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages
  * @see docs/messaging.md "The provider"
  */
-import type { MessageTemplate, OutboundMessage, PhoneNumber } from '../../partner/cloud-api/cloud-api.ts';
+import type {
+  MessageTemplate,
+  OutboundMessage,
+  PhoneNumber,
+} from '../../partner/cloud-api/cloud-api.ts';
 import type { PartnerService } from '../../partner/partner-service.ts';
 
-export type { MessageTemplate, OutboundMessage, PhoneNumber } from '../../partner/cloud-api/cloud-api.ts';
+export type {
+  MessageTemplate,
+  OutboundMessage,
+  PhoneNumber,
+} from '../../partner/cloud-api/cloud-api.ts';
 
 /** Most template pages read per WABA (100 templates each): a bound on a looping cursor. */
 const MAX_TEMPLATE_PAGES = 20;

@@ -12,7 +12,11 @@
  */
 import type { MessageTemplate } from '../../partner/cloud-api/cloud-api.ts';
 import { AppError } from '../../platform/errors.ts';
-import { callCloud, requireWabaIds, type CloudAccountDeps } from '../provider/numbers-cloud-account.ts';
+import {
+  callCloud,
+  requireWabaIds,
+  type CloudAccountDeps,
+} from '../provider/numbers-cloud-account.ts';
 import type { ListTemplatesQuery, NewTemplateBody } from './templates-schemas.ts';
 import { templateRuleErrors } from './templates-validation.ts';
 

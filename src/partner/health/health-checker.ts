@@ -20,7 +20,11 @@ import type { InflightCalls } from '../inflight-calls.ts';
 import type { WithProvider } from '../outbound-calls.ts';
 import { tokenExpiry } from '../provider-client.ts';
 import { isTransientProviderError, logProviderFailure, ProviderError } from '../provider-error.ts';
-import { HEALTH_CHECKER_ACTOR, REVOKE_REASONS, type RevokeConnection } from '../revocation/revocation.ts';
+import {
+  HEALTH_CHECKER_ACTOR,
+  REVOKE_REASONS,
+  type RevokeConnection,
+} from '../revocation/revocation.ts';
 
 export interface HealthCheckerDeps {
   config: Config;
