@@ -15,11 +15,7 @@ import type { ConnectionsStore } from './connections-store.ts';
 import type { InflightCalls } from './inflight-calls.ts';
 import type { ProviderClient } from './provider-client.ts';
 import { ProviderError } from './provider-error.ts';
-import {
-  PROVIDER_CLIENT_ACTOR,
-  REVOKE_REASONS,
-  type RevokeConnection,
-} from './revocation/revocation.ts';
+import { PROVIDER_CLIENT_ACTOR, type RevokeConnection } from './revocation/revocation.ts';
 
 /**
  * Run `fn` with the portal's decrypted provider token, an abort signal that revocation fires,
@@ -65,7 +61,8 @@ export function createWithProvider(deps: {
       if (err instanceof ProviderError && err.kind === 'dead_token') {
         await revokeConnection(portalId, {
           actor: PROVIDER_CLIENT_ACTOR,
-          reason: `${REVOKE_REASONS.tokenInvalid190} during ${what}`,
+          reason: 'dead_token',
+          detail: `(error 190) during ${what}`,
           tokenVersion: version,
         });
       }

@@ -56,7 +56,9 @@ export {
 export {
   HEALTH_CHECKER_ACTOR,
   PROVIDER_CLIENT_ACTOR,
-  REVOKE_REASONS,
+  REVOCATION_REASONS,
+  revocationWords,
+  type RevocationReason,
   type RevocationStep,
   type RevocationTx,
   type RevokeOptions,

@@ -6,28 +6,9 @@
  *
  * @see docs/webhooks.md "Event catalogue"
  */
-import { REVOKE_REASONS } from '../partner/partner-service.ts';
-import type { ConnectionRevokedReason, EventData } from './webhook-events.ts';
+import type { RevocationReason } from '../partner/partner-service.ts';
+import type { EventData } from './webhook-events.ts';
 import type { Tx, WebhooksService } from './webhooks-service.ts';
-
-/** The revocation's plain words (partner's REVOKE_REASONS) → the receiver's reason code. */
-export function revokedReasonCode(reason: string): ConnectionRevokedReason {
-  switch (reason) {
-    case REVOKE_REASONS.userDisconnected:
-      return 'disconnect';
-    case REVOKE_REASONS.deauthorized:
-      return 'deauthorize';
-    case REVOKE_REASONS.dataDeletion:
-      return 'data_deletion';
-    case REVOKE_REASONS.tokenInvalid190:
-    case REVOKE_REASONS.tokenInvalid:
-    case REVOKE_REASONS.tokenUnrefreshable:
-    case REVOKE_REASONS.tokenExpired:
-      return 'dead_token';
-    default:
-      return 'other';
-  }
-}
 
 /** The steps, typed structurally so that no feature imports this folder. */
 export function webhookEventSteps(webhooks: Pick<WebhooksService, 'emit'>) {
@@ -36,9 +17,10 @@ export function webhookEventSteps(webhooks: Pick<WebhooksService, 'emit'>) {
       webhooks.emit(tx, c.portalId, 'connection.connected', {
         connectedAt: c.connectedAt.toISOString(),
       }),
-    revoked: (tx: Tx, r: { portalId: number; reason: string }) =>
+    /** The revocation's reason code as it is (the audit log has its words). */
+    revoked: (tx: Tx, r: { portalId: number; reason: RevocationReason }) =>
       webhooks.emit(tx, r.portalId, 'connection.revoked', {
-        reason: revokedReasonCode(r.reason),
+        reason: r.reason,
         revokedAt: new Date().toISOString(),
       }),
     ticketCreated: (

@@ -7,10 +7,17 @@
  * @see https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md#payload-structure
  * @see docs/webhooks.md "Event catalogue"
  */
+import { REVOCATION_REASONS, type RevocationReason } from '../partner/partner-service.ts';
 
-/** Why a connection ended, as a receiver's code (the audit log keeps the plain words). */
-export type ConnectionRevokedReason =
-  'disconnect' | 'deauthorize' | 'dead_token' | 'data_deletion' | 'other';
+/**
+ * Why a connection ended: the revocation's reason code, as partner/ sets it on every path
+ * (`disconnect`, `deauthorize`, `data_deletion`, `partner_removed`, `dead_token`,
+ * `token_expired`); the audit log keeps the plain words.
+ */
+export type ConnectionRevokedReason = RevocationReason;
+
+/** Every value of `connection.revoked`'s `reason`. */
+export const CONNECTION_REVOKED_REASONS: readonly ConnectionRevokedReason[] = REVOCATION_REASONS;
 
 /** The `data` of each event type. Times are ISO 8601 UTC; money is integer minor units. */
 export interface EventData {

@@ -217,7 +217,7 @@ describe('browser: sign in, connect, cancel, decline, disconnect, remove the app
     ]);
     assert.equal(await page.textContent('[data-testid=connection-status]'), NOT_CONNECTED);
     assert.match((await page.textContent('#audit')) ?? '', /Provider account disconnected/);
-    assert.match((await page.textContent('#audit')) ?? '', /user disconnected/);
+    assert.match((await page.textContent('#audit')) ?? '', /disconnected by a user in Portico/);
     await shot(page, '05-settings-disconnected');
     // The grant is revoked at the provider too, in the background after the local cleanup.
     const deadline = Date.now() + 15_000;

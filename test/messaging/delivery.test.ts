@@ -82,7 +82,7 @@ for (const backend of backends()) {
         ids.push((await s.send(hello(`+1650555800${i}`, s.numbers[0]!))).json().data.id);
       await s.services.partner.revokeConnection(s.portalId, {
         actor: { type: 'user', id: '1' },
-        reason: 'disconnected by a user in Portico',
+        reason: 'disconnect',
       });
       for (const id of ids) {
         const m = await s.message(id);

@@ -171,7 +171,7 @@ for (const backend of backends()) {
       // Without a connection: 409 first.
       await s.services.partner.revokeConnection(s.portalId, {
         actor: { type: 'system', id: 'test' },
-        reason: 'test',
+        reason: 'disconnect',
       });
       const off = await s.send(hello('+16505551234', s.numbers[0]!));
       assert.equal(off.json().error.code, 'not_connected');

@@ -183,7 +183,7 @@ for (const backend of backends()) {
       const accepted = await queuedMessage(services, portalId, 'wamid.accepted');
       await services.partner.revokeConnection(portalId, {
         actor: CLI_ACTOR,
-        reason: 'disconnected by a user in Portico',
+        reason: 'disconnect',
       });
       const failed = await services.messaging.getMessage({ portalId }, waiting);
       assert.equal(failed.status, 'failed');
@@ -198,7 +198,7 @@ for (const backend of backends()) {
         currency: 'EUR',
       });
       // A second revocation path changes nothing more.
-      await services.partner.revokeConnection(portalId, { actor: CLI_ACTOR, reason: 'again' });
+      await services.partner.revokeConnection(portalId, { actor: CLI_ACTOR, reason: 'deauthorize' });
       const releases = (
         await services.messaging.listCreditTransactions({ portalId }, { limit: 100 })
       ).items.filter((i) => i.kind === 'release');

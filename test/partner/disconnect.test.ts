@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { listAuditEvents } from '../../src/audit/audit-log.ts';
 import { connections } from '../../src/db/schema/index.ts';
+import { revocationWords } from '../../src/partner/partner-service.ts';
 import { backends } from '../helpers/storage.ts';
 import {
   allow,
@@ -47,7 +48,9 @@ for (const backend of backends()) {
       assert.equal(revocations.length, 1);
       assert.equal(revocations[0]!.actorType, 'user');
       assert.equal(revocations[0]!.actorId, String(portal.userId));
-      assert.equal(revocations[0]!.reason, 'user disconnected');
+      // The disconnect's words, from its reason code (the webhook carries the code).
+      assert.equal(revocations[0]!.reason, revocationWords('disconnect'));
+      assert.equal(revocations[0]!.reason, 'disconnected by a user in Portico');
       assert.equal(events[0]!.action, 'connection.revoked', 'newest first');
 
       const after = await browser.get('/settings?done=disconnected');

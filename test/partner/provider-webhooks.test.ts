@@ -98,7 +98,7 @@ for (const backend of backends()) {
       ]);
       await s.t.services.partner.revokeConnection(s.portalId, {
         actor: PROVIDER_CLIENT_ACTOR,
-        reason: 'test',
+        reason: 'dead_token',
       });
       assert.deepEqual(await s.t.services.partner.wabaIdsOf(s.portalId), []);
       assert.equal(await s.t.services.partner.portalOfWaba(s.wabaIds[0]!), null);

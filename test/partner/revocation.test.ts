@@ -4,7 +4,7 @@ import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { listAuditEvents } from '../../src/audit/audit-log.ts';
 import { openStorage, type Storage } from '../../src/db/client.ts';
-import { ConnectionInactiveError, REVOKE_REASONS } from '../../src/partner/partner-service.ts';
+import { ConnectionInactiveError } from '../../src/partner/partner-service.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { buildTestApp, createPortal, testConfig, type TestApp } from '../helpers/app.ts';
@@ -103,7 +103,7 @@ for (const backend of backends()) {
         run: async (c) => {
           const r = await c.t.services.partner.revokeConnection(c.portalId, {
             actor: { type: 'user', id: String(c.userId) },
-            reason: REVOKE_REASONS.userDisconnected,
+            reason: 'disconnect',
             requestId: 'req-disconnect',
           });
           assert.deepEqual(r, { revoked: true });
@@ -175,7 +175,7 @@ for (const backend of backends()) {
         // Idempotent: running the path again changes nothing and records nothing.
         await c.t.services.partner.revokeConnection(c.portalId, {
           actor: { type: 'user', id: String(c.userId) },
-          reason: REVOKE_REASONS.userDisconnected,
+          reason: 'disconnect',
         });
         assert.equal((await revocations(c.t.services, c.portalId)).length, 1);
       });
@@ -207,7 +207,8 @@ for (const backend of backends()) {
       });
       const stale = await c.t.services.partner.revokeConnection(c.portalId, {
         actor: { type: 'system', id: 'health-checker' },
-        reason: REVOKE_REASONS.tokenInvalid190,
+        reason: 'dead_token',
+        detail: '(error 190)',
         tokenVersion: before!.token_ciphertext,
       });
       assert.deepEqual(stale, { revoked: false });
@@ -342,7 +343,7 @@ for (const backend of backends()) {
       const [disconnect, deauthorize] = await Promise.all([
         c.t.services.partner.revokeConnection(c.portalId, {
           actor: { type: 'user', id: String(c.userId) },
-          reason: REVOKE_REASONS.userDisconnected,
+          reason: 'disconnect',
         }),
         c.t.app.inject({
           method: 'POST',
@@ -352,7 +353,8 @@ for (const backend of backends()) {
         }),
         c.t.services.partner.revokeConnection(c.portalId, {
           actor: { type: 'system', id: 'health-checker' },
-          reason: REVOKE_REASONS.tokenInvalid190,
+          reason: 'dead_token',
+          detail: '(error 190)',
         }),
       ]);
       assert.ok(disconnect);

@@ -10,7 +10,7 @@ import { describe, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import { CLI_ACTOR, listAuditEvents, recordAuditEvent } from '../../src/audit/audit-log.ts';
 import { apiTokens, connections } from '../../src/db/schema/index.ts';
-import { HEALTH_CHECKER_ACTOR, REVOKE_REASONS } from '../../src/partner/revocation/revocation.ts';
+import { HEALTH_CHECKER_ACTOR, revocationWords } from '../../src/partner/revocation/revocation.ts';
 import { buildTestApp } from '../helpers/app.ts';
 import { backends } from '../helpers/storage.ts';
 import { Browser, csrfOf, portalWithPassword } from '../helpers/web.ts';
@@ -72,7 +72,7 @@ for (const backend of backends()) {
         portalId: portal.portalId,
         actor: HEALTH_CHECKER_ACTOR,
         action: 'connection.revoked',
-        reason: `${REVOKE_REASONS.tokenInvalid190} during profile read`,
+        reason: revocationWords('dead_token', '(error 190) during profile read'),
       });
       await recordAuditEvent(db, {
         portalId: portal.portalId,

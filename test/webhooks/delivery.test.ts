@@ -3,7 +3,6 @@ import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { runCommand } from '../../src/admin/commands.ts';
 import { CLI_ACTOR, listAuditEvents } from '../../src/audit/audit-log.ts';
-import { REVOKE_REASONS } from '../../src/partner/partner-service.ts';
 import { generateKeyEntry } from '../../src/platform/keyring.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createServices, type Services } from '../../src/services.ts';
@@ -277,7 +276,7 @@ describe('outbound webhooks', { concurrency: true }, () => {
         const started = Date.now();
         await services.partner.revokeConnection(portalId, {
           actor: { type: 'user', id: String(portal.userId) },
-          reason: REVOKE_REASONS.userDisconnected,
+          reason: 'disconnect',
         });
         const [, second] = await receiver.waitFor(2, 5_000);
         assert.equal(second!.event?.type, 'connection.revoked');

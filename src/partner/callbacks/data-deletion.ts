@@ -13,7 +13,7 @@ import type { Database } from '../../db/client.ts';
 import { dataDeletionRequests } from '../../db/schema/index.ts';
 import { randomBase62 } from '../../platform/crypto.ts';
 import type { ConnectionsStore } from '../connections-store.ts';
-import { REVOKE_REASONS, type RevokeConnection } from '../revocation/revocation.ts';
+import type { RevokeConnection } from '../revocation/revocation.ts';
 import {
   claimSignedRequest,
   forgetSignedRequest,
@@ -91,7 +91,7 @@ async function revokeSignedBefore(
   for (const portalId of await store.portalIdsForProviderUser(request.userId)) {
     const result = await revokeConnection(portalId, {
       actor,
-      reason: REVOKE_REASONS.deauthorized,
+      reason: 'deauthorize',
       requestId,
       connectedBefore,
     });
@@ -156,7 +156,7 @@ async function carryOutDeletion(
   for (const portalId of portalIds) {
     const { revoked } = await revokeConnection(portalId, {
       actor,
-      reason: REVOKE_REASONS.dataDeletion,
+      reason: 'data_deletion',
       requestId,
       eraseProviderData: true,
     });

@@ -16,7 +16,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import type { Actor } from '../../audit/audit-log.ts';
 import type { ProviderSettings } from '../../config.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { REVOKE_REASONS, type RevokeConnection } from '../revocation/revocation.ts';
+import type { RevokeConnection } from '../revocation/revocation.ts';
 import type { WabaRouting } from './waba-routing.ts';
 
 /** `sha256=` and 64 lower- or upper-case hex digits. */
@@ -80,7 +80,7 @@ export function createProviderWebhooks(deps: {
       for (const portalId of await routing.activePortalsOfWaba(wabaId, before)) {
         const outcome = await revokeConnection(portalId, {
           actor: wabaActor(wabaId),
-          reason: REVOKE_REASONS.partnerRemoved,
+          reason: 'partner_removed',
           requestId,
           connectedBefore: before,
         });

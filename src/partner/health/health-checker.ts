@@ -22,7 +22,7 @@ import { tokenExpiry } from '../provider-client.ts';
 import { isTransientProviderError, logProviderFailure, ProviderError } from '../provider-error.ts';
 import {
   HEALTH_CHECKER_ACTOR,
-  REVOKE_REASONS,
+  type RevocationReason,
   type RevokeConnection,
 } from '../revocation/revocation.ts';
 
@@ -49,7 +49,8 @@ export function createHealthChecker(deps: HealthCheckerDeps) {
 
   /** One health check of one leased connection. */
   async function checkConnection(portalId: number): Promise<'ok' | 'refreshed' | 'revoked'> {
-    let outcome: { revoke: string; tokenVersion: string } | 'ok' | 'refreshed';
+    let outcome:
+      { revoke: RevocationReason; detail?: string; tokenVersion: string } | 'ok' | 'refreshed';
     try {
       outcome = await withProvider(
         portalId,
@@ -58,10 +59,8 @@ export function createHealthChecker(deps: HealthCheckerDeps) {
           const info = await c.inspectToken(token, signal);
           if (!info.isValid)
             return {
-              revoke:
-                info.errorCode === 190
-                  ? REVOKE_REASONS.tokenInvalid190
-                  : REVOKE_REASONS.tokenInvalid,
+              revoke: 'dead_token' as const,
+              ...(info.errorCode === 190 && { detail: '(error 190)' }),
               tokenVersion,
             };
           const expiresAtMs = info.expiresAt ? info.expiresAt * 1000 : undefined;
@@ -78,13 +77,7 @@ export function createHealthChecker(deps: HealthCheckerDeps) {
             return 'refreshed' as const;
           } catch (err) {
             if (isTransientProviderError(err)) throw err; // unavailable or throttled: next cycle
-            return {
-              revoke:
-                expiresAtMs <= Date.now()
-                  ? REVOKE_REASONS.tokenExpired
-                  : REVOKE_REASONS.tokenUnrefreshable,
-              tokenVersion,
-            };
+            return { revoke: 'token_expired' as const, tokenVersion };
           }
         },
       );
@@ -97,6 +90,7 @@ export function createHealthChecker(deps: HealthCheckerDeps) {
       await revokeConnection(portalId, {
         actor: HEALTH_CHECKER_ACTOR,
         reason: outcome.revoke,
+        detail: outcome.detail,
         tokenVersion: outcome.tokenVersion,
       });
       return 'revoked';

@@ -160,7 +160,7 @@ export async function authorizationRoutes(
       // this user as the actor, outbound calls stopped. Idempotent.
       const { revoked } = await partner.revokeConnection(session.portalId, {
         actor: { type: 'user', id: String(session.userId) },
-        reason: 'user disconnected',
+        reason: 'disconnect',
         requestId: request.id,
         revokeAtProvider: true,
       });

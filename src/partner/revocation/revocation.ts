@@ -1,6 +1,6 @@
 /**
- * Revocation: the vocabulary shared by every path (who revokes, and why, in plain words: these
- * appear in the audit log and on /settings) and the one cleanup they all run.
+ * Revocation: the vocabulary shared by every path (who revokes, and why: a reason code, in plain
+ * words in the audit log and on /settings) and the one cleanup they all run.
  *
  * @see https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow#deauth-callback
  * @see docs/partner-connection.md "Revocation"
@@ -16,22 +16,64 @@ import type { GrantRevoker, GrantToRevoke } from './provider-grant-revocation.ts
 export const HEALTH_CHECKER_ACTOR: Actor = { type: 'system', id: 'health-checker' };
 export const PROVIDER_CLIENT_ACTOR: Actor = { type: 'system', id: 'provider-client' };
 
-/** Revocation reasons, in plain words (they appear in the audit log and on /settings). */
-export const REVOKE_REASONS = {
-  userDisconnected: 'disconnected by a user in Portico',
-  deauthorized: 'the app was removed in the provider account settings',
-  dataDeletion: 'the person asked the provider to delete their data',
-  tokenInvalid190: 'the provider reported the token invalid (error 190)',
-  tokenInvalid: 'the provider reported the token invalid',
-  tokenUnrefreshable: 'the token is expiring and could not be refreshed',
-  tokenExpired: 'the token expired and could not be refreshed',
-  partnerRemoved: 'the business removed Portico from its WhatsApp Business Account at the provider',
-} as const;
+/**
+ * Why a connection was revoked, as a code: what the revocation's steps read (the webhooks'
+ * `connection.revoked` carries it as `reason`) and what the words below are made from.
+ *
+ * - `disconnect`: a user disconnected in Portico (the settings page).
+ * - `deauthorize`: the person removed the app in their provider account settings.
+ * - `data_deletion`: the person asked the provider to delete their data.
+ * - `partner_removed`: the business removed Portico from its WhatsApp Business Account
+ *   (`account_update` webhook, `PARTNER_REMOVED`).
+ * - `dead_token`: the provider reported the token invalid (a call's Graph error 190, or the
+ *   health check's `debug_token`).
+ * - `token_expired`: the health check found the token expired, or about to, and could not
+ *   refresh it.
+ *
+ * @see docs/partner-connection.md "Revocation"
+ * @see docs/webhooks.md "Event catalogue"
+ */
+export const REVOCATION_REASONS = [
+  'disconnect',
+  'deauthorize',
+  'data_deletion',
+  'partner_removed',
+  'dead_token',
+  'token_expired',
+] as const;
+export type RevocationReason = (typeof REVOCATION_REASONS)[number];
+
+/** Each reason in plain words: the one place the audit log and /settings take them from. */
+const REVOCATION_WORDS: Record<RevocationReason, string> = {
+  disconnect: 'disconnected by a user in Portico',
+  deauthorize: 'the app was removed in the provider account settings',
+  data_deletion: 'the person asked the provider to delete their data',
+  partner_removed:
+    'the business removed Portico from its WhatsApp Business Account at the provider',
+  dead_token: 'the provider reported the token invalid',
+  token_expired: 'the token expired, or was about to, and could not be refreshed',
+};
+
+/**
+ * A revocation's plain words (the audit record's `reason` and the connection's
+ * `revoke_reason`, shown on /settings): the reason's words, then `detail` when given.
+ *
+ * @example revocationWords('dead_token', '(error 190) during send message')
+ *   // 'the provider reported the token invalid (error 190) during send message'
+ */
+export function revocationWords(reason: RevocationReason, detail?: string): string {
+  const words = REVOCATION_WORDS[reason];
+  return detail ? `${words} ${detail}` : words;
+}
 
 export interface RevokeOptions {
   actor: Actor;
-  /** Plain words, never a secret. */
-  reason: string;
+  reason: RevocationReason;
+  /**
+   * Plain words added after the reason's in the audit log and on /settings (which call found
+   * the token dead, the provider's error code); never a secret.
+   */
+  detail?: string | undefined;
   requestId?: string | undefined;
   /** Also erase provider-derived data (provider user id, assets, permissions). */
   eraseProviderData?: boolean;
@@ -66,7 +108,7 @@ export type RevocationTx = Parameters<Parameters<Database['transaction']>[0]>[0]
  */
 export type RevocationStep = (
   tx: RevocationTx,
-  revocation: { portalId: number; reason: string },
+  revocation: { portalId: number; reason: RevocationReason },
 ) => Promise<void>;
 
 /**
@@ -103,10 +145,11 @@ export function createRevokeConnection(deps: {
     // because the cleanup deletes it: the only way to revoke the grant afterwards. It stays in
     // partner/ and in memory only.
     let grant: GrantToRevoke | null = null;
+    const words = revocationWords(options.reason, options.detail);
     const revoked = await db.transaction(async (tx) => {
       const held = options.revokeAtProvider ? await store.grantToRevoke(tx, portalId) : null;
       const changed = await store.markRevoked(tx, portalId, {
-        reason: options.reason,
+        reason: words,
         eraseProviderData: options.eraseProviderData ?? false,
         tokenVersion: options.tokenVersion,
         connectedBefore: options.connectedBefore,
@@ -118,7 +161,7 @@ export function createRevokeConnection(deps: {
         portalId,
         actor: options.actor,
         action: 'connection.revoked',
-        reason: options.reason,
+        reason: words,
         requestId: options.requestId ?? null,
       });
       return true;
