@@ -1,7 +1,8 @@
 /**
  * The layers of src/ (docs/architecture.md), checked by `npm run lint`:
  *
- *   platform ← db ← audit, accounts, browser ← features ← web ← composition roots
+ *   platform ← db ← jobs ← features ← web ← composition roots
+ *   platform ← db ← audit, accounts, browser ← features
  *
  * (config.ts sits beside platform.) A folder imports only from the floors below it and from its
  * own floor where a rule allows; nothing imports upward, and no two modules import each other.
@@ -36,6 +37,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/db/' },
       to: { path: '^src/', pathNot: '^src/(db|platform)/' },
+    },
+    {
+      name: 'jobs-is-below-the-features',
+      comment: 'The one job queue (pg-boss) serves every feature, so it imports none.',
+      severity: 'error',
+      from: { path: '^src/jobs/' },
+      to: { path: '^src/', pathNot: '^src/(jobs|db|platform)/|^src/config[^/]*\\.ts$' },
     },
     {
       name: 'kit-is-below-the-features',

@@ -162,7 +162,7 @@ async function acceptedAndEndToEnd(dbUrl: string, _logDir: string) {
   await waitFor(async () => (await collect(s, sentAt, latencies), sentAt.size === 0), 60_000);
   latencies.sort((a, b) => a - b);
   await app.close();
-  await s.services.messaging.stop();
+  await s.services.stop();
   await s.sandbox.close();
   await s.storage.close();
   return {
@@ -334,7 +334,7 @@ async function killedInstance(dbUrl: string, logDir: string) {
     a.child.kill('SIGTERM');
     b.child.kill('SIGKILL');
     await sleep(1000);
-    await s.services.messaging.stop();
+    await s.services.stop();
     await s.sandbox.close();
     await s.storage.close();
   }

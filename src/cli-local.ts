@@ -23,8 +23,8 @@ export async function runLocally(config: Config, name: string, args: unknown): P
     try {
       return await runCommand(services, name, args);
     } finally {
-      // Started only by a command that queues (webhook test); stopping an idle queue is free.
-      await services.jobs.stop();
+      // Only a command that queues (webhook test) started anything; the rest has nothing to stop.
+      await services.stop();
     }
   } finally {
     await storage.close();

@@ -41,16 +41,9 @@ async function main(): Promise<void> {
     await storage.migrate();
     if (sandboxStarting) config = (await sandboxStarting).config;
     const services = createServices({ config, storage, logger });
-    services.partner.startHealthChecker();
-    closers.unshift(() => services.partner.stopHealthChecker());
-    // The delivery queue and this instance's workers; stopped after the app, before storage.
-    closers.unshift(() => services.messaging.stop());
-    await services.messaging.start();
-    await services.messaging.startWorkers();
-    // The webhooks' worker on the same queue (started above by messaging).
-    await services.webhooks.start();
-    await services.webhooks.startWorker();
-    closers.unshift(() => services.webhooks.stopWorker());
+    // The job queue, the workers and the health checker: stopped after the app, before storage.
+    closers.unshift(() => services.stop());
+    await services.start();
     const app = await buildApp({ services, logger });
     closers.unshift(() => app.close());
     let admin: FastifyInstance | undefined;

@@ -30,8 +30,7 @@ import { createPartnerService, type PartnerService } from './partner/partner-ser
 import { loadKeyring } from './platform/keyring.ts';
 import type { Logger } from './platform/logger.ts';
 import { createTicketsService, type TicketsService } from './tickets/tickets-service.ts';
-import { transactionJobDb } from './db/job-queue-db.ts';
-import type { DeliveryQueue } from './messaging/delivery/delivery-queue.ts';
+import { createJobQueue, type JobQueue } from './jobs/job-queue.ts';
 import { resealWebhookSecrets } from './webhooks/webhook-key-rotation.ts';
 import { webhookEventSteps } from './webhooks/event-hooks.ts';
 import { pgBossWebhookQueue } from './webhooks/webhook-queue.ts';
@@ -55,7 +54,7 @@ export interface Services {
   partner: PartnerService;
   /**
    * Messaging: sends, reports, credit, the provider's webhook events, and the delivery queue
-   * (`start` before serving; `startWorkers` on every instance; `stop` before storage closes).
+   * (its workers run after `start()`).
    */
   messaging: MessagingRuntime;
   /** The sender numbers of the connected WhatsApp Business account. */
@@ -67,8 +66,22 @@ export interface Services {
   /** Browser sessions of the web pages. */
   sessions: SessionStore;
   /** The one durable job queue (pg-boss): messaging's deliveries and the webhooks'. */
-  jobs: DeliveryQueue;
+  jobs: JobQueue;
   webhooks: WebhooksService;
+  /**
+   * Start a serving instance's background work, in order: the job queue and messaging's
+   * delivery queues, this instance's delivery workers, the webhooks' queue and worker, then the
+   * health checker (a revocation it makes queues a webhook event).
+   */
+  start(): Promise<void>;
+  /**
+   * Stop what `start` (or a command, or a test) started, in the one order: the health checker
+   * and the grant revocations at the provider, the webhooks' worker, the delivery workers, then
+   * the job queue, which waits for the jobs in hand. After the HTTP app closed, before storage
+   * closes. Idempotent; a part never started is skipped; one that fails does not keep the rest
+   * running (the first failure is thrown at the end).
+   */
+  stop(): Promise<void>;
 }
 
 /** What tests (and only tests) may change in the webhooks' timing. */
@@ -88,12 +101,26 @@ export function createServices(deps: {
   const { config, storage, logger } = deps;
   const tokenVerification = createTokenVerification({ storage, settings: config, logger });
   const keyring = loadKeyring(config);
-  // Webhook events are emitted by partner, tickets and contacts, while the webhooks' queue is
-  // messaging's, which needs partner: the steps reach the webhooks service once it exists.
-  const late: { webhooks?: WebhooksService } = {};
-  const steps = webhookEventSteps({
-    emit: (tx, portalId, type, data) => late.webhooks!.emit(tx, portalId, type, data),
+  // The job queue sits below the features: messaging's deliveries and the webhooks' share it.
+  const jobs = createJobQueue({
+    storage,
+    logger,
+    maintenanceIntervalS: Math.max(5, Math.round(config.MESSAGING_JOB_EXPIRE_S / 4)),
   });
+  const webhooks = createWebhooksService({
+    db: storage.db,
+    keyring,
+    logger,
+    queue: pgBossWebhookQueue(
+      jobs,
+      deps.overrides?.webhooks?.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
+    ),
+    // Production refuses private addresses; development and tests deliver to localhost.
+    addressPolicy: config.isProduction ? 'public-only' : 'development-any-address',
+    ...deps.overrides?.webhooks,
+  });
+  // Webhook events are emitted by partner, messaging, tickets and contacts.
+  const steps = webhookEventSteps(webhooks);
   const partner = createPartnerService({
     config,
     db: storage.db,
@@ -103,7 +130,7 @@ export function createServices(deps: {
     revocationSteps: [failQueuedOnRevocation, steps.revoked],
     keyRotationSteps: [resealWebhookSecrets],
   });
-  const messaging = createMessaging(config, storage, logger, partner, {
+  const messaging = createMessaging(config, storage, logger, jobs, partner, {
     statusChanged: steps.messageStatus,
     received: steps.messageReceived,
     templateStatusUpdated: (tx, portalId, e) =>
@@ -115,22 +142,8 @@ export function createServices(deps: {
         wabaId: e.wabaId,
         ...(e.reason !== undefined && { reason: e.reason }),
       }),
-    creditReserved: (tx, portalId, e) => late.webhooks!.creditChanged(tx, portalId, e),
+    creditReserved: (tx, portalId, e) => webhooks.creditChanged(tx, portalId, e),
   });
-  const webhooks = createWebhooksService({
-    db: storage.db,
-    keyring,
-    logger,
-    queue: pgBossWebhookQueue(
-      { boss: messaging.jobs.boss, ready: () => messaging.start() },
-      transactionJobDb,
-      deps.overrides?.webhooks?.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
-    ),
-    // Production refuses private addresses; development and tests deliver to localhost.
-    addressPolicy: config.isProduction ? 'public-only' : 'development-any-address',
-    ...deps.overrides?.webhooks,
-  });
-  late.webhooks = webhooks;
   return {
     config,
     storage,
@@ -163,10 +176,31 @@ export function createServices(deps: {
       send: (principal, message) => messaging.sendMessage({ principal, input: message }),
       isConnected: async (portalId) => (await partner.wabaIdsOf(portalId)).length > 0,
     }),
-    jobs: messaging.jobs,
+    jobs,
     webhooks,
     sessions: createSessionStore({ db: storage.db, ttlSeconds: config.SESSION_TTL_SECONDS }),
+    async start() {
+      await messaging.start();
+      await messaging.startWorkers();
+      await webhooks.start();
+      await webhooks.startWorker();
+      partner.startHealthChecker();
+    },
+    stop: () =>
+      stopInOrder([
+        () => partner.stopHealthChecker(),
+        () => webhooks.stopWorker(),
+        () => messaging.stop(),
+        () => jobs.stop(),
+      ]),
   };
+}
+
+/** Run every stop in order even when one fails; then throw the first failure, if any. */
+async function stopInOrder(stops: readonly (() => Promise<void>)[]): Promise<void> {
+  const failures: unknown[] = [];
+  for (const stop of stops) await stop().catch((err: unknown) => failures.push(err));
+  if (failures.length > 0) throw failures[0];
 }
 
 /** Messaging over partner's outbound path, with the MESSAGING_* settings. */
@@ -174,6 +208,7 @@ function createMessaging(
   config: Config,
   storage: Storage,
   logger: Logger,
+  jobs: JobQueue,
   partner: PartnerService,
   eventSteps: MessagingEventSteps,
 ): MessagingRuntime {
@@ -182,6 +217,7 @@ function createMessaging(
   return createMessagingService({
     storage,
     logger,
+    jobs,
     eventSteps,
     provider: partnerMessagingProvider({
       withCloudApi: partner.withCloudApi,
@@ -203,7 +239,6 @@ function createMessaging(
       expireS: config.MESSAGING_JOB_EXPIRE_S,
       batchSize: config.MESSAGING_WORKER_BATCH,
       pollingIntervalS: 0.5,
-      maintenanceIntervalS: Math.max(5, Math.round(config.MESSAGING_JOB_EXPIRE_S / 4)),
     },
   });
 }

@@ -1,8 +1,8 @@
 /**
- * The webhooks' use of the one durable job queue (pg-boss, started by the composition roots
- * and shared with messaging): one queue, `webhook.deliver`, whose job is one attempt of one
- * delivery. A job is inserted through the caller's transaction (`JobDbOf`), so an event is
- * queued exactly when the change that causes it commits. The retry schedule is ours (the
+ * The webhooks' use of the service's one durable job queue (`jobs/job-queue.ts`, pg-boss,
+ * shared with messaging): one queue, `webhook.deliver`, whose job is one attempt of one
+ * delivery. A job is inserted through the caller's transaction (`JobQueue.inTransaction`), so
+ * an event is queued exactly when the change that causes it commits. The retry schedule is ours (the
  * Standard Webhooks one, which pg-boss's exponential backoff cannot express): each failed
  * attempt queues the next as a new job with `startAfter`. pg-boss's own retries only cover a
  * worker that died or threw mid-attempt.
@@ -11,6 +11,7 @@
  * @see docs/webhooks.md "Delivery and retries"
  */
 import type PgBoss from 'pg-boss';
+import type { JobQueue } from '../jobs/job-queue.ts';
 import type { Tx } from './webhooks-repository.ts';
 
 export const DELIVERY_QUEUE = 'webhook.deliver';
@@ -20,9 +21,6 @@ export interface DeliveryJob {
   deliveryId: string;
   attempt: number;
 }
-
-/** pg-boss's `db` bound to a Drizzle transaction (db/job-queue-db.ts `transactionJobDb`). */
-export type JobDbOf = (tx: Tx) => PgBoss.Db;
 
 /** The queue as the webhooks service sees it. */
 export interface WebhookQueue {
@@ -45,15 +43,14 @@ export interface WorkerSettings {
 }
 
 /**
- * Bind the webhooks to the service's pg-boss instance (messaging's `DeliveryQueue.boss`);
- * `ready` starts it (idempotent). The queue is created on first use.
+ * Bind the webhooks to the service's job queue; `start` starts it (idempotent) and creates
+ * `webhook.deliver`.
  *
  * @param attemptTimeoutMs one attempt's deadline: the job expires well after it, so a worker
  *   that died mid-attempt is retried by pg-boss, not one that is merely slow.
  */
 export function pgBossWebhookQueue(
-  jobs: { boss: PgBoss; ready: () => Promise<void> },
-  jobDbOf: JobDbOf,
+  jobs: JobQueue,
   attemptTimeoutMs: number,
   worker: WorkerSettings = { pollingIntervalSeconds: 0.5, batchSize: 5 },
 ): WebhookQueue {
@@ -62,7 +59,7 @@ export function pgBossWebhookQueue(
   let ready = false;
   const start = () =>
     (created ??= jobs
-      .ready()
+      .start()
       .then(() => boss.createQueue(DELIVERY_QUEUE))
       .then(() => {
         ready = true;
@@ -83,7 +80,7 @@ export function pgBossWebhookQueue(
       await boss.send(DELIVERY_QUEUE, job, {
         ...options,
         ...(startAfter && { startAfter }),
-        db: jobDbOf(tx),
+        db: jobs.inTransaction(tx),
       });
     },
     async startWorker(handler) {

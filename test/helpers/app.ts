@@ -62,12 +62,10 @@ export async function buildTestApp(
   const app = await buildApp({ services, logger, ...options });
   t.after(async () => {
     await app.close();
-    // As main.ts closes: background provider work (health checks, grant revocation retries)
-    // stops first, or a pending retry keeps this test process alive for up to 36 s.
-    await services.partner.stopHealthChecker();
-    await services.webhooks.stopWorker();
-    // The delivery queue (when a test started it) stops before its storage closes.
-    await services.messaging.stop();
+    // As main.ts closes: whatever the test started (background provider work such as grant
+    // revocation retries, which would keep this process alive for up to 36 s; the workers; the
+    // job queue) stops before its storage closes.
+    await services.stop();
     await storage.close();
   });
   return { app, services, config, logs };

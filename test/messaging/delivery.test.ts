@@ -56,7 +56,8 @@ for (const backend of backends()) {
       const ids: string[] = [];
       for (let i = 0; i < 5; i++)
         ids.push((await s.send(hello(`+1650555700${i}`, s.numbers[1]!))).json().data.id);
-      await s.services.messaging.stop();
+      // This instance stops (its job queue too), as a server shutting down does.
+      await s.services.stop();
       assert.equal(s.provider.sandbox.cloud.stats().sends, 0);
       // Another instance's services over the same database start their workers.
       const next = createServices({
@@ -64,7 +65,7 @@ for (const backend of backends()) {
         storage: s.services.storage,
         logger: createLogger('silent'),
       });
-      t.after(() => next.messaging.stop());
+      t.after(() => next.stop());
       await next.messaging.start();
       await next.messaging.startWorkers();
       await eventually(

@@ -198,7 +198,10 @@ for (const backend of backends()) {
         currency: 'EUR',
       });
       // A second revocation path changes nothing more.
-      await services.partner.revokeConnection(portalId, { actor: CLI_ACTOR, reason: 'deauthorize' });
+      await services.partner.revokeConnection(portalId, {
+        actor: CLI_ACTOR,
+        reason: 'deauthorize',
+      });
       const releases = (
         await services.messaging.listCreditTransactions({ portalId }, { limit: 100 })
       ).items.filter((i) => i.kind === 'release');

@@ -138,8 +138,7 @@ describe('outbound webhooks', { concurrency: true }, () => {
         const stop = async () => {
           if (!running) return;
           running = false;
-          await onlyNew.webhooks.stopWorker();
-          await onlyNew.messaging.stop();
+          await onlyNew.stop();
         };
         t.after(() => stop().catch(() => undefined));
         await onlyNew.webhooks.start();

@@ -1,6 +1,6 @@
 /**
- * The durable delivery queue: one pg-boss queue (`message.send`) in the service's own database,
- * PGlite or PostgreSQL (src/db/job-queue-db.ts). A job is inserted in the transaction that
+ * The durable delivery queue: one pg-boss queue (`message.send`) on the service's one job queue
+ * (`jobs/job-queue.ts`, in the service's own database, PGlite or PostgreSQL). A job is inserted in the transaction that
  * writes its message and credit reservation, so a queued message always has its job and a job
  * whose transaction rolled back never exists.
  *
@@ -15,10 +15,7 @@
  * @see https://github.com/timgit/pg-boss/blob/10.4.2/docs/readme.md
  * @see docs/messaging.md "The queue"
  */
-import PgBoss from 'pg-boss';
-import type { Storage } from '../../db/client.ts';
-import { storageJobDb, transactionJobDb } from '../../db/job-queue-db.ts';
-import type { Logger } from '../../platform/logger.ts';
+import type { JobQueue } from '../../jobs/job-queue.ts';
 import type { Tx } from '../messages/messages-repository.ts';
 
 /** The queue's name. */
@@ -51,12 +48,10 @@ export interface DeliveryQueueSettings {
   batchSize: number;
   /** Seconds between fetches when the queue was empty (pg-boss minimum 0.5). */
   pollingIntervalS: number;
-  /** Seconds between pg-boss's maintenance runs (expiring jobs of dead workers). */
-  maintenanceIntervalS: number;
 }
 
 export interface DeliveryQueue {
-  /** Install or upgrade pg-boss's schema and create the queue. Needed before `enqueue`. */
+  /** Start the job queue and create this queue (idempotent). Needed before `enqueue`. */
   start(): Promise<void>;
   /** Queue a delivery inside the caller's transaction. */
   enqueue(tx: Tx, data: SendJobData): Promise<void>;
@@ -70,35 +65,22 @@ export interface DeliveryQueue {
    * throw retries the batch (pg-boss's retries, then the job is kept as failed).
    */
   workDeadLetters(handle: (jobs: SendJobData[]) => Promise<void>): Promise<void>;
-  /** Stop taking jobs, wait for the batches in hand, stop pg-boss. Idempotent. */
-  stop(): Promise<void>;
+  /**
+   * Stop taking jobs on this instance. The batches in hand finish before the job queue stops
+   * (`JobQueue.stop`, which waits for them). Idempotent.
+   */
+  stopWorkers(): Promise<void>;
   /** Jobs waiting (created or retry), for tests and the benchmark. */
   waiting(): Promise<number>;
-  /**
-   * The one pg-boss instance, for the other queues of the service (webhooks' `webhook.deliver`):
-   * one queue engine, one schema, one maintenance. Use after `start()`.
-   */
-  readonly boss: PgBoss;
 }
 
 export function createDeliveryQueue(deps: {
-  storage: Storage;
+  jobs: JobQueue;
   settings: DeliveryQueueSettings;
-  logger: Logger;
 }): DeliveryQueue {
-  const { storage, settings } = deps;
-  const log = deps.logger.child({ component: 'delivery-queue' });
-  const boss = new PgBoss({
-    db: storageJobDb(storage),
-    schedule: false,
-    supervise: true,
-    maintenanceIntervalSeconds: settings.maintenanceIntervalS,
-    monitorStateIntervalSeconds: 60,
-  });
-  // An 'error' event without a listener would end the process.
-  boss.on('error', (err: Error) => log.error({ error: err.message }, 'job queue error'));
+  const { jobs, settings } = deps;
+  const { boss } = jobs;
   let started: Promise<void> | null = null;
-  let stopped = false;
   const retryOptions = {
     retryLimit: settings.retryLimit,
     retryDelay: settings.retryDelayS,
@@ -112,10 +94,9 @@ export function createDeliveryQueue(deps: {
   };
 
   return {
-    boss,
     start() {
       started ??= (async () => {
-        await boss.start();
+        await jobs.start();
         // Before the send queue: its jobs reference this one. Creating is idempotent.
         await boss.createQueue(DEAD_LETTER_QUEUE, {
           name: DEAD_LETTER_QUEUE,
@@ -132,7 +113,7 @@ export function createDeliveryQueue(deps: {
     },
 
     async enqueue(tx, data) {
-      await boss.send(SEND_QUEUE, data, { ...sendOptions, db: transactionJobDb(tx) });
+      await boss.send(SEND_QUEUE, data, { ...sendOptions, db: jobs.inTransaction(tx) });
     },
 
     async work(handle) {
@@ -169,11 +150,9 @@ export function createDeliveryQueue(deps: {
       );
     },
 
-    async stop() {
-      if (stopped || !started) return;
-      stopped = true;
-      await started.catch(() => undefined);
-      await boss.stop({ graceful: true, wait: true, timeout: 30_000 });
+    async stopWorkers() {
+      await boss.offWork(SEND_QUEUE);
+      await boss.offWork(DEAD_LETTER_QUEUE);
     },
 
     async waiting() {

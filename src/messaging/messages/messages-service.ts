@@ -15,11 +15,8 @@ import { AppError, UsageError } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { listTransactionPage, readCredit, topUp } from '../credit/credit-ledger.ts';
 import { createSendMessage, type MessagingPrices } from './message-sending.ts';
-import {
-  createDeliveryQueue,
-  type DeliveryQueue,
-  type DeliveryQueueSettings,
-} from '../delivery/delivery-queue.ts';
+import type { JobQueue } from '../../jobs/job-queue.ts';
+import { createDeliveryQueue, type DeliveryQueueSettings } from '../delivery/delivery-queue.ts';
 import { createDeliveryWorker } from '../delivery/delivery-worker.ts';
 import { failUndelivered } from './message-failures.ts';
 import {
@@ -51,6 +48,8 @@ export interface MessagingServiceDeps {
   ratePerNumber: number;
   /** How long a portal's numbers and templates are cached, in ms (0: not cached). */
   providerCacheMs: number;
+  /** The service's one job queue (started and stopped by its owner, `services.ts`). */
+  jobs: JobQueue;
   queue: DeliveryQueueSettings;
   /** The clock (tests move it). */
   now?: () => Date;
@@ -58,16 +57,17 @@ export interface MessagingServiceDeps {
 
 /** The service, plus the queue's life cycle (main.ts and tests drive it). */
 export interface MessagingRuntime extends MessagingService {
-  /** Install the queue's schema and queue; sends need it. Idempotent. */
+  /** Start the job queue and create the delivery queues; sends need it. Idempotent. */
   start(): Promise<void>;
   /** Start this instance's delivery workers (after `start`). */
   startWorkers(): Promise<void>;
-  /** Stop the workers (waiting for the batches in hand) and the queue. Before storage closes. */
+  /**
+   * Stop this instance's workers, aborting their provider calls; the batches in hand end
+   * before the job queue stops (`JobQueue.stop` waits for them).
+   */
   stop(): Promise<void>;
   /** Jobs waiting in the queue (tests, benchmark). */
   waitingJobs(): Promise<number>;
-  /** The one job queue, shared with the webhooks (their own pg-boss queue on its instance). */
-  readonly jobs: DeliveryQueue;
 }
 
 export function createMessagingService(deps: MessagingServiceDeps): MessagingRuntime {
@@ -75,7 +75,7 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
   const db: Database = storage.db;
   const now = deps.now ?? (() => new Date());
   const directory = createProviderDirectory(deps.provider, deps.providerCacheMs);
-  const queue = createDeliveryQueue({ storage, settings: deps.queue, logger });
+  const queue = createDeliveryQueue({ jobs: deps.jobs, settings: deps.queue });
   const worker = createDeliveryWorker({
     db,
     provider: deps.provider,
@@ -167,10 +167,9 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
     },
     async stop() {
       worker.abort();
-      await queue.stop();
+      await queue.stopWorkers();
     },
     waitingJobs: () => queue.waiting(),
-    jobs: queue,
   };
 }
 

@@ -10,9 +10,9 @@
  *   as the rows it is about (the message and its credit reservation): both commit or neither.
  *
  * @see https://github.com/timgit/pg-boss/blob/10.4.2/docs/readme.md ("db" option)
- * @see docs/messaging.md "The queue"
+ * @see docs/architecture.md "jobs/"
  */
-import type { Database, Storage } from './client.ts';
+import type { Database, Storage } from '../db/client.ts';
 
 /** pg-boss's `Db` contract: run `text` with positional `$n` values, answer its rows. */
 export interface JobDb {

@@ -1,0 +1,75 @@
+/**
+ * The service's one durable job queue: one pg-boss instance over the service's own database
+ * (PGlite or PostgreSQL, through `job-queue-db.ts`), one pg-boss schema, one maintenance. The
+ * features create their own queues on it — messaging's `message.send` (and its dead-letter
+ * queue), the webhooks' `webhook.deliver` — and send their jobs through the transaction of the
+ * change they are about (`inTransaction`), so a job exists exactly when that change committed.
+ *
+ * `services.ts` creates it once and owns its life cycle: started before any feature's queue,
+ * stopped after every feature's workers and before storage closes.
+ *
+ * @see https://github.com/timgit/pg-boss/blob/10.4.2/docs/readme.md
+ * @see docs/architecture.md "jobs/"
+ */
+import PgBoss from 'pg-boss';
+import type { Database, Storage } from '../db/client.ts';
+import type { Logger } from '../platform/logger.ts';
+import { storageJobDb, transactionJobDb } from './job-queue-db.ts';
+
+/** A Drizzle transaction a job can be sent through. */
+export type JobTx = Parameters<Parameters<Database['transaction']>[0]>[0];
+
+export interface JobQueue {
+  /** The pg-boss instance the features create their queues on and send to. Use after `start`. */
+  readonly boss: PgBoss;
+  /** Start pg-boss: install or upgrade its schema, begin maintenance. Idempotent. */
+  start(): Promise<void>;
+  /**
+   * pg-boss's per-call `db` bound to `tx`: a job sent with it commits or rolls back with the
+   * transaction.
+   */
+  inTransaction(tx: JobTx): PgBoss.Db;
+  /**
+   * Stop pg-boss: wait (up to 30 s) for the job handlers still running, then stop polling and
+   * maintenance. After every feature's workers stopped, before storage closes. Idempotent; a
+   * queue never started has nothing to stop.
+   */
+  stop(): Promise<void>;
+}
+
+/**
+ * @param deps.maintenanceIntervalS seconds between pg-boss's maintenance runs (which expire
+ *   the jobs of workers that died, so they are taken again).
+ */
+export function createJobQueue(deps: {
+  storage: Storage;
+  logger: Logger;
+  maintenanceIntervalS: number;
+}): JobQueue {
+  const log = deps.logger.child({ component: 'job-queue' });
+  const boss = new PgBoss({
+    db: storageJobDb(deps.storage),
+    schedule: false,
+    supervise: true,
+    maintenanceIntervalSeconds: deps.maintenanceIntervalS,
+    monitorStateIntervalSeconds: 60,
+  });
+  // An 'error' event without a listener would end the process.
+  boss.on('error', (err: Error) => log.error({ error: err.message }, 'job queue error'));
+  let started: Promise<void> | null = null;
+  let stopped = false;
+  return {
+    boss,
+    start() {
+      started ??= boss.start().then(() => undefined);
+      return started;
+    },
+    inTransaction: (tx) => transactionJobDb(tx),
+    async stop() {
+      if (stopped || !started) return;
+      stopped = true;
+      await started.catch(() => undefined);
+      await boss.stop({ graceful: true, wait: true, timeout: 30_000 });
+    },
+  };
+}
