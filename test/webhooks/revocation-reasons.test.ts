@@ -6,11 +6,15 @@
  * (the token revoked at the sandbox while the message waited in the queue).
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { CLI_ACTOR, listAuditEvents } from '../../src/audit/audit-log.ts';
 import { revocationWords, type RevocationReason } from '../../src/partner/partner-service.ts';
+import { CONNECTION_REVOKED_REASONS } from '../../src/webhooks/webhook-events.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { hello, MESSAGES } from '../helpers/messaging.ts';
+import { ROOT } from '../helpers/root.ts';
 import { connectPortal, startTestProvider, type TestProvider } from '../helpers/provider.ts';
 import { backends, type Backend } from '../helpers/storage.ts';
 import { Browser, csrfOf, portalWithPassword } from '../helpers/web.ts';
@@ -81,6 +85,15 @@ async function assertRevokedWith(c: Connected, reason: RevocationReason, words: 
   assert.match(revocations[0]!.reason ?? '', words);
   assert.equal(c.receiver.received.length, 1, 'one event per revocation');
 }
+
+test('docs/webhooks.md lists exactly the reason codes of connection.revoked', () => {
+  const docs = readFileSync(join(ROOT, 'docs/webhooks.md'), 'utf8');
+  const row = docs.split('\n').find((line) => line.startsWith('| `connection.revoked`'));
+  const listed = [...(row ?? '').matchAll(/"([a-z_]+)"/g)]
+    .map((m) => m[1]!)
+    .filter((code) => code !== 'reason' && code !== 'revokedAt');
+  assert.deepEqual([...listed].sort(), [...CONNECTION_REVOKED_REASONS].sort());
+});
 
 for (const backend of backends()) {
   describe(`connection.revoked carries each path's reason code (${backend.name})`, () => {
