@@ -136,7 +136,7 @@ function createInternals(deps: PartnerServiceDeps) {
 
 /** The WhatsApp Cloud API side of the service: WABA routing, webhooks, outbound calls. */
 function whatsAppParts(db: Database, internals: ReturnType<typeof createInternals>) {
-  const { settings, revokeConnection, withProvider, withCloudApi, log } = internals;
+  const { settings, revokeConnection, withCloudApi, log } = internals;
   const routing = createWabaRouting(db);
   return {
     /**
@@ -148,13 +148,9 @@ function whatsAppParts(db: Database, internals: ReturnType<typeof createInternal
     portalOfWaba: routing.portalOfWaba,
     ...createProviderWebhooks({ settings, routing, revokeConnection, log }),
     /**
-     * Run `fn` with the portal's decrypted token (`client.cloud(token, signal).sendMessage(…)`);
-     * see outbound-calls.ts. @throws ConnectionInactiveError, ProviderError
-     */
-    withProvider,
-    /**
-     * For callers outside this folder: `fn` gets the Cloud API calls made for the portal's
-     * token, never the token (outbound-calls.ts). @throws ConnectionInactiveError, ProviderError
+     * Run `fn` with the Cloud API calls made for the portal's token, never the token (the
+     * service hands out no token; outbound-calls.ts). @throws ConnectionInactiveError,
+     * ProviderError
      */
     withCloudApi,
   };
