@@ -73,6 +73,15 @@ module.exports = {
       to: { path: FEATURES, pathNot: '^src/partner/' },
     },
     {
+      name: 'messaging-uses-contacts-through-its-lookup',
+      comment:
+        'A named sideways edge: sends read the recipient, inbound messages record the person, ' +
+        "erasure runs messaging's step; all through contacts/contacts-lookup.ts, nothing else.",
+      severity: 'error',
+      from: { path: '^src/messaging/' },
+      to: { path: '^src/contacts/', pathNot: '^src/contacts/contacts-lookup\\.ts$' },
+    },
+    {
       name: 'web-is-below-the-roots',
       severity: 'error',
       from: { path: '^src/web/' },

@@ -85,7 +85,7 @@ async function setUp(dbUrl: string, env: Record<string, string>) {
   });
   await services.messaging.addCredit({ portalId, amount: 1e12, note: 'bench', actor: CLI_ACTOR });
   await services.messaging.start();
-  const numbers = (await services.messaging.listNumbers({ portalId })).map((n) => n.id);
+  const numbers = (await services.messagingProvider.numbers(portalId)).map((n) => n.id);
   const from = numbers[0]!;
   return {
     sandbox,

@@ -137,7 +137,7 @@ export async function buildApp({
       ticketsRoutes(services.tickets),
       contactsRoutes(services.contacts),
       messagingRoutes(services.messaging),
-      numbersRoutes(services.numbers),
+      numbersRoutes(services.messagingProvider),
       templatesRoutes(services.templates),
       draftsRoutes(services.drafts),
     ],
@@ -186,7 +186,7 @@ async function registerPages(
     partner: services.partner,
     contacts: services.contacts,
     messaging: {
-      numbers: services.numbers,
+      provider: services.messagingProvider,
       templates: services.templates,
       drafts: services.drafts,
       log: services.messaging,

@@ -10,18 +10,18 @@ import { createSessionStore, type SessionStore } from './browser/session-store.t
 import type { Config } from './config.ts';
 import { createContactsService, type ContactsService } from './contacts/contacts-service.ts';
 import type { Storage } from './db/client.ts';
-import {
-  anonymiseMessagesOnErasure,
-  failQueuedOnRevocation,
-} from './messaging/messages/message-failures.ts';
+import { anonymiseMessagesOnErasure } from './messaging/messages/message-erasure.ts';
+import { failQueuedOnRevocation } from './messaging/messages/message-failures.ts';
 import {
   createMessagingService,
   type MessagingRuntime,
 } from './messaging/messages/messages-service.ts';
 import type { MessagingEventSteps } from './messaging/provider-webhooks/status-events.ts';
-import { partnerMessagingProvider } from './messaging/provider/provider-port.ts';
+import {
+  createProviderAdapter,
+  type ProviderAdapter,
+} from './messaging/provider/provider-adapter.ts';
 import { createDraftsService, type DraftsService } from './messaging/drafts/drafts-service.ts';
-import { createNumbersService, type NumbersService } from './messaging/numbers/numbers-service.ts';
 import {
   createTemplatesService,
   type TemplatesService,
@@ -57,8 +57,11 @@ export interface Services {
    * (its workers run after `start()`).
    */
   messaging: MessagingRuntime;
-  /** The sender numbers of the connected WhatsApp Business account. */
-  numbers: NumbersService;
+  /**
+   * Messaging's one adapter of the provider: connected or not, the sender numbers and
+   * templates of the connected WhatsApp Business account (cached), sends.
+   */
+  messagingProvider: ProviderAdapter;
   /** The provider's message templates of the connected account. */
   templates: TemplatesService;
   /** Portico-side message drafts and sending them. */
@@ -130,7 +133,11 @@ export function createServices(deps: {
     revocationSteps: [failQueuedOnRevocation, steps.revoked],
     keyRotationSteps: [resealWebhookSecrets],
   });
-  const messaging = createMessaging(config, storage, logger, jobs, partner, {
+  const messagingProvider = createProviderAdapter({
+    partner,
+    cacheMs: config.MESSAGING_PROVIDER_CACHE_MS,
+  });
+  const messaging = createMessaging(config, storage, logger, jobs, messagingProvider, {
     statusChanged: steps.messageStatus,
     received: steps.messageReceived,
     templateStatusUpdated: (tx, portalId, e) =>
@@ -168,13 +175,13 @@ export function createServices(deps: {
     }),
     partner,
     messaging,
-    numbers: createNumbersService({ partner }),
-    templates: createTemplatesService({ partner }),
+    messagingProvider,
+    templates: createTemplatesService({ provider: messagingProvider }),
     drafts: createDraftsService({
       db: storage.db,
       // One message per recipient through the send service of POST /messaging/messages.
       send: (principal, message) => messaging.sendMessage({ principal, input: message }),
-      isConnected: async (portalId) => (await partner.wabaIdsOf(portalId)).length > 0,
+      isConnected: messagingProvider.isConnected,
     }),
     jobs,
     webhooks,
@@ -203,27 +210,21 @@ async function stopInOrder(stops: readonly (() => Promise<void>)[]): Promise<voi
   if (failures.length > 0) throw failures[0];
 }
 
-/** Messaging over partner's outbound path, with the MESSAGING_* settings. */
+/** Messaging over its provider adapter, with the MESSAGING_* settings. */
 function createMessaging(
   config: Config,
   storage: Storage,
   logger: Logger,
   jobs: JobQueue,
-  partner: PartnerService,
+  provider: ProviderAdapter,
   eventSteps: MessagingEventSteps,
 ): MessagingRuntime {
-  const isConnected = async (portalId: number) =>
-    (await partner.connectionSummary(portalId)).status === 'active';
   return createMessagingService({
     storage,
     logger,
     jobs,
     eventSteps,
-    provider: partnerMessagingProvider({
-      withCloudApi: partner.withCloudApi,
-      wabaIdsOf: partner.wabaIdsOf,
-    }),
-    isConnected,
+    provider,
     prices: {
       currency: config.MESSAGING_CURRENCY,
       text: config.MESSAGING_PRICE_TEXT_MINOR,
@@ -232,7 +233,6 @@ function createMessaging(
       AUTHENTICATION: config.MESSAGING_PRICE_AUTHENTICATION_MINOR,
     },
     ratePerNumber: config.MESSAGING_RATE_PER_NUMBER,
-    providerCacheMs: config.MESSAGING_PROVIDER_CACHE_MS,
     queue: {
       retryLimit: config.MESSAGING_RETRY_LIMIT,
       retryDelayS: config.MESSAGING_RETRY_DELAY_S,

@@ -16,7 +16,6 @@ import type {
   SummaryQuery,
 } from './messages/messages-schemas.ts';
 import type { ProviderWebhookSink } from '../partner/partner-service.ts';
-import type { MessageTemplate, PhoneNumber } from './provider/provider-port.ts';
 
 export type PortalOf = Pick<Principal, 'portalId'>;
 
@@ -45,7 +44,8 @@ export interface MessagingService {
    * @throws AppError `invalid_request` (bad phone, missing text/template, unknown `from`, `from`
    *   needed), `not_found` (unknown `contactId`), `not_connected` (409),
    *   `recipient_opted_out` (422), `outside_service_window` (422), `template_not_approved`
-   *   (422), `insufficient_credit` (402), `idempotency_conflict` (409), `provider_error` (502).
+   *   (422), `insufficient_credit` (402), `idempotency_conflict` (409), `provider_error` (502),
+   *   `provider_timeout` (504).
    */
   sendMessage(args: {
     principal: PortalOf;
@@ -87,15 +87,6 @@ export interface MessagingService {
     note: string;
     actor: Actor;
   }): Promise<Credit & { transactionId: string }>;
-
-  /** The sender numbers of the portal's connection (cached briefly). @throws as sendMessage. */
-  listNumbers(principal: PortalOf): Promise<PhoneNumber[]>;
-
-  /** The templates of the portal's connection (cached briefly). @throws as sendMessage. */
-  listTemplates(principal: PortalOf): Promise<MessageTemplate[]>;
-
-  /** Forget the portal's cached numbers and templates (after a change at the provider). */
-  invalidateProviderCache(portalId: number): void;
 
   /** The provider's webhook events: statuses, inbound messages, template updates. */
   webhookSink: ProviderWebhookSink;

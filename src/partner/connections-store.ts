@@ -1,7 +1,8 @@
 /**
  * The connections store: each portal's provider connection, with the provider token sealed by
- * the keyring. Only `partner/` imports this module, and only `withAccessToken` ever hands out a
- * decrypted token, to a callback, inside `partner/`.
+ * the keyring. Only `partner/` imports this module; a decrypted token leaves it only through
+ * `openAccessToken` (to the outbound-call path) and `grantToRevoke` (to revocation), both inside
+ * `partner/`.
  *
  * Invariant (docs/security.md, tenant isolation): every read and write names the portal id in the
  * query itself (`where portal_id = …`), never by filtering rows afterwards.
@@ -148,18 +149,15 @@ export class ConnectionsStore {
   }
 
   /**
-   * Run `fn` with the portal's decrypted provider token and its `tokenVersion` (an opaque
-   * value that changes whenever the stored token does; pass it to `replaceToken` or
-   * `markRevoked` so a reconnection meanwhile is never overwritten or revoked by mistake).
-   * Refuses — before any network I/O the caller would do — when the connection is not active.
+   * The portal's decrypted provider token and its `tokenVersion` (an opaque value that changes
+   * whenever the stored token does; pass it to `replaceToken` or `markRevoked` so a
+   * reconnection meanwhile is never overwritten or revoked by mistake). Read by the outbound-call
+   * path only (outbound-calls.ts), before any network I/O.
    *
    * @throws ConnectionInactiveError when there is no active connection with a token.
    * @throws DecryptionError when the stored ciphertext does not open for this portal.
    */
-  async withAccessToken<T>(
-    portalId: number,
-    fn: (accessToken: string, tokenVersion: string) => Promise<T>,
-  ): Promise<T> {
+  async openAccessToken(portalId: number): Promise<{ accessToken: string; tokenVersion: string }> {
     const [row] = await this.#db
       .select({
         ciphertext: connections.tokenCiphertext,
@@ -170,11 +168,11 @@ export class ConnectionsStore {
       .from(connections)
       .where(and(eq(connections.portalId, portalId), eq(connections.status, 'active')));
     if (!row?.ciphertext || !row.iv || !row.tag || !row.keyId) throw new ConnectionInactiveError();
-    const token = this.#keyring.open(
+    const accessToken = this.#keyring.open(
       { ciphertext: row.ciphertext, iv: row.iv, tag: row.tag, keyId: row.keyId },
       portalId,
     );
-    return fn(token, row.ciphertext);
+    return { accessToken, tokenVersion: row.ciphertext };
   }
 
   /** The active connection's decrypted token and provider user, row locked (revocation's
@@ -238,7 +236,7 @@ export class ConnectionsStore {
    *
    * @param eraseProviderData also clear the provider user id, assets and permissions (data
    *   deletion path).
-   * @param tokenVersion only if the stored token is still this one (from `withAccessToken`):
+   * @param tokenVersion only if the stored token is still this one (from `openAccessToken`):
    *   a token found dead never revokes a connection made again meanwhile.
    * @param connectedBefore only if the connection was made before this instant (a provider
    *   callback signed then must not revoke a later reconnection).

@@ -1,7 +1,8 @@
 /**
  * Outbound provider calls made with a portal's token: the one path by which Portico acts at the
- * provider on a customer's behalf (today the health check and profile reads; messaging calls
- * the provider through here too).
+ * provider on a customer's behalf. Two entries: `withProvider` (inside partner/: the health
+ * check, profile reads) hands its callback the token; `withCloudApi` (for other features:
+ * messaging) hands its callback the Cloud API calls made for the token, never the token.
  *
  * Invariants: the decrypted token exists only inside `withProvider`'s callback; a call for an
  * inactive connection is refused before any network I/O; every call of a portal is aborted the
@@ -11,6 +12,7 @@
  * @see https://developers.facebook.com/docs/graph-api/guides/error-handling (code 190)
  * @see docs/partner-connection.md "Outbound calls"
  */
+import type { CloudApi } from './cloud-api/cloud-api.ts';
 import type { ConnectionsStore } from './connections-store.ts';
 import type { InflightCalls } from './inflight-calls.ts';
 import type { ProviderClient } from './provider-client.ts';
@@ -19,7 +21,7 @@ import { PROVIDER_CLIENT_ACTOR, type RevokeConnection } from './revocation/revoc
 
 /**
  * Run `fn` with the portal's decrypted provider token, an abort signal that revocation fires,
- * and the token's version (see `ConnectionsStore.withAccessToken`).
+ * and the token's version (see `ConnectionsStore.openAccessToken`).
  *
  * @throws ConnectionInactiveError before any I/O when the connection is not active.
  * @throws ProviderError from the call; `dead_token` has revoked the connection already.
@@ -36,27 +38,39 @@ export type WithProvider = <T>(
 ) => Promise<T>;
 
 /**
- * `withProvider` over the portal's stored token.
+ * `withProvider` for callers outside partner/: `fn` gets the Cloud API calls made for the
+ * portal's token and the call's abort signal, so the token itself never leaves partner/. Same
+ * refusals: inactive connection before any I/O, 190 revokes, revocation aborts.
+ *
+ * @throws ConnectionInactiveError, ProviderError
+ */
+export type WithCloudApi = <T>(
+  portalId: number,
+  what: string,
+  fn: (cloud: CloudApi, signal: AbortSignal) => Promise<T>,
+) => Promise<T>;
+
+/**
+ * The two entries over the portal's stored token.
  *
  * @param deps.client null when the provider is not configured: every call then fails with a
  *   `ProviderError` of kind `other`.
  */
-export function createWithProvider(deps: {
+export function createOutboundCalls(deps: {
   client: ProviderClient | null;
   store: ConnectionsStore;
   inflight: InflightCalls;
   revokeConnection: RevokeConnection;
-}): WithProvider {
+}): { withProvider: WithProvider; withCloudApi: WithCloudApi } {
   const { client, store, inflight, revokeConnection } = deps;
-  return async (portalId, what, fn) => {
+  const withProvider: WithProvider = async (portalId, what, fn) => {
     if (!client) throw new ProviderError('other', 'The provider is not configured.');
     const call = inflight.start(portalId);
     let version: string | undefined;
     try {
-      return await store.withAccessToken(portalId, (token, tokenVersion) => {
-        version = tokenVersion;
-        return fn(client, token, call.signal, tokenVersion);
-      });
+      const { accessToken, tokenVersion } = await store.openAccessToken(portalId);
+      version = tokenVersion;
+      return await fn(client, accessToken, call.signal, tokenVersion);
     } catch (err) {
       if (err instanceof ProviderError && err.kind === 'dead_token') {
         await revokeConnection(portalId, {
@@ -71,4 +85,7 @@ export function createWithProvider(deps: {
       call.release();
     }
   };
+  const withCloudApi: WithCloudApi = (portalId, what, fn) =>
+    withProvider(portalId, what, (c, token, signal) => fn(c.cloud(token, signal), signal));
+  return { withProvider, withCloudApi };
 }

@@ -21,7 +21,6 @@ import type { Database } from '../db/client.ts';
 import type { Keyring } from '../platform/keyring.ts';
 import type { Logger } from '../platform/logger.ts';
 import { authorizationRequestUrl } from './oauth/authorization-request.ts';
-import { bindCloudApi, type BoundCloudApi } from './cloud-api/cloud-api.ts';
 import {
   createAuthorizationCompleter,
   recordCancelledAttempt,
@@ -34,7 +33,7 @@ import { createProviderPersonCallbacks } from './callbacks/data-deletion.ts';
 import { createHealthChecker } from './health/health-checker.ts';
 import { InflightCalls } from './inflight-calls.ts';
 import { rotateKeys, type KeyRotationStep } from './key-rotation.ts';
-import { createWithProvider } from './outbound-calls.ts';
+import { createOutboundCalls } from './outbound-calls.ts';
 import { createProviderClient } from './provider-client.ts';
 import { providerDisplayName } from './provider-name.ts';
 import { createGrantRevoker } from './revocation/provider-grant-revocation.ts';
@@ -63,7 +62,7 @@ export {
   type RevocationTx,
   type RevokeOptions,
 } from './revocation/revocation.ts';
-export type { WithProvider } from './outbound-calls.ts';
+export type { WithCloudApi, WithProvider } from './outbound-calls.ts';
 export type { KeyRotationStep } from './key-rotation.ts';
 
 export type PartnerService = ReturnType<typeof createPartnerService>;
@@ -106,7 +105,7 @@ function createInternals(deps: PartnerServiceDeps) {
     log,
     ...(deps.revocationSteps && { steps: deps.revocationSteps }),
   });
-  const withProvider = createWithProvider({
+  const { withProvider, withCloudApi } = createOutboundCalls({
     client: provider?.client ?? null,
     store,
     inflight,
@@ -132,13 +131,14 @@ function createInternals(deps: PartnerServiceDeps) {
     grants,
     revokeConnection,
     withProvider,
+    withCloudApi,
     healthChecker,
   };
 }
 
 /** The WhatsApp Cloud API side of the service: WABA routing, webhooks, outbound calls. */
 function whatsAppParts(db: Database, internals: ReturnType<typeof createInternals>) {
-  const { settings, revokeConnection, withProvider, log } = internals;
+  const { settings, revokeConnection, withCloudApi, log } = internals;
   const routing = createWabaRouting(db);
   return {
     /**
@@ -150,25 +150,11 @@ function whatsAppParts(db: Database, internals: ReturnType<typeof createInternal
     portalOfWaba: routing.portalOfWaba,
     ...createProviderWebhooks({ settings, routing, revokeConnection, log }),
     /**
-     * Run `fn` with the portal's decrypted token (`client.cloud.sendMessage(token, …)`); see
-     * outbound-calls.ts. @throws ConnectionInactiveError, ProviderError
+     * Run `fn` with the Cloud API calls made for the portal's token, never the token (the
+     * service hands out no token; outbound-calls.ts). @throws ConnectionInactiveError,
+     * ProviderError
      */
-    withProvider,
-    /**
-     * `withProvider` for callers outside this folder: `fn` gets the Cloud API calls with the
-     * token already bound, so the token itself never leaves partner/. Same refusals: inactive
-     * connection before any I/O, 190 revokes, revocation aborts.
-     *
-     * @throws ConnectionInactiveError, ProviderError
-     */
-    withCloudApi: <T>(
-      portalId: number,
-      what: string,
-      fn: (cloud: BoundCloudApi, signal: AbortSignal) => Promise<T>,
-    ): Promise<T> =>
-      withProvider(portalId, what, (c, token, signal) =>
-        fn(bindCloudApi(c.cloud, token, signal), signal),
-      ),
+    withCloudApi,
   };
 }
 

@@ -66,7 +66,7 @@ export async function messagesPages(app: FastifyInstance, opts: WebRoutesOptions
       const portalId = session.portalId;
       const log = messaging.log;
       const [numbers, templates, drafts, logCard, chart, credit] = await Promise.all([
-        card(() => messaging.numbers.listNumbers(portalId), request.log, 'numbers'),
+        card(() => messaging.provider.numbers(portalId), request.log, 'numbers'),
         card(
           async () => (await messaging.templates.listTemplates(portalId, { limit: 50 })).items,
           request.log,

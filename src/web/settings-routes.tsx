@@ -59,7 +59,7 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
         request.log.error({ err }, 'connection summary failed');
         return null;
       }),
-      businessAccountsOf(opts.messaging.numbers, session.portalId).catch((err: unknown) => {
+      businessAccountsOf(opts.messaging.provider, session.portalId).catch((err: unknown) => {
         request.log.warn({ err }, 'business accounts listing failed');
         return null;
       }),
@@ -124,17 +124,17 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
 
 /**
  * The connection card's business accounts with their phone numbers by name, from the Cloud API
- * (cached briefly by the numbers service); [] without an active connection.
+ * (cached briefly by messaging's provider adapter); [] without an active connection.
  *
  * @throws AppError `provider_error` / `provider_timeout` when the provider cannot answer.
  */
 async function businessAccountsOf(
-  numbers: WebRoutesOptions['messaging']['numbers'],
+  provider: WebRoutesOptions['messaging']['provider'],
   portalId: number,
 ): Promise<BusinessAccountListing[]> {
   let listed;
   try {
-    listed = await numbers.listNumbers(portalId);
+    listed = await provider.numbers(portalId);
   } catch (err) {
     if (err instanceof AppError && err.code === 'not_connected') return [];
     throw err;

@@ -12,7 +12,7 @@ import { redirectToLogin, type PageSessions } from '../browser/web-session.ts';
 import type { WebSession } from '../browser/session-store.ts';
 import type { ContactsService } from '../contacts/contacts-service.ts';
 import type { DraftsService } from '../messaging/drafts/drafts-service.ts';
-import type { NumbersService } from '../messaging/numbers/numbers-service.ts';
+import type { ProviderAdapter } from '../messaging/provider/provider-adapter.ts';
 import type { TemplatesService } from '../messaging/templates/templates-service.ts';
 import type { PartnerService } from '../partner/partner-service.ts';
 import type { MessagingReads } from './messages-page-data.ts';
@@ -53,7 +53,8 @@ export interface WebRoutesOptions {
   >;
   /** What `/messages` shows. */
   messaging: {
-    numbers: Pick<NumbersService, 'listNumbers'>;
+    /** The connected account's numbers (cached); also the connection card of /settings. */
+    provider: Pick<ProviderAdapter, 'numbers'>;
     templates: Pick<TemplatesService, 'listTemplates'>;
     drafts: Pick<DraftsService, 'listDrafts'>;
     /** The messaging engine's log, reports and credit. */

@@ -77,7 +77,7 @@ export async function messagingSetup(
     });
   await built.services.messaging.start();
   if (options.workers !== false) await built.services.messaging.startWorkers();
-  const numbers = (await built.services.messaging.listNumbers({ portalId })).map((n) => n.id);
+  const numbers = (await built.services.messagingProvider.numbers(portalId)).map((n) => n.id);
   return {
     ...built,
     provider,

@@ -67,7 +67,7 @@ describe('WhatsApp Cloud API client against the sandbox (real HTTP)', () => {
     const p = await startTestProvider(t);
     const { client, token, wabaIds } = await grant(p, '100012345');
     assert.equal(wabaIds.length, 2);
-    const numbers = await client.cloud.listPhoneNumbers(token, wabaIds[0]!);
+    const numbers = await client.cloud(token).listPhoneNumbers(wabaIds[0]!);
     assert.equal(numbers.length, 2);
     for (const n of numbers) {
       assert.match(n.id, /^[0-9]+$/);
@@ -77,7 +77,7 @@ describe('WhatsApp Cloud API client against the sandbox (real HTTP)', () => {
       assert.equal(n.messagingLimitTier, 'TIER_1K');
       assert.equal(n.wabaId, wabaIds[0]);
     }
-    const other = await client.cloud.listPhoneNumbers(token, wabaIds[1]!);
+    const other = await client.cloud(token).listPhoneNumbers(wabaIds[1]!);
     assert.notDeepEqual(
       other.map((n) => n.id),
       numbers.map((n) => n.id),
@@ -89,7 +89,7 @@ describe('WhatsApp Cloud API client against the sandbox (real HTTP)', () => {
     const p = await startTestProvider(t);
     const { client, token, wabaIds } = await grant(p, '100012346');
     const waba = wabaIds[0]!;
-    const all = async () => (await client.cloud.listTemplates(token, waba, { limit: 100 })).items;
+    const all = async () => (await client.cloud(token).listTemplates(waba, { limit: 100 })).items;
     const seeded = await all();
     assert.deepEqual(
       seeded.map((x) => [x.name, x.language, x.category, x.status]),
@@ -97,7 +97,7 @@ describe('WhatsApp Cloud API client against the sandbox (real HTTP)', () => {
     );
     assert.equal(seeded[0]!.components[0]!.text, 'Hello {{1}}');
     const body = [{ type: 'BODY' as const, text: 'Your order {{1}} has shipped' }];
-    const created = await client.cloud.createTemplate(token, waba, {
+    const created = await client.cloud(token).createTemplate(waba, {
       name: 'order_shipped',
       language: 'en_US',
       category: 'UTILITY',
@@ -106,7 +106,7 @@ describe('WhatsApp Cloud API client against the sandbox (real HTTP)', () => {
     assert.equal(created.status, 'PENDING');
     assert.equal((await all()).find((x) => x.name === 'order_shipped')?.status, 'PENDING');
     await templateNamed(all, 'order_shipped', 'APPROVED');
-    await client.cloud.createTemplate(token, waba, {
+    await client.cloud(token).createTemplate(waba, {
       name: 'please_reject_me',
       language: 'en_US',
       category: 'MARKETING',
@@ -115,7 +115,7 @@ describe('WhatsApp Cloud API client against the sandbox (real HTTP)', () => {
     await templateNamed(all, 'please_reject_me', 'REJECTED');
     // The same name and language again: Graph's 100, final for a template.
     const dup = await rejection(
-      client.cloud.createTemplate(token, waba, {
+      client.cloud(token).createTemplate(waba, {
         name: 'order_shipped',
         language: 'en_US',
         category: 'UTILITY',
@@ -127,7 +127,7 @@ describe('WhatsApp Cloud API client against the sandbox (real HTTP)', () => {
     const names: string[] = [];
     let after: string | undefined;
     for (let i = 0; i < 10; i++) {
-      const page = await client.cloud.listTemplates(token, waba, {
+      const page = await client.cloud(token).listTemplates(waba, {
         limit: 1,
         ...(after && { after }),
       });
@@ -136,15 +136,15 @@ describe('WhatsApp Cloud API client against the sandbox (real HTTP)', () => {
       after = page.after;
     }
     assert.deepEqual(names, ['hello_world', 'order_shipped', 'please_reject_me']);
-    await client.cloud.deleteTemplate(token, waba, 'order_shipped');
+    await client.cloud(token).deleteTemplate(waba, 'order_shipped');
     assert.ok(!(await all()).some((x) => x.name === 'order_shipped'));
     assert.equal(
-      (await rejection(client.cloud.deleteTemplate(token, waba, 'order_shipped'))).kind,
+      (await rejection(client.cloud(token).deleteTemplate(waba, 'order_shipped'))).kind,
       'rejected',
     );
     // The other WABA has its own templates.
     assert.deepEqual(
-      (await client.cloud.listTemplates(token, wabaIds[1]!, {})).items.map((x) => x.name),
+      (await client.cloud(token).listTemplates(wabaIds[1]!, {})).items.map((x) => x.name),
       ['hello_world'],
     );
   });
@@ -152,24 +152,21 @@ describe('WhatsApp Cloud API client against the sandbox (real HTTP)', () => {
   test('sends: a template at once; text only after the person wrote in (131047 before); unknown template 132001', async (t) => {
     const p = await startTestProvider(t);
     const { client, token, wabaIds } = await grant(p, '100012347');
-    const [number] = await client.cloud.listPhoneNumbers(token, wabaIds[0]!);
+    const [number] = await client.cloud(token).listPhoneNumbers(wabaIds[0]!);
     const from = number!.id;
     const hello = {
       name: 'hello_world',
       language: { code: 'en_US' },
       components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ada' }] }],
     };
-    const sent = await client.cloud.sendMessage(
-      token,
-      from,
-      { to: '+16505551234', type: 'template', template: hello },
-      'msg_1',
-    );
+    const sent = await client
+      .cloud(token)
+      .sendMessage(from, { to: '+16505551234', type: 'template', template: hello }, 'msg_1');
     assert.match(sent.wamid, /^wamid\./);
     assert.equal(sent.waId, '16505551234');
     assert.equal(p.sandbox.cloud.sendsOf('msg_1'), 1);
     const text = { to: '16505551234', type: 'text' as const, text: { body: 'hi there' } };
-    const outside = await rejection(client.cloud.sendMessage(token, from, text, 'msg_2'));
+    const outside = await rejection(client.cloud(token).sendMessage(from, text, 'msg_2'));
     assert.equal(outside.kind, 'rejected');
     assert.equal(outside.graphCode, 131047);
     assert.equal(outside.title, 'Re-engagement message');
@@ -181,10 +178,9 @@ describe('WhatsApp Cloud API client against the sandbox (real HTTP)', () => {
       text: 'hello?',
     });
     assert.equal(wrote.ok, true);
-    assert.match((await client.cloud.sendMessage(token, from, text, 'msg_3')).wamid, /^wamid\./);
+    assert.match((await client.cloud(token).sendMessage(from, text, 'msg_3')).wamid, /^wamid\./);
     const unknown = await rejection(
-      client.cloud.sendMessage(
-        token,
+      client.cloud(token).sendMessage(
         from,
         {
           to: '16505551234',
@@ -198,7 +194,7 @@ describe('WhatsApp Cloud API client against the sandbox (real HTTP)', () => {
     assert.equal(unknown.graphCode, 132001);
     assert.equal(unknown.title, 'Template does not exist');
     const badTo = await rejection(
-      client.cloud.sendMessage(token, from, { ...text, to: 'not-a-number' }, 'msg_5'),
+      client.cloud(token).sendMessage(from, { ...text, to: 'not-a-number' }, 'msg_5'),
     );
     assert.equal(badTo.kind, 'rejected');
     const received = p.sandbox.cloud.messages.filter((m) => m.direction === 'received');
@@ -211,7 +207,7 @@ describe('WhatsApp Cloud API client against the sandbox (real HTTP)', () => {
   test('over the per-number rate → throttled (130429), retryable', async (t) => {
     const p = await startTestProvider(t, { cloud: { sendsPerSecond: 2 } });
     const { client, token, wabaIds } = await grant(p, '100012348');
-    const [number] = await client.cloud.listPhoneNumbers(token, wabaIds[0]!);
+    const [number] = await client.cloud(token).listPhoneNumbers(wabaIds[0]!);
     const template = {
       name: 'hello_world',
       language: { code: 'en_US' },
@@ -219,12 +215,9 @@ describe('WhatsApp Cloud API client against the sandbox (real HTTP)', () => {
     };
     const results = await Promise.allSettled(
       Array.from({ length: 6 }, (_, i) =>
-        client.cloud.sendMessage(
-          token,
-          number!.id,
-          { to: '16505550001', type: 'template', template },
-          `r${i}`,
-        ),
+        client
+          .cloud(token)
+          .sendMessage(number!.id, { to: '16505550001', type: 'template', template }, `r${i}`),
       ),
     );
     const refused = results
@@ -247,7 +240,7 @@ describe('WhatsApp Cloud API client against the sandbox (real HTTP)', () => {
     ]);
     const plain = await grant(p, '100012350', ['business_management']);
     const noPermission = await rejection(
-      plain.client.cloud.listPhoneNumbers(plain.token, owner.wabaIds[0]!),
+      plain.client.cloud(plain.token).listPhoneNumbers(owner.wabaIds[0]!),
     );
     assert.equal(noPermission.kind, 'permission');
     assert.equal(noPermission.graphCode, 10);
@@ -257,19 +250,19 @@ describe('WhatsApp Cloud API client against the sandbox (real HTTP)', () => {
       'whatsapp_business_management',
     ]);
     const notTheirs = await rejection(
-      stranger.client.cloud.listTemplates(stranger.token, owner.wabaIds[0]!, {}),
+      stranger.client.cloud(stranger.token).listTemplates(owner.wabaIds[0]!, {}),
     );
     assert.equal(notTheirs.kind, 'permission');
     assert.equal(notTheirs.graphCode, 200);
     p.sandbox.revokeTokens(p.appId, '100012349');
     const dead = await rejection(
-      owner.client.cloud.listPhoneNumbers(owner.token, owner.wabaIds[0]!),
+      owner.client.cloud(owner.token).listPhoneNumbers(owner.wabaIds[0]!),
     );
     assert.equal(dead.kind, 'dead_token');
     // Ids that would change the URL's path are refused before any I/O.
     const calls = p.sandbox.calls.length;
     assert.equal(
-      (await rejection(owner.client.cloud.listPhoneNumbers(owner.token, '../me'))).kind,
+      (await rejection(owner.client.cloud(owner.token).listPhoneNumbers('../me'))).kind,
       'other',
     );
     assert.equal(p.sandbox.calls.length, calls);

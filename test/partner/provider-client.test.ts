@@ -206,12 +206,9 @@ describe('provider client against the sandbox provider (real HTTP)', () => {
       timeoutMs: 5_000,
     });
     const err = await rejection(
-      client.cloud.sendMessage(
-        'token',
-        '123',
-        { to: '16505551234', type: 'text', text: { body: 'b' } },
-        'm',
-      ),
+      client
+        .cloud('token')
+        .sendMessage('123', { to: '16505551234', type: 'text', text: { body: 'b' } }, 'm'),
     );
     assert.equal(err.kind, 'throttled');
     assert.equal(err.retryAfterMs, 7_000);

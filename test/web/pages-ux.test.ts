@@ -297,7 +297,7 @@ for (const backend of backends()) {
       assert.ok(row && row.assetIds.length > 0);
       for (const id of row.assetIds) assert.ok(words.includes(`WABA ${id}`), `shows ${id}`);
       // Each business account with its phone numbers by name, read from the Cloud API.
-      const numbers = await flow.services.numbers.listNumbers(portal.portalId);
+      const numbers = await flow.services.messagingProvider.numbers(portal.portalId);
       assert.ok(numbers.length > 0);
       for (const n of numbers)
         assert.ok(words.includes(`${n.displayPhoneNumber} · ${n.verifiedName}`), `shows ${n.id}`);

@@ -132,9 +132,7 @@ for (const backend of backends()) {
         actor: CLI_ACTOR,
       });
       await services.messaging.start();
-      const [from] = (await services.messaging.listNumbers({ portalId: c.portalId })).map(
-        (n) => n.id,
-      );
+      const [from] = (await services.messagingProvider.numbers(c.portalId)).map((n) => n.id);
       const sent = await c.app.inject({
         method: 'POST',
         url: MESSAGES,

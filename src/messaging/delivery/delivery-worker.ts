@@ -24,7 +24,7 @@ import {
   recordProviderMessageId,
   type MessageRow,
 } from '../messages/messages-repository.ts';
-import type { MessagingProvider, OutboundMessage } from '../provider/provider-port.ts';
+import type { OutboundMessage, ProviderAdapter } from '../provider/provider-adapter.ts';
 import type { SenderPacing } from './sender-pacing.ts';
 
 /** What became of one job. */
@@ -56,7 +56,7 @@ function errorOf(err: ProviderError): { code: string; title: string } {
 
 export function createDeliveryWorker(deps: {
   db: Database;
-  provider: MessagingProvider;
+  provider: Pick<ProviderAdapter, 'sendMessage'>;
   pacing: SenderPacing;
   logger: Logger;
 }) {

@@ -5,7 +5,7 @@
  * @see README.md "Messaging: numbers, templates and drafts"
  */
 import { Type, type Static, type TSchema } from 'typebox';
-import { PHONE_INPUT_MAX } from '../../contacts/phone.ts';
+import { PHONE_INPUT_MAX } from '../../contacts/contacts-lookup.ts';
 
 export const TEXT_BODY_MAX = 4096;
 export const RECIPIENTS_MAX = 1000;

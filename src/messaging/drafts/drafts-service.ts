@@ -15,9 +15,10 @@ import type { Principal as FullPrincipal } from '../../accounts/principal.ts';
 import type { DraftMessage, DraftRecipients } from '../../db/schema/message-drafts.ts';
 import type { Database } from '../../db/client.ts';
 import { keysetCursor } from '../../external-api/keyset-cursor.ts';
-import { normalisePhone } from '../../contacts/phone.ts';
+import { normalisePhone } from '../../contacts/contacts-lookup.ts';
 import { randomBase62 } from '../../platform/crypto.ts';
 import { AppError, type ErrorDetail } from '../../platform/errors.ts';
+import { notConnected } from '../provider/provider-adapter.ts';
 import * as repo from './drafts-repository.ts';
 import {
   TAG_RECIPIENTS_MAX,
@@ -252,11 +253,7 @@ async function sendDraft(
   const recipients = await expand(db, principal.portalId, draft.recipients);
   if (recipients.length === 0)
     throw invalid([{ field: 'recipients', message: 'the draft has no recipient to send to' }]);
-  if (!(await deps.isConnected(principal.portalId)))
-    throw new AppError(
-      'not_connected',
-      'The portal has no active WhatsApp Business connection; connect it on /settings first.',
-    );
+  if (!(await deps.isConnected(principal.portalId))) throw notConnected();
   const claimed = await repo.claimDraft(db, principal.portalId, draft.id);
   if (!claimed) throw alreadySent(null);
   const outcome: SendOutcome = { queued: 0, refused: [], sentAt: null };

@@ -2,16 +2,10 @@
  * Failing queued messages and giving their credit back, in one transaction: the delivery
  * worker's final failures and the revocation step (docs/messaging.md "Failures").
  */
-import type { ErasureStep } from '../../contacts/contacts-service.ts';
 import type { Database } from '../../db/client.ts';
 import type { RevocationStep } from '../../partner/partner-service.ts';
 import { release } from '../credit/credit-ledger.ts';
-import {
-  anonymiseMessagesOf,
-  failIfQueued,
-  failQueuedOfPortal,
-  type MessageRow,
-} from './messages-repository.ts';
+import { failIfQueued, failQueuedOfPortal, type MessageRow } from './messages-repository.ts';
 
 /** The error of a message whose portal's connection was revoked before it was sent. */
 export const REVOKED_ERROR = {
@@ -80,13 +74,3 @@ export const failQueuedOnRevocation: RevocationStep = async (tx, { portalId }) =
   const rows = await failQueuedOfPortal(tx, portalId, REVOKED_ERROR, new Date());
   await release(tx, portalId, releasesOf(rows), REVOCATION_ACTOR);
 };
-
-/**
- * The contact erasure step (contacts/'s `ErasureStep`): the erased person's messages keep their
- * status, times and price for the portal's reports, but lose the phone, the text and the link.
- */
-export const anonymiseMessagesOnErasure: ErasureStep = async (tx, contact) => ({
-  kind: 'anonymised',
-  what: 'messageRecipients',
-  count: await anonymiseMessagesOf(tx, contact),
-});

@@ -18,8 +18,7 @@ import { insertMessage, type Tx } from './messages-repository.ts';
 import type { SendMessageBody } from './messages-schemas.ts';
 import type { MessagingEventSteps } from '../provider-webhooks/status-events.ts';
 import type { PortalOf, SendMessageResult } from '../messaging-types.ts';
-import type { ProviderDirectory } from '../provider/provider-directory.ts';
-import { checkSend, type CheckedSend } from './send-rules.ts';
+import { checkSend, type CheckedSend, type SendRulesProvider } from './send-rules.ts';
 
 /** Prices per message kind, integer minor units of `currency` (config MESSAGING_PRICE_*). */
 export interface MessagingPrices {
@@ -40,15 +39,14 @@ const SEND_ROUTE = 'POST /messaging/messages';
 /** `sendMessage` over its dependencies (see messaging-types.ts for its contract). */
 export function createSendMessage(deps: {
   db: Database;
-  directory: ProviderDirectory;
+  provider: SendRulesProvider;
   queue: Pick<DeliveryQueue, 'enqueue'>;
-  isConnected: (portalId: number) => Promise<boolean>;
   prices: MessagingPrices;
   now: () => Date;
   /** Run in the send's transaction after a reservation lowered the available credit. */
   creditReserved?: MessagingEventSteps['creditReserved'] | undefined;
 }) {
-  const { db, directory, queue, prices, now } = deps;
+  const { db, provider, queue, prices, now } = deps;
   const priceOf = (c: CheckedSend) => (c.template ? prices[c.template.category] : prices.text);
 
   async function queueIt(
@@ -140,8 +138,7 @@ export function createSendMessage(deps: {
     }
     const checked = await checkSend({
       db,
-      directory,
-      isConnected: deps.isConnected,
+      provider,
       portalId,
       input: args.input,
       now: now(),

@@ -84,6 +84,7 @@ function messageRoutes(api: FastifyInstance, messaging: MessagingService): void 
             'outside_service_window',
             'template_not_approved',
             'provider_error',
+            'provider_timeout',
           ]),
         },
       },

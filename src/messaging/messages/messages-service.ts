@@ -1,7 +1,7 @@
 /**
  * The messaging service: sending (checks, then the message row, the credit reservation and the
  * delivery job in one transaction), the message log and its summary, the credit ledger, the
- * provider's numbers and templates, the provider's webhook events, and the delivery workers.
+ * provider's webhook events, and the delivery workers.
  *
  * The pieces: checks in send-rules.ts, queries in messages-repository.ts and credit-ledger.ts,
  * the queue in delivery-queue.ts, the worker in delivery-worker.ts, webhook events in
@@ -29,10 +29,8 @@ import {
 import { findMessage, listMessagePage, summaryRows } from './messages-repository.ts';
 import type { SummaryQuery } from './messages-schemas.ts';
 import type { MessagingService, PortalOf } from '../messaging-types.ts';
-import { createProviderDirectory } from '../provider/provider-directory.ts';
-import type { MessagingProvider } from '../provider/provider-port.ts';
+import type { ProviderAdapter } from '../provider/provider-adapter.ts';
 import { createSenderPacing } from '../delivery/sender-pacing.ts';
-import { providerFailure } from './send-rules.ts';
 import { createWebhookSink, type MessagingEventSteps } from '../provider-webhooks/status-events.ts';
 
 export interface MessagingServiceDeps {
@@ -40,14 +38,11 @@ export interface MessagingServiceDeps {
   logger: Logger;
   /** Other features' steps of the provider's events (webhooks'), in their transactions. */
   eventSteps?: MessagingEventSteps;
-  provider: MessagingProvider;
-  /** Whether the portal's provider connection is active (partner/). */
-  isConnected: (portalId: number) => Promise<boolean>;
+  /** The provider (numbers and templates for the checks, sends, the cache a webhook drops). */
+  provider: Pick<ProviderAdapter, 'numbers' | 'templates' | 'sendMessage' | 'invalidate'>;
   prices: MessagingPrices;
   /** Sends per second per sender number on this instance. */
   ratePerNumber: number;
-  /** How long a portal's numbers and templates are cached, in ms (0: not cached). */
-  providerCacheMs: number;
   /** The service's one job queue (started and stopped by its owner, `services.ts`). */
   jobs: JobQueue;
   queue: DeliveryQueueSettings;
@@ -74,31 +69,22 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
   const { storage, logger, prices } = deps;
   const db: Database = storage.db;
   const now = deps.now ?? (() => new Date());
-  const directory = createProviderDirectory(deps.provider, deps.providerCacheMs);
+  const { provider } = deps;
   const queue = createDeliveryQueue({ jobs: deps.jobs, settings: deps.queue });
   const worker = createDeliveryWorker({
     db,
-    provider: deps.provider,
+    provider,
     pacing: createSenderPacing(deps.ratePerNumber),
     logger,
   });
   const sendMessage = createSendMessage({
     db,
-    directory,
+    provider,
     queue,
-    isConnected: deps.isConnected,
     prices,
     now,
     creditReserved: deps.eventSteps?.creditReserved?.bind(deps.eventSteps),
   });
-
-  const readProvider = async <T>(read: () => Promise<T>): Promise<T> => {
-    try {
-      return await read();
-    } catch (err) {
-      throw providerFailure(err);
-    }
-  };
 
   return {
     sendMessage,
@@ -149,14 +135,10 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
 
     addCredit: (args) => addCreditTo(db, args, prices.currency),
 
-    listNumbers: (principal) => readProvider(() => directory.numbers(principal.portalId)),
-    listTemplates: (principal) => readProvider(() => directory.templates(principal.portalId)),
-    invalidateProviderCache: (portalId) => directory.invalidate(portalId),
-
     webhookSink: createWebhookSink({
       db,
       logger,
-      onTemplateChange: (id) => directory.invalidate(id),
+      onTemplateChange: (id) => provider.invalidate(id),
       eventSteps: deps.eventSteps,
     }),
 

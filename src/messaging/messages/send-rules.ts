@@ -11,15 +11,14 @@
 import {
   findContact,
   findContactByPhone,
+  normalisePhone,
   type ContactRow,
-} from '../../contacts/contacts-repository.ts';
-import { normalisePhone } from '../../contacts/phone.ts';
+} from '../../contacts/contacts-lookup.ts';
 import type { Database } from '../../db/client.ts';
 import type { TEMPLATE_CATEGORIES } from '../../db/schema/messages.ts';
-import { ConnectionInactiveError, ProviderError } from '../../partner/partner-service.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { SendMessageBody } from './messages-schemas.ts';
-import type { ProviderDirectory } from '../provider/provider-directory.ts';
+import type { ProviderAdapter } from '../provider/provider-adapter.ts';
 
 /** The 24-hour customer service window, in ms. */
 export const SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
@@ -44,23 +43,8 @@ export interface CheckedSend {
 const invalid = (field: string, message: string, text = `\`${field}\` ${message}.`) =>
   new AppError('invalid_request', text, { details: [{ field: `body.${field}`, message }] });
 
-export const notConnected = (): AppError =>
-  new AppError(
-    'not_connected',
-    'The portal has no active provider connection; connect the business account first.',
-  );
-
-/** A provider failure while reading numbers or templates, as the API's error. */
-export function providerFailure(err: unknown): unknown {
-  if (err instanceof ConnectionInactiveError) return notConnected();
-  if (err instanceof ProviderError) {
-    if (err.kind === 'dead_token') return notConnected();
-    return new AppError('provider_error', 'The provider could not be reached; retry later.', {
-      cause: err,
-    });
-  }
-  return err;
-}
+/** What the checks read from the provider (cached per portal). */
+export type SendRulesProvider = Pick<ProviderAdapter, 'numbers' | 'templates'>;
 
 async function recipientOf(
   db: Database,
@@ -92,13 +76,12 @@ function contentOf(input: SendMessageBody): void {
 }
 
 async function senderOf(
-  directory: ProviderDirectory,
+  provider: SendRulesProvider,
   portalId: number,
   from: string | undefined,
 ): Promise<string> {
-  const numbers = await directory.numbers(portalId).catch((err: unknown) => {
-    throw providerFailure(err);
-  });
+  // Refuses a portal with no active connection (409 `not_connected`) before reading numbers.
+  const numbers = await provider.numbers(portalId);
   if (from !== undefined) {
     if (!numbers.some((n) => n.id === from))
       throw invalid(
@@ -123,22 +106,20 @@ async function senderOf(
 /**
  * Run every check but credit.
  *
- * @throws AppError as listed in the module comment, and `provider_error` (502) when the
- *   provider cannot be read.
+ * @throws AppError as listed in the module comment, and `provider_error` (502) or
+ *   `provider_timeout` (504) when the provider cannot be read.
  */
 export async function checkSend(deps: {
   db: Database;
-  directory: ProviderDirectory;
-  isConnected: (portalId: number) => Promise<boolean>;
+  provider: SendRulesProvider;
   portalId: number;
   input: SendMessageBody;
   now: Date;
 }): Promise<CheckedSend> {
-  const { db, directory, portalId, input } = deps;
+  const { db, provider, portalId, input } = deps;
   contentOf(input);
   const { to, contact } = await recipientOf(db, portalId, input);
-  if (!(await deps.isConnected(portalId))) throw notConnected();
-  const from = await senderOf(directory, portalId, input.from);
+  const from = await senderOf(provider, portalId, input.from);
   if (contact?.consentWhatsapp === 'opted_out')
     throw new AppError('recipient_opted_out', 'The recipient opted out of WhatsApp messages.');
   const base = { to, contactId: contact?.id ?? null, from };
@@ -153,9 +134,7 @@ export async function checkSend(deps: {
     return { ...base, type: 'text', textBody: input.text!.body, template: null };
   }
   const wanted = input.template!;
-  const templates = await directory.templates(portalId).catch((err: unknown) => {
-    throw providerFailure(err);
-  });
+  const templates = await provider.templates(portalId);
   const template = templates.find(
     (t) => t.name === wanted.name && t.language === wanted.language && t.status === 'APPROVED',
   );

@@ -7,11 +7,11 @@
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../../external-api/request-principal.ts';
 import { errorResponses } from '../../platform/error-envelope.ts';
-import type { NumbersService } from './numbers-service.ts';
+import type { ProviderAdapter } from '../provider/provider-adapter.ts';
 import { NumbersPageSchema } from '../templates/templates-schemas.ts';
 
 /** The route plugin; pass it in the external API's `routes` option. */
-export function numbersRoutes(numbers: NumbersService) {
+export function numbersRoutes(provider: Pick<ProviderAdapter, 'numbers'>) {
   return async function routes(api: FastifyInstance): Promise<void> {
     api.get(
       '/messaging/numbers',
@@ -22,8 +22,8 @@ export function numbersRoutes(numbers: NumbersService) {
           description:
             'Every phone number of every WhatsApp Business Account (WABA) of the connection, in ' +
             'one page (`nextCursor` is null). `id` is the phone number id a message is sent ' +
-            '`from`. Read from the provider and reused for up to a minute; no active ' +
-            'connection is 409 `not_connected`.',
+            '`from`. Read from the provider and reused for up to `MESSAGING_PROVIDER_CACHE_MS` ' +
+            '(30 s by default); no active connection is 409 `not_connected`.',
           tags: ['Messaging'],
           response: {
             200: { ...NumbersPageSchema, description: 'The numbers.' },
@@ -33,7 +33,7 @@ export function numbersRoutes(numbers: NumbersService) {
       },
       async (request) => ({
         success: true as const,
-        data: { items: await numbers.listNumbers(principalOf(request).portalId), nextCursor: null },
+        data: { items: await provider.numbers(principalOf(request).portalId), nextCursor: null },
       }),
     );
   };

@@ -13,9 +13,12 @@
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples#message-status-updates
  * @see docs/messaging.md "Statuses"
  */
-import { newContactId } from '../../contacts/contact-id.ts';
-import { findContactByPhone, recordInbound } from '../../contacts/contacts-repository.ts';
-import { normalisePhone } from '../../contacts/phone.ts';
+import {
+  findContactByPhone,
+  newContactId,
+  normalisePhone,
+  recordInbound,
+} from '../../contacts/contacts-lookup.ts';
 import type { Database } from '../../db/client.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { capture, release } from '../credit/credit-ledger.ts';

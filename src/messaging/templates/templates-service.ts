@@ -10,13 +10,8 @@
  * @see https://developers.facebook.com/docs/whatsapp/business-management-api/message-templates
  * @see docs/decisions.md "Messaging: numbers and templates"
  */
-import type { MessageTemplate } from '../../partner/cloud-api/cloud-api.ts';
 import { AppError } from '../../platform/errors.ts';
-import {
-  callCloud,
-  requireWabaIds,
-  type CloudAccountDeps,
-} from '../provider/numbers-cloud-account.ts';
+import type { MessageTemplate, ProviderAdapter } from '../provider/provider-adapter.ts';
 import type { ListTemplatesQuery, NewTemplateBody } from './templates-schemas.ts';
 import { templateRuleErrors } from './templates-validation.ts';
 
@@ -79,8 +74,13 @@ function chooseWaba(wabaIds: string[], named: string | undefined, field: string)
   return wabaIds[0] as string;
 }
 
-export function createTemplatesService(deps: { partner: CloudAccountDeps }) {
-  const { partner } = deps;
+export function createTemplatesService(deps: {
+  provider: Pick<
+    ProviderAdapter,
+    'wabaIds' | 'templatesPage' | 'createTemplate' | 'deleteTemplate'
+  >;
+}) {
+  const { provider } = deps;
   return {
     /**
      * A page of the portal's templates, WABA by WABA.
@@ -92,7 +92,7 @@ export function createTemplatesService(deps: { partner: CloudAccountDeps }) {
       portalId: number,
       query: ListTemplatesQuery,
     ): Promise<{ items: MessageTemplate[]; nextCursor: string | null }> {
-      const all = await requireWabaIds(partner, portalId);
+      const all = await provider.wabaIds(portalId);
       const wabaIds = query.wabaId ? [chooseWaba(all, query.wabaId, 'querystring.wabaId')] : all;
       const key = wabaIds.join(',');
       let pos: Position = query.cursor ? decode(query.cursor, key) : { waba: 0, after: null, key };
@@ -107,12 +107,10 @@ export function createTemplatesService(deps: { partner: CloudAccountDeps }) {
         if (reads >= MAX_READS_PER_PAGE) break;
         const wabaId = wabaIds[pos.waba] as string;
         const after = pos.after;
-        const page = await callCloud(partner, portalId, 'templates read', (cloud) =>
-          cloud.listTemplates(wabaId, {
-            limit: query.limit - items.length,
-            ...(after && { after }),
-          }),
-        );
+        const page = await provider.templatesPage(portalId, wabaId, {
+          limit: query.limit - items.length,
+          ...(after && { after }),
+        });
         items.push(...page.items.filter(wanted));
         pos = page.after
           ? { waba: pos.waba, after: page.after, key }
@@ -134,15 +132,14 @@ export function createTemplatesService(deps: { partner: CloudAccountDeps }) {
         throw new AppError('invalid_request', 'The template breaks the provider’s rules.', {
           details,
         });
-      const wabaId = chooseWaba(
-        await requireWabaIds(partner, portalId),
-        body.wabaId,
-        'body.wabaId',
-      );
+      const wabaId = chooseWaba(await provider.wabaIds(portalId), body.wabaId, 'body.wabaId');
       const { name, language, category, components } = body;
-      const created = await callCloud(partner, portalId, 'template creation', (cloud) =>
-        cloud.createTemplate(wabaId, { name, language, category, components }),
-      );
+      const created = await provider.createTemplate(portalId, wabaId, {
+        name,
+        language,
+        category,
+        components,
+      });
       return {
         id: created.id,
         name,
@@ -160,15 +157,9 @@ export function createTemplatesService(deps: { partner: CloudAccountDeps }) {
      *   (wabaId), `provider_error`, `provider_timeout`.
      */
     async deleteTemplate(portalId: number, name: string, namedWaba?: string) {
-      const wabaId = chooseWaba(
-        await requireWabaIds(partner, portalId),
-        namedWaba,
-        'querystring.wabaId',
-      );
+      const wabaId = chooseWaba(await provider.wabaIds(portalId), namedWaba, 'querystring.wabaId');
       try {
-        await callCloud(partner, portalId, 'template deletion', (cloud) =>
-          cloud.deleteTemplate(wabaId, name),
-        );
+        await provider.deleteTemplate(portalId, wabaId, name);
       } catch (err) {
         // The name passed our schema, so Graph's "invalid parameter" here means "no such name".
         if (err instanceof AppError && err.code === 'invalid_request')

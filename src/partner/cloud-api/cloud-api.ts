@@ -2,8 +2,10 @@
  * The WhatsApp Cloud API calls Portico makes with a portal's token: phone numbers and message
  * templates of a WhatsApp Business Account (WABA), and messages sent from a phone number. All on
  * `{PROVIDER_GRAPH_BASE_URL}/{PROVIDER_API_VERSION}` through `graphCall`, so every call has its
- * timeout, refuses redirects, and fails with `ProviderError` only. Reached as `client.cloud`
- * inside `withProvider` (outbound-calls.ts), the one path with a decrypted token.
+ * timeout, refuses redirects, and fails with `ProviderError` only. Made for one token and abort
+ * signal (`client.cloud(token, signal)`) inside partner's outbound-call path (outbound-calls.ts),
+ * the one path with a decrypted token; callers outside partner/ get the calls already made for
+ * the token (`withCloudApi`), never the token.
  *
  * Invariants: the token travels only in the `Authorization` header; ids that become URL path
  * segments are checked to be Graph ids (digits) first; a body (a message's text, a template's
@@ -36,16 +38,21 @@ const TEMPLATE_NAME = /^[a-z0-9_]{1,512}$/;
 const PHONE_FIELDS = 'id,display_phone_number,verified_name,quality_rating,messaging_limit_tier';
 const TEMPLATE_FIELDS = 'id,name,language,category,status,components';
 
-export type CloudApi = ReturnType<typeof createCloudApi>;
+/** The Cloud API calls made with one token and abort signal (what `withCloudApi` hands out). */
+export type CloudApi = ReturnType<ReturnType<typeof createCloudApi>>;
 
 /**
- * The Cloud API calls over `base` (`{graph}/{version}`), each with a `timeoutMs` deadline.
- * Every method rejects with `ProviderError` only: `dead_token` (190), `permission` (10, 2xx:
- * the token lacks `whatsapp_business_*` or the asset), `throttled`, `rejected`, `unavailable`,
- * `other`.
+ * The Cloud API calls over `base` (`{graph}/{version}`), each with a `timeoutMs` deadline, made
+ * for one `token` (sent only as the bearer) and aborted by `signal`. Every method rejects with
+ * `ProviderError` only: `dead_token` (190), `permission` (10, 2xx: the token lacks
+ * `whatsapp_business_*` or the asset), `throttled`, `rejected`, `unavailable`, `other`.
  */
 export function createCloudApi(base: string, timeoutMs: number) {
-  const get: GraphGet = (what, token, path, signal) =>
+  return (token: string, signal?: AbortSignal) => cloudApiFor(base, timeoutMs, token, signal);
+}
+
+function cloudApiFor(base: string, timeoutMs: number, token: string, signal?: AbortSignal) {
+  const get: GraphGet = (what, path) =>
     graphCall(timeoutMs, what, `${base}/${path}`, {
       bearer: token,
       method: 'GET',
@@ -58,12 +65,8 @@ export function createCloudApi(base: string, timeoutMs: number) {
      *
      * @see https://developers.facebook.com/docs/whatsapp/business-management-api/manage-phone-numbers
      */
-    async listPhoneNumbers(
-      token: string,
-      wabaId: string,
-      signal?: AbortSignal,
-    ): Promise<PhoneNumber[]> {
-      return allPhoneNumbers(get, token, wabaId, signal);
+    async listPhoneNumbers(wabaId: string): Promise<PhoneNumber[]> {
+      return allPhoneNumbers(get, wabaId);
     },
 
     /**
@@ -73,12 +76,10 @@ export function createCloudApi(base: string, timeoutMs: number) {
      * @see https://developers.facebook.com/docs/graph-api/reference/whats-app-business-account/message_templates
      */
     async listTemplates(
-      token: string,
       wabaId: string,
       opts: { after?: string; limit?: number },
-      signal?: AbortSignal,
     ): Promise<Page<MessageTemplate>> {
-      return templatesPage(get, token, wabaId, opts, signal);
+      return templatesPage(get, wabaId, opts);
     },
 
     /**
@@ -86,10 +87,8 @@ export function createCloudApi(base: string, timeoutMs: number) {
      * `PENDING`. @throws ProviderError `rejected` for a template Graph refuses (code 100, …).
      */
     async createTemplate(
-      token: string,
       wabaId: string,
       t: NewTemplate,
-      signal?: AbortSignal,
     ): Promise<{ id: string; status: string; category: string }> {
       graphId('WABA id', wabaId);
       const body = await rejectingBadParameters(
@@ -109,12 +108,7 @@ export function createCloudApi(base: string, timeoutMs: number) {
     },
 
     /** Delete every language of the template `name` (`DELETE /{waba-id}/message_templates?name=`). */
-    async deleteTemplate(
-      token: string,
-      wabaId: string,
-      name: string,
-      signal?: AbortSignal,
-    ): Promise<void> {
+    async deleteTemplate(wabaId: string, name: string): Promise<void> {
       graphId('WABA id', wabaId);
       if (!TEMPLATE_NAME.test(name))
         throw new ProviderError('rejected', 'template deletion: not a template name');
@@ -139,11 +133,9 @@ export function createCloudApi(base: string, timeoutMs: number) {
      * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages
      */
     async sendMessage(
-      token: string,
       phoneNumberId: string,
       m: OutboundMessage,
       bizOpaqueCallbackData: string,
-      signal?: AbortSignal,
     ): Promise<{ wamid: string; waId: string | undefined }> {
       graphId('phone number id', phoneNumberId);
       const json = sendBody(m, bizOpaqueCallbackData);
@@ -188,27 +180,18 @@ const templateBody = ({ name, language, category, components }: NewTemplate) => 
   components,
 });
 
-type GraphGet = (
-  what: string,
-  token: string,
-  path: string,
-  signal?: AbortSignal,
-) => Promise<Record<string, unknown>>;
+/** A Graph GET of `path` (under `{graph}/{version}`) with the token and signal of the calls. */
+type GraphGet = (what: string, path: string) => Promise<Record<string, unknown>>;
 
 /** Every page of `GET /{waba-id}/phone_numbers`, up to `MAX_PAGES`. */
-async function allPhoneNumbers(
-  get: GraphGet,
-  token: string,
-  wabaId: string,
-  signal: AbortSignal | undefined,
-): Promise<PhoneNumber[]> {
+async function allPhoneNumbers(get: GraphGet, wabaId: string): Promise<PhoneNumber[]> {
   graphId('WABA id', wabaId);
   const numbers: PhoneNumber[] = [];
   let after: string | null = null;
   for (let page = 0; page < MAX_PAGES; page++) {
     const query = new URLSearchParams({ fields: PHONE_FIELDS, limit: '100' });
     if (after !== null) query.set('after', after);
-    const body = await get('phone numbers', token, `${wabaId}/phone_numbers?${query}`, signal);
+    const body = await get('phone numbers', `${wabaId}/phone_numbers?${query}`);
     numbers.push(...dataOf(body).flatMap((n) => phoneNumber(n, wabaId)));
     after = afterCursor(body);
     if (after === null) return numbers;
@@ -219,16 +202,14 @@ async function allPhoneNumbers(
 /** One page of `GET /{waba-id}/message_templates`. */
 async function templatesPage(
   get: GraphGet,
-  token: string,
   wabaId: string,
   opts: { after?: string; limit?: number },
-  signal: AbortSignal | undefined,
 ): Promise<Page<MessageTemplate>> {
   graphId('WABA id', wabaId);
   const limit = Math.min(Math.max(Math.trunc(opts.limit ?? 25), 1), 100);
   const query = new URLSearchParams({ fields: TEMPLATE_FIELDS, limit: String(limit) });
   if (opts.after !== undefined) query.set('after', opts.after);
-  const body = await get('templates', token, `${wabaId}/message_templates?${query}`, signal);
+  const body = await get('templates', `${wabaId}/message_templates?${query}`);
   return {
     items: dataOf(body).flatMap((t) => template(t, wabaId)),
     after: afterCursor(body),
@@ -249,35 +230,4 @@ async function rejectingBadParameters<T>(call: Promise<T>): Promise<T> {
       throw err.as('rejected', err.message);
     throw err;
   }
-}
-
-/** The Cloud API calls with a portal's token and abort signal already given (no token seen). */
-export interface BoundCloudApi {
-  listPhoneNumbers(wabaId: string): Promise<PhoneNumber[]>;
-  listTemplates(
-    wabaId: string,
-    opts: { after?: string; limit?: number },
-  ): Promise<Page<MessageTemplate>>;
-  createTemplate(
-    wabaId: string,
-    t: NewTemplate,
-  ): Promise<{ id: string; status: string; category: string }>;
-  deleteTemplate(wabaId: string, name: string): Promise<void>;
-  sendMessage(
-    phoneNumberId: string,
-    m: OutboundMessage,
-    bizOpaqueCallbackData: string,
-  ): Promise<{ wamid: string; waId: string | undefined }>;
-}
-
-/** `cloud` with `token` and `signal` bound: what a caller outside partner/ is handed. */
-export function bindCloudApi(cloud: CloudApi, token: string, signal: AbortSignal): BoundCloudApi {
-  return {
-    listPhoneNumbers: (wabaId) => cloud.listPhoneNumbers(token, wabaId, signal),
-    listTemplates: (wabaId, opts) => cloud.listTemplates(token, wabaId, opts, signal),
-    createTemplate: (wabaId, t) => cloud.createTemplate(token, wabaId, t, signal),
-    deleteTemplate: (wabaId, name) => cloud.deleteTemplate(token, wabaId, name, signal),
-    sendMessage: (phoneNumberId, m, data) =>
-      cloud.sendMessage(token, phoneNumberId, m, data, signal),
-  };
 }

@@ -78,7 +78,7 @@ export interface RevokeOptions {
   /** Also erase provider-derived data (provider user id, assets, permissions). */
   eraseProviderData?: boolean;
   /**
-   * Revoke only if the stored token is still this one (`withAccessToken`'s `tokenVersion`):
+   * Revoke only if the stored token is still this one (`openAccessToken`'s `tokenVersion`):
    * for paths that found a token dead, so a reconnection meanwhile is left alone.
    */
   tokenVersion?: string | undefined;

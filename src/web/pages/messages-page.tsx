@@ -9,8 +9,7 @@
 import type { ComponentChildren } from 'preact';
 import { Layout } from '../../browser/layout.tsx';
 import type { Draft } from '../../messaging/drafts/drafts-schemas.ts';
-import type { PhoneNumber } from '../../messaging/numbers/numbers-service.ts';
-import type { MessageTemplate } from '../../partner/cloud-api/cloud-api.ts';
+import type { MessageTemplate, PhoneNumber } from '../../messaging/provider/provider-adapter.ts';
 import { DailyChart, type DailyCounts } from './messages-page-chart.tsx';
 
 type SignedIn = { email: string; csrfToken: string };

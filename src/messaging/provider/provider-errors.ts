@@ -1,48 +1,21 @@
 /**
- * The connected WhatsApp Business account as messaging sees it: the WABA ids of a portal's
- * active connection, a call to the Cloud API through partner's outbound-call path, and what a
- * failed call means to an API client.
+ * What a provider failure means to an API client: messaging's one translation of partner's
+ * errors (ConnectionInactiveError, ProviderError) into the API's error codes, and its one
+ * `not_connected` refusal.
  *
- * Invariants: the provider token never reaches this folder: calls go through partner's
- * `withCloudApi`, which binds it inside partner/; a portal without an active
- * connection is refused with `not_connected` before any provider call.
- *
- * @see docs/partner-connection.md "Outbound calls"
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
+ * @see docs/messaging.md "The provider"
  */
-import type { BoundCloudApi } from '../../partner/cloud-api/cloud-api.ts';
-import type { PartnerService } from '../../partner/partner-service.ts';
 import { ConnectionInactiveError, ProviderError } from '../../partner/partner-service.ts';
 import { AppError } from '../../platform/errors.ts';
 
-/** What messaging needs of the partner service (narrow, so tests and routes pass just this). */
-export type CloudAccountDeps = Pick<PartnerService, 'wabaIdsOf' | 'withCloudApi'>;
-
+/** The message of every `not_connected` refusal of messaging. */
 export const NOT_CONNECTED_MESSAGE =
   'The portal has no active WhatsApp Business connection; connect it on /settings first.';
 
-/** The portal's WABA ids. @throws AppError `not_connected` when there are none. */
-export async function requireWabaIds(partner: CloudAccountDeps, portalId: number) {
-  const ids = await partner.wabaIdsOf(portalId);
-  if (ids.length === 0) throw new AppError('not_connected', NOT_CONNECTED_MESSAGE);
-  return ids;
-}
-
-/**
- * Run one Cloud API call for the portal, failures turned into AppErrors (`providerAppError`).
- *
- * @param what names the call in our messages and logs, e.g. `'phone numbers read'`.
- */
-export async function callCloud<T>(
-  partner: CloudAccountDeps,
-  portalId: number,
-  what: string,
-  fn: (cloud: BoundCloudApi) => Promise<T>,
-): Promise<T> {
-  try {
-    return await partner.withCloudApi(portalId, what, (cloud) => fn(cloud));
-  } catch (err) {
-    throw providerAppError(err);
-  }
+/** The refusal of a portal without an active connection holding a WABA: 409 `not_connected`. */
+export function notConnected(options?: { cause: unknown }): AppError {
+  return new AppError('not_connected', NOT_CONNECTED_MESSAGE, options);
 }
 
 /**
@@ -56,8 +29,7 @@ export async function callCloud<T>(
  */
 export function providerAppError(err: unknown): unknown {
   if (err instanceof AppError) return err;
-  if (err instanceof ConnectionInactiveError)
-    return new AppError('not_connected', NOT_CONNECTED_MESSAGE, { cause: err });
+  if (err instanceof ConnectionInactiveError) return notConnected({ cause: err });
   if (!(err instanceof ProviderError)) return err;
   const cause = { cause: err };
   if (err.kind === 'dead_token')

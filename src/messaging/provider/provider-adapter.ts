@@ -1,0 +1,240 @@
+/**
+ * The provider as messaging sees it: the one adapter over partner/'s outbound-call path. It
+ * knows whether a portal is connected (`isConnected`: an active connection holding at least one
+ * WABA), reads a portal's numbers and templates (cached per portal, `MESSAGING_PROVIDER_CACHE_MS`),
+ * manages templates, sends messages, and turns a provider failure into the API's error
+ * (`providerAppError`).
+ *
+ * Invariants: the provider token never reaches messaging: every call runs in partner's
+ * `withCloudApi`, which hands over the Cloud API calls made for the token; a portal without a
+ * WABA is refused with `not_connected` before any provider call; a cached list serves only the
+ * WABAs it was read for (a reconnection to other WABAs reads again), for at most the cache's
+ * lifetime, or until a template status webhook drops it (`invalidate`). Concurrent misses share
+ * one read.
+ *
+ * @see docs/messaging.md "The provider"
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages
+ * @see https://developers.facebook.com/docs/whatsapp/business-management-api/message-templates
+ */
+import { LRUCache } from 'lru-cache';
+import type {
+  CloudApi,
+  MessageTemplate,
+  NewTemplate,
+  OutboundMessage,
+  Page,
+  PhoneNumber,
+  WithCloudApi,
+} from '../../partner/partner-service.ts';
+import { notConnected, providerAppError } from './provider-errors.ts';
+
+export type {
+  MessageTemplate,
+  OutboundMessage,
+  PhoneNumber,
+} from '../../partner/partner-service.ts';
+export { notConnected, NOT_CONNECTED_MESSAGE, providerAppError } from './provider-errors.ts';
+
+/** Portals whose lists are kept at once, per instance. */
+const MAX_PORTALS = 10_000;
+/** Most template pages read per WABA (100 templates each): a bound on a looping cursor. */
+const MAX_TEMPLATE_PAGES = 20;
+
+/** What the adapter needs of partner/ (narrow, so tests and the bench pass just this). */
+export interface ProviderAdapterDeps {
+  partner: {
+    /** The WABA ids of the portal's active connection; [] when not connected. */
+    wabaIdsOf: (portalId: number) => Promise<string[]>;
+    withCloudApi: WithCloudApi;
+  };
+  /** How long a portal's numbers and templates are reused, in ms (0: never). */
+  cacheMs: number;
+}
+
+export type ProviderAdapter = ReturnType<typeof createProviderAdapter>;
+
+interface PortalCache<T> {
+  get(portalId: number, wabaIds: readonly string[]): Promise<T[]>;
+  drop(portalId: number): void;
+}
+
+/** A per-portal LRU of one list, each entry valid for the WABA ids it was read for. */
+function portalCache<T>(
+  load: (portalId: number, wabaIds: readonly string[]) => Promise<T[]>,
+  cacheMs: number,
+): PortalCache<T> {
+  if (cacheMs === 0) return { get: load, drop: () => undefined };
+  type Entry = { key: string; items: T[] };
+  const cache = new LRUCache<number, Entry, readonly string[]>({
+    max: MAX_PORTALS,
+    ttl: cacheMs,
+    fetchMethod: async (portalId, _stale, { context }) => ({
+      key: context.join(','),
+      items: await load(portalId, context),
+    }),
+  });
+  // Bumped by every drop: a read whose shared fetch was aborted by a drop (lru-cache rejects it
+  // with "deleted") starts a fresh one instead of failing the send that waited on it.
+  let drops = 0;
+  const drop = (portalId: number) => {
+    drops++;
+    cache.delete(portalId);
+  };
+  return {
+    async get(portalId, wabaIds) {
+      const key = wabaIds.join(',');
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const seen = drops;
+        let entry: Entry | undefined;
+        try {
+          entry = await cache.fetch(portalId, { context: wabaIds });
+        } catch (err) {
+          if (drops === seen) throw err; // the load's own error (provider, connection)
+          continue;
+        }
+        if (entry?.key === key) return entry.items;
+        // Read for other WABAs (the connection changed meanwhile): read again.
+        if (entry !== undefined) drop(portalId);
+      }
+      return load(portalId, wabaIds);
+    },
+    drop,
+  };
+}
+
+/** Every template of `wabaIds`, all pages (raw provider errors). */
+async function allTemplates(
+  withCloudApi: WithCloudApi,
+  portalId: number,
+  wabaIds: readonly string[],
+): Promise<MessageTemplate[]> {
+  return withCloudApi(portalId, 'templates read', async (cloud) => {
+    const all: MessageTemplate[] = [];
+    for (const waba of wabaIds) {
+      let after: string | undefined;
+      for (let page = 0; page < MAX_TEMPLATE_PAGES; page++) {
+        const result = await cloud.listTemplates(waba, {
+          limit: 100,
+          ...(after !== undefined && { after }),
+        });
+        all.push(...result.items);
+        if (result.after === null) break;
+        after = result.after;
+      }
+    }
+    return all;
+  });
+}
+
+export function createProviderAdapter(deps: ProviderAdapterDeps) {
+  const { wabaIdsOf, withCloudApi } = deps.partner;
+
+  /** Run one Cloud API call for the portal, a failure turned into the API's error. */
+  const call = <T>(portalId: number, what: string, fn: (cloud: CloudApi) => Promise<T>) =>
+    withCloudApi(portalId, what, fn).catch(rethrowAsAppError);
+
+  async function wabaIds(portalId: number): Promise<string[]> {
+    const ids = await wabaIdsOf(portalId);
+    if (ids.length === 0) throw notConnected();
+    return ids;
+  }
+
+  const numbers = portalCache<PhoneNumber>(
+    (portalId, ids) =>
+      withCloudApi(portalId, 'phone numbers read', async (cloud) => {
+        const lists = await Promise.all(ids.map((waba) => cloud.listPhoneNumbers(waba)));
+        return lists.flat();
+      }),
+    deps.cacheMs,
+  );
+  const templates = portalCache<MessageTemplate>(
+    (portalId, ids) => allTemplates(withCloudApi, portalId, ids),
+    deps.cacheMs,
+  );
+
+  return {
+    /** Whether the portal has an active connection holding at least one WABA. */
+    isConnected: async (portalId: number): Promise<boolean> =>
+      (await wabaIdsOf(portalId)).length > 0,
+
+    /** The portal's WABA ids. @throws AppError `not_connected` when there are none. */
+    wabaIds,
+
+    /**
+     * Every phone number of every WABA of the portal, in WABA order (cached).
+     *
+     * @throws AppError `not_connected` (409), `provider_error` (502), `provider_timeout` (504).
+     */
+    async numbers(portalId: number): Promise<PhoneNumber[]> {
+      const ids = await wabaIds(portalId);
+      return numbers.get(portalId, ids).catch(rethrowAsAppError);
+    },
+
+    /** Every template of every WABA of the portal, all pages (cached). @throws as `numbers`. */
+    async templates(portalId: number): Promise<MessageTemplate[]> {
+      const ids = await wabaIds(portalId);
+      return templates.get(portalId, ids).catch(rethrowAsAppError);
+    },
+
+    /** Drop the portal's cached numbers and templates (a template's status changed). */
+    invalidate(portalId: number): void {
+      numbers.drop(portalId);
+      templates.drop(portalId);
+    },
+
+    /**
+     * One page of the WABA's templates, not cached.
+     *
+     * @throws AppError `not_connected`, `provider_error`, `provider_timeout`.
+     */
+    templatesPage: (
+      portalId: number,
+      wabaId: string,
+      opts: { after?: string; limit?: number },
+    ): Promise<Page<MessageTemplate>> =>
+      call(portalId, 'templates read', (cloud) => cloud.listTemplates(wabaId, opts)),
+
+    /**
+     * Submit a template for review in the WABA.
+     *
+     * @throws AppError `conflict` (name and language exist), `invalid_request`,
+     *   `not_connected`, `provider_error`, `provider_timeout`.
+     */
+    createTemplate: (portalId: number, wabaId: string, t: NewTemplate) =>
+      call(portalId, 'template creation', (cloud) => cloud.createTemplate(wabaId, t)),
+
+    /**
+     * Delete every language of the template `name` in the WABA.
+     *
+     * @throws AppError `not_found`, `invalid_request`, `not_connected`, `provider_error`,
+     *   `provider_timeout`.
+     */
+    deleteTemplate: (portalId: number, wabaId: string, name: string): Promise<void> =>
+      call(portalId, 'template deletion', (cloud) => cloud.deleteTemplate(wabaId, name)),
+
+    /**
+     * Send one message from `phoneNumberId`; `bizOpaqueCallbackData` (Portico's message id)
+     * comes back in its status webhooks. The delivery worker reads the failure itself (retry or
+     * fail the message), so it is not translated.
+     *
+     * @returns the provider's message id (wamid): the provider accepted the message.
+     * @throws ConnectionInactiveError before any I/O when the connection is not active.
+     * @throws ProviderError (`throttled`, `unavailable` are retryable; `rejected` is final;
+     *   `dead_token` has revoked the connection).
+     */
+    sendMessage: (
+      portalId: number,
+      phoneNumberId: string,
+      message: OutboundMessage,
+      bizOpaqueCallbackData: string,
+    ): Promise<{ wamid: string }> =>
+      withCloudApi(portalId, 'message send', (cloud) =>
+        cloud.sendMessage(phoneNumberId, message, bizOpaqueCallbackData),
+      ),
+  };
+}
+
+/** `providerAppError` as a rejection handler. */
+function rethrowAsAppError(err: unknown): never {
+  throw providerAppError(err);
+}
