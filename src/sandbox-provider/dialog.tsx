@@ -3,8 +3,10 @@
 /**
  * The authorization dialog, where a person lets an app act for them.
  *
- * - `GET  /{version}/dialog/oauth`  the dialog: the app's name, a checkbox per permission (untick
- *   one to decline it), Allow and Cancel.
+ * - `GET  /{version}/dialog/oauth`  the dialog: the app's name, a checkbox per permission asked
+ *   for (untick one to decline it), Allow and Cancel. The permissions asked for are the
+ *   request's `scope`, else its login configuration's (`config_id`), else only
+ *   `public_profile`, as Facebook Login grants without either.
  * - `POST /{version}/dialog/oauth`  the person's decision. Allow records the grant and redirects
  *   to `redirect_uri` with a single-use `code`; Cancel redirects with
  *   `error=access_denied&error_reason=user_denied`. Either way `state` comes back unchanged.
@@ -44,6 +46,7 @@ const Decision = Type.Object({
   response_type: Type.Optional(Type.String({ maxLength: 50 })),
   state: Type.Optional(Type.String({ maxLength: 2000 })),
   config_id: Type.Optional(Type.String({ maxLength: 200 })),
+  scope: Type.Optional(Type.String({ maxLength: 2000 })),
   user_id: Type.Optional(Type.String({ pattern: '^[0-9]{1,20}$' })),
   /** The ticked permissions: one form field per checkbox, so a string or a list. */
   permission: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
@@ -71,6 +74,24 @@ function checkDialog(
   return { app: a, redirectUri: q.redirect_uri };
 }
 
+/** What Facebook Login grants a request that names neither `scope` nor `config_id`. */
+export const DEFAULT_LOGIN_PERMISSIONS = ['public_profile'];
+
+/**
+ * The permissions a dialog request asks for: its `scope` (comma- or space-separated), else
+ * those of the app's login configuration (`config_id`; the sandbox app's registered list),
+ * else only the default permission.
+ */
+function askedPermissions(
+  state: SandboxState,
+  app: SandboxAppConfig,
+  q: { scope?: string | undefined; config_id?: string | undefined },
+): string[] {
+  if (q.scope) return [...new Set(q.scope.split(/[ ,]+/).filter(Boolean))];
+  if (q.config_id) return state.permissionsOf(app.appId);
+  return DEFAULT_LOGIN_PERMISSIONS;
+}
+
 /** The values of a form field that may appear once, several times or not at all. */
 const list = (v: string | string[] | undefined) => (v === undefined ? [] : [v].flat());
 
@@ -89,10 +110,7 @@ export async function dialogRoutes(
       const checked = checkDialog(state, q);
       if (typeof checked === 'string')
         return reply.code(400).send(page(<DialogErrorPage message={checked} />));
-      // An explicit `scope` (space- or comma-separated) wins over the app's registered list.
-      const names = q.scope
-        ? q.scope.split(/[ ,]+/).filter(Boolean)
-        : state.permissionsOf(checked.app.appId);
+      const names = askedPermissions(state, checked.app, q);
       return page(
         <DialogPage
           version={version}
@@ -101,6 +119,7 @@ export async function dialogRoutes(
           redirectUri={checked.redirectUri}
           state={q.state}
           configId={q.config_id}
+          scope={q.scope}
           userId={defaultUserId}
           permissions={names.map((name) => ({ name, description: permissionWords(name) }))}
         />,
@@ -126,12 +145,14 @@ export async function dialogRoutes(
         target.searchParams.set('error_description', 'Permissions error');
         target.searchParams.set('error_reason', 'user_denied');
       } else {
-        // Only the ticked permissions are granted: an unticked one is declined.
+        // Only the ticked permissions the request asked for are granted: an unticked one is
+        // declined, and one it did not ask for is not the person's to give.
+        const asked = new Set(askedPermissions(state, checked.app, b));
         const code = state.issueCode({
           appId: checked.app.appId,
           redirectUri: checked.redirectUri,
           userId: b.user_id ?? defaultUserId,
-          permissions: list(b.permission),
+          permissions: list(b.permission).filter((p) => asked.has(p)),
         });
         target.searchParams.set('code', code);
       }

@@ -50,6 +50,7 @@ export interface DialogProps {
   redirectUri: string;
   state: string | undefined;
   configId: string | undefined;
+  scope: string | undefined;
   permissions: { name: string; description: string }[];
   userId: string;
 }
@@ -65,6 +66,7 @@ export function DialogPage(p: DialogProps) {
         <input type="hidden" name="response_type" value="code" />
         {p.state !== undefined && <input type="hidden" name="state" value={p.state} />}
         {p.configId !== undefined && <input type="hidden" name="config_id" value={p.configId} />}
+        {p.scope !== undefined && <input type="hidden" name="scope" value={p.scope} />}
         <label>
           Signed in to the sandbox as person{' '}
           <input name="user_id" value={p.userId} pattern="[0-9]{1,20}" size={18} />

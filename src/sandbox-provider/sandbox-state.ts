@@ -14,7 +14,8 @@ export interface SandboxAppConfig {
   appSecret: string;
   /** Redirect URIs registered for the app; the dialog and the exchange compare exactly. */
   redirectUris: string[];
-  /** Permissions the dialog asks for (unless the request names a `scope`). */
+  /** Permissions of the app's login configuration: what a dialog request with a `config_id` and no
+   * `scope` asks for (and what the `authorize` test hook grants by default). */
   permissions?: string[];
   name?: string;
   /** Where "remove the app" POSTs a signed deauthorize request. */

@@ -54,12 +54,17 @@ for (const backend of backends()) {
         'client_id',
         'redirect_uri',
         'response_type',
+        'scope',
         'state',
       ]);
       assert.equal(location.searchParams.get('client_id'), flow.appId);
       assert.equal(location.searchParams.get('redirect_uri'), REDIRECT_URI);
       assert.equal(location.searchParams.get('response_type'), 'code');
       assert.equal(location.searchParams.get('state'), state);
+      assert.equal(
+        location.searchParams.get('scope'),
+        'business_management,whatsapp_business_messaging,whatsapp_business_management',
+      );
       assert.ok(!String(start.headers.location).includes(flow.appSecret));
       assert.equal(start.headers['referrer-policy'], 'no-referrer');
     });
@@ -69,6 +74,24 @@ for (const backend of backends()) {
       const { browser } = await signedInBrowser(flow);
       const { location } = await startAuthorization(browser);
       assert.equal(location.searchParams.get('config_id'), 'cfg123');
+    });
+
+    test('scope: the required permissions, comma-separated, when no config_id is set', async (t) => {
+      const flow = await buildFlowApp(t, backend, {
+        env: { PROVIDER_REQUIRED_PERMISSIONS: 'business_management,whatsapp_business_messaging' },
+      });
+      const { browser } = await signedInBrowser(flow);
+      const { location } = await startAuthorization(browser);
+      assert.equal(
+        location.searchParams.get('scope'),
+        'business_management,whatsapp_business_messaging',
+      );
+      assert.equal(location.searchParams.get('config_id'), null);
+      // The login configuration names the permissions itself: no scope beside it.
+      const configured = await buildFlowApp(t, backend, { env: { PROVIDER_CONFIG_ID: 'cfg1' } });
+      const other = await signedInBrowser(configured);
+      const withConfig = await startAuthorization(other.browser);
+      assert.equal(withConfig.location.searchParams.get('scope'), null);
     });
 
     test('two starts give two different states', async (t) => {

@@ -230,6 +230,7 @@ describe('sandbox provider dialog (HTTP)', () => {
       redirect_uri: p.redirectUri,
       state: 'st<script>',
       response_type: 'code',
+      scope: 'business_management,whatsapp_business_messaging',
     });
     assert.equal(res.status, 200);
     const html = await res.text();
@@ -242,6 +243,7 @@ describe('sandbox provider dialog (HTTP)', () => {
       response_type: 'code',
       state: 'st1',
       user_id: '777',
+      scope: 'business_management,whatsapp_business_messaging',
       decision: 'allow',
     });
     body.append('permission', 'business_management');
@@ -281,6 +283,38 @@ describe('sandbox provider dialog (HTTP)', () => {
     assert.ok(location.searchParams.get('error_description'));
     assert.equal(location.searchParams.get('state'), 'st2');
     assert.equal(location.searchParams.get('code'), null);
+  });
+
+  test('the dialog asks for exactly what was requested: scope, else the configuration, else public_profile', async (t) => {
+    const p = await startTestProvider(t, { permissions: ['business_management', 'ads_read'] });
+    const base = { client_id: p.appId, redirect_uri: p.redirectUri, response_type: 'code' };
+    const shown = async (q: Record<string, string>) =>
+      [
+        ...(await (await dialog(p, { ...base, ...q })).text()).matchAll(
+          /name="permission" value="([a-z_]+)"/g,
+        ),
+      ].map((m) => m[1]);
+    assert.deepEqual(await shown({ scope: 'whatsapp_business_messaging,business_management' }), [
+      'whatsapp_business_messaging',
+      'business_management',
+    ]);
+    assert.deepEqual(await shown({ config_id: 'cfg1' }), ['business_management', 'ads_read']);
+    // Neither: Facebook Login grants only its default permission, never the app's whole list.
+    assert.deepEqual(await shown({}), ['public_profile']);
+    // Allow grants no permission the request did not ask for, whatever the form posts.
+    const body = new URLSearchParams({ ...base, user_id: '778', decision: 'allow' });
+    body.set('scope', 'business_management');
+    body.append('permission', 'business_management');
+    body.append('permission', 'whatsapp_business_messaging');
+    const allow = await fetch(`${p.sandbox.url}/v21.0/dialog/oauth`, {
+      method: 'POST',
+      body,
+      redirect: 'manual',
+    });
+    const code = new URL(allow.headers.get('location')!).searchParams.get('code')!;
+    const client = clientFor(p);
+    const info = await client.inspectToken((await client.exchangeCode(code)).accessToken);
+    assert.deepEqual(info.scopes, ['business_management']);
   });
 
   test('an unknown client, an unregistered redirect URI or a wrong response_type: an error page, no redirect', async (t) => {

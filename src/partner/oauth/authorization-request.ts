@@ -7,8 +7,10 @@
 import type { ProviderSettings } from '../../config.ts';
 
 /**
- * `{AUTH_BASE}/{VERSION}/dialog/oauth?client_id&redirect_uri&state&response_type=code[&config_id]`.
- * Carries the state and never the app secret.
+ * `{AUTH_BASE}/{VERSION}/dialog/oauth?client_id&redirect_uri&state&response_type=code` plus
+ * `config_id` when a login configuration is set, else `scope` (the required permissions,
+ * comma-separated as Facebook Login takes them: without either it grants only its default
+ * permissions). Carries the state and never the app secret.
  */
 export function authorizationRequestUrl(settings: ProviderSettings, state: string): string {
   const url = new URL(`${settings.authorizationBaseUrl}/${settings.apiVersion}/dialog/oauth`);
@@ -17,5 +19,6 @@ export function authorizationRequestUrl(settings: ProviderSettings, state: strin
   url.searchParams.set('state', state);
   url.searchParams.set('response_type', 'code');
   if (settings.configId !== undefined) url.searchParams.set('config_id', settings.configId);
+  else url.searchParams.set('scope', settings.requiredPermissions.join(','));
   return url.toString();
 }
