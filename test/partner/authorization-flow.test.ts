@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
+import { listAuditEvents } from '../../src/audit/audit-log.ts';
 import { sessions } from '../../src/db/schema/index.ts';
 import { buildTestApp } from '../helpers/app.ts';
 import { backends } from '../helpers/storage.ts';
@@ -212,6 +213,28 @@ for (const backend of backends()) {
       );
       assertRedirect(res, '/auth-error?reason=provider');
       assertStateCookieCleared(res);
+    });
+
+    test('an error callback with a wrong or missing state is forged → state, no audit event', async (t) => {
+      const flow = await buildFlowApp(t, backend);
+      const { browser, portal } = await signedInBrowser(flow);
+      const before = await listAuditEvents(flow.services.storage.db, portal.portalId);
+      for (const [error, forgedState] of [
+        ['access_denied', 'forged'],
+        ['access_denied', undefined],
+        ['server_error', 'forged'],
+      ] as const) {
+        const { state } = await startAuthorization(browser);
+        const res = await browser.get(
+          callbackUrl({ error, state: forgedState ?? undefined, error_reason: 'user_denied' }),
+        );
+        assertRedirect(res, '/auth-error?reason=state');
+        assertStateCookieCleared(res);
+        assert.notEqual(forgedState, state);
+      }
+      const after = await listAuditEvents(flow.services.storage.db, portal.portalId);
+      assert.deepEqual(after, before, 'a forged callback writes no audit event');
+      assert.equal(exchangeCalls(flow).length, 0);
     });
 
     for (const [name, params] of [
