@@ -95,6 +95,19 @@ for (const backend of backends()) {
       assert.equal(withConfig.location.searchParams.get('scope'), null);
     });
 
+    test('the redirects of start (state cookie) and callback (code in its URL) are not stored', async (t) => {
+      const flow = await buildFlowApp(t, backend);
+      const { browser } = await signedInBrowser(flow);
+      const { state, start } = await startAuthorization(browser);
+      assert.equal(start.headers['cache-control'], 'no-store');
+      const callback = await browser.get(callbackUrl({ code: allow(flow), state }));
+      assert.equal(callback.headers.location, '/authorized');
+      assert.equal(callback.headers['cache-control'], 'no-store');
+      const refused = await browser.get(callbackUrl({ code: 'c', state: 'other' }));
+      assert.equal(refused.statusCode, 302);
+      assert.equal(refused.headers['cache-control'], 'no-store');
+    });
+
     test('two starts give two different states', async (t) => {
       const flow = await buildFlowApp(t, backend);
       const { browser } = await signedInBrowser(flow);

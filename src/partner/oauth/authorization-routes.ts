@@ -90,6 +90,8 @@ export async function authorizationRoutes(
     '/api/auth/partner/start',
     { schema: { response: { 302: Redirect, 403: HtmlPage } } },
     async (request, reply) => {
+      // The answer sets the state cookie: no cache may keep it (RFC 9111 §5.2.2.5).
+      reply.header('cache-control', 'no-store');
       const session = await sessions.read(request);
       if (!session) return reply.redirect('/connect', 302);
       if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN);
@@ -129,6 +131,8 @@ export async function authorizationRoutes(
       schema: { querystring: CallbackQuery, response: { 302: Redirect } },
     },
     async (request, reply) => {
+      // The request's URL held the code (and clears the state cookie): never cached.
+      reply.header('cache-control', 'no-store');
       try {
         return await callback(opts, request, reply);
       } catch (err) {
