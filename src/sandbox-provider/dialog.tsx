@@ -8,7 +8,8 @@
  *   request's `scope`, else its login configuration's (`config_id`), else only
  *   `public_profile`, as Facebook Login grants without either.
  * - `POST /{version}/dialog/oauth`  the person's decision. Allow records the grant and redirects
- *   to `redirect_uri` with a single-use `code`; Cancel redirects with
+ *   to `redirect_uri` with a single-use `code` (bound to the request's PKCE `code_challenge`
+ *   when it had one); Cancel redirects with
  *   `error=access_denied&error_reason=user_denied`. Either way `state` comes back unchanged.
  *
  * A request that is wrong in itself (unknown `client_id`, a `redirect_uri` not registered for the
@@ -22,12 +23,13 @@
  * @see https://developers.facebook.com/docs/facebook-login/facebook-login-for-business
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.1
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.2.1
+ * @see https://www.rfc-editor.org/rfc/rfc7636#section-4.3
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { DialogErrorPage, DialogPage, page } from './pages.tsx';
 import { permissionWords } from './permission-words.ts';
-import type { SandboxAppConfig, SandboxState } from './sandbox-state.ts';
+import type { CodeChallenge, SandboxAppConfig, SandboxState } from './sandbox-state.ts';
 import { appName, HtmlResponse, VersionParams, type SurfaceOptions } from './surface.ts';
 
 const DialogQuery = Type.Object({
@@ -37,6 +39,8 @@ const DialogQuery = Type.Object({
   state: Type.Optional(Type.String({ maxLength: 2000 })),
   config_id: Type.Optional(Type.String({ maxLength: 200 })),
   scope: Type.Optional(Type.String({ maxLength: 2000 })),
+  code_challenge: Type.Optional(Type.String({ maxLength: 200 })),
+  code_challenge_method: Type.Optional(Type.String({ maxLength: 20 })),
 });
 
 /** The dialog's form as posted back (the hidden fields repeat the query, so it is re-checked). */
@@ -47,6 +51,8 @@ const Decision = Type.Object({
   state: Type.Optional(Type.String({ maxLength: 2000 })),
   config_id: Type.Optional(Type.String({ maxLength: 200 })),
   scope: Type.Optional(Type.String({ maxLength: 2000 })),
+  code_challenge: Type.Optional(Type.String({ maxLength: 200 })),
+  code_challenge_method: Type.Optional(Type.String({ maxLength: 20 })),
   user_id: Type.Optional(Type.String({ pattern: '^[0-9]{1,20}$' })),
   /** The ticked permissions: one form field per checkbox, so a string or a list. */
   permission: Type.Optional(Type.Union([Type.String(), Type.Array(Type.String())])),
@@ -64,14 +70,39 @@ function checkDialog(
     client_id?: string | undefined;
     redirect_uri?: string | undefined;
     response_type?: string | undefined;
+    code_challenge?: string | undefined;
+    code_challenge_method?: string | undefined;
   },
-): { app: SandboxAppConfig; redirectUri: string } | string {
+): { app: SandboxAppConfig; redirectUri: string; challenge: CodeChallenge | undefined } | string {
   const a = q.client_id ? state.apps.get(q.client_id) : undefined;
   if (!a) return 'Invalid App ID: the client_id is not a registered sandbox app.';
   if (!q.redirect_uri || !a.redirectUris.includes(q.redirect_uri))
     return "URL blocked: this redirect failed because the redirect URI is not whitelisted in the app's client OAuth settings. It must match exactly.";
   if (q.response_type !== 'code') return 'Unsupported response_type: expected code.';
-  return { app: a, redirectUri: q.redirect_uri };
+  const challenge = pkceChallenge(q);
+  if (typeof challenge === 'string') return challenge;
+  return { app: a, redirectUri: q.redirect_uri, challenge };
+}
+
+/**
+ * The PKCE challenge of a dialog request (RFC 7636 §4.3: 43–128 unreserved characters; the
+ * method `S256` or `plain`, `plain` when absent), undefined without one, or the error message.
+ */
+function pkceChallenge(q: {
+  code_challenge?: string | undefined;
+  code_challenge_method?: string | undefined;
+}): CodeChallenge | undefined | string {
+  if (q.code_challenge === undefined) {
+    return q.code_challenge_method === undefined
+      ? undefined
+      : 'Invalid code_challenge_method: code_challenge is missing.';
+  }
+  if (!/^[A-Za-z0-9._~-]{43,128}$/.test(q.code_challenge))
+    return 'Invalid code_challenge: expected 43 to 128 characters.';
+  const method = q.code_challenge_method ?? 'plain';
+  if (method !== 'S256' && method !== 'plain')
+    return 'Invalid code_challenge_method: expected S256 or plain.';
+  return { codeChallenge: q.code_challenge, codeChallengeMethod: method };
 }
 
 /** What Facebook Login grants a request that names neither `scope` nor `config_id`. */
@@ -120,6 +151,7 @@ export async function dialogRoutes(
           state={q.state}
           configId={q.config_id}
           scope={q.scope}
+          challenge={checked.challenge}
           userId={defaultUserId}
           permissions={names.map((name) => ({ name, description: permissionWords(name) }))}
         />,
@@ -153,6 +185,7 @@ export async function dialogRoutes(
           redirectUri: checked.redirectUri,
           userId: b.user_id ?? defaultUserId,
           permissions: list(b.permission).filter((p) => asked.has(p)),
+          challenge: checked.challenge,
         });
         target.searchParams.set('code', code);
       }

@@ -81,6 +81,8 @@ export interface SandboxProvider {
     redirectUri: string;
     userId?: string;
     permissions?: string[];
+    /** The S256 PKCE challenge of the dialog request; the exchange then needs its verifier. */
+    codeChallenge?: string | undefined;
   }): string;
   /** "Revoke the token": later debug_token and Graph calls with it answer error 190. */
   revokeTokens(appId: string, userId: string): number;
@@ -185,6 +187,10 @@ function testHooks(
         redirectUri: input.redirectUri,
         userId: input.userId ?? defaultUserId,
         permissions: input.permissions ?? state.permissionsOf(input.appId),
+        challenge:
+          input.codeChallenge === undefined
+            ? undefined
+            : { codeChallenge: input.codeChallenge, codeChallengeMethod: 'S256' },
       }),
     revokeTokens: (appId, userId) => state.revokeTokens(appId, userId),
     removeApp: (appId, userId) => removeApp(state, appId, userId),

@@ -53,6 +53,8 @@ for (const backend of backends()) {
       );
       assert.deepEqual([...location.searchParams.keys()].sort(), [
         'client_id',
+        'code_challenge',
+        'code_challenge_method',
         'redirect_uri',
         'response_type',
         'scope',
@@ -106,6 +108,39 @@ for (const backend of backends()) {
       const refused = await browser.get(callbackUrl({ code: 'c', state: 'other' }));
       assert.equal(refused.statusCode, 302);
       assert.equal(refused.headers['cache-control'], 'no-store');
+    });
+
+    test('PKCE: an S256 challenge in the address; its verifier only in the token request', async (t) => {
+      const flow = await buildFlowApp(t, backend);
+      const { browser } = await signedInBrowser(flow);
+      const { state, location, start } = await startAuthorization(browser);
+      const challenge = location.searchParams.get('code_challenge');
+      assert.match(String(challenge), /^[A-Za-z0-9_-]{43}$/);
+      assert.equal(location.searchParams.get('code_challenge_method'), 'S256');
+      assert.ok(!JSON.stringify(start.headers['set-cookie']).includes('verifier'));
+      // The sandbox, like the provider, refuses the exchange unless the verifier matches.
+      const res = await browser.get(callbackUrl({ code: allow(flow), state }));
+      assert.equal(res.headers.location, '/authorized');
+      for (const call of flow.sandbox.calls) assert.doesNotMatch(call.url, /code_verifier/);
+      // A code bound to another challenge (another attempt's) fails the exchange.
+      const second = await startAuthorization(browser);
+      const code = flow.sandbox.authorize({
+        appId: flow.appId,
+        redirectUri: REDIRECT_URI,
+        codeChallenge: String(challenge),
+      });
+      const refused = await browser.get(callbackUrl({ code, state: second.state }));
+      assert.equal(refused.headers.location, '/auth-error?reason=provider');
+    });
+
+    test('PROVIDER_PKCE=false: no challenge is sent and the exchange carries no verifier', async (t) => {
+      const flow = await buildFlowApp(t, backend, { env: { PROVIDER_PKCE: 'false' } });
+      const { browser } = await signedInBrowser(flow);
+      const { state, location } = await startAuthorization(browser);
+      assert.equal(location.searchParams.get('code_challenge'), null);
+      assert.equal(location.searchParams.get('code_challenge_method'), null);
+      const res = await browser.get(callbackUrl({ code: allow(flow), state }));
+      assert.equal(res.headers.location, '/authorized');
     });
 
     test('two starts give two different states', async (t) => {

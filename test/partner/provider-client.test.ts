@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
@@ -99,6 +100,38 @@ describe('provider client against the sandbox provider (real HTTP)', () => {
     const err = await rejection(clientFor(p).exchangeCode(code));
     assert.equal(err.kind, 'invalid_code');
     assert.equal(err.graphSubcode, 36007);
+  });
+
+  test('PKCE (S256): a code bound to a challenge needs its verifier; one without takes none', async (t) => {
+    const p = await startTestProvider(t);
+    const verifier = randomBytes(32).toString('base64url');
+    const codeChallenge = createHash('sha256').update(verifier).digest('base64url');
+    const bound = () =>
+      p.sandbox.authorize({ appId: p.appId, redirectUri: p.redirectUri, codeChallenge });
+    const token = (body: Record<string, string>) =>
+      fetch(`${p.sandbox.url}/v21.0/oauth/access_token`, {
+        method: 'POST',
+        body: new URLSearchParams({
+          client_id: p.appId,
+          client_secret: p.appSecret,
+          redirect_uri: p.redirectUri,
+          ...body,
+        }),
+      });
+    for (const wrong of [{}, { code_verifier: randomBytes(32).toString('base64url') }]) {
+      const res = await token({ code: bound(), ...wrong });
+      assert.equal(res.status, 400);
+      const { error } = (await res.json()) as { error: Record<string, unknown> };
+      assert.equal(error.type, 'OAuthException');
+      assert.equal(error.code, 100);
+      assert.equal(typeof error.fbtrace_id, 'string');
+      assert.match(String(error.message), /code_verifier/);
+    }
+    // A code issued without a challenge refuses a verifier (no PKCE downgrade).
+    const unbound = p.sandbox.authorize({ appId: p.appId, redirectUri: p.redirectUri });
+    assert.equal((await token({ code: unbound, code_verifier: verifier })).status, 400);
+    const info = await clientFor(p).exchangeCode(bound(), verifier);
+    assert.ok(info.accessToken);
   });
 
   test('an unknown code → invalid_code', async (t) => {
