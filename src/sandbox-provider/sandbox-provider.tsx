@@ -43,6 +43,7 @@ import { writeIn, type InboundInput, type InboundOutcome } from './cloud-inbound
 import type { CloudOptions, PhoneMessage } from './cloud-state.ts';
 import { cloudTemplateRoutes } from './cloud-templates.ts';
 import { sandboxPhoneRoutes } from './sandbox-phone.tsx';
+import { graphError } from './graph-errors.ts';
 import { SandboxState, type SandboxAppConfig, type SandboxCall } from './sandbox-state.ts';
 import type { SandboxSurface } from './surface.ts';
 import { tokenEndpointRoutes } from './token-endpoint.ts';
@@ -157,6 +158,13 @@ export async function startSandboxProvider(
   // Before the surfaces: a hook only applies to plugins registered after it.
   const noteCall = logCalls(app, state.calls);
   for (const surface of SURFACES) await app.register(surface, { state, defaultUserId, noteCall });
+  // A path no surface serves gets Graph's error envelope, as Graph answers one.
+  app.setNotFoundHandler((request, reply) =>
+    graphError(reply, 400, {
+      code: 100,
+      message: `Unknown path components: ${new URL(request.url, 'http://sandbox').pathname}`,
+    }),
+  );
 
   await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   const address = app.server.address() as AddressInfo;

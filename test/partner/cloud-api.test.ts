@@ -275,3 +275,37 @@ describe('WhatsApp Cloud API client against the sandbox (real HTTP)', () => {
     assert.equal(p.sandbox.calls.length, calls);
   });
 });
+
+describe('the sandbox answers the Cloud API as the provider does (raw HTTP)', () => {
+  test('an invalid token → 401 with code 190; access_token in the query is accepted', async (t) => {
+    const p = await startTestProvider(t);
+    const { token, wabaIds } = await grant(p, '4401');
+    const url = `${p.sandbox.url}/v21.0/${wabaIds[0]}/phone_numbers`;
+    const invalid = await fetch(url, { headers: { authorization: 'Bearer not-a-token' } });
+    assert.equal(invalid.status, 401);
+    const { error } = (await invalid.json()) as { error: Record<string, unknown> };
+    assert.equal(error.code, 190);
+    assert.equal(error.type, 'OAuthException');
+    assert.equal(typeof error.fbtrace_id, 'string');
+    const viaQuery = await fetch(`${url}?${new URLSearchParams({ access_token: token })}`);
+    assert.equal(viaQuery.status, 200);
+    assert.ok(Array.isArray(((await viaQuery.json()) as { data: unknown[] }).data));
+  });
+
+  test("unknown paths are answered with Graph's error envelope", async (t) => {
+    const p = await startTestProvider(t);
+    for (const [method, path] of [
+      ['GET', '/v21.0/123/no_such_edge'],
+      ['POST', '/nothing/here'],
+    ] as const) {
+      const res = await fetch(`${p.sandbox.url}${path}`, { method });
+      assert.equal(res.status, 400, path);
+      assert.match(String(res.headers.get('content-type')), /^application\/json/);
+      const { error } = (await res.json()) as { error: Record<string, unknown> };
+      assert.equal(error.type, 'OAuthException');
+      assert.equal(error.code, 100);
+      assert.match(String(error.message), /Unknown path components/);
+      assert.equal(typeof error.fbtrace_id, 'string');
+    }
+  });
+});
