@@ -292,6 +292,29 @@ describe('the sandbox answers the Cloud API as the provider does (raw HTTP)', ()
     assert.ok(Array.isArray(((await viaQuery.json()) as { data: unknown[] }).data));
   });
 
+  test('a formatted recipient number (+1 (650) 555-1234) is accepted; wa_id is its digits', async (t) => {
+    const p = await startTestProvider(t);
+    const { client, token, wabaIds } = await grant(p, '4402');
+    const [number] = await client.cloud.listPhoneNumbers(token, wabaIds[0]!);
+    const res = await fetch(`${p.sandbox.url}/v21.0/${number!.id}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        messaging_product: 'whatsapp',
+        to: '+1 (650) 555-1234',
+        type: 'template',
+        template: {
+          name: 'hello_world',
+          language: { code: 'en_US' },
+          components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ada' }] }],
+        },
+      }),
+    });
+    assert.equal(res.status, 200);
+    const body = (await res.json()) as { contacts: { input: string; wa_id: string }[] };
+    assert.deepEqual(body.contacts, [{ input: '+1 (650) 555-1234', wa_id: '16505551234' }]);
+  });
+
   test("unknown paths are answered with Graph's error envelope", async (t) => {
     const p = await startTestProvider(t);
     for (const [method, path] of [
