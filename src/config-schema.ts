@@ -161,6 +161,12 @@ export const ConfigSchema = Type.Object({
       default: 'business_management,whatsapp_business_messaging,whatsapp_business_management',
     },
   ),
+  PROVIDER_PKCE: Type.Optional(
+    Type.Union([Type.Literal('true'), Type.Literal('false')], {
+      description:
+        'true or false: send a PKCE (S256) code challenge with the authorization request; unset, true outside production',
+    }),
+  ),
   PROVIDER_WEBHOOK_VERIFY_TOKEN: Type.Optional(
     Str(
       'the verify token of the provider webhook subscription (16 to 256 visible ASCII characters, no spaces)',

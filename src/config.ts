@@ -223,6 +223,12 @@ export interface ProviderSettings {
   redirectUri: string;
   configId: string | undefined;
   requiredPermissions: string[];
+  /**
+   * Whether the authorization request carries a PKCE code challenge (S256) and the code
+   * exchange its verifier (PROVIDER_PKCE; unset: on outside production).
+   * @see https://www.rfc-editor.org/rfc/rfc9700#section-2.1.1
+   */
+  pkce: boolean;
   timeoutMs: number;
   /** The verify token of the webhook subscription; undefined: every verification is refused. */
   webhookVerifyToken: string | undefined;
@@ -243,6 +249,8 @@ export function providerSettings(config: Config): ProviderSettings | null {
     redirectUri: config.PROVIDER_REDIRECT_URI ?? `${config.APP_BASE_URL}${PARTNER_CALLBACK_PATH}`,
     configId: config.PROVIDER_CONFIG_ID,
     requiredPermissions: config.PROVIDER_REQUIRED_PERMISSIONS.split(','),
+    pkce:
+      config.PROVIDER_PKCE === undefined ? !config.isProduction : config.PROVIDER_PKCE === 'true',
     timeoutMs: config.PROVIDER_TIMEOUT_MS,
     webhookVerifyToken: config.PROVIDER_WEBHOOK_VERIFY_TOKEN,
   };

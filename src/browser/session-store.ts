@@ -10,7 +10,7 @@ import { and, count, eq, gt, isNotNull, lt } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { portals, sessions, users } from '../db/schema/index.ts';
 import { randomBase64Url, sha256Hex } from '../platform/crypto.ts';
-import { createOneTimeSecrets } from './one-time-secret.ts';
+import { createOneTimeSecrets, openForSession, sealForSession } from './one-time-secret.ts';
 
 /** What a request knows about its signed-in user. Never carries the session id. */
 export interface WebSession {
@@ -134,32 +134,52 @@ function flowBindings(db: Database, now: () => number) {
 
     /**
      * Bind the OAuth state of the authorization request this session is starting (its SHA-256),
-     * replacing any earlier one: only the latest flow of a session can complete.
+     * replacing any earlier one: only the latest flow of a session can complete. With PKCE, its
+     * code verifier is kept beside it, sealed under a key derived from the state.
+     *
+     * @see https://www.rfc-editor.org/rfc/rfc7636#section-4.1
      */
-    async bindOAuthState(idHash: string, state: string): Promise<void> {
+    async bindOAuthState(idHash: string, state: string, codeVerifier?: string): Promise<void> {
       await db
         .update(sessions)
-        .set({ oauthStateHash: sha256Hex(state) })
+        .set({
+          oauthStateHash: sha256Hex(state),
+          oauthCodeVerifier:
+            codeVerifier === undefined ? null : sealForSession(state, codeVerifier),
+        })
         .where(eq(sessions.idHash, idHash));
     },
 
     /**
-     * Use up the OAuth state bound to this session: true when `state` is the one this session's
-     * authorization request carried. Either way the binding is cleared, so a state completes at
-     * most one callback. Comparing hashes in SQL leaks nothing usable about the state.
+     * Use up the OAuth state bound to this session. Either way the binding (and its verifier) is
+     * cleared, so a state completes at most one callback. Comparing hashes in SQL leaks nothing
+     * usable about the state.
      *
+     * @returns null unless `state` is the one this session's authorization request carried;
+     *   else the PKCE code verifier bound with it (undefined when the request had none).
      * @see https://www.rfc-editor.org/rfc/rfc9700#section-2.1 (state bound to the user agent)
      */
-    async takeOAuthState(idHash: string, state: string): Promise<boolean> {
+    async takeOAuthState(
+      idHash: string,
+      state: string,
+    ): Promise<{ codeVerifier: string | undefined } | null> {
+      const bound = and(eq(sessions.idHash, idHash), eq(sessions.oauthStateHash, sha256Hex(state)));
+      const [row] = await db
+        .select({ sealed: sessions.oauthCodeVerifier })
+        .from(sessions)
+        .where(bound);
+      const cleared = { oauthStateHash: null, oauthCodeVerifier: null };
       const taken = await db
         .update(sessions)
-        .set({ oauthStateHash: null })
-        .where(and(eq(sessions.idHash, idHash), eq(sessions.oauthStateHash, sha256Hex(state))))
+        .set(cleared)
+        .where(bound)
         .returning({ idHash: sessions.idHash });
       if (taken.length === 0) {
-        await db.update(sessions).set({ oauthStateHash: null }).where(eq(sessions.idHash, idHash));
+        await db.update(sessions).set(cleared).where(eq(sessions.idHash, idHash));
+        return null;
       }
-      return taken.length === 1;
+      const sealed = row?.sealed;
+      return { codeVerifier: (sealed && openForSession(state, sealed)) ?? undefined };
     },
 
     /**

@@ -20,7 +20,11 @@ import { providerSettings, type Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import type { Keyring } from '../platform/keyring.ts';
 import type { Logger } from '../platform/logger.ts';
-import { authorizationRequestUrl } from './oauth/authorization-request.ts';
+import {
+  authorizationRequest,
+  authorizationRequestUrl,
+  type AuthorizationRequest,
+} from './oauth/authorization-request.ts';
 import {
   createAuthorizationCompleter,
   recordCancelledAttempt,
@@ -194,6 +198,12 @@ export function createPartnerService(deps: PartnerServiceDeps) {
     authorizationUrl(state: string): string {
       if (!settings) throw new Error('The provider is not configured (PROVIDER_APP_ID).');
       return authorizationRequestUrl(settings, state);
+    },
+
+    /** {@link authorizationRequest} for `state`; throws when the provider is not configured. */
+    authorizationRequest(state: string): AuthorizationRequest {
+      if (!settings) throw new Error('The provider is not configured (PROVIDER_APP_ID).');
+      return authorizationRequest(settings, state);
     },
 
     /** The provider as the pages name it (PROVIDER_DISPLAY_NAME, else Meta / Sandbox provider). */

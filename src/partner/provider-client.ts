@@ -81,11 +81,10 @@ export function createProviderClient(options: ProviderClientOptions) {
     cloud: createCloudApi(base, options.timeoutMs), // phone numbers, templates, messages
     /**
      * Exchange an authorization code: `POST {graph}/{version}/oauth/access_token` with
-     * `client_id`, `client_secret`, `redirect_uri`, `code` as a form body.
-     *
-     * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.3
+     * `client_id`, `client_secret`, `redirect_uri`, `code` (+ PKCE `code_verifier`) as a form body.
+     * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.3 (and RFC 7636 §4.5, the verifier)
      */
-    async exchangeCode(authorizationCode: string): Promise<AccessTokenResponse> {
+    async exchangeCode(code: string, codeVerifier?: string): Promise<AccessTokenResponse> {
       let body: Record<string, unknown>;
       try {
         body = await graphCall(options.timeoutMs, 'code exchange', `${base}/oauth/access_token`, {
@@ -93,7 +92,8 @@ export function createProviderClient(options: ProviderClientOptions) {
             client_id: options.appId,
             client_secret: options.appSecret,
             redirect_uri: options.redirectUri,
-            code: authorizationCode,
+            code,
+            ...(codeVerifier !== undefined && { code_verifier: codeVerifier }),
           }),
         });
       } catch (err) {

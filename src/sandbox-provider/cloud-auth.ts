@@ -1,5 +1,6 @@
 /**
- * Who may call a WhatsApp Cloud API node: a live person's token (`liveUserToken`: 190 when dead)
+ * Who may call a WhatsApp Cloud API node: a live person's token (`liveUserToken`: 401 with code
+ * 190 when invalid or dead)
  * that holds one of the node's permissions (else Graph code 10) and whose grant covers the WABA
  * (else code 200, "Permissions error"), as Graph refuses an app acting on an asset it was not
  * given.
@@ -29,7 +30,8 @@ export function wabaAccess(
   permissions: readonly string[],
 ): { record: TokenRecord } | { status: number; fault: GraphFault } {
   const live = liveUserToken(request, options);
-  if ('fault' in live) return { status: 400, fault: live.fault };
+  // The Cloud API answers an invalid or dead token with HTTP 401 (code 190).
+  if ('fault' in live) return { status: 401, fault: live.fault };
   const { record } = live;
   if (!record.permissions.some((p) => permissions.includes(p)))
     return {

@@ -40,7 +40,8 @@ const Params = Type.Object({
 const Send = Type.Object({
   messaging_product: Type.Literal('whatsapp'),
   recipient_type: Type.Optional(Type.Literal('individual')),
-  to: Type.String({ pattern: '^\\+?[1-9][0-9]{6,14}$' }),
+  // A phone number as people write it: digits with `+`, spaces, dashes, dots or parentheses.
+  to: Type.String({ pattern: '^[+0-9 ().-]{7,40}$' }),
   type: Type.Union([Type.Literal('text'), Type.Literal('template')]),
   text: Type.Optional(
     Type.Object({
@@ -191,7 +192,9 @@ export async function cloudMessageRoutes(
       if (!state.cloud.admitSend(phoneNumberId, state.now()))
         return graphError(reply, 400, { code: 130429, message: '(#130429) Rate limit hit' });
       const body = request.body as SendBody;
-      const waId = body.to.replace(/^\+/, '');
+      // The WhatsApp id is the number's digits (country code first), whatever its formatting.
+      const waId = body.to.replace(/[^0-9]/g, '');
+      if (!/^[1-9][0-9]{6,14}$/.test(waId)) return graphError(reply, 400, INVALID);
       const checked = check(state, wabaId, phoneNumberId, waId, body);
       if ('fault' in checked) return graphError(reply, 400, checked.fault);
       state.cloud.countSend(body.biz_opaque_callback_data);

@@ -1,6 +1,6 @@
 /**
  * Who a Graph call is made as. A Graph read carries a person's access token as
- * `Authorization: Bearer {token}`; a dead token is refused with error 190 and a subcode saying
+ * `Authorization: Bearer {token}` (or an `access_token` query parameter); a dead token is refused with error 190 and a subcode saying
  * why, which is how an app learns that a person revoked it or that the token expired.
  *
  * Every Graph surface that acts for a person (the `me` node today, the WhatsApp Cloud API nodes
@@ -14,10 +14,16 @@ import type { GraphFault } from './graph-errors.ts';
 import type { TokenRecord } from './sandbox-state.ts';
 import type { SurfaceOptions } from './surface.ts';
 
-/** The token of an `Authorization: Bearer …` header (trimmed), if the request has one. */
+/**
+ * The token of an `Authorization: Bearer …` header (trimmed), else of an `access_token` query
+ * parameter (Graph takes either), if the request has one.
+ */
 export function bearer(request: FastifyRequest): string | undefined {
   const h = request.headers.authorization;
-  return h?.startsWith('Bearer ') ? h.slice(7).trim() : undefined;
+  if (h?.startsWith('Bearer ')) return h.slice(7).trim();
+  const query = request.query as Record<string, unknown> | undefined;
+  const fromQuery = query?.access_token;
+  return typeof fromQuery === 'string' && fromQuery !== '' ? fromQuery : undefined;
 }
 
 /** A token the sandbox never issued (or no token at all). */

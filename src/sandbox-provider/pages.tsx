@@ -50,6 +50,9 @@ export interface DialogProps {
   redirectUri: string;
   state: string | undefined;
   configId: string | undefined;
+  scope: string | undefined;
+  /** The PKCE challenge of the request, repeated in the form. */
+  challenge: { codeChallenge: string; codeChallengeMethod: string } | undefined;
   permissions: { name: string; description: string }[];
   userId: string;
 }
@@ -65,6 +68,17 @@ export function DialogPage(p: DialogProps) {
         <input type="hidden" name="response_type" value="code" />
         {p.state !== undefined && <input type="hidden" name="state" value={p.state} />}
         {p.configId !== undefined && <input type="hidden" name="config_id" value={p.configId} />}
+        {p.scope !== undefined && <input type="hidden" name="scope" value={p.scope} />}
+        {p.challenge !== undefined && (
+          <>
+            <input type="hidden" name="code_challenge" value={p.challenge.codeChallenge} />
+            <input
+              type="hidden"
+              name="code_challenge_method"
+              value={p.challenge.codeChallengeMethod}
+            />
+          </>
+        )}
         <label>
           Signed in to the sandbox as person{' '}
           <input name="user_id" value={p.userId} pattern="[0-9]{1,20}" size={18} />

@@ -43,6 +43,7 @@ import { writeIn, type InboundInput, type InboundOutcome } from './cloud-inbound
 import type { CloudOptions, PhoneMessage } from './cloud-state.ts';
 import { cloudTemplateRoutes } from './cloud-templates.ts';
 import { sandboxPhoneRoutes } from './sandbox-phone.tsx';
+import { graphError } from './graph-errors.ts';
 import { SandboxState, type SandboxAppConfig, type SandboxCall } from './sandbox-state.ts';
 import type { SandboxSurface } from './surface.ts';
 import { tokenEndpointRoutes } from './token-endpoint.ts';
@@ -81,6 +82,8 @@ export interface SandboxProvider {
     redirectUri: string;
     userId?: string;
     permissions?: string[];
+    /** The S256 PKCE challenge of the dialog request; the exchange then needs its verifier. */
+    codeChallenge?: string | undefined;
   }): string;
   /** "Revoke the token": later debug_token and Graph calls with it answer error 190. */
   revokeTokens(appId: string, userId: string): number;
@@ -155,6 +158,13 @@ export async function startSandboxProvider(
   // Before the surfaces: a hook only applies to plugins registered after it.
   const noteCall = logCalls(app, state.calls);
   for (const surface of SURFACES) await app.register(surface, { state, defaultUserId, noteCall });
+  // A path no surface serves gets Graph's error envelope, as Graph answers one.
+  app.setNotFoundHandler((request, reply) =>
+    graphError(reply, 400, {
+      code: 100,
+      message: `Unknown path components: ${new URL(request.url, 'http://sandbox').pathname}`,
+    }),
+  );
 
   await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 0 });
   const address = app.server.address() as AddressInfo;
@@ -185,6 +195,10 @@ function testHooks(
         redirectUri: input.redirectUri,
         userId: input.userId ?? defaultUserId,
         permissions: input.permissions ?? state.permissionsOf(input.appId),
+        challenge:
+          input.codeChallenge === undefined
+            ? undefined
+            : { codeChallenge: input.codeChallenge, codeChallengeMethod: 'S256' },
       }),
     revokeTokens: (appId, userId) => state.revokeTokens(appId, userId),
     removeApp: (appId, userId) => removeApp(state, appId, userId),

@@ -14,7 +14,8 @@ export interface SandboxAppConfig {
   appSecret: string;
   /** Redirect URIs registered for the app; the dialog and the exchange compare exactly. */
   redirectUris: string[];
-  /** Permissions the dialog asks for (unless the request names a `scope`). */
+  /** Permissions of the app's login configuration: what a dialog request with a `config_id` and no
+   * `scope` asks for (and what the `authorize` test hook grants by default). */
   permissions?: string[];
   name?: string;
   /** Where "remove the app" POSTs a signed deauthorize request. */
@@ -35,11 +36,19 @@ export interface Grant {
   grantedAt: number;
 }
 
+/** A PKCE code challenge a dialog request carried (RFC 7636 §4.3). */
+export interface CodeChallenge {
+  codeChallenge: string;
+  codeChallengeMethod: 'S256' | 'plain';
+}
+
 interface CodeRecord {
   appId: string;
   redirectUri: string;
   userId: string;
   permissions: string[];
+  /** The PKCE challenge of the dialog request; the exchange then needs its verifier. */
+  challenge?: CodeChallenge | undefined;
   expiresAtMs: number;
   used: boolean;
 }
@@ -114,7 +123,13 @@ export class SandboxState {
   }
 
   /** Record a person's grant and mint a single-use code bound to `redirectUri`. */
-  issueCode(input: { appId: string; redirectUri: string; userId: string; permissions: string[] }) {
+  issueCode(input: {
+    appId: string;
+    redirectUri: string;
+    userId: string;
+    permissions: string[];
+    challenge?: CodeChallenge | undefined;
+  }) {
     const code = `SBX${randomBytes(32).toString('base64url')}`;
     this.codes.set(code, {
       ...input,

@@ -5,6 +5,8 @@
  * - code exchange (`code`, `redirect_uri`): a short-lived user token (2 hours) for a code the
  *   dialog issued. A code works once, within 60 s, and only with the exact `redirect_uri` of its
  *   dialog (Graph error 100 with subcode 36009 used, 36007 expired, 36008 redirect differs).
+ *   A code whose dialog request carried a PKCE `code_challenge` needs the matching
+ *   `code_verifier` (error 100 otherwise, the code then spent); one without refuses a verifier.
  * - `grant_type=fb_exchange_token` (`fb_exchange_token`): a long-lived user token (60 days) for a
  *   live token of the same app; a dead one gets error 190.
  *
@@ -14,11 +16,13 @@
  * @see https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow
  * @see https://developers.facebook.com/docs/facebook-login/guides/access-tokens/get-long-lived
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.3
+ * @see https://www.rfc-editor.org/rfc/rfc7636#section-4.6
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { GraphError, graphError, type GraphFault } from './graph-errors.ts';
-import type { SandboxAppConfig, TokenRecord } from './sandbox-state.ts';
+import type { CodeChallenge, SandboxAppConfig, TokenRecord } from './sandbox-state.ts';
 import { VersionParams, type SurfaceOptions } from './surface.ts';
 
 const TokenBody = Type.Object({
@@ -28,6 +32,7 @@ const TokenBody = Type.Object({
   code: Type.Optional(Type.String({ maxLength: 2000 })),
   grant_type: Type.Optional(Type.String({ maxLength: 100 })),
   fb_exchange_token: Type.Optional(Type.String({ maxLength: 2000 })),
+  code_verifier: Type.Optional(Type.String({ maxLength: 200 })),
 });
 
 const TokenResponse = Type.Object({
@@ -43,6 +48,38 @@ const CODE_USED: GraphFault = {
   subcode: 36009,
   message: 'This authorization code has been used.',
 };
+
+/**
+ * Whether `codeVerifier` proves the PKCE challenge `record` was issued with (RFC 7636 §4.6); a
+ * code issued without one accepts no verifier (RFC 9700 §2.1.1: no PKCE downgrade).
+ */
+function verifierFault(
+  challenge: CodeChallenge | undefined,
+  codeVerifier: string | undefined,
+): GraphFault | null {
+  if (!challenge) {
+    return codeVerifier === undefined
+      ? null
+      : {
+          code: 100,
+          message: 'Invalid code_verifier: the authorization request had no code_challenge.',
+        };
+  }
+  if (codeVerifier === undefined)
+    return {
+      code: 100,
+      message: 'Missing code_verifier: the authorization request had a code_challenge.',
+    };
+  const derived =
+    challenge.codeChallengeMethod === 'S256'
+      ? createHash('sha256').update(codeVerifier, 'ascii').digest('base64url')
+      : codeVerifier;
+  const a = Buffer.from(derived);
+  const b = Buffer.from(challenge.codeChallenge);
+  return a.length === b.length && timingSafeEqual(a, b)
+    ? null
+    : { code: 100, message: 'Invalid code_verifier: it does not match the code_challenge.' };
+}
 
 /** The answer for a token just issued; `nowMs` is the sandbox clock when the request came in. */
 function answer(token: string, record: TokenRecord, nowMs: number): TokenAnswer {
@@ -78,8 +115,10 @@ function exchangeCode(
           'Error validating verification code. Please make sure your redirect_uri is identical to the one you used in the OAuth dialog request',
       },
     };
-  // Spent before the grant is looked up: a code never works twice, whatever happens next.
+  // Spent before the verifier is checked: a guessed verifier gets one try per code.
   record.used = true;
+  const pkce = verifierFault(record.challenge, body.code_verifier);
+  if (pkce) return { fault: pkce };
   noteCall(request, record.userId, client.appId);
   const grant = state.grant(client.appId, record.userId);
   if (!grant) return { fault: CODE_USED };

@@ -46,6 +46,23 @@ describe('provider configuration', () => {
     ]);
   });
 
+  test('PROVIDER_PKCE: on by default outside production, off in production unless set', () => {
+    const dev = { PROVIDER_APP_ID: '42', PROVIDER_APP_SECRET: SECRET };
+    assert.equal(providerSettings(parseConfig({ NODE_ENV: 'development', ...dev }))?.pkce, true);
+    assert.equal(providerSettings(parseConfig({ NODE_ENV: 'test', ...dev }))?.pkce, true);
+    assert.equal(
+      providerSettings(parseConfig({ NODE_ENV: 'development', ...dev, PROVIDER_PKCE: 'false' }))
+        ?.pkce,
+      false,
+    );
+    assert.equal(providerSettings(parseConfig(GOOD))?.pkce, false);
+    assert.equal(providerSettings(parseConfig({ ...GOOD, PROVIDER_PKCE: 'true' }))?.pkce, true);
+    assert.match(
+      refusal({ ...GOOD, PROVIDER_PKCE: 'yes' }),
+      /^PROVIDER_PKCE: expected true or false/,
+    );
+  });
+
   test('development defaults: APP_BASE_URL follows PORT, redirect URI derived from it', () => {
     const config = parseConfig({ NODE_ENV: 'development', PORT: '4100' });
     assert.equal(config.APP_BASE_URL, 'http://localhost:4100');

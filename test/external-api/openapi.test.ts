@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { SCOPES } from '../../src/accounts/scopes.ts';
@@ -185,9 +186,15 @@ for (const backend of backends()) {
       assert.doesNotMatch(page.body, /https?:\/\//);
       assert.match(page.body, /"withDefaultFonts": false/);
       // Its own policy lets its same-origin script and inline bootstrap run (the app's strict
-      // default-src 'none' would blank the page), and nothing from another origin.
+      // default-src 'none' would blank the page), and nothing from another origin: the
+      // bootstrap by its hash, never 'unsafe-inline' scripts.
       const csp = page.headers['content-security-policy'] as string;
-      assert.match(csp, /script-src 'self' 'unsafe-inline'/);
+      const scriptSrc = csp.split('; ').find((d) => d.startsWith('script-src '));
+      const inline = [...page.body.matchAll(/<script[^>]*>([\s\S]*?)<\/script>/g)]
+        .filter((m) => !m[0].includes(' src='))
+        .map((m) => `'sha256-${createHash('sha256').update(m[1]!).digest('base64')}'`);
+      assert.equal(inline.length, 1, 'one inline bootstrap');
+      assert.equal(scriptSrc, `script-src 'self' ${inline.join(' ')}`);
       assert.match(csp, /default-src 'self'/);
       assert.doesNotMatch(csp, /https?:|\*/);
       const script = await app.inject({ url: '/docs/js/scalar.js' });

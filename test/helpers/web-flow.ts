@@ -78,9 +78,12 @@ export async function signedInBrowser(flow: FlowApp, input: { code?: string } = 
   return { browser, portal };
 }
 
+/** The PKCE challenge of each app's latest authorization request (what its dialog would bind). */
+const lastChallenge = new WeakMap<object, string | undefined>();
+
 /**
  * /connect → consent → start. Returns the state (from the parsed state cookie) and the
- * provider redirect.
+ * provider redirect. The redirect's PKCE challenge is what {@link allow} binds its code to.
  */
 export async function startAuthorization(browser: Browser) {
   const connect = await browser.get('/connect');
@@ -92,6 +95,8 @@ export async function startAuthorization(browser: Browser) {
   assert.equal(start.statusCode, 302, start.body);
   const cookie = setCookies(start).find((c) => c.name === 'portico_oauth_state');
   assert.ok(cookie, 'state cookie set');
+  const dialog = new URL(String(start.headers.location));
+  lastChallenge.set(browser.app, dialog.searchParams.get('code_challenge') ?? undefined);
   return { state: cookie.value, location: new URL(String(start.headers.location)), start, cookie };
 }
 
@@ -103,9 +108,17 @@ export function callbackUrl(params: Record<string, string | undefined>): string 
   return `/api/auth/partner/callback?${q.toString()}`;
 }
 
-/** A single-use code from the sandbox, as if the person clicked Allow. */
+/**
+ * A single-use code from the sandbox, as if the person clicked Allow in the dialog of the app's
+ * latest {@link startAuthorization} (bound to its PKCE challenge, as the dialog binds it).
+ */
 export function allow(flow: FlowApp, input: { permissions?: string[]; userId?: string } = {}) {
-  return flow.sandbox.authorize({ appId: flow.appId, redirectUri: REDIRECT_URI, ...input });
+  return flow.sandbox.authorize({
+    appId: flow.appId,
+    redirectUri: REDIRECT_URI,
+    codeChallenge: lastChallenge.get(flow.app),
+    ...input,
+  });
 }
 
 /** Calls the sandbox saw to the token endpoint (code exchanges and long-lived exchanges). */

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { LightMyRequestResponse } from 'fastify';
+import { listAuditEvents } from '../../src/audit/audit-log.ts';
 import { sessions } from '../../src/db/schema/index.ts';
 import { buildTestApp } from '../helpers/app.ts';
 import { backends } from '../helpers/storage.ts';
@@ -52,14 +53,21 @@ for (const backend of backends()) {
       );
       assert.deepEqual([...location.searchParams.keys()].sort(), [
         'client_id',
+        'code_challenge',
+        'code_challenge_method',
         'redirect_uri',
         'response_type',
+        'scope',
         'state',
       ]);
       assert.equal(location.searchParams.get('client_id'), flow.appId);
       assert.equal(location.searchParams.get('redirect_uri'), REDIRECT_URI);
       assert.equal(location.searchParams.get('response_type'), 'code');
       assert.equal(location.searchParams.get('state'), state);
+      assert.equal(
+        location.searchParams.get('scope'),
+        'business_management,whatsapp_business_messaging,whatsapp_business_management',
+      );
       assert.ok(!String(start.headers.location).includes(flow.appSecret));
       assert.equal(start.headers['referrer-policy'], 'no-referrer');
     });
@@ -69,6 +77,70 @@ for (const backend of backends()) {
       const { browser } = await signedInBrowser(flow);
       const { location } = await startAuthorization(browser);
       assert.equal(location.searchParams.get('config_id'), 'cfg123');
+    });
+
+    test('scope: the required permissions, comma-separated, when no config_id is set', async (t) => {
+      const flow = await buildFlowApp(t, backend, {
+        env: { PROVIDER_REQUIRED_PERMISSIONS: 'business_management,whatsapp_business_messaging' },
+      });
+      const { browser } = await signedInBrowser(flow);
+      const { location } = await startAuthorization(browser);
+      assert.equal(
+        location.searchParams.get('scope'),
+        'business_management,whatsapp_business_messaging',
+      );
+      assert.equal(location.searchParams.get('config_id'), null);
+      // The login configuration names the permissions itself: no scope beside it.
+      const configured = await buildFlowApp(t, backend, { env: { PROVIDER_CONFIG_ID: 'cfg1' } });
+      const other = await signedInBrowser(configured);
+      const withConfig = await startAuthorization(other.browser);
+      assert.equal(withConfig.location.searchParams.get('scope'), null);
+    });
+
+    test('the redirects of start (state cookie) and callback (code in its URL) are not stored', async (t) => {
+      const flow = await buildFlowApp(t, backend);
+      const { browser } = await signedInBrowser(flow);
+      const { state, start } = await startAuthorization(browser);
+      assert.equal(start.headers['cache-control'], 'no-store');
+      const callback = await browser.get(callbackUrl({ code: allow(flow), state }));
+      assert.equal(callback.headers.location, '/authorized');
+      assert.equal(callback.headers['cache-control'], 'no-store');
+      const refused = await browser.get(callbackUrl({ code: 'c', state: 'other' }));
+      assert.equal(refused.statusCode, 302);
+      assert.equal(refused.headers['cache-control'], 'no-store');
+    });
+
+    test('PKCE: an S256 challenge in the address; its verifier only in the token request', async (t) => {
+      const flow = await buildFlowApp(t, backend);
+      const { browser } = await signedInBrowser(flow);
+      const { state, location, start } = await startAuthorization(browser);
+      const challenge = location.searchParams.get('code_challenge');
+      assert.match(String(challenge), /^[A-Za-z0-9_-]{43}$/);
+      assert.equal(location.searchParams.get('code_challenge_method'), 'S256');
+      assert.ok(!JSON.stringify(start.headers['set-cookie']).includes('verifier'));
+      // The sandbox, like the provider, refuses the exchange unless the verifier matches.
+      const res = await browser.get(callbackUrl({ code: allow(flow), state }));
+      assert.equal(res.headers.location, '/authorized');
+      for (const call of flow.sandbox.calls) assert.doesNotMatch(call.url, /code_verifier/);
+      // A code bound to another challenge (another attempt's) fails the exchange.
+      const second = await startAuthorization(browser);
+      const code = flow.sandbox.authorize({
+        appId: flow.appId,
+        redirectUri: REDIRECT_URI,
+        codeChallenge: String(challenge),
+      });
+      const refused = await browser.get(callbackUrl({ code, state: second.state }));
+      assert.equal(refused.headers.location, '/auth-error?reason=provider');
+    });
+
+    test('PROVIDER_PKCE=false: no challenge is sent and the exchange carries no verifier', async (t) => {
+      const flow = await buildFlowApp(t, backend, { env: { PROVIDER_PKCE: 'false' } });
+      const { browser } = await signedInBrowser(flow);
+      const { state, location } = await startAuthorization(browser);
+      assert.equal(location.searchParams.get('code_challenge'), null);
+      assert.equal(location.searchParams.get('code_challenge_method'), null);
+      const res = await browser.get(callbackUrl({ code: allow(flow), state }));
+      assert.equal(res.headers.location, '/authorized');
     });
 
     test('two starts give two different states', async (t) => {
@@ -189,6 +261,28 @@ for (const backend of backends()) {
       );
       assertRedirect(res, '/auth-error?reason=provider');
       assertStateCookieCleared(res);
+    });
+
+    test('an error callback with a wrong or missing state is forged → state, no audit event', async (t) => {
+      const flow = await buildFlowApp(t, backend);
+      const { browser, portal } = await signedInBrowser(flow);
+      const before = await listAuditEvents(flow.services.storage.db, portal.portalId);
+      for (const [error, forgedState] of [
+        ['access_denied', 'forged'],
+        ['access_denied', undefined],
+        ['server_error', 'forged'],
+      ] as const) {
+        const { state } = await startAuthorization(browser);
+        const res = await browser.get(
+          callbackUrl({ error, state: forgedState ?? undefined, error_reason: 'user_denied' }),
+        );
+        assertRedirect(res, '/auth-error?reason=state');
+        assertStateCookieCleared(res);
+        assert.notEqual(forgedState, state);
+      }
+      const after = await listAuditEvents(flow.services.storage.db, portal.portalId);
+      assert.deepEqual(after, before, 'a forged callback writes no audit event');
+      assert.equal(exchangeCalls(flow).length, 0);
     });
 
     for (const [name, params] of [

@@ -268,3 +268,60 @@ describe('WhatsApp Cloud API client against the sandbox (real HTTP)', () => {
     assert.equal(p.sandbox.calls.length, calls);
   });
 });
+
+describe('the sandbox answers the Cloud API as the provider does (raw HTTP)', () => {
+  test('an invalid token → 401 with code 190; access_token in the query is accepted', async (t) => {
+    const p = await startTestProvider(t);
+    const { token, wabaIds } = await grant(p, '4401');
+    const url = `${p.sandbox.url}/v21.0/${wabaIds[0]}/phone_numbers`;
+    const invalid = await fetch(url, { headers: { authorization: 'Bearer not-a-token' } });
+    assert.equal(invalid.status, 401);
+    const { error } = (await invalid.json()) as { error: Record<string, unknown> };
+    assert.equal(error.code, 190);
+    assert.equal(error.type, 'OAuthException');
+    assert.equal(typeof error.fbtrace_id, 'string');
+    const viaQuery = await fetch(`${url}?${new URLSearchParams({ access_token: token })}`);
+    assert.equal(viaQuery.status, 200);
+    assert.ok(Array.isArray(((await viaQuery.json()) as { data: unknown[] }).data));
+  });
+
+  test('a formatted recipient number (+1 (650) 555-1234) is accepted; wa_id is its digits', async (t) => {
+    const p = await startTestProvider(t);
+    const { client, token, wabaIds } = await grant(p, '4402');
+    const [number] = await client.cloud(token).listPhoneNumbers(wabaIds[0]!);
+    const res = await fetch(`${p.sandbox.url}/v21.0/${number!.id}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        messaging_product: 'whatsapp',
+        to: '+1 (650) 555-1234',
+        type: 'template',
+        template: {
+          name: 'hello_world',
+          language: { code: 'en_US' },
+          components: [{ type: 'body', parameters: [{ type: 'text', text: 'Ada' }] }],
+        },
+      }),
+    });
+    assert.equal(res.status, 200);
+    const body = (await res.json()) as { contacts: { input: string; wa_id: string }[] };
+    assert.deepEqual(body.contacts, [{ input: '+1 (650) 555-1234', wa_id: '16505551234' }]);
+  });
+
+  test("unknown paths are answered with Graph's error envelope", async (t) => {
+    const p = await startTestProvider(t);
+    for (const [method, path] of [
+      ['GET', '/v21.0/123/no_such_edge'],
+      ['POST', '/nothing/here'],
+    ] as const) {
+      const res = await fetch(`${p.sandbox.url}${path}`, { method });
+      assert.equal(res.status, 400, path);
+      assert.match(String(res.headers.get('content-type')), /^application\/json/);
+      const { error } = (await res.json()) as { error: Record<string, unknown> };
+      assert.equal(error.type, 'OAuthException');
+      assert.equal(error.code, 100);
+      assert.match(String(error.message), /Unknown path components/);
+      assert.equal(typeof error.fbtrace_id, 'string');
+    }
+  });
+});

@@ -37,7 +37,7 @@ async function portalWithUser(services: Parameters<typeof createPortal>[0]) {
 
 for (const backend of backends()) {
   describe(`partner service (${backend.name})`, () => {
-    test('authorizationUrl: exactly client_id, redirect_uri, state, response_type (+config_id when set)', async (t) => {
+    test('authorizationUrl: exactly client_id, redirect_uri, state, response_type, scope (config_id instead when set)', async (t) => {
       const p = await startTestProvider(t);
       const { services } = await buildTestApp(t, backend, p.env);
       const url = new URL(services.partner.authorizationUrl('the-state'));
@@ -46,6 +46,7 @@ for (const backend of backends()) {
         'client_id',
         'redirect_uri',
         'response_type',
+        'scope',
         'state',
       ]);
       assert.equal(url.searchParams.get('client_id'), p.appId);

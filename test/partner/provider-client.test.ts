@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
@@ -99,6 +100,38 @@ describe('provider client against the sandbox provider (real HTTP)', () => {
     const err = await rejection(clientFor(p).exchangeCode(code));
     assert.equal(err.kind, 'invalid_code');
     assert.equal(err.graphSubcode, 36007);
+  });
+
+  test('PKCE (S256): a code bound to a challenge needs its verifier; one without takes none', async (t) => {
+    const p = await startTestProvider(t);
+    const verifier = randomBytes(32).toString('base64url');
+    const codeChallenge = createHash('sha256').update(verifier).digest('base64url');
+    const bound = () =>
+      p.sandbox.authorize({ appId: p.appId, redirectUri: p.redirectUri, codeChallenge });
+    const token = (body: Record<string, string>) =>
+      fetch(`${p.sandbox.url}/v21.0/oauth/access_token`, {
+        method: 'POST',
+        body: new URLSearchParams({
+          client_id: p.appId,
+          client_secret: p.appSecret,
+          redirect_uri: p.redirectUri,
+          ...body,
+        }),
+      });
+    for (const wrong of [{}, { code_verifier: randomBytes(32).toString('base64url') }]) {
+      const res = await token({ code: bound(), ...wrong });
+      assert.equal(res.status, 400);
+      const { error } = (await res.json()) as { error: Record<string, unknown> };
+      assert.equal(error.type, 'OAuthException');
+      assert.equal(error.code, 100);
+      assert.equal(typeof error.fbtrace_id, 'string');
+      assert.match(String(error.message), /code_verifier/);
+    }
+    // A code issued without a challenge refuses a verifier (no PKCE downgrade).
+    const unbound = p.sandbox.authorize({ appId: p.appId, redirectUri: p.redirectUri });
+    assert.equal((await token({ code: unbound, code_verifier: verifier })).status, 400);
+    const info = await clientFor(p).exchangeCode(bound(), verifier);
+    assert.ok(info.accessToken);
   });
 
   test('an unknown code → invalid_code', async (t) => {
@@ -227,6 +260,7 @@ describe('sandbox provider dialog (HTTP)', () => {
       redirect_uri: p.redirectUri,
       state: 'st<script>',
       response_type: 'code',
+      scope: 'business_management,whatsapp_business_messaging',
     });
     assert.equal(res.status, 200);
     const html = await res.text();
@@ -239,6 +273,7 @@ describe('sandbox provider dialog (HTTP)', () => {
       response_type: 'code',
       state: 'st1',
       user_id: '777',
+      scope: 'business_management,whatsapp_business_messaging',
       decision: 'allow',
     });
     body.append('permission', 'business_management');
@@ -278,6 +313,38 @@ describe('sandbox provider dialog (HTTP)', () => {
     assert.ok(location.searchParams.get('error_description'));
     assert.equal(location.searchParams.get('state'), 'st2');
     assert.equal(location.searchParams.get('code'), null);
+  });
+
+  test('the dialog asks for exactly what was requested: scope, else the configuration, else public_profile', async (t) => {
+    const p = await startTestProvider(t, { permissions: ['business_management', 'ads_read'] });
+    const base = { client_id: p.appId, redirect_uri: p.redirectUri, response_type: 'code' };
+    const shown = async (q: Record<string, string>) =>
+      [
+        ...(await (await dialog(p, { ...base, ...q })).text()).matchAll(
+          /name="permission" value="([a-z_]+)"/g,
+        ),
+      ].map((m) => m[1]);
+    assert.deepEqual(await shown({ scope: 'whatsapp_business_messaging,business_management' }), [
+      'whatsapp_business_messaging',
+      'business_management',
+    ]);
+    assert.deepEqual(await shown({ config_id: 'cfg1' }), ['business_management', 'ads_read']);
+    // Neither: Facebook Login grants only its default permission, never the app's whole list.
+    assert.deepEqual(await shown({}), ['public_profile']);
+    // Allow grants no permission the request did not ask for, whatever the form posts.
+    const body = new URLSearchParams({ ...base, user_id: '778', decision: 'allow' });
+    body.set('scope', 'business_management');
+    body.append('permission', 'business_management');
+    body.append('permission', 'whatsapp_business_messaging');
+    const allow = await fetch(`${p.sandbox.url}/v21.0/dialog/oauth`, {
+      method: 'POST',
+      body,
+      redirect: 'manual',
+    });
+    const code = new URL(allow.headers.get('location')!).searchParams.get('code')!;
+    const client = clientFor(p);
+    const info = await client.inspectToken((await client.exchangeCode(code)).accessToken);
+    assert.deepEqual(info.scopes, ['business_management']);
   });
 
   test('an unknown client, an unregistered redirect URI or a wrong response_type: an error page, no redirect', async (t) => {

@@ -8,6 +8,40 @@ const CSV = 'phone,firstName\n+1 650 555 1234,Ada\n+44 20 7946 0958,Bob\n';
 
 for (const backend of backends()) {
   describe(`/contacts page (${backend.name})`, () => {
+    test('the CSV upload (multipart) without its CSRF token, or with a forged one, is refused', async (t) => {
+      const { app, services } = await buildTestApp(t, backend);
+      const a = await portalWithPassword(services);
+      const browser = new Browser(app);
+      await browser.signIn(a.email);
+      const list = await browser.get('/contacts');
+      const upload = async (csrf: string | undefined) => {
+        const form = new FormData();
+        if (csrf !== undefined) form.set('csrf', csrf);
+        form.set('file', new Blob([CSV], { type: 'text/csv' }), 'people.csv');
+        const request = new Request('http://localhost/contacts/import', {
+          method: 'POST',
+          body: form,
+        });
+        return app.inject({
+          method: 'POST',
+          url: '/contacts/import',
+          payload: Buffer.from(await request.arrayBuffer()),
+          headers: {
+            'content-type': request.headers.get('content-type')!,
+            cookie: [...browser.jar].map(([k, v]) => `${k}=${v}`).join('; '),
+          },
+        });
+      };
+      for (const csrf of [undefined, 'forged']) {
+        const refused = await upload(csrf);
+        assert.equal(refused.statusCode, 403, `csrf ${String(csrf)}`);
+        assert.doesNotMatch(refused.body, /Ada|people\.csv/);
+      }
+      const preview = await upload(csrfOf(list.body));
+      assert.equal(preview.statusCode, 200);
+      assert.match(preview.body, /people\.csv/);
+    });
+
     test('needs a session; forms need the CSRF token; another portal’s contact is not found', async (t) => {
       const { app, services } = await buildTestApp(t, backend);
       const a = await portalWithPassword(services);

@@ -257,7 +257,7 @@ for (const backend of backends()) {
       const flow = await buildFlowApp(t, backend);
       const { browser, portal } = await signedInBrowser(flow);
       const forged = await browser.get(callbackUrl({ error: 'access_denied', state: 'forged' }));
-      assert.equal(forged.headers.location, '/auth-error?reason=cancelled');
+      assert.equal(forged.headers.location, '/auth-error?reason=state');
       const actions = async () =>
         (await listAuditEvents(flow.services.storage.db, portal.portalId)).map((e) => e.action);
       assert.ok(!(await actions()).includes('connection.cancelled'));

@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,6 +40,46 @@ function servicesOver(storage: Storage, overrides: ServiceOverrides) {
 
 for (const backend of backends()) {
   describe(`webhook guard and durability (${backend.name})`, () => {
+    test('NODE_ENV=production with no override refuses metadata and private addresses', async (t) => {
+      const storage = await backend.open();
+      const production = testConfig({
+        NODE_ENV: 'production',
+        APP_BASE_URL: 'https://portico.example.com',
+        TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+        PROVIDER_APP_ID: '1234567890',
+        PROVIDER_APP_SECRET: 'a-real-provider-app-secret-0123456789',
+        PROVIDER_REDIRECT_URI: 'https://portico.example.com/api/auth/partner/callback',
+        PROVIDER_WEBHOOK_VERIFY_TOKEN: 'a-webhook-verify-token-0123',
+        PROVIDER_HEALTH_CHECK_INTERVAL_MS: '0',
+      });
+      const prod = createServices({ config: production, storage, logger: createLogger('silent') });
+      t.after(async () => {
+        await prod.jobs.stop();
+        await storage.close();
+      });
+      const portal = await createPortal(prod);
+      const portalId = await prod.accounts.portalIdFor(portal.portalCode);
+      for (const url of [
+        'https://169.254.169.254/latest/meta-data/',
+        'https://10.0.0.5/hooks',
+        'https://192.168.1.20/hooks',
+        'https://127.0.0.1/hooks',
+        'https://[::1]/hooks',
+      ]) {
+        await assert.rejects(
+          prod.webhooks.addEndpoint(
+            portalId,
+            { url, eventTypes: ['ticket.created'] },
+            {
+              actor: CLI_ACTOR,
+            },
+          ),
+          (err: { code?: string }) => err.code === 'invalid_request',
+          url,
+        );
+      }
+    });
+
     test('production refuses the metadata address and a name resolving to 127.0.0.1', async (t) => {
       const storage = await backend.open();
       const receiver = await startReceiver();

@@ -25,6 +25,12 @@ export const sessions = pgTable(
      */
     oauthStateHash: text('oauth_state_hash'),
     /**
+     * The PKCE code verifier of that authorization request, AES-256-GCM sealed under a key
+     * derived from its state (which only the visitor's state cookie and the callback's URL hold),
+     * so the table alone never reveals it. Taken with the state by the callback.
+     */
+    oauthCodeVerifier: text('oauth_code_verifier'),
+    /**
      * A value to show this session once (a regenerated API token, between the POST and the page
      * it redirects to): AES-256-GCM sealed under a key derived from the session id, which only
      * the visitor's cookie holds, so the table alone never reveals it. Cleared by the one read.

@@ -41,18 +41,24 @@ export type AuthorizationResponseResult =
  * @param query the callback's query, or null when it failed schema validation (then treated as
  *   a response without a state).
  * @param expectedState the state cookie's value, or undefined when absent.
- * @returns `cancelled` for `error=access_denied`, `provider` for any other `error`, `state` when
- *   the code, the state or the cookie is missing or the states differ; else the code.
+ * @returns `state` when the state or the cookie is missing or the states differ (error
+ *   responses included), or when the code is missing; `cancelled` for `error=access_denied`,
+ *   `provider` for any other `error`; else the code.
  */
 export function validateAuthorizationResponse(
   query: AuthorizationResponseQuery | null,
   expectedState: string | undefined,
 ): AuthorizationResponseResult {
   const { state, code, error } = query ?? {};
-  if (error === 'access_denied')
-    return { ok: false, reason: 'cancelled', why: 'cancelled at the provider' };
-  if (error !== undefined)
+  // An error response returns the state too (RFC 6749 §4.1.2.1): one without this browser's
+  // state did not come from its attempt (a cross-site navigation), so it is refused as forged.
+  if (error !== undefined) {
+    if (!state || !expectedState || !safeEqual(state, expectedState))
+      return { ok: false, reason: 'state', why: 'error response without the expected state' };
+    if (error === 'access_denied')
+      return { ok: false, reason: 'cancelled', why: 'cancelled at the provider' };
     return { ok: false, reason: 'provider', why: 'the provider answered with an error' };
+  }
   if (!code || !state || !expectedState) {
     const missing = [!code && 'code', !state && 'state', !expectedState && 'cookie'];
     return { ok: false, reason: 'state', why: `missing ${missing.filter(Boolean).join(', ')}` };

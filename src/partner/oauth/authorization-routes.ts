@@ -40,7 +40,7 @@ export interface AuthorizationRoutesOptions {
   sessions: PageSessions;
   partner: Pick<
     PartnerService,
-    'authorizationUrl' | 'completeAuthorization' | 'revokeConnection' | 'recordCancelledAttempt'
+    'authorizationRequest' | 'completeAuthorization' | 'revokeConnection' | 'recordCancelledAttempt'
   >;
   /** Portico's public origin (APP_BASE_URL), named by the page when cookies went missing. */
   appBaseUrl: string;
@@ -90,6 +90,8 @@ export async function authorizationRoutes(
     '/api/auth/partner/start',
     { schema: { response: { 302: Redirect, 403: HtmlPage } } },
     async (request, reply) => {
+      // The answer sets the state cookie: no cache may keep it (RFC 9111 §5.2.2.5).
+      reply.header('cache-control', 'no-store');
       const session = await sessions.read(request);
       if (!session) return reply.redirect('/connect', 302);
       if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN);
@@ -99,24 +101,25 @@ export async function authorizationRoutes(
         return reply.redirect('/connect?retry=consent', 302);
       }
       const state = randomBase64Url(STATE_BYTES);
-      let location: string;
+      let authorization: { url: string; codeVerifier: string | undefined };
       try {
-        location = partner.authorizationUrl(state);
+        authorization = partner.authorizationRequest(state);
       } catch (err) {
         // The provider settings are missing: an administrator's problem, not the user's.
         request.log.error({ err }, 'cannot build the authorization address');
         return reply.redirect(authErrorLocation('config'), 302);
       }
       // The state is bound to this session too (its hash in the session row): a callback
-      // completes only in the session that started the flow (issue 13, item 5).
-      await sessions.store.bindOAuthState(session.idHash, state);
+      // completes only in the session that started the flow. The PKCE code verifier stays
+      // server-side with it (sealed under the state); only its challenge is in the address.
+      await sessions.store.bindOAuthState(session.idHash, state, authorization.codeVerifier);
       reply.setCookie(
         names.state,
         state,
         cookieOptions(isProduction, STATE_COOKIE_MAX_AGE_SECONDS),
       );
       request.log.info({ userId: session.userId }, 'authorization started');
-      return reply.redirect(location, 302);
+      return reply.redirect(authorization.url, 302);
     },
   );
 
@@ -129,6 +132,8 @@ export async function authorizationRoutes(
       schema: { querystring: CallbackQuery, response: { 302: Redirect } },
     },
     async (request, reply) => {
+      // The request's URL held the code (and clears the state cookie): never cached.
+      reply.header('cache-control', 'no-store');
       try {
         return await callback(opts, request, reply);
       } catch (err) {
@@ -208,7 +213,9 @@ async function callback(
     request.log.info('authorization callback refused: no session');
     return reply.redirect(authErrorLocation('state'), 302);
   }
-  if (expected === undefined || !(await sessions.store.takeOAuthState(session.idHash, expected))) {
+  const binding =
+    expected === undefined ? null : await sessions.store.takeOAuthState(session.idHash, expected);
+  if (!binding) {
     request.log.info('authorization callback refused: the state belongs to another session');
     return reply.redirect(authErrorLocation('state'), 302);
   }
@@ -227,6 +234,7 @@ async function callback(
       portalId: session.portalId,
       userId: session.userId,
       authorizationCode: response.authorizationCode,
+      codeVerifier: binding.codeVerifier,
       requestId: request.id,
     })
     .catch((err: unknown) => {

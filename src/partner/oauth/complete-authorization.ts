@@ -34,6 +34,8 @@ export interface CompleteAuthorizationInput {
   userId: number;
   /** From `validateAuthorizationResponse`: only a code whose state matched gets here. */
   authorizationCode: ValidatedAuthorizationCode;
+  /** The PKCE code verifier kept for the state of this response; absent without PKCE. */
+  codeVerifier?: string | undefined;
   requestId?: string;
 }
 
@@ -78,7 +80,7 @@ export function createAuthorizationCompleter(deps: AuthorizationCompleterDeps) {
     const { portalId } = input;
     let grant: { accessToken: string; expiresAt: Date | null; info: TokenInspection };
     try {
-      const short = await client.exchangeCode(input.authorizationCode);
+      const short = await client.exchangeCode(input.authorizationCode, input.codeVerifier);
       const long = await client.exchangeForLongLived(short.accessToken);
       const info = await client.inspectToken(long.accessToken);
       grant = { accessToken: long.accessToken, expiresAt: tokenExpiry(info, long.expiresIn), info };

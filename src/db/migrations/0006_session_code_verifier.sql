@@ -1,0 +1,1 @@
+ALTER TABLE "sessions" ADD COLUMN "oauth_code_verifier" text;
