@@ -20,7 +20,11 @@ import {
 } from './messaging/messages/messages-service.ts';
 import type { MessagingEventSteps } from './messaging/provider-webhooks/status-events.ts';
 import { partnerMessagingProvider } from './messaging/provider/provider-port.ts';
-import { createDraftsService, type DraftsService } from './messaging/drafts/drafts-service.ts';
+import {
+  createDraftsService,
+  removeFromDraftsOnErasure,
+  type DraftsService,
+} from './messaging/drafts/drafts-service.ts';
 import { createNumbersService, type NumbersService } from './messaging/numbers/numbers-service.ts';
 import {
   createTemplatesService,
@@ -150,7 +154,7 @@ export function createServices(deps: {
     contacts: createContactsService({
       db: storage.db,
       logger,
-      erasureSteps: [anonymiseMessagesOnErasure],
+      erasureSteps: [anonymiseMessagesOnErasure, removeFromDraftsOnErasure],
       optedOutSteps: [steps.optedOut],
     }),
     partner,

@@ -205,10 +205,19 @@ export const ErasureSchema = Type.Object(
       id: Type.String({ description: 'The erased contact id.' }),
       erasedAt: Iso('When the erasure happened.'),
       erased: Type.Record(Type.String(), Type.Integer(), {
-        description: 'Rows deleted, by kind (`contact`, `storedResponses`).',
+        description:
+          'Rows deleted, by kind (`contact`, `storedResponses`: the stored `Idempotency-Key` ' +
+          'responses naming the person; `drafts` addressed to the person alone).',
       }),
       anonymised: Type.Record(Type.String(), Type.Integer(), {
-        description: 'Rows kept but stripped of the person, by kind (`messageRecipients`).',
+        description:
+          'Rows kept but stripped of the person, by kind (`messageRecipients`: messages to ' +
+          'the contact or its phone; `drafts` the person was one recipient of).',
+      }),
+      failed: Type.Record(Type.String(), Type.Integer(), {
+        description:
+          'Messages to the person still queued, failed with `recipient_erased` and their ' +
+          'credit released (`queuedMessages`).',
       }),
     }),
   },

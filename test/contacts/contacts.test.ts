@@ -203,9 +203,10 @@ for (const backend of backends()) {
         {
           id,
           erasedAt: 0,
-          erased: { contact: 1, storedResponses: 1 },
-          // Messaging's erasure step anonymises the contact's messages (none here).
-          anonymised: { messageRecipients: 0 },
+          erased: { contact: 1, storedResponses: 1, drafts: 0 },
+          // Messaging's erasure steps anonymise the contact's messages and drafts (none here).
+          anonymised: { messageRecipients: 0, drafts: 0 },
+          failed: { queuedMessages: 0 },
         },
       );
       assert.equal((await call('GET', `${CONTACTS}/${id}`)).statusCode, 404);

@@ -9,6 +9,7 @@ import { release } from '../credit/credit-ledger.ts';
 import {
   anonymiseMessagesOf,
   failIfQueued,
+  failQueuedOfPerson,
   failQueuedOfPortal,
   type MessageRow,
 } from './messages-repository.ts';
@@ -81,12 +82,30 @@ export const failQueuedOnRevocation: RevocationStep = async (tx, { portalId }) =
   await release(tx, portalId, releasesOf(rows), REVOCATION_ACTOR);
 };
 
+/** The error of a message whose recipient was erased (GDPR art. 17) while it was queued. */
+export const RECIPIENT_ERASED_ERROR = {
+  code: 'recipient_erased',
+  title: 'The recipient was erased before the message was sent',
+} as const;
+
+export const ERASURE_ACTOR = 'system:contact-erasure';
+
 /**
- * The contact erasure step (contacts/'s `ErasureStep`): the erased person's messages keep their
- * status, times and price for the portal's reports, but lose the phone, the text and the link.
+ * The contact erasure step (contacts/'s `ErasureStep`): the erased person's messages still
+ * queued and not accepted by the provider fail with `recipient_erased` and their credit is
+ * released (nothing is sent to an erased person); then every message of theirs (by contact or
+ * phone) keeps its status, times and price for the portal's reports, but loses the phone, the
+ * text, the template parameters and the link.
  */
-export const anonymiseMessagesOnErasure: ErasureStep = async (tx, contact) => ({
-  kind: 'anonymised',
-  what: 'messageRecipients',
-  count: await anonymiseMessagesOf(tx, contact),
-});
+export const anonymiseMessagesOnErasure: ErasureStep = async (tx, contact) => {
+  const failed = await failQueuedOfPerson(tx, contact, RECIPIENT_ERASED_ERROR, new Date());
+  await release(tx, contact.portalId, releasesOf(failed), ERASURE_ACTOR);
+  return [
+    { kind: 'failed', what: 'queuedMessages', count: failed.length },
+    {
+      kind: 'anonymised',
+      what: 'messageRecipients',
+      count: await anonymiseMessagesOf(tx, contact),
+    },
+  ];
+};
