@@ -157,20 +157,21 @@ export function createWebhookSink(deps: {
 
     async inboundMessages(portalId, phoneNumberId, events) {
       for (const event of events) {
+        // The provider's `wa_id` is the person's WhatsApp address even when the phone library
+        // does not know its numbering plan (a new range, a country's late change): kept as is.
         const phone = normalisePhone(`+${event.from}`);
-        if (!phone.ok) {
-          log.warn({ portalId }, 'inbound message from an invalid phone ignored');
-          continue;
-        }
+        const e164 = phone.ok ? phone.e164 : `+${event.from}`;
+        if (!phone.ok)
+          log.info({ portalId }, 'inbound message from a phone the library calls invalid');
         await db.transaction(async (tx) => {
           await recordInbound(tx, {
             id: newContactId(),
             portalId,
-            phone: phone.e164,
+            phone: e164,
             at: event.timestamp,
           });
           if (!steps) return;
-          const contact = await findContactByPhone(tx, portalId, phone.e164);
+          const contact = await findContactByPhone(tx, portalId, e164);
           await steps.received(tx, portalId, {
             providerMessageId: event.wamid,
             contactId: contact?.id ?? null,
