@@ -91,23 +91,25 @@ function contentOf(input: SendMessageBody): void {
     throw invalid('template', 'is required for a template message (and `text` is not allowed)');
 }
 
+/** The sender: a phone number id of the account and the WABA it belongs to. */
 async function senderOf(
   directory: ProviderDirectory,
   portalId: number,
   from: string | undefined,
-): Promise<string> {
+): Promise<{ id: string; wabaId: string }> {
   const numbers = await directory.numbers(portalId).catch((err: unknown) => {
     throw providerFailure(err);
   });
   if (from !== undefined) {
-    if (!numbers.some((n) => n.id === from))
+    const number = numbers.find((n) => n.id === from);
+    if (!number)
       throw invalid(
         'from',
         'is not a phone number id of the connected account (GET /messaging/numbers)',
       );
-    return from;
+    return number;
   }
-  if (numbers.length === 1) return numbers[0]!.id;
+  if (numbers.length === 1) return numbers[0]!;
   if (numbers.length === 0)
     throw invalid(
       'from',
@@ -138,7 +140,8 @@ export async function checkSend(deps: {
   contentOf(input);
   const { to, contact } = await recipientOf(db, portalId, input);
   if (!(await deps.isConnected(portalId))) throw notConnected();
-  const from = await senderOf(directory, portalId, input.from);
+  const sender = await senderOf(directory, portalId, input.from);
+  const from = sender.id;
   if (contact?.consentWhatsapp === 'opted_out')
     throw new AppError('recipient_opted_out', 'The recipient opted out of WhatsApp messages.');
   const base = { to, contactId: contact?.id ?? null, from };
@@ -156,14 +159,20 @@ export async function checkSend(deps: {
   const templates = await directory.templates(portalId).catch((err: unknown) => {
     throw providerFailure(err);
   });
+  // A template belongs to one WABA: only the sender number's own can be sent, priced by its
+  // category there (the same name may be another category in another WABA of the grant).
   const template = templates.find(
-    (t) => t.name === wanted.name && t.language === wanted.language && t.status === 'APPROVED',
+    (t) =>
+      t.wabaId === sender.wabaId &&
+      t.name === wanted.name &&
+      t.language === wanted.language &&
+      t.status === 'APPROVED',
   );
   if (!template)
     throw new AppError(
       'template_not_approved',
-      `The template "${wanted.name}" (${wanted.language}) is not approved at the provider; ` +
-        'check GET /messaging/templates.',
+      `The template "${wanted.name}" (${wanted.language}) is not approved in the WABA of ` +
+        'the sender number; check GET /messaging/templates.',
     );
   return {
     ...base,
