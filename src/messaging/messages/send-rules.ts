@@ -20,9 +20,9 @@ import { ConnectionInactiveError, ProviderError } from '../../partner/partner-se
 import { AppError } from '../../platform/errors.ts';
 import type { SendMessageBody } from './messages-schemas.ts';
 import type { ProviderDirectory } from '../provider/provider-directory.ts';
+import { isWindowOpen } from './service-windows.ts';
 
-/** The 24-hour customer service window, in ms. */
-export const SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
+export { SERVICE_WINDOW_MS } from './service-windows.ts';
 
 type TemplateCategory = (typeof TEMPLATE_CATEGORIES)[number];
 
@@ -146,12 +146,20 @@ export async function checkSend(deps: {
     throw new AppError('recipient_opted_out', 'The recipient opted out of WhatsApp messages.');
   const base = { to, contactId: contact?.id ?? null, from };
   if (input.type === 'text') {
-    const last = contact?.lastInboundAt;
-    if (!last || deps.now.getTime() - last.getTime() > SERVICE_WINDOW_MS)
+    // The window is between the person and one business phone number: the sender's.
+    const open =
+      contact !== null &&
+      (await isWindowOpen(db, {
+        portalId,
+        contactId: contact.id,
+        phoneNumberId: from,
+        now: deps.now,
+      }));
+    if (!open)
       throw new AppError(
         'outside_service_window',
-        'The recipient has not written in the last 24 hours, so free text cannot be sent; ' +
-          'send an approved template instead.',
+        'The recipient has not written to this sender number in the last 24 hours, so free ' +
+          'text cannot be sent; send an approved template instead.',
       );
     return { ...base, type: 'text', textBody: input.text!.body, template: null };
   }

@@ -21,6 +21,7 @@ import type { Logger } from '../../platform/logger.ts';
 import { capture, release } from '../credit/credit-ledger.ts';
 import type { TemplateStatusEvent } from '../../partner/partner-service.ts';
 import type { MessageStatusEvent, MessagingWebhookSink } from '../messaging-types.ts';
+import { recordServiceWindow } from '../messages/service-windows.ts';
 import {
   lockMessageForStatus,
   updateMessage,
@@ -170,8 +171,16 @@ export function createWebhookSink(deps: {
             phone: e164,
             at: event.timestamp,
           });
-          if (!steps) return;
           const contact = await findContactByPhone(tx, portalId, e164);
+          // The window opens between the person and the business number they wrote to.
+          if (contact)
+            await recordServiceWindow(tx, {
+              portalId,
+              contactId: contact.id,
+              phoneNumberId,
+              at: event.timestamp,
+            });
+          if (!steps) return;
           await steps.received(tx, portalId, {
             providerMessageId: event.wamid,
             contactId: contact?.id ?? null,
