@@ -149,10 +149,13 @@ function itemRoutes(api: FastifyInstance, drafts: DraftsService): void {
         params: DraftParamsSchema,
         response: {
           200: {
-            ...Type.Object({
-              success: Type.Literal(true),
-              data: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }),
-            }),
+            ...Type.Object(
+              {
+                success: Type.Literal(true),
+                data: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }),
+              },
+              { title: 'DeletedDraft' },
+            ),
             description: 'Deleted.',
           },
           ...errorResponses(['invalid_request', 'not_found']),
