@@ -168,9 +168,7 @@ for (const backend of backends()) {
       const doc = (await app.inject({ url: OPENAPI_URL })).json();
       const anonymous: string[] = [];
       let messaging = 0;
-      for (const [path, item] of Object.entries<Record<string, { responses: object }>>(
-        doc.paths,
-      )) {
+      for (const [path, item] of Object.entries<Record<string, { responses: object }>>(doc.paths)) {
         for (const [method, operation] of Object.entries(item)) {
           for (const [status, response] of Object.entries<{
             content?: Record<string, { schema: { $ref?: string } }>;
