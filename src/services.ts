@@ -21,7 +21,11 @@ import {
   createProviderAdapter,
   type ProviderAdapter,
 } from './messaging/provider/provider-adapter.ts';
-import { createDraftsService, type DraftsService } from './messaging/drafts/drafts-service.ts';
+import {
+  createDraftsService,
+  removeFromDraftsOnErasure,
+  type DraftsService,
+} from './messaging/drafts/drafts-service.ts';
 import {
   createTemplatesService,
   type TemplatesService,
@@ -170,7 +174,7 @@ export function createServices(deps: {
     contacts: createContactsService({
       db: storage.db,
       logger,
-      erasureSteps: [anonymiseMessagesOnErasure],
+      erasureSteps: [anonymiseMessagesOnErasure, removeFromDraftsOnErasure],
       optedOutSteps: [steps.optedOut],
     }),
     partner,

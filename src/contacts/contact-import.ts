@@ -46,6 +46,7 @@ const INSERT_CHUNK = 500;
 export function sortRows(rows: readonly unknown[]): { valid: ValidRow[]; failed: ImportFailure[] } {
   const failed: ImportFailure[] = [];
   const byPhone = new Map<string, ValidRow>();
+  const replaced: { index: number; phone: string }[] = [];
   rows.forEach((row, index) => {
     const problems = rowFailures(row);
     if (problems.length > 0) {
@@ -59,15 +60,18 @@ export function sortRows(rows: readonly unknown[]): { valid: ValidRow[]; failed:
       return;
     }
     const earlier = byPhone.get(phone.e164);
-    if (earlier) {
-      failed.push({
-        index: earlier.index,
-        field: 'phone',
-        message: `the same phone as row ${index}, which was imported instead (the last one wins)`,
-      });
-    }
+    if (earlier) replaced.push({ index: earlier.index, phone: phone.e164 });
     byPhone.set(phone.e164, { index, phone: phone.e164, data });
   });
+  // Each replaced row names the row that was imported: the last of its phone.
+  for (const { index, phone } of replaced) {
+    const last = byPhone.get(phone)!.index;
+    failed.push({
+      index,
+      field: 'phone',
+      message: `the same phone as row ${last}, which was imported instead (the last one wins)`,
+    });
+  }
   failed.sort((a, b) => a.index - b.index);
   return { valid: [...byPhone.values()], failed };
 }

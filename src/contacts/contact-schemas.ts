@@ -21,8 +21,15 @@ export const PAGE_LIMIT_MAX = 100;
 export const PAGE_LIMIT_DEFAULT = 20;
 export const Q_MAX = 100;
 
-/** No control characters (C0 and DEL): they break CSV exports, terminals and message templates. */
-const NO_CONTROL = '^[^\\u0000-\\u001f\\u007f]*$';
+/**
+ * No control characters (Unicode Cc: C0, DEL, C1) nor bidirectional controls (the Cf marks,
+ * embeddings, overrides and isolates of Unicode UAX #9): they break CSV exports, terminals and
+ * message templates, and bidi controls disguise what a name shows.
+ *
+ * @see https://www.unicode.org/reports/tr9/#Explicit_Directional_Formatting_Characters
+ */
+const NO_CONTROL =
+  '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$';
 const Text = (max: number, description: string) =>
   Type.String({ minLength: 1, maxLength: max, pattern: NO_CONTROL, description });
 const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
@@ -198,10 +205,19 @@ export const ErasureSchema = Type.Object(
       id: Type.String({ description: 'The erased contact id.' }),
       erasedAt: Iso('When the erasure happened.'),
       erased: Type.Record(Type.String(), Type.Integer(), {
-        description: 'Rows deleted, by kind (`contact`, `storedResponses`).',
+        description:
+          'Rows deleted, by kind (`contact`, `storedResponses`: the stored `Idempotency-Key` ' +
+          'responses naming the person; `drafts` addressed to the person alone).',
       }),
       anonymised: Type.Record(Type.String(), Type.Integer(), {
-        description: 'Rows kept but stripped of the person, by kind (`messageRecipients`).',
+        description:
+          'Rows kept but stripped of the person, by kind (`messageRecipients`: messages to ' +
+          'the contact or its phone; `drafts` the person was one recipient of).',
+      }),
+      failed: Type.Record(Type.String(), Type.Integer(), {
+        description:
+          'Messages to the person still queued, failed with `recipient_erased` and their ' +
+          'credit released (`queuedMessages`).',
       }),
     }),
   },

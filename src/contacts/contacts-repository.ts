@@ -126,22 +126,25 @@ export async function deleteContact(
 }
 
 /**
- * Delete the portal's stored `Idempotency-Key` responses that carry this contact (a replay
- * would otherwise hand the erased person's data back).
+ * Delete the portal's stored `Idempotency-Key` responses that name this contact anywhere in
+ * their body, by its id or its phone (a contact's creation, a message sent to them, a draft
+ * addressed to them): a replay would otherwise hand the erased person's data back. Ids and
+ * E.164 phones need no JSON escaping, so they are matched as quoted strings of the body's text.
  *
  * @returns how many were deleted.
  */
 export async function deleteStoredResponsesNaming(
   db: Db,
-  portalId: number,
-  contactId: string,
+  contact: { portalId: number; id: string; phone: string },
 ): Promise<number> {
+  const names = (value: string) =>
+    sql`strpos(${idempotencyKeys.responseBody}::text, ${JSON.stringify(value)}) > 0`;
   const deleted = await db
     .delete(idempotencyKeys)
     .where(
       and(
-        eq(idempotencyKeys.portalId, portalId),
-        sql`${idempotencyKeys.responseBody} -> 'data' ->> 'id' = ${contactId}`,
+        eq(idempotencyKeys.portalId, contact.portalId),
+        or(names(contact.id), names(contact.phone)),
       ),
     )
     .returning({ key: idempotencyKeys.key });

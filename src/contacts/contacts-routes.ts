@@ -5,11 +5,12 @@
  *
  * @see README.md "CRM contacts"
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf } from '../external-api/request-principal.ts';
 import { errorResponses } from '../platform/error-envelope.ts';
-import type { ErrorCode } from '../platform/errors.ts';
+import { AppError, type ErrorCode } from '../platform/errors.ts';
+import { jsonBodyParser } from '../platform/json-body.ts';
 import {
   ContactEnvelopeSchema,
   ContactFieldsSchema,
@@ -60,7 +61,7 @@ export function contactsRoutes(contacts: ContactsService) {
     api.addContentTypeParser(
       'application/merge-patch+json',
       { parseAs: 'string' },
-      api.getDefaultJsonParser('error', 'error'),
+      jsonBodyParser(api),
     );
     api.setSchemaErrorFormatter(contactSchemaError);
     createRoute(api, contacts);
@@ -254,12 +255,27 @@ function eraseRoute(api: FastifyInstance, contacts: ContactsService): void {
   );
 }
 
+/**
+ * The validator coerces a scalar into a one-item array (Fastify's `coerceTypes: 'array'`, which
+ * query strings need): `{"contacts": "x"}` would become one failed row. The document declares
+ * an array, so anything else is a 400 before validation.
+ */
+async function refuseNonArrayContacts(request: FastifyRequest): Promise<void> {
+  const body = request.body as { contacts?: unknown } | null | undefined;
+  if (body && typeof body === 'object' && 'contacts' in body && !Array.isArray(body.contacts)) {
+    throw new AppError('invalid_request', 'The request is not valid; see details.', {
+      details: [{ field: 'body.contacts', message: 'must be an array of contacts' }],
+    });
+  }
+}
+
 function importRoute(api: FastifyInstance, contacts: ContactsService): void {
   api.post<{ Body: { contacts: unknown[] } }>(
     '/crm/contacts/import',
     {
       config: WRITE,
       bodyLimit: IMPORT_BODY_LIMIT_BYTES,
+      preValidation: refuseNonArrayContacts,
       schema: {
         summary: 'Import contacts',
         description:

@@ -42,21 +42,30 @@ import { normalisePhone, phoneDigitsOf } from './phone.ts';
 
 export type { ImportResult } from './contact-import.ts';
 
+/** What one erasure step did: `count` rows of `what`, deleted, anonymised or failed. */
+export interface ErasureCount {
+  kind: 'erased' | 'anonymised' | 'failed';
+  what: string;
+  count: number;
+}
+
 /**
- * One step of an erasure, run in its transaction after the contact row is gone: another
- * feature (messaging) anonymises what names the person and says how many rows it touched.
+ * One step of an erasure, run in its transaction before the contact row goes (so the rows
+ * linked to the contact are still linked): another feature (messaging) removes or anonymises
+ * what names the person, by contact id or phone, and says how many rows it touched.
  */
 export type ErasureStep = (
   tx: repo.Tx,
   contact: { portalId: number; id: string; phone: string },
-) => Promise<{ kind: 'erased' | 'anonymised'; what: string; count: number }>;
+) => Promise<ErasureCount | ErasureCount[]>;
 
-/** What an erasure removed (`erased`) and stripped of the person (`anonymised`), by kind. */
+/** What an erasure removed, stripped of the person and stopped (queued messages), by kind. */
 export interface Erasure {
   id: string;
   erasedAt: string;
   erased: Record<string, number>;
   anonymised: Record<string, number>;
+  failed: Record<string, number>;
 }
 
 export interface ContactsServiceDeps {
@@ -205,21 +214,23 @@ async function eraseContact(
 ): Promise<Erasure> {
   const { db, logger, erasureSteps } = deps;
   const erasure = await db.transaction(async (tx) => {
-    const row = await repo.deleteContact(tx, principal.portalId, id);
+    const row = await repo.findContact(tx, principal.portalId, id);
     if (!row) throw notFound();
     const result: Erasure = {
       id,
       erasedAt: new Date().toISOString(),
-      erased: {
-        contact: 1,
-        storedResponses: await repo.deleteStoredResponsesNaming(tx, principal.portalId, id),
-      },
+      erased: { contact: 0, storedResponses: 0 },
       anonymised: {},
+      failed: {},
     };
     for (const step of erasureSteps) {
-      const { kind, what, count } = await step(tx, row);
-      result[kind][what] = (result[kind][what] ?? 0) + count;
+      for (const { kind, what, count } of [await step(tx, row)].flat())
+        result[kind][what] = (result[kind][what] ?? 0) + count;
     }
+    // A concurrent erasure of the same contact deleted it first: this one changes nothing.
+    if (!(await repo.deleteContact(tx, principal.portalId, id))) throw notFound();
+    result.erased.contact = 1;
+    result.erased.storedResponses = await repo.deleteStoredResponsesNaming(tx, row);
     // The id only: the audit log never holds the person's data.
     await recordAuditEvent(tx, {
       portalId: principal.portalId,

@@ -13,28 +13,49 @@ export const PHONE_INPUT_MAX = 40;
 export type PhoneResult = { ok: true; e164: string } | { ok: false; message: string };
 
 /**
+ * A region whose international prefix is `00` (most of the world's, ITU-T E.164 Annex A), so
+ * that libphonenumber-js reads `00 44 20 7946 0958` as `+44 20 7946 0958`. Only numbers written
+ * with that prefix are parsed with it: a national number (`020 7946 0958`) is still refused.
+ */
+const IDD_00_REGION = 'DE';
+
+/** Control characters (Unicode Cc): a phone holding one is not a phone. */
+const CONTROL = /\p{Cc}/u;
+
+/**
  * Normalise `input` to E.164. A number needs its country code (`+44 20 7946 0958`, or the
- * international prefix `00`): contacts come from every country, so none is assumed.
+ * international prefix `00`): contacts come from every country, so none is assumed. A number
+ * with an extension (`ext. 5`) is refused: WhatsApp addresses have none.
  *
  * @returns the E.164 form, or a message for the `details` of a 400 saying what is wrong.
  */
 export function normalisePhone(input: string): PhoneResult {
-  // `0044 …` and `(+44) …` are common ways to write the country code.
-  const text = input
-    .trim()
-    .replace(/^00(?=\d)/, '+')
-    .replace(/^\((\+\d{1,3})\)/, '$1');
+  if (CONTROL.test(input)) return { ok: false, message: 'must not contain control characters' };
+  // `(+44) …` is a common way to write the country code.
+  const text = input.trim().replace(/^\((\+\d{1,3})\)/, '$1');
   if (!/\d/.test(text)) return { ok: false, message: 'is not a phone number' };
-  if (!text.startsWith('+')) {
+  const international = text.startsWith('00');
+  if (!text.startsWith('+') && !international) {
     return {
       ok: false,
       message: 'needs a country code: write it in international form, such as +44 20 7946 0958',
     };
   }
   try {
-    const parsed = parsePhoneNumberWithError(text);
+    const parsed = international
+      ? parsePhoneNumberWithError(text, IDD_00_REGION)
+      : parsePhoneNumberWithError(text);
+    if (international && parsed.country === IDD_00_REGION && !/^00\D*49/.test(text)) {
+      return {
+        ok: false,
+        message: 'needs a country code: write it in international form, such as +44 20 7946 0958',
+      };
+    }
     if (!parsed.isValid()) {
       return { ok: false, message: 'is not a valid phone number for its country code' };
+    }
+    if (parsed.ext !== undefined) {
+      return { ok: false, message: 'must not have an extension (WhatsApp numbers have none)' };
     }
     return { ok: true, e164: parsed.number };
   } catch (err) {

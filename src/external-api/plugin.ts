@@ -15,6 +15,7 @@ import type {
 } from 'fastify';
 import { notFoundHandler } from '../platform/error-envelope.ts';
 import { AppError } from '../platform/errors.ts';
+import { jsonBodyParser } from '../platform/json-body.ts';
 import type { Principal, PrincipalLookup } from '../accounts/principal.ts';
 import { invalidToken, presentedTokenHash, requireScopes } from './authenticate.ts';
 import { openApiDocumentRoute } from './openapi.ts';
@@ -55,9 +56,8 @@ export async function externalApi(
 
   // JSON is the only body the API reads: without a parser for them, other media types (text,
   // forms registered elsewhere in the app) are refused with 415 `unsupported_media_type`.
-  const json = api.getDefaultJsonParser('error', 'error');
   api.removeAllContentTypeParsers();
-  api.addContentTypeParser('application/json', { parseAs: 'string' }, json);
+  api.addContentTypeParser('application/json', { parseAs: 'string' }, jsonBodyParser(api));
 
   const limits = createApiRateLimits(options.rateLimits);
   api.addHook('onClose', () => limits.close());

@@ -55,7 +55,7 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
     'paused or unknown).',
   provider_error: 'The provider failed or refused the call; retry later.',
   provider_timeout: 'The provider did not answer in time; retry later.',
-  payload_too_large: 'The request body is over 64 KiB.',
+  payload_too_large: "The request body is over the route's limit (64 KiB unless it says).",
   unsupported_media_type: 'The request body is not `application/json`.',
   rate_limited: 'Too many requests; wait the `Retry-After` seconds.',
   internal_error: 'Something failed on our side; quote the request id to support.',
@@ -146,8 +146,19 @@ export function envelope(error: AppError, requestId: string): ErrorEnvelope {
   return body;
 }
 
-/** Map any thrown value to an AppError. Unknown errors become a bare `internal_error`. */
-export function toAppError(err: unknown): AppError {
+/** A byte count in words: `64 KiB`, `1 MiB`. */
+function sizeInWords(bytes: number): string {
+  return bytes >= 1024 * 1024 && bytes % (1024 * 1024) === 0
+    ? `${bytes / (1024 * 1024)} MiB`
+    : `${Math.round(bytes / 1024)} KiB`;
+}
+
+/**
+ * Map any thrown value to an AppError. Unknown errors become a bare `internal_error`.
+ *
+ * @param bodyLimit the body limit of the request's route, in bytes, stated by a 413.
+ */
+export function toAppError(err: unknown, bodyLimit = BODY_LIMIT_BYTES): AppError {
   if (err instanceof AppError) return err;
   // A service's refusal of its input (an unknown portal, a weak password): the message is
   // written for the caller.
@@ -164,7 +175,7 @@ export function toAppError(err: unknown): AppError {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new AppError(
         'payload_too_large',
-        `The request body is over the limit of ${BODY_LIMIT_BYTES / 1024} KiB.`,
+        `The request body is over the limit of ${sizeInWords(bodyLimit)}.`,
         { cause: err },
       );
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
@@ -226,7 +237,7 @@ export function installErrorHandlers(
   } = {},
 ): void {
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
-    const error = toAppError(err);
+    const error = toAppError(err, request.routeOptions.bodyLimit);
     // Said on the request's one access line (access-log.ts), not on a line of its own.
     noteRequestError(
       request,

@@ -40,7 +40,7 @@ import { personRoutes } from './person.tsx';
 import { cloudMessageRoutes } from './cloud-messages.ts';
 import { cloudPhoneNumberRoutes } from './cloud-phone-numbers.ts';
 import { writeIn, type InboundInput, type InboundOutcome } from './cloud-inbound.ts';
-import type { CloudOptions, PhoneMessage } from './cloud-state.ts';
+import type { CloudOptions, PhoneMessage, SandboxTemplate } from './cloud-state.ts';
 import { cloudTemplateRoutes } from './cloud-templates.ts';
 import { sandboxPhoneRoutes } from './sandbox-phone.tsx';
 import { graphError } from './graph-errors.ts';
@@ -112,6 +112,8 @@ export interface SandboxProvider {
     deliveries: SandboxState['cloud']['deliveries'];
     /** A person writes in (as `POST /sandbox/inbound`). */
     writeIn(input: InboundInput): Promise<InboundOutcome>;
+    /** A WABA's templates, live (a test may add one in any status or category). */
+    templatesOf(wabaId: string): SandboxTemplate[];
     /** Change the delays and the rate. */
     configure(patch: Partial<CloudOptions>): void;
   };
@@ -220,6 +222,7 @@ function testHooks(
       messages: state.cloud.messages,
       deliveries: state.cloud.deliveries,
       writeIn: (input) => writeIn(state, input),
+      templatesOf: (wabaId) => state.cloud.templatesOf(wabaId),
       configure: (patch) => {
         state.cloud.options = { ...state.cloud.options, ...patch };
       },

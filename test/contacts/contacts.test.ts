@@ -203,9 +203,10 @@ for (const backend of backends()) {
         {
           id,
           erasedAt: 0,
-          erased: { contact: 1, storedResponses: 1 },
-          // Messaging's erasure step anonymises the contact's messages (none here).
-          anonymised: { messageRecipients: 0 },
+          erased: { contact: 1, storedResponses: 1, drafts: 0 },
+          // Messaging's erasure steps anonymise the contact's messages and drafts (none here).
+          anonymised: { messageRecipients: 0, drafts: 0 },
+          failed: { queuedMessages: 0 },
         },
       );
       assert.equal((await call('GET', `${CONTACTS}/${id}`)).statusCode, 404);
@@ -245,6 +246,77 @@ for (const backend of backends()) {
       const other = await post({ phone: '+16505550000' });
       assert.equal(other.statusCode, 409);
       assert.equal(other.json().error.code, 'idempotency_conflict');
+    });
+
+    test('phone input: the 00 international prefix is read, an extension and control characters are refused', async (t) => {
+      const { app, services } = await buildTestApp(t, backend);
+      const call = caller(app, (await createPortal(services)).token);
+      const spaced = await call('POST', CONTACTS, { phone: '00 44 20 7183 8750' });
+      assert.equal(spaced.statusCode, 201, spaced.body);
+      assert.equal(spaced.json().data.phone, '+442071838750');
+      const refused: [string, Record<string, string>, string][] = [
+        ['extension', { phone: '+1 650 555 1234 ext. 5' }, 'body.phone'],
+        ['newline in phone', { phone: '+16505551234\n' }, 'body.phone'],
+        ['NEL in a name', { phone: '+16505551234', firstName: 'Ada\u0085' }, 'body.firstName'],
+        ['bidi override', { phone: '+16505551234', lastName: 'a\u202Eb' }, 'body.lastName'],
+        ['bidi isolate', { phone: '+16505551234', lastName: 'a\u2066b' }, 'body.lastName'],
+      ];
+      for (const [name, payload, field] of refused) {
+        const res = await call('POST', CONTACTS, payload);
+        assert.equal(res.statusCode, 400, `${name}: ${res.body}`);
+        assert.equal(res.json().error.details[0].field, field, name);
+      }
+      assert.equal((await call('GET', CONTACTS)).json().data.items.length, 1);
+    });
+
+    test('an empty body sent as application/json is no body', async (t) => {
+      const { app, services } = await buildTestApp(t, backend);
+      const { token } = await createPortal(services);
+      const call = caller(app, token);
+      const id = (await call('POST', CONTACTS, { phone: '+16505551234' })).json().data.id;
+      for (const method of ['GET', 'DELETE'] as const) {
+        const res = await app.inject({
+          method,
+          url: `${CONTACTS}/${id}`,
+          headers: { authorization: token, 'content-type': 'application/json' },
+          payload: '',
+        });
+        assert.equal(res.statusCode, 200, `${method}: ${res.body}`);
+      }
+      // A route that takes a body still needs one.
+      const noBody = await app.inject({
+        method: 'POST',
+        url: CONTACTS,
+        headers: { authorization: token, 'content-type': 'application/json' },
+        payload: '',
+      });
+      assert.equal(noBody.statusCode, 400);
+      assert.equal(noBody.json().error.code, 'invalid_request');
+    });
+
+    test('import: `contacts` that is not an array is a 400, nothing written', async (t) => {
+      const { app, services } = await buildTestApp(t, backend);
+      const call = caller(app, (await createPortal(services)).token);
+      for (const contacts of ['x', { phone: '+16505551234' }, '+16505551234']) {
+        const res = await call('POST', `${CONTACTS}/import`, { contacts });
+        assert.equal(res.statusCode, 400, res.body);
+        assert.equal(res.json().error.code, 'invalid_request');
+        assert.equal(res.json().error.details[0].field, 'body.contacts');
+      }
+      assert.deepEqual((await call('GET', CONTACTS)).json().data.items, []);
+      // A phone three times: both earlier rows name the row that was imported.
+      const phone = '+16505551234';
+      const res = await call('POST', `${CONTACTS}/import`, {
+        contacts: [{ phone }, { phone }, { phone, firstName: 'Last' }],
+      });
+      assert.equal(res.json().data.created, 1);
+      assert.deepEqual(
+        res.json().data.failed.map((f: { index: number; message: string }) => [f.index, f.message]),
+        [0, 1].map((i) => [
+          i,
+          'the same phone as row 2, which was imported instead (the last one wins)',
+        ]),
+      );
     });
 
     test('bad input: a clear 400 naming the field, nothing written', async (t) => {

@@ -164,6 +164,27 @@ for (const backend of backends()) {
       }
     });
 
+    test('every success response is a named schema (a generated client names its type)', async (t) => {
+      const { app } = await buildTestApp(t, backend);
+      const doc = (await app.inject({ url: OPENAPI_URL })).json();
+      const anonymous: string[] = [];
+      let messaging = 0;
+      for (const [path, item] of Object.entries<Record<string, { responses: object }>>(doc.paths)) {
+        for (const [method, operation] of Object.entries(item)) {
+          for (const [status, response] of Object.entries<{
+            content?: Record<string, { schema: { $ref?: string } }>;
+          }>(operation.responses as Record<string, never>)) {
+            const schema = response.content?.['application/json']?.schema;
+            if (!status.startsWith('2') || !schema) continue;
+            if (path.includes('/messaging/')) messaging++;
+            if (schema.$ref === undefined) anonymous.push(`${method} ${path} ${status}`);
+          }
+        }
+      }
+      assert.equal(messaging, 16, 'the messaging operations');
+      assert.deepEqual(anonymous, []);
+    });
+
     test('unknown routes under the base still need a token; the document does not', async (t) => {
       const { app, services } = await buildTestApp(t, backend);
       assert.equal((await app.inject({ url: '/api/v1/external/openapi.yaml' })).statusCode, 401);

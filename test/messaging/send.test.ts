@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { createPortal } from '../helpers/app.ts';
 import { eventually } from '../helpers/instances.ts';
 import { hello, messagingSetup, MESSAGES } from '../helpers/messaging.ts';
 import { backends } from '../helpers/storage.ts';
@@ -175,6 +176,134 @@ for (const backend of backends()) {
       });
       const off = await s.send(hello('+16505551234', s.numbers[0]!));
       assert.equal(off.json().error.code, 'not_connected');
+    });
+
+    test('a recipient `to` holding a control character is refused as a contact phone is', async (t) => {
+      const s = await messagingSetup(t, backend, { workers: false });
+      for (const to of ['+1650555\u00001234', '+16505551234\n', '+1 650 555 1234 ext. 5']) {
+        const res = await s.send(hello(to, s.numbers[0]!));
+        assert.equal(res.statusCode, 400, `${JSON.stringify(to)}: ${res.body}`);
+        assert.equal(res.json().error.details[0].field, 'body.to');
+      }
+      assert.equal(await s.services.messaging.waitingJobs(), 0);
+    });
+
+    test("a send by `to` to an opted-out contact's phone is refused", async (t) => {
+      const s = await messagingSetup(t, backend, { workers: false });
+      const contact = await s.app.inject({
+        method: 'POST',
+        url: '/api/v1/external/crm/contacts',
+        headers: { authorization: s.token },
+        payload: { phone: '+16505553333', consent: { whatsapp: 'opted_out' } },
+      });
+      assert.equal(contact.statusCode, 201);
+      const res = await s.send(hello('+1 650-555-3333', s.numbers[0]!));
+      assert.equal(res.statusCode, 422, res.body);
+      assert.equal(res.json().error.code, 'recipient_opted_out');
+      assert.equal(await s.services.messaging.waitingJobs(), 0);
+    });
+
+    test('free text: the window is 24 hours, and per business phone number', async (t) => {
+      const s = await messagingSetup(t, backend, { workers: false });
+      const text = (from: string) => ({
+        to: '+16505552222',
+        from,
+        type: 'text',
+        text: { body: 'Your order shipped' },
+      });
+      const writeIn = (phoneNumberId: string, hoursAgo: number) =>
+        s.services.messaging.webhookSink.inboundMessages(s.portalId, phoneNumberId, [
+          {
+            wamid: `wamid.in${hoursAgo}${phoneNumberId}`,
+            from: '16505552222',
+            timestamp: new Date(Date.now() - hoursAgo * 3600_000),
+            type: 'text',
+          },
+        ]);
+      // 25 hours after the person's last message: closed.
+      await writeIn(s.numbers[0]!, 25);
+      let res = await s.send(text(s.numbers[0]!));
+      assert.equal(res.statusCode, 422, res.body);
+      assert.equal(res.json().error.code, 'outside_service_window');
+      // 23 hours: open, with that number only.
+      await writeIn(s.numbers[0]!, 23);
+      res = await s.send(text(s.numbers[0]!));
+      assert.equal(res.statusCode, 202, res.body);
+      res = await s.send(text(s.numbers[1]!));
+      assert.equal(res.statusCode, 422, res.body);
+      assert.equal(res.json().error.code, 'outside_service_window');
+      assert.equal(await s.services.messaging.waitingJobs(), 1);
+    });
+
+    test("templates are read in the sender number's WABA: approval and price", async (t) => {
+      const s = await messagingSetup(t, backend, { workers: false });
+      const [wabaA, wabaB] = await s.services.partner.wabaIdsOf(s.portalId);
+      const template = (name: string, category: 'MARKETING' | 'UTILITY') => ({
+        id: `${name}${category}`,
+        name,
+        language: 'en_US',
+        category,
+        status: 'APPROVED',
+        components: [{ type: 'BODY', text: 'Hi' }],
+        appId: undefined,
+      });
+      const cloud = s.provider.sandbox.cloud;
+      cloud.templatesOf(wabaB!).push(template('only_b', 'UTILITY'), template('mixed', 'UTILITY'));
+      cloud.templatesOf(wabaA!).push(template('mixed', 'MARKETING'));
+      const numbers = await s.services.messagingProvider.numbers(s.portalId);
+      const fromA = numbers.find((n) => n.wabaId === wabaA)!.id;
+      const fromB = numbers.find((n) => n.wabaId === wabaB)!.id;
+      const send = (name: string, from: string) =>
+        s.send({
+          to: '+16505551234',
+          from,
+          type: 'template',
+          template: { name, language: 'en_US' },
+        });
+      const refused = await send('only_b', fromA);
+      assert.equal(refused.statusCode, 422, refused.body);
+      assert.equal(refused.json().error.code, 'template_not_approved');
+      assert.equal((await send('only_b', fromB)).statusCode, 202);
+      const marketing = await send('mixed', fromA);
+      assert.deepEqual(marketing.json().data.price, { amount: 11, currency: 'EUR' });
+      const utility = await send('mixed', fromB);
+      assert.deepEqual(utility.json().data.price, { amount: 4, currency: 'EUR' });
+    });
+
+    test("another portal's token sees none of this portal's messages, counts or credit", async (t) => {
+      const s = await messagingSetup(t, backend, { workers: false });
+      const sent = await s.send(hello('+16505551234', s.numbers[0]!));
+      assert.equal(sent.statusCode, 202);
+      const id = sent.json().data.id as string;
+      const other = await createPortal(s.services);
+      const get = (url: string) =>
+        s.app.inject({
+          url: `/api/v1/external/messaging${url}`,
+          headers: { authorization: other.token },
+        });
+      const byId = await get(`/messages/${id}`);
+      assert.equal(byId.statusCode, 404);
+      assert.equal(byId.json().error.code, 'not_found');
+      assert.ok(!byId.body.includes('6505551234'));
+      assert.deepEqual((await get('/messages')).json().data.items, []);
+      const summary = (await get('/reports/summary')).json().data.periods as {
+        counts: Record<string, number>;
+        cost: { amount: number };
+      }[];
+      assert.equal(
+        summary.reduce((n, p) => n + Object.values(p.counts).reduce((a, b) => a + b, 0), 0),
+        0,
+      );
+      assert.deepEqual((await get('/credit/transactions')).json().data.items, []);
+      // The same requests with the owner's token see them (the checks above can fail).
+      const own = (url: string) =>
+        s.app.inject({
+          url: `/api/v1/external/messaging${url}`,
+          headers: { authorization: s.token },
+        });
+      assert.equal((await own(`/messages/${id}`)).statusCode, 200);
+      assert.equal((await own('/messages')).json().data.items.length, 1);
+      assert.equal((await own('/credit/transactions')).json().data.items.length, 2);
     });
 
     test('Idempotency-Key: a retry replays, another body conflicts', async (t) => {

@@ -8,6 +8,7 @@
  * send itself is covered end to end in send.test.ts.
  */
 import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { reserve } from '../../src/messaging/credit/credit-ledger.ts';
@@ -60,6 +61,42 @@ const status = (
 function withoutCallbackData<T extends { bizOpaqueCallbackData?: string }>(event: T) {
   const { bizOpaqueCallbackData: _omitted, ...rest } = event;
   return rest;
+}
+
+/** POST a signed provider notification of `statuses` for the portal's first WABA. */
+async function postStatuses(
+  app: Awaited<ReturnType<typeof buildTestApp>>['app'],
+  appSecret: string,
+  wabaId: string,
+  value: Record<string, unknown>,
+) {
+  const body = JSON.stringify({
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: wabaId,
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '15550111234', phone_number_id: '1234567891' },
+              ...value,
+            },
+          },
+        ],
+      },
+    ],
+  });
+  return app.inject({
+    method: 'POST',
+    url: '/api/provider/webhooks',
+    headers: {
+      'content-type': 'application/json',
+      'x-hub-signature-256': `sha256=${createHmac('sha256', appSecret).update(body).digest('hex')}`,
+    },
+    payload: body,
+  });
 }
 
 for (const backend of backends()) {
@@ -137,6 +174,62 @@ for (const backend of backends()) {
       assert.equal((await findMessage(services.storage.db, portalId, c))!.status, 'queued');
     });
 
+    test("a bad item of a provider batch is skipped and logged by id; the rest apply; another portal's message is untouched", async (t) => {
+      const provider = await startTestProvider(t);
+      const { app, services, logs } = await buildTestApp(t, backend, provider.env);
+      const portal = await createPortal(services);
+      const portalId = await services.accounts.portalIdFor(portal.portalCode);
+      await connectPortal(services, provider, { portalId, userId: portal.userId });
+      await services.messaging.addCredit({ portalId, amount: 100, note: 'n', actor: CLI_ACTOR });
+      const other = await createPortal(services);
+      const otherId = await services.accounts.portalIdFor(other.portalCode);
+      await services.messaging.addCredit({
+        portalId: otherId,
+        amount: 100,
+        note: 'n',
+        actor: CLI_ACTOR,
+      });
+      const [a, b, c] = [
+        await queuedMessage(services, portalId),
+        await queuedMessage(services, portalId),
+        await queuedMessage(services, otherId),
+      ];
+      const wabaId = (await services.partner.wabaIdsOf(portalId))[0]!;
+      const item = (id: string, timestamp: unknown) => ({
+        id: `wamid.${id}`,
+        status: 'sent',
+        timestamp,
+        recipient_id: '16505550101',
+        biz_opaque_callback_data: id,
+      });
+      const res = await postStatuses(app, provider.appSecret, wabaId, {
+        statuses: [
+          item(a, 1e20),
+          item(a, '999999999999'),
+          item(b, '1764000000'),
+          item(c, '1764000000'),
+        ],
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      assert.equal((await services.messaging.getMessage({ portalId }, a)).status, 'queued');
+      const sent = await services.messaging.getMessage({ portalId }, b);
+      assert.equal(sent.status, 'sent');
+      assert.equal(sent.sentAt, new Date(1764000000 * 1000).toISOString());
+      // The callback data names another portal's message: nothing changes there.
+      const untouched = await services.messaging.getMessage({ portalId: otherId }, c);
+      assert.equal(untouched.status, 'queued');
+      assert.equal(untouched.providerMessageId, null);
+      assert.deepEqual(await services.messaging.credit({ portalId: otherId }), {
+        balance: 100,
+        reserved: 10,
+        currency: 'EUR',
+      });
+      const line = logs.find((l) => l.includes('provider webhook handled'));
+      assert.ok(line, 'the batch is logged');
+      assert.deepEqual(JSON.parse(line).skippedIds, [`wamid.${a}`, `wamid.${a}`]);
+      assert.ok(!logs.some((l) => l.includes('16505550101')), 'no phone in the logs');
+    });
+
     test('inbound messages record lastInboundAt, creating unknown senders', async (t) => {
       const { services } = await buildTestApp(t, backend);
       const portal = await createPortal(services);
@@ -169,6 +262,20 @@ for (const backend of backends()) {
       assert.equal(
         (await services.contacts.getContact({ portalId }, contact.id)).lastInboundAt,
         at(30).toISOString(),
+      );
+    });
+
+    test('an inbound message from a number the phone library calls invalid is kept, with the raw wa_id', async (t) => {
+      const { services } = await buildTestApp(t, backend);
+      const portal = await createPortal(services);
+      const portalId = await services.accounts.portalIdFor(portal.portalCode);
+      await services.messaging.webhookSink.inboundMessages(portalId, 'x', [
+        { wamid: 'wamid.odd', from: '999123', timestamp: at(20), type: 'text', text: 'hi' },
+      ]);
+      const page = await services.contacts.listContacts({ portalId }, { limit: 10 });
+      assert.deepEqual(
+        page.items.map((c) => [c.phone, c.lastInboundAt]),
+        [['+999123', at(20).toISOString()]],
       );
     });
 

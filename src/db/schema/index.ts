@@ -13,3 +13,4 @@ export * from './messages.ts';
 export * from './credit.ts';
 export * from './message-drafts.ts';
 export * from './webhooks.ts';
+export * from './service-windows.ts';

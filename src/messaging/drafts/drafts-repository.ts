@@ -127,3 +127,48 @@ export async function contactsByTag(db: Database, portalId: number, tag: string,
     .orderBy(contacts.createdAt, contacts.id)
     .limit(limit);
 }
+
+type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
+
+/**
+ * Take a person out of every draft of the portal that names them (by contact id or E.164
+ * phone), sent or not: the contact erasure. A draft left with no recipient at all is deleted
+ * (its text was for that person alone); the others keep their other recipients.
+ *
+ * @returns how many drafts were deleted and how many were changed.
+ */
+export async function removePersonFromDrafts(
+  tx: Tx,
+  contact: { portalId: number; id: string; phone: string },
+): Promise<{ deleted: number; changed: number }> {
+  const rows = await tx
+    .select({ id: messageDrafts.id, recipients: messageDrafts.recipients })
+    .from(messageDrafts)
+    .where(
+      and(
+        eq(messageDrafts.portalId, contact.portalId),
+        sql`(${messageDrafts.recipients} -> 'contactIds' @> ${JSON.stringify([contact.id])}::jsonb
+          or ${messageDrafts.recipients} -> 'phones' @> ${JSON.stringify([contact.phone])}::jsonb)`,
+      ),
+    )
+    .for('update');
+  let deleted = 0;
+  for (const row of rows) {
+    const recipients = {
+      ...row.recipients,
+      contactIds: row.recipients.contactIds.filter((id) => id !== contact.id),
+      phones: row.recipients.phones.filter((phone) => phone !== contact.phone),
+    };
+    const where = and(eq(messageDrafts.portalId, contact.portalId), eq(messageDrafts.id, row.id));
+    if (recipients.contactIds.length === 0 && recipients.phones.length === 0 && !recipients.tag) {
+      await tx.delete(messageDrafts).where(where);
+      deleted++;
+    } else {
+      await tx
+        .update(messageDrafts)
+        .set({ recipients, updatedAt: sql`now()` })
+        .where(where);
+    }
+  }
+  return { deleted, changed: rows.length - deleted };
+}

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../../external-api/request-principal.ts';
 import { errorResponses } from '../../platform/error-envelope.ts';
 import type { ErrorCode } from '../../platform/errors.ts';
+import { jsonBodyParser } from '../../platform/json-body.ts';
 import { Type } from 'typebox';
 import {
   DraftEnvelopeSchema,
@@ -35,7 +36,7 @@ export function draftsRoutes(drafts: DraftsService) {
     api.addContentTypeParser(
       'application/merge-patch+json',
       { parseAs: 'string' },
-      api.getDefaultJsonParser('error', 'error'),
+      jsonBodyParser(api),
     );
     collectionRoutes(api, drafts);
     itemRoutes(api, drafts);
@@ -148,10 +149,13 @@ function itemRoutes(api: FastifyInstance, drafts: DraftsService): void {
         params: DraftParamsSchema,
         response: {
           200: {
-            ...Type.Object({
-              success: Type.Literal(true),
-              data: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }),
-            }),
+            ...Type.Object(
+              {
+                success: Type.Literal(true),
+                data: Type.Object({ id: Type.String(), deleted: Type.Literal(true) }),
+              },
+              { title: 'DeletedDraft' },
+            ),
             description: 'Deleted.',
           },
           ...errorResponses(['invalid_request', 'not_found']),

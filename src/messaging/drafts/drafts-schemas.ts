@@ -88,30 +88,41 @@ export const PatchDraftBodySchema = Type.Partial(NewDraftBodySchema, {
 });
 export type PatchDraftBody = Static<typeof PatchDraftBodySchema>;
 
-export const DraftSchema = Type.Object({
-  id: Type.String({ description: '`drf_` + base62.' }),
-  type: MessageType,
-  text: Type.Optional(TextSchema),
-  template: Type.Optional(TemplateRefSchema),
-  recipients: RecipientsSchema,
-  from: Nullable(Type.String()),
-  sentAt: Nullable(Iso('When it was sent; a sent draft cannot change or be sent again.')),
-  sendResult: Nullable(
-    Type.Object({ queued: Type.Integer(), refused: Type.Integer() }, { description: 'Counts.' }),
-  ),
-  createdAt: Iso('Created.'),
-  updatedAt: Iso('Last changed.'),
-});
+export const DraftSchema = Type.Object(
+  {
+    id: Type.String({ description: '`drf_` + base62.' }),
+    type: MessageType,
+    text: Type.Optional(TextSchema),
+    template: Type.Optional(TemplateRefSchema),
+    recipients: RecipientsSchema,
+    from: Nullable(Type.String()),
+    sentAt: Nullable(Iso('When it was sent; a sent draft cannot change or be sent again.')),
+    sendResult: Nullable(
+      Type.Object({ queued: Type.Integer(), refused: Type.Integer() }, { description: 'Counts.' }),
+    ),
+    createdAt: Iso('Created.'),
+    updatedAt: Iso('Last changed.'),
+  },
+  { title: 'Draft' },
+);
 export type Draft = Static<typeof DraftSchema>;
 
-export const DraftEnvelopeSchema = Type.Object({ success: Type.Literal(true), data: DraftSchema });
-export const DraftPageSchema = Type.Object({
-  success: Type.Literal(true),
-  data: Type.Object({
-    items: Type.Array(DraftSchema, { description: 'Newest first.' }),
-    nextCursor: Nullable(Type.String({ description: 'Pass as `cursor`; null on the last page.' })),
-  }),
-});
+export const DraftEnvelopeSchema = Type.Object(
+  { success: Type.Literal(true), data: DraftSchema },
+  { title: 'DraftEnvelope' },
+);
+export const DraftPageSchema = Type.Object(
+  {
+    success: Type.Literal(true),
+    data: Type.Object({
+      items: Type.Array(DraftSchema, { description: 'Newest first.' }),
+      nextCursor: Nullable(
+        Type.String({ description: 'Pass as `cursor`; null on the last page.' }),
+      ),
+    }),
+  },
+  { title: 'DraftPage' },
+);
 
 export const ListDraftsQuerySchema = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: DRAFT_PAGE_MAX, default: DRAFT_PAGE_DEFAULT }),
@@ -124,17 +135,20 @@ export const DraftParamsSchema = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64, description: 'Draft id (`drf_…`).' }),
 });
 
-export const SendResultSchema = Type.Object({
-  success: Type.Literal(true),
-  data: Type.Object({
-    queued: Type.Integer({ description: 'Messages queued, one per recipient.' }),
-    refused: Type.Array(
-      Type.Object({
-        recipient: Type.String({ description: 'The contact id or the phone (E.164).' }),
-        code: Type.String({ description: 'The error code a single send would have answered.' }),
-        message: Type.String(),
-      }),
-    ),
-    sentAt: Nullable(Iso('Null when nothing was queued: the draft stays unsent.')),
-  }),
-});
+export const SendResultSchema = Type.Object(
+  {
+    success: Type.Literal(true),
+    data: Type.Object({
+      queued: Type.Integer({ description: 'Messages queued, one per recipient.' }),
+      refused: Type.Array(
+        Type.Object({
+          recipient: Type.String({ description: 'The contact id or the phone (E.164).' }),
+          code: Type.String({ description: 'The error code a single send would have answered.' }),
+          message: Type.String(),
+        }),
+      ),
+      sentAt: Nullable(Iso('Null when nothing was queued: the draft stays unsent.')),
+    }),
+  },
+  { title: 'DraftSendResult' },
+);

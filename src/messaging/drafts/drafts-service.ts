@@ -15,7 +15,7 @@ import type { Principal as FullPrincipal } from '../../accounts/principal.ts';
 import type { DraftMessage, DraftRecipients } from '../../db/schema/message-drafts.ts';
 import type { Database } from '../../db/client.ts';
 import { keysetCursor } from '../../external-api/keyset-cursor.ts';
-import { normalisePhone } from '../../contacts/contacts-lookup.ts';
+import { normalisePhone, type ErasureStep } from '../../contacts/contacts-lookup.ts';
 import { randomBase62 } from '../../platform/crypto.ts';
 import { AppError, type ErrorDetail } from '../../platform/errors.ts';
 import { notConnected } from '../provider/provider-adapter.ts';
@@ -279,3 +279,15 @@ async function sendDraft(
   );
   return { ...outcome, sentAt: sentAt?.toISOString() ?? null };
 }
+
+/**
+ * The contact erasure step (contacts/'s `ErasureStep`): the person leaves every draft that
+ * names them; a draft for them alone is deleted.
+ */
+export const removeFromDraftsOnErasure: ErasureStep = async (tx, contact) => {
+  const { deleted, changed } = await repo.removePersonFromDrafts(tx, contact);
+  return [
+    { kind: 'erased', what: 'drafts', count: deleted },
+    { kind: 'anonymised', what: 'drafts', count: changed },
+  ];
+};

@@ -1,16 +1,24 @@
 /**
  * Messaging's step of a contact's erasure (contacts/'s `ErasureStep`, given in services.ts):
- * the erased person's messages keep their status, times and price for the portal's reports, but
- * lose the phone, the text and the link to the contact.
+ * the erased person's messages still queued fail with `recipient_erased` and their credit is
+ * released; then every message of theirs (by contact or phone) keeps its status, times and price
+ * for the portal's reports, but loses the phone, the text, the template parameters and the link.
  *
  * @see docs/messaging.md
  */
 import type { ErasureStep } from '../../contacts/contacts-lookup.ts';
+import { failQueuedOfErased } from './message-failures.ts';
 import { anonymiseMessagesOf } from './messages-repository.ts';
 
-/** @returns `anonymised` `messageRecipients` and how many messages it stripped. */
-export const anonymiseMessagesOnErasure: ErasureStep = async (tx, contact) => ({
-  kind: 'anonymised',
-  what: 'messageRecipients',
-  count: await anonymiseMessagesOf(tx, contact),
-});
+/** @returns `failed` `queuedMessages` and `anonymised` `messageRecipients`, with their counts. */
+export const anonymiseMessagesOnErasure: ErasureStep = async (tx, contact) => {
+  const failed = await failQueuedOfErased(tx, contact);
+  return [
+    { kind: 'failed', what: 'queuedMessages', count: failed.length },
+    {
+      kind: 'anonymised',
+      what: 'messageRecipients',
+      count: await anonymiseMessagesOf(tx, contact),
+    },
+  ];
+};

@@ -2,10 +2,16 @@
  * Failing queued messages and giving their credit back, in one transaction: the delivery
  * worker's final failures and the revocation step (docs/messaging.md "Failures").
  */
+import type { ErasureStep } from '../../contacts/contacts-lookup.ts';
 import type { Database } from '../../db/client.ts';
 import type { RevocationStep } from '../../partner/partner-service.ts';
 import { release } from '../credit/credit-ledger.ts';
-import { failIfQueued, failQueuedOfPortal, type MessageRow } from './messages-repository.ts';
+import {
+  failIfQueued,
+  failQueuedOfPerson,
+  failQueuedOfPortal,
+  type MessageRow,
+} from './messages-repository.ts';
 
 /** The error of a message whose portal's connection was revoked before it was sent. */
 export const REVOKED_ERROR = {
@@ -74,3 +80,26 @@ export const failQueuedOnRevocation: RevocationStep = async (tx, { portalId }) =
   const rows = await failQueuedOfPortal(tx, portalId, REVOKED_ERROR, new Date());
   await release(tx, portalId, releasesOf(rows), REVOCATION_ACTOR);
 };
+
+/** The error of a message whose recipient was erased (GDPR art. 17) while it was queued. */
+export const RECIPIENT_ERASED_ERROR = {
+  code: 'recipient_erased',
+  title: 'The recipient was erased before the message was sent',
+} as const;
+
+export const ERASURE_ACTOR = 'system:contact-erasure';
+
+/**
+ * Fail the erased person's messages still queued and not accepted by the provider with
+ * `recipient_erased`, and release their credit (nothing is sent to an erased person).
+ *
+ * @returns the messages failed.
+ */
+export async function failQueuedOfErased(
+  tx: Parameters<ErasureStep>[0],
+  contact: Parameters<ErasureStep>[1],
+): Promise<MessageRow[]> {
+  const failed = await failQueuedOfPerson(tx, contact, RECIPIENT_ERASED_ERROR, new Date());
+  await release(tx, contact.portalId, releasesOf(failed), ERASURE_ACTOR);
+  return failed;
+}

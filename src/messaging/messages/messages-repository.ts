@@ -212,9 +212,42 @@ export async function summaryRows(
   }));
 }
 
+/** The messages of a person: linked to the contact, or sent to its phone. */
+function messagesOfPerson(contact: { portalId: number; id: string; phone: string }): SQL {
+  return and(
+    eq(messages.portalId, contact.portalId),
+    sql`(${messages.contactId} = ${contact.id} or ${messages.to} = ${contact.phone})`,
+  )!;
+}
+
+/**
+ * Fail a person's messages still `queued` that the provider has not accepted (no wamid): the
+ * contact erasure, before the anonymisation.
+ *
+ * @returns the failed rows (their reservations are to be released).
+ */
+export async function failQueuedOfPerson(
+  tx: Tx,
+  contact: { portalId: number; id: string; phone: string },
+  error: { code: string; title: string },
+  at: Date,
+): Promise<MessageRow[]> {
+  return tx
+    .update(messages)
+    .set({ status: 'failed', failedAt: at, errorCode: error.code, errorTitle: error.title })
+    .where(
+      and(
+        messagesOfPerson(contact),
+        eq(messages.status, 'queued'),
+        isNull(messages.providerMessageId),
+      ),
+    )
+    .returning();
+}
+
 /**
  * Strip a person from their messages (contact erasure): the phone becomes `erased`, the text
- * is removed, the contact link is cut.
+ * and template parameters are removed, the contact link is cut.
  *
  * @returns how many messages were anonymised.
  */
@@ -225,12 +258,7 @@ export async function anonymiseMessagesOf(
   const rows = await tx
     .update(messages)
     .set({ to: 'erased', textBody: null, templateParameters: null, contactId: null })
-    .where(
-      and(
-        eq(messages.portalId, contact.portalId),
-        sql`(${messages.contactId} = ${contact.id} or ${messages.to} = ${contact.phone})`,
-      ),
-    )
+    .where(messagesOfPerson(contact))
     .returning({ id: messages.id });
   return rows.length;
 }

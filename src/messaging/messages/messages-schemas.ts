@@ -105,27 +105,33 @@ export const MessageSchema = Type.Object(
       { description: 'Reserved at send, captured when sent, released when failed.' },
     ),
   },
-  { description: 'An outbound WhatsApp message.' },
+  { title: 'Message', description: 'An outbound WhatsApp message.' },
 );
 export type Message = Static<typeof MessageSchema>;
 
-export const MessageEnvelopeSchema = Type.Object({
-  success: Type.Literal(true),
-  data: MessageSchema,
-});
-
-const page = <T extends TSchema>(item: T, description: string) =>
-  Type.Object({
+export const MessageEnvelopeSchema = Type.Object(
+  {
     success: Type.Literal(true),
-    data: Type.Object({
-      items: Type.Array(item, { description }),
-      nextCursor: Nullable(
-        Type.String({ description: 'Pass as `cursor`; null on the last page.' }),
-      ),
-    }),
-  });
+    data: MessageSchema,
+  },
+  { title: 'MessageEnvelope' },
+);
 
-export const MessagePageSchema = page(MessageSchema, 'Newest first.');
+const page = <T extends TSchema>(item: T, description: string, title: string) =>
+  Type.Object(
+    {
+      success: Type.Literal(true),
+      data: Type.Object({
+        items: Type.Array(item, { description }),
+        nextCursor: Nullable(
+          Type.String({ description: 'Pass as `cursor`; null on the last page.' }),
+        ),
+      }),
+    },
+    { title },
+  );
+
+export const MessagePageSchema = page(MessageSchema, 'Newest first.', 'MessagePage');
 
 const Limit = Type.Integer({
   minimum: 1,
@@ -177,58 +183,77 @@ const Counts = Type.Object({
   failed: Type.Integer(),
 });
 
-export const SummaryPeriodSchema = Type.Object({
-  start: Iso('Start of the bucket (UTC).'),
-  total: Type.Integer({ description: 'Messages queued in the bucket.' }),
-  counts: Type.Object(Counts.properties, { description: 'By current status.' }),
-  deliveryRate: Nullable(
-    Type.Number({
-      description: '(delivered + read) / (total − queued), 0–1; null when nothing was sent yet.',
+export const SummaryPeriodSchema = Type.Object(
+  {
+    start: Iso('Start of the bucket (UTC).'),
+    total: Type.Integer({ description: 'Messages queued in the bucket.' }),
+    counts: Type.Object(Counts.properties, { description: 'By current status.' }),
+    deliveryRate: Nullable(
+      Type.Number({
+        description: '(delivered + read) / (total − queued), 0–1; null when nothing was sent yet.',
+      }),
+    ),
+    cost: Type.Object({
+      amount: Type.Integer({ description: 'Captured price of sent messages, minor units.' }),
+      currency: Type.String(),
     }),
-  ),
-  cost: Type.Object({
-    amount: Type.Integer({ description: 'Captured price of sent messages, minor units.' }),
-    currency: Type.String(),
-  }),
-});
+  },
+  { title: 'SummaryPeriod' },
+);
 export type SummaryPeriod = Static<typeof SummaryPeriodSchema>;
 
-export const SummarySchema = Type.Object({
-  success: Type.Literal(true),
-  data: Type.Object({
-    since: Iso('As asked.'),
-    until: Iso('As asked.'),
-    granularity: Type.Enum(['day', 'hour'] as const),
-    periods: Type.Array(SummaryPeriodSchema, {
-      description: 'Buckets with messages, oldest first.',
+export const SummarySchema = Type.Object(
+  {
+    success: Type.Literal(true),
+    data: Type.Object({
+      since: Iso('As asked.'),
+      until: Iso('As asked.'),
+      granularity: Type.Enum(['day', 'hour'] as const),
+      periods: Type.Array(SummaryPeriodSchema, {
+        description: 'Buckets with messages, oldest first.',
+      }),
     }),
-  }),
-});
+  },
+  { title: 'MessageSummary' },
+);
 
-export const CreditSchema = Type.Object({
-  balance: Type.Integer({ description: 'Minor units owned (including reserved).' }),
-  reserved: Type.Integer({ description: 'Minor units held by queued messages.' }),
-  currency: Type.String({ description: 'ISO 4217.' }),
-});
+export const CreditSchema = Type.Object(
+  {
+    balance: Type.Integer({ description: 'Minor units owned (including reserved).' }),
+    reserved: Type.Integer({ description: 'Minor units held by queued messages.' }),
+    currency: Type.String({ description: 'ISO 4217.' }),
+  },
+  { title: 'Credit' },
+);
 export type Credit = Static<typeof CreditSchema>;
-export const CreditEnvelopeSchema = Type.Object({
-  success: Type.Literal(true),
-  data: CreditSchema,
-});
+export const CreditEnvelopeSchema = Type.Object(
+  {
+    success: Type.Literal(true),
+    data: CreditSchema,
+  },
+  { title: 'CreditEnvelope' },
+);
 
-export const CreditTransactionSchema = Type.Object({
-  id: Type.String({ description: 'Transaction id (`ctx_…`).' }),
-  kind: Type.Enum(CREDIT_TRANSACTION_KINDS, {
-    description: 'topup (operator), reserve (send), capture (sent), release (failed).',
-  }),
-  amount: Type.Integer({ description: 'Minor units, positive.' }),
-  currency: Type.String(),
-  messageId: Nullable(Type.String()),
-  note: Nullable(Type.String()),
-  createdAt: Iso('ISO 8601, UTC.'),
-});
+export const CreditTransactionSchema = Type.Object(
+  {
+    id: Type.String({ description: 'Transaction id (`ctx_…`).' }),
+    kind: Type.Enum(CREDIT_TRANSACTION_KINDS, {
+      description: 'topup (operator), reserve (send), capture (sent), release (failed).',
+    }),
+    amount: Type.Integer({ description: 'Minor units, positive.' }),
+    currency: Type.String(),
+    messageId: Nullable(Type.String()),
+    note: Nullable(Type.String()),
+    createdAt: Iso('ISO 8601, UTC.'),
+  },
+  { title: 'CreditTransaction' },
+);
 export type CreditTransaction = Static<typeof CreditTransactionSchema>;
-export const CreditTransactionPageSchema = page(CreditTransactionSchema, 'Newest first.');
+export const CreditTransactionPageSchema = page(
+  CreditTransactionSchema,
+  'Newest first.',
+  'CreditTransactionPage',
+);
 
 export const PageQuerySchema = Type.Object(
   { limit: Limit, cursor: Cursor },

@@ -19,9 +19,9 @@ import type { TEMPLATE_CATEGORIES } from '../../db/schema/messages.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { SendMessageBody } from './messages-schemas.ts';
 import type { ProviderAdapter } from '../provider/provider-adapter.ts';
+import { isWindowOpen } from './service-windows.ts';
 
-/** The 24-hour customer service window, in ms. */
-export const SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
+export { SERVICE_WINDOW_MS } from './service-windows.ts';
 
 type TemplateCategory = (typeof TEMPLATE_CATEGORIES)[number];
 
@@ -75,22 +75,24 @@ function contentOf(input: SendMessageBody): void {
     throw invalid('template', 'is required for a template message (and `text` is not allowed)');
 }
 
+/** The sender: a phone number id of the account and the WABA it belongs to. */
 async function senderOf(
   provider: SendRulesProvider,
   portalId: number,
   from: string | undefined,
-): Promise<string> {
+): Promise<{ id: string; wabaId: string }> {
   // Refuses a portal with no active connection (409 `not_connected`) before reading numbers.
   const numbers = await provider.numbers(portalId);
   if (from !== undefined) {
-    if (!numbers.some((n) => n.id === from))
+    const number = numbers.find((n) => n.id === from);
+    if (!number)
       throw invalid(
         'from',
         'is not a phone number id of the connected account (GET /messaging/numbers)',
       );
-    return from;
+    return number;
   }
-  if (numbers.length === 1) return numbers[0]!.id;
+  if (numbers.length === 1) return numbers[0]!;
   if (numbers.length === 0)
     throw invalid(
       'from',
@@ -119,30 +121,45 @@ export async function checkSend(deps: {
   const { db, provider, portalId, input } = deps;
   contentOf(input);
   const { to, contact } = await recipientOf(db, portalId, input);
-  const from = await senderOf(provider, portalId, input.from);
+  const sender = await senderOf(provider, portalId, input.from);
+  const from = sender.id;
   if (contact?.consentWhatsapp === 'opted_out')
     throw new AppError('recipient_opted_out', 'The recipient opted out of WhatsApp messages.');
   const base = { to, contactId: contact?.id ?? null, from };
   if (input.type === 'text') {
-    const last = contact?.lastInboundAt;
-    if (!last || deps.now.getTime() - last.getTime() > SERVICE_WINDOW_MS)
+    // The window is between the person and one business phone number: the sender's.
+    const open =
+      contact !== null &&
+      (await isWindowOpen(db, {
+        portalId,
+        contactId: contact.id,
+        phoneNumberId: from,
+        now: deps.now,
+      }));
+    if (!open)
       throw new AppError(
         'outside_service_window',
-        'The recipient has not written in the last 24 hours, so free text cannot be sent; ' +
-          'send an approved template instead.',
+        'The recipient has not written to this sender number in the last 24 hours, so free ' +
+          'text cannot be sent; send an approved template instead.',
       );
     return { ...base, type: 'text', textBody: input.text!.body, template: null };
   }
   const wanted = input.template!;
   const templates = await provider.templates(portalId);
+  // A template belongs to one WABA: only the sender number's own can be sent, priced by its
+  // category there (the same name may be another category in another WABA of the grant).
   const template = templates.find(
-    (t) => t.name === wanted.name && t.language === wanted.language && t.status === 'APPROVED',
+    (t) =>
+      t.wabaId === sender.wabaId &&
+      t.name === wanted.name &&
+      t.language === wanted.language &&
+      t.status === 'APPROVED',
   );
   if (!template)
     throw new AppError(
       'template_not_approved',
-      `The template "${wanted.name}" (${wanted.language}) is not approved at the provider; ` +
-        'check GET /messaging/templates.',
+      `The template "${wanted.name}" (${wanted.language}) is not approved in the WABA of ` +
+        'the sender number; check GET /messaging/templates.',
     );
   return {
     ...base,

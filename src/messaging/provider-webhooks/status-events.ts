@@ -24,6 +24,7 @@ import type { Logger } from '../../platform/logger.ts';
 import { capture, release } from '../credit/credit-ledger.ts';
 import type { TemplateStatusEvent } from '../../partner/partner-service.ts';
 import type { MessageStatusEvent, MessagingWebhookSink } from '../messaging-types.ts';
+import { recordServiceWindow } from '../messages/service-windows.ts';
 import {
   lockMessageForStatus,
   updateMessage,
@@ -160,20 +161,29 @@ export function createWebhookSink(deps: {
 
     async inboundMessages(portalId, phoneNumberId, events) {
       for (const event of events) {
+        // The provider's `wa_id` is the person's WhatsApp address even when the phone library
+        // does not know its numbering plan (a new range, a country's late change): kept as is.
         const phone = normalisePhone(`+${event.from}`);
-        if (!phone.ok) {
-          log.warn({ portalId }, 'inbound message from an invalid phone ignored');
-          continue;
-        }
+        const e164 = phone.ok ? phone.e164 : `+${event.from}`;
+        if (!phone.ok)
+          log.info({ portalId }, 'inbound message from a phone the library calls invalid');
         await db.transaction(async (tx) => {
           await recordInbound(tx, {
             id: newContactId(),
             portalId,
-            phone: phone.e164,
+            phone: e164,
             at: event.timestamp,
           });
+          const contact = await findContactByPhone(tx, portalId, e164);
+          // The window opens between the person and the business number they wrote to.
+          if (contact)
+            await recordServiceWindow(tx, {
+              portalId,
+              contactId: contact.id,
+              phoneNumberId,
+              at: event.timestamp,
+            });
           if (!steps) return;
-          const contact = await findContactByPhone(tx, portalId, phone.e164);
           await steps.received(tx, portalId, {
             providerMessageId: event.wamid,
             contactId: contact?.id ?? null,

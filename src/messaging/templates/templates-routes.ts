@@ -100,14 +100,17 @@ export function templatesRoutes(templates: TemplatesService) {
           querystring: DeleteTemplateQuerySchema,
           response: {
             200: {
-              ...Type.Object({
-                success: Type.Literal(true),
-                data: Type.Object({
-                  name: Type.String(),
-                  wabaId: Type.String(),
-                  deleted: Type.Literal(true),
-                }),
-              }),
+              ...Type.Object(
+                {
+                  success: Type.Literal(true),
+                  data: Type.Object({
+                    name: Type.String(),
+                    wabaId: Type.String(),
+                    deleted: Type.Literal(true),
+                  }),
+                },
+                { title: 'DeletedTemplate' },
+              ),
               description: 'Deleted.',
             },
             ...errorResponses(['invalid_request', 'not_found', ...PROVIDER]),

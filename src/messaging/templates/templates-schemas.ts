@@ -21,25 +21,31 @@ export const GraphIdSchema = Type.String({
   description: 'A Graph id (digits).',
 });
 
-export const PhoneNumberSchema = Type.Object({
-  id: Type.String({ description: 'The phone number id: the `from` of a message.' }),
-  displayPhoneNumber: Type.String({ description: 'As the provider shows it.' }),
-  verifiedName: Type.String(),
-  qualityRating: Type.Union(
-    ['GREEN', 'YELLOW', 'RED', 'NA'].map((q) => Type.Literal(q)),
-    { description: 'The provider’s quality rating.' },
-  ),
-  messagingLimitTier: Nullable(Type.String({ description: 'e.g. `TIER_1K`.' })),
-  wabaId: Type.String({ description: 'The WhatsApp Business Account of the number.' }),
-});
+export const PhoneNumberSchema = Type.Object(
+  {
+    id: Type.String({ description: 'The phone number id: the `from` of a message.' }),
+    displayPhoneNumber: Type.String({ description: 'As the provider shows it.' }),
+    verifiedName: Type.String(),
+    qualityRating: Type.Union(
+      ['GREEN', 'YELLOW', 'RED', 'NA'].map((q) => Type.Literal(q)),
+      { description: 'The provider’s quality rating.' },
+    ),
+    messagingLimitTier: Nullable(Type.String({ description: 'e.g. `TIER_1K`.' })),
+    wabaId: Type.String({ description: 'The WhatsApp Business Account of the number.' }),
+  },
+  { title: 'PhoneNumber' },
+);
 
-export const NumbersPageSchema = Type.Object({
-  success: Type.Literal(true),
-  data: Type.Object({
-    items: Type.Array(PhoneNumberSchema),
-    nextCursor: Type.Null({ description: 'Always null: every number is in one page.' }),
-  }),
-});
+export const NumbersPageSchema = Type.Object(
+  {
+    success: Type.Literal(true),
+    data: Type.Object({
+      items: Type.Array(PhoneNumberSchema),
+      nextCursor: Type.Null({ description: 'Always null: every number is in one page.' }),
+    }),
+  },
+  { title: 'PhoneNumberPage' },
+);
 
 export const TemplateCategorySchema = Type.Union(
   ['MARKETING', 'UTILITY', 'AUTHENTICATION'].map((c) => Type.Literal(c)),
@@ -118,35 +124,46 @@ export const NewTemplateBodySchema = Type.Object(
 );
 export type NewTemplateBody = Static<typeof NewTemplateBodySchema>;
 
-export const TemplateSchema = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  language: Type.String(),
-  category: TemplateCategorySchema,
-  status: Type.String({ description: 'APPROVED, PENDING, REJECTED, PAUSED, DISABLED, …' }),
-  components: Type.Array(Type.Unknown()),
-  wabaId: Type.String(),
-});
-
-export const TemplatesPageSchema = Type.Object({
-  success: Type.Literal(true),
-  data: Type.Object({
-    items: Type.Array(TemplateSchema),
-    nextCursor: Nullable(Type.String({ description: 'Pass as `cursor`; null on the last page.' })),
-  }),
-});
-
-export const CreatedTemplateSchema = Type.Object({
-  success: Type.Literal(true),
-  data: Type.Object({
+export const TemplateSchema = Type.Object(
+  {
     id: Type.String(),
     name: Type.String(),
     language: Type.String(),
     category: TemplateCategorySchema,
-    status: Type.String({ description: '`PENDING` until the provider has reviewed it.' }),
+    status: Type.String({ description: 'APPROVED, PENDING, REJECTED, PAUSED, DISABLED, …' }),
+    components: Type.Array(Type.Unknown()),
     wabaId: Type.String(),
-  }),
-});
+  },
+  { title: 'Template' },
+);
+
+export const TemplatesPageSchema = Type.Object(
+  {
+    success: Type.Literal(true),
+    data: Type.Object({
+      items: Type.Array(TemplateSchema),
+      nextCursor: Nullable(
+        Type.String({ description: 'Pass as `cursor`; null on the last page.' }),
+      ),
+    }),
+  },
+  { title: 'TemplatePage' },
+);
+
+export const CreatedTemplateSchema = Type.Object(
+  {
+    success: Type.Literal(true),
+    data: Type.Object({
+      id: Type.String(),
+      name: Type.String(),
+      language: Type.String(),
+      category: TemplateCategorySchema,
+      status: Type.String({ description: '`PENDING` until the provider has reviewed it.' }),
+      wabaId: Type.String(),
+    }),
+  },
+  { title: 'CreatedTemplate' },
+);
 
 export const ListTemplatesQuerySchema = Type.Object({
   limit: Type.Integer({

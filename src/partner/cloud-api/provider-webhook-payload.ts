@@ -27,7 +27,14 @@ export type WebhookChange =
   | { kind: 'partner_removed'; wabaId: string; time: Date | undefined };
 
 export type ParsedWebhook =
-  { ok: true; changes: WebhookChange[]; skipped: number } | { ok: false; reason: string };
+  | {
+      ok: true;
+      changes: WebhookChange[];
+      skipped: number;
+      /** The provider's ids (wamids) of the skipped statuses and messages that carry one. */
+      skippedIds: string[];
+    }
+  | { ok: false; reason: string };
 
 const Id = Type.String({ pattern: '^[0-9]{1,30}$' });
 const Timestamp = Type.Union([
@@ -84,7 +91,24 @@ const TemplateValue = Type.Object({
 const AccountValue = Type.Object({ event: Type.String({ maxLength: 64 }) });
 
 const is = <T extends TSchema>(schema: T, v: unknown): v is Static<T> => Value.Check(schema, v);
-const date = (t: string | number) => new Date(Number(t) * 1000);
+/** The last instant a timestamp may name (9999-12-31T23:59:59Z, what ISO 8601 and SQL hold). */
+const LAST_SECOND = 253_402_300_799;
+
+/** A Unix time in seconds as a Date; null when it is out of range (not a time to store). */
+function date(t: string | number): Date | null {
+  const seconds = Number(t);
+  return Number.isSafeInteger(seconds) && seconds >= 0 && seconds <= LAST_SECOND
+    ? new Date(seconds * 1000)
+    : null;
+}
+
+/** The `id` of an item that did not fit, for the log (a bounded string, or nothing). */
+function idOf(item: unknown): string[] {
+  const id = (item as { id?: unknown } | null)?.id;
+  return typeof id === 'string' && id.length <= 256 ? [id] : [];
+}
+
+type Parsed = { changes: WebhookChange[]; skipped: number; skippedIds: string[] };
 
 /**
  * Parse a verified webhook body (already `JSON.parse`d).
@@ -95,6 +119,7 @@ const date = (t: string | number) => new Date(Number(t) * 1000);
 export function parseProviderWebhook(body: unknown): ParsedWebhook {
   if (!is(Envelope, body)) return { ok: false, reason: 'not a whatsapp_business_account body' };
   const changes: WebhookChange[] = [];
+  const skippedIds: string[] = [];
   let skipped = 0;
   for (const entry of body.entry as unknown[]) {
     const e = entry as { id: string; time?: number; changes?: unknown };
@@ -108,10 +133,11 @@ export function parseProviderWebhook(body: unknown): ParsedWebhook {
       else {
         changes.push(...parsed.changes);
         skipped += parsed.skipped;
+        skippedIds.push(...parsed.skippedIds);
       }
     }
   }
-  return { ok: true, changes, skipped };
+  return { ok: true, changes, skipped, skippedIds };
 }
 
 /** One change; null when its field is unknown or its value does not fit. */
@@ -119,7 +145,7 @@ function parseChange(
   wabaId: string,
   time: number | undefined,
   change: Static<typeof Change>,
-): { changes: WebhookChange[]; skipped: number } | null {
+): Parsed | null {
   const { field, value } = change;
   if (field === 'messages') return is(MessagesValue, value) ? messages(wabaId, value) : null;
   if (field === 'message_template_status_update') {
@@ -133,34 +159,34 @@ function parseChange(
       status: value.event,
       ...(reason !== undefined && reason !== 'NONE' && { reason }),
     };
-    return { changes: [{ kind: 'template', wabaId, event }], skipped: 0 };
+    return { changes: [{ kind: 'template', wabaId, event }], skipped: 0, skippedIds: [] };
   }
   if (field === 'account_update') {
     if (!is(AccountValue, value)) return null;
     // Other account events (reviews, bans, …) concern nothing Portico keeps: acknowledged.
-    if (value.event !== 'PARTNER_REMOVED') return { changes: [], skipped: 0 };
-    const at = time === undefined ? undefined : date(time);
-    return { changes: [{ kind: 'partner_removed', wabaId, time: at }], skipped: 0 };
+    if (value.event !== 'PARTNER_REMOVED') return { changes: [], skipped: 0, skippedIds: [] };
+    const at = time === undefined ? undefined : (date(time) ?? undefined);
+    return { changes: [{ kind: 'partner_removed', wabaId, time: at }], skipped: 0, skippedIds: [] };
   }
   return null;
 }
 
-function messages(
-  wabaId: string,
-  value: Static<typeof MessagesValue>,
-): { changes: WebhookChange[]; skipped: number } {
+function messages(wabaId: string, value: Static<typeof MessagesValue>): Parsed {
   const phoneNumberId = value.metadata.phone_number_id;
+  const skippedIds: string[] = [];
   let skipped = 0;
   const statuses: MessageStatusEvent[] = [];
   for (const s of value.statuses ?? []) {
-    if (!is(Status, s)) {
+    const timestamp = is(Status, s) ? date(s.timestamp) : null;
+    if (!is(Status, s) || timestamp === null) {
       skipped++;
+      skippedIds.push(...idOf(s));
       continue;
     }
     statuses.push({
       wamid: s.id,
       status: s.status,
-      timestamp: date(s.timestamp),
+      timestamp,
       recipientId: s.recipient_id,
       ...(s.biz_opaque_callback_data !== undefined && {
         bizOpaqueCallbackData: s.biz_opaque_callback_data,
@@ -178,15 +204,17 @@ function messages(
     if (is(Contact, c) && c.profile?.name !== undefined) names.set(c.wa_id, c.profile.name);
   const inbound: InboundMessageEvent[] = [];
   for (const m of value.messages ?? []) {
-    if (!is(Inbound, m)) {
+    const timestamp = is(Inbound, m) ? date(m.timestamp) : null;
+    if (!is(Inbound, m) || timestamp === null) {
       skipped++;
+      skippedIds.push(...idOf(m));
       continue;
     }
     const profileName = names.get(m.from);
     inbound.push({
       wamid: m.id,
       from: m.from,
-      timestamp: date(m.timestamp),
+      timestamp,
       type: m.type,
       ...(m.text !== undefined && { text: m.text.body }),
       ...(profileName !== undefined && { profileName }),
@@ -196,7 +224,7 @@ function messages(
   if (statuses.length > 0)
     changes.push({ kind: 'statuses', wabaId, phoneNumberId, events: statuses });
   if (inbound.length > 0) changes.push({ kind: 'inbound', wabaId, phoneNumberId, events: inbound });
-  return { changes, skipped };
+  return { changes, skipped, skippedIds };
 }
 
 function pricing(p: { billable?: boolean; category?: string; pricing_model?: string }) {

@@ -116,7 +116,13 @@ export async function providerWebhooksRoutes(
         );
       const outcome = await dispatch(parsed.changes, partner, sink, request.id);
       request.log.info(
-        { changes: parsed.changes.length, skipped: parsed.skipped, ...outcome },
+        {
+          changes: parsed.changes.length,
+          skipped: parsed.skipped,
+          // The provider's ids only: a skipped item's other fields may hold a phone or text.
+          ...(parsed.skippedIds.length > 0 && { skippedIds: parsed.skippedIds }),
+          ...outcome,
+        },
         'provider webhook handled',
       );
       return { success: true as const };
