@@ -4,8 +4,9 @@
  *
  * @see README.md "Messaging: numbers, templates and drafts"
  */
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { PHONE_INPUT_MAX } from '../../contacts/phone.ts';
+import { Envelope, Iso, Nullable, Page } from '../../external-api/schema-kit.ts';
 
 export const TEXT_BODY_MAX = 4096;
 export const RECIPIENTS_MAX = 1000;
@@ -14,9 +15,6 @@ export const DRAFT_PAGE_MAX = 100;
 export const DRAFT_PAGE_DEFAULT = 20;
 /** The most contacts a tag may expand to when a draft is sent. */
 export const TAG_RECIPIENTS_MAX = 10_000;
-
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-const Iso = (description: string) => Type.String({ format: 'date-time', description });
 
 const TextSchema = Type.Object(
   {
@@ -104,14 +102,8 @@ export const DraftSchema = Type.Object({
 });
 export type Draft = Static<typeof DraftSchema>;
 
-export const DraftEnvelopeSchema = Type.Object({ success: Type.Literal(true), data: DraftSchema });
-export const DraftPageSchema = Type.Object({
-  success: Type.Literal(true),
-  data: Type.Object({
-    items: Type.Array(DraftSchema, { description: 'Newest first.' }),
-    nextCursor: Nullable(Type.String({ description: 'Pass as `cursor`; null on the last page.' })),
-  }),
-});
+export const DraftEnvelopeSchema = Envelope(DraftSchema);
+export const DraftPageSchema = Page(DraftSchema, { items: 'Newest first.' });
 
 export const ListDraftsQuerySchema = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: DRAFT_PAGE_MAX, default: DRAFT_PAGE_DEFAULT }),
@@ -124,9 +116,8 @@ export const DraftParamsSchema = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64, description: 'Draft id (`drf_…`).' }),
 });
 
-export const SendResultSchema = Type.Object({
-  success: Type.Literal(true),
-  data: Type.Object({
+export const SendResultSchema = Envelope(
+  Type.Object({
     queued: Type.Integer({ description: 'Messages queued, one per recipient.' }),
     refused: Type.Array(
       Type.Object({
@@ -137,4 +128,4 @@ export const SendResultSchema = Type.Object({
     ),
     sentAt: Nullable(Iso('Null when nothing was queued: the draft stays unsent.')),
   }),
-});
+);
