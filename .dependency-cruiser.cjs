@@ -1,13 +1,56 @@
 /**
  * The layers of src/ (docs/architecture.md), checked by `npm run lint`:
  *
- *   platform ← db ← jobs ← features ← web ← composition roots
+ *   platform ← db ← jobs, idempotency ← features ← web ← composition roots
  *   platform ← db ← audit, accounts, browser ← features
  *
  * (config.ts sits beside platform.) A folder imports only from the floors below it and from its
  * own floor where a rule allows; nothing imports upward, and no two modules import each other.
  */
-const FEATURES = '^src/(external-api|tickets|contacts|messaging|webhooks|partner)/';
+const FEATURE_NAMES = ['external-api', 'tickets', 'contacts', 'messaging', 'webhooks', 'partner'];
+const FEATURES = `^src/(${FEATURE_NAMES.join('|')})/`;
+
+/**
+ * The only imports from one feature into another, each with its reason. Any other sideways
+ * import between features fails `npm run lint:imports`: name the edge here (and in
+ * docs/architecture.md) or move the shared code down a floor.
+ */
+const FEATURE_EDGES = {
+  'external-api': [],
+  tickets: [
+    {
+      to: 'external-api',
+      why: 'the principal of a request (request-principal.ts) and the API cursor (keyset-cursor.ts)',
+    },
+  ],
+  contacts: [
+    {
+      to: 'external-api',
+      why: 'the principal of a request (request-principal.ts) and the API cursor (keyset-cursor.ts)',
+    },
+  ],
+  messaging: [
+    {
+      to: 'external-api',
+      why: 'the principal of a request (request-principal.ts) and the API cursor (keyset-cursor.ts)',
+    },
+    {
+      to: 'partner',
+      why: 'the provider: every call goes through partner/ (withProvider, the Cloud API types), and messaging adds steps to its revocation and reads its webhook events',
+    },
+    {
+      to: 'contacts',
+      why: 'recipients: phone normalisation, the contact of a number (consent, service window) and the step messaging adds to an erasure; to narrow to one module',
+    },
+  ],
+  webhooks: [
+    {
+      to: 'partner',
+      why: "a connection's revocation reasons, which the connection.revoked event reports",
+    },
+  ],
+  partner: [],
+};
 const ROOTS = '^src/(main|app|services|cli[^/]*)\\.ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -65,12 +108,25 @@ module.exports = {
       from: { path: FEATURES },
       to: { path: `^src/(web|admin|sandbox-provider)/|${ROOTS}` },
     },
-    {
-      name: 'partner-imports-no-other-feature',
-      comment: 'Every other feature calls the provider through partner/, never the other way.',
+    ...FEATURE_NAMES.map((feature) => ({
+      name: `${feature}-imports-features-only-by-named-edges`,
+      comment: `Allowed: ${
+        FEATURE_EDGES[feature].map((e) => `${feature} → ${e.to} (${e.why})`).join('; ') || 'none'
+      }. See FEATURE_EDGES.`,
       severity: 'error',
-      from: { path: '^src/partner/' },
-      to: { path: FEATURES, pathNot: '^src/partner/' },
+      from: { path: `^src/${feature}/` },
+      to: {
+        path: FEATURES,
+        pathNot: `^src/(${[feature, ...FEATURE_EDGES[feature].map((e) => e.to)].join('|')})/`,
+      },
+    })),
+    {
+      name: 'idempotency-is-below-the-features',
+      comment:
+        'The Idempotency-Key claim, replay and queries serve every feature that creates something.',
+      severity: 'error',
+      from: { path: '^src/idempotency/' },
+      to: { path: '^src/', pathNot: '^src/(idempotency|db|platform)/' },
     },
     {
       name: 'messaging-uses-contacts-through-its-lookup',

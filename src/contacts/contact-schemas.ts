@@ -7,6 +7,7 @@
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { CONSENT_SOURCES, CONSENT_STATES } from '../db/schema/contacts.ts';
+import { Envelope, Iso, Nullable, Page } from '../external-api/schema-kit.ts';
 import { PHONE_INPUT_MAX } from './phone.ts';
 
 export const NAME_MAX = 100;
@@ -32,7 +33,6 @@ const NO_CONTROL =
   '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$';
 const Text = (max: number, description: string) =>
   Type.String({ minLength: 1, maxLength: max, pattern: NO_CONTROL, description });
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const ConsentStateSchema = Type.Enum(CONSENT_STATES, {
   title: 'ConsentState',
@@ -151,8 +151,6 @@ export const ImportBodySchema = Type.Object(
   { additionalProperties: false },
 );
 
-const Iso = (description: string) => Type.String({ format: 'date-time', description });
-
 export const ContactSchema = Type.Object(
   {
     id: Type.String({ pattern: '^ctc_[0-9A-Za-z]+$', description: 'Contact id (`ctc_…`).' }),
@@ -180,63 +178,46 @@ export const ContactSchema = Type.Object(
 );
 export type Contact = Static<typeof ContactSchema>;
 
-export const ContactEnvelopeSchema = Type.Object(
-  { success: Type.Literal(true), data: ContactSchema },
-  { title: 'ContactEnvelope' },
-);
+export const ContactEnvelopeSchema = Envelope(ContactSchema, { title: 'ContactEnvelope' });
 
-export const ContactPageSchema = Type.Object(
-  {
-    success: Type.Literal(true),
-    data: Type.Object({
-      items: Type.Array(ContactSchema, { description: 'Newest first.' }),
-      nextCursor: Nullable(
-        Type.String({ description: 'Pass as `cursor`; null on the last page.' }),
-      ),
-    }),
-  },
-  { title: 'ContactPage' },
-);
+export const ContactPageSchema = Page(ContactSchema, {
+  items: 'Newest first.',
+  title: 'ContactPage',
+});
 
-export const ErasureSchema = Type.Object(
-  {
-    success: Type.Literal(true),
-    data: Type.Object({
-      id: Type.String({ description: 'The erased contact id.' }),
-      erasedAt: Iso('When the erasure happened.'),
-      erased: Type.Record(Type.String(), Type.Integer(), {
-        description:
-          'Rows deleted, by kind (`contact`, `storedResponses`: the stored `Idempotency-Key` ' +
-          'responses naming the person; `drafts` addressed to the person alone).',
-      }),
-      anonymised: Type.Record(Type.String(), Type.Integer(), {
-        description:
-          'Rows kept but stripped of the person, by kind (`messageRecipients`: messages to ' +
-          'the contact or its phone; `drafts` the person was one recipient of).',
-      }),
-      failed: Type.Record(Type.String(), Type.Integer(), {
-        description:
-          'Messages to the person still queued, failed with `recipient_erased` and their ' +
-          'credit released (`queuedMessages`).',
-      }),
+export const ErasureSchema = Envelope(
+  Type.Object({
+    id: Type.String({ description: 'The erased contact id.' }),
+    erasedAt: Iso('When the erasure happened.'),
+    erased: Type.Record(Type.String(), Type.Integer(), {
+      description:
+        'Rows deleted, by kind (`contact`, `storedResponses`: the stored `Idempotency-Key` ' +
+        'responses naming the person; `drafts` addressed to the person alone).',
     }),
-  },
+    anonymised: Type.Record(Type.String(), Type.Integer(), {
+      description:
+        'Rows kept but stripped of the person, by kind (`messageRecipients`: messages to ' +
+        'the contact or its phone; `drafts` the person was one recipient of).',
+    }),
+    failed: Type.Record(Type.String(), Type.Integer(), {
+      description:
+        'Messages to the person still queued, failed with `recipient_erased` and their ' +
+        'credit released (`queuedMessages`).',
+    }),
+  }),
   { title: 'ContactErasure' },
 );
 
-export const ImportResultSchema = Type.Object(
-  {
-    success: Type.Literal(true),
-    data: Type.Object({
-      created: Type.Integer(),
-      updated: Type.Integer(),
-      unchanged: Type.Integer(),
-      failed: Type.Array(
-        Type.Object({ index: Type.Integer(), field: Type.String(), message: Type.String() }),
-        { description: 'Rows not written (0-based `index`), with the field at fault.' },
-      ),
-    }),
-  },
+export const ImportResultSchema = Envelope(
+  Type.Object({
+    created: Type.Integer(),
+    updated: Type.Integer(),
+    unchanged: Type.Integer(),
+    failed: Type.Array(
+      Type.Object({ index: Type.Integer(), field: Type.String(), message: Type.String() }),
+      { description: 'Rows not written (0-based `index`), with the field at fault.' },
+    ),
+  }),
   { title: 'ContactImportResult' },
 );
 

@@ -2,10 +2,10 @@
  * Queries over `contacts`. Invariant (docs/security.md, tenant isolation): every statement
  * filters by portal id in the statement itself.
  */
-import { and, desc, eq, gte, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gte, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { contacts, idempotencyKeys } from '../db/schema/index.ts';
-import type { PagePosition } from './contact-cursor.ts';
+import { contacts } from '../db/schema/index.ts';
+import { readKeysetPage, type KeysetPage, type PagePosition } from '../db/keyset-page.ts';
 
 /** Drizzle's transaction handle (same query API as the database). */
 export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
@@ -125,32 +125,6 @@ export async function deleteContact(
   return row ?? null;
 }
 
-/**
- * Delete the portal's stored `Idempotency-Key` responses that name this contact anywhere in
- * their body, by its id or its phone (a contact's creation, a message sent to them, a draft
- * addressed to them): a replay would otherwise hand the erased person's data back. Ids and
- * E.164 phones need no JSON escaping, so they are matched as quoted strings of the body's text.
- *
- * @returns how many were deleted.
- */
-export async function deleteStoredResponsesNaming(
-  db: Db,
-  contact: { portalId: number; id: string; phone: string },
-): Promise<number> {
-  const names = (value: string) =>
-    sql`strpos(${idempotencyKeys.responseBody}::text, ${JSON.stringify(value)}) > 0`;
-  const deleted = await db
-    .delete(idempotencyKeys)
-    .where(
-      and(
-        eq(idempotencyKeys.portalId, contact.portalId),
-        or(names(contact.id), names(contact.phone)),
-      ),
-    )
-    .returning({ key: idempotencyKeys.key });
-  return deleted.length;
-}
-
 /** `LIKE` prefix pattern for `text` (its `%`, `_` and `\` escaped). */
 function likePrefix(text: string): string {
   return `${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
@@ -189,20 +163,16 @@ export async function listContactPage(
   db: Db,
   portalId: number,
   options: { limit: number; after?: PagePosition | undefined; filter: ContactFilter },
-): Promise<{ rows: ContactRow[]; hasMore: boolean }> {
+): Promise<KeysetPage<ContactRow>> {
   const conditions = filterConditions(portalId, options.filter);
-  if (options.after) {
-    conditions.push(
-      sql`(${contacts.createdAt}, ${contacts.id}) < (${options.after.createdAt.toISOString()}::timestamptz, ${options.after.id})`,
-    );
-  }
-  const rows = await db
-    .select()
-    .from(contacts)
-    .where(and(...conditions))
-    .orderBy(desc(contacts.createdAt), desc(contacts.id))
-    .limit(options.limit + 1);
-  return { rows: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
+  return readKeysetPage(contacts, conditions, options, (where, orderBy, limit) =>
+    db
+      .select()
+      .from(contacts)
+      .where(where)
+      .orderBy(...orderBy)
+      .limit(limit),
+  );
 }
 
 /**

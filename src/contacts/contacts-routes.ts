@@ -8,7 +8,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf } from '../external-api/request-principal.ts';
-import { errorResponses } from '../platform/error-envelope.ts';
+import { errorResponses, typed, type ApiInstance } from '../external-api/schema-kit.ts';
 import { AppError, type ErrorCode } from '../platform/errors.ts';
 import { jsonBodyParser } from '../platform/json-body.ts';
 import {
@@ -25,10 +25,6 @@ import {
   PatchContactBodySchema,
   PhoneParamsSchema,
   UpsertContactBodySchema,
-  type ContactFields,
-  type ListContactsQuery,
-  type PatchContactBody,
-  type UpsertContactBody,
 } from './contact-schemas.ts';
 import { contactSchemaError } from './contact-validation.ts';
 import type { ContactsService } from './contacts-service.ts';
@@ -56,7 +52,8 @@ const IdempotencyHeaders = Type.Object({
 
 /** The route plugin; pass it in the external API's `routes` option. */
 export function contactsRoutes(contacts: ContactsService) {
-  return async function routes(api: FastifyInstance): Promise<void> {
+  return async function routes(app: FastifyInstance): Promise<void> {
+    const api = typed(app);
     // RFC 7396's media type for PATCH, read as JSON.
     api.addContentTypeParser(
       'application/merge-patch+json',
@@ -74,8 +71,8 @@ export function contactsRoutes(contacts: ContactsService) {
   };
 }
 
-function createRoute(api: FastifyInstance, contacts: ContactsService): void {
-  api.post<{ Body: ContactFields; Headers: { 'idempotency-key'?: string } }>(
+function createRoute(api: ApiInstance, contacts: ContactsService): void {
+  api.post(
     '/crm/contacts',
     {
       config: WRITE,
@@ -102,13 +99,14 @@ function createRoute(api: FastifyInstance, contacts: ContactsService): void {
         idempotencyKey: request.headers['idempotency-key'],
       });
       if (result.replayed) reply.header('idempotent-replayed', 'true');
-      return reply.code(result.status).send(result.body);
+      // A replay repeats the stored first response, and only a 201 is ever stored.
+      return reply.code(result.status as 201).send(result.body);
     },
   );
 }
 
-function upsertRoute(api: FastifyInstance, contacts: ContactsService): void {
-  api.put<{ Params: { phone: string }; Body: UpsertContactBody }>(
+function upsertRoute(api: ApiInstance, contacts: ContactsService): void {
+  api.put(
     '/crm/contacts/by-phone/:phone',
     {
       // The path holds a phone number: logs show the route's pattern, never the number.
@@ -141,8 +139,8 @@ function upsertRoute(api: FastifyInstance, contacts: ContactsService): void {
   );
 }
 
-function listRoute(api: FastifyInstance, contacts: ContactsService): void {
-  api.get<{ Querystring: ListContactsQuery }>(
+function listRoute(api: ApiInstance, contacts: ContactsService): void {
+  api.get(
     '/crm/contacts',
     {
       config: READ,
@@ -172,8 +170,8 @@ function listRoute(api: FastifyInstance, contacts: ContactsService): void {
   );
 }
 
-function getRoute(api: FastifyInstance, contacts: ContactsService): void {
-  api.get<{ Params: { id: string } }>(
+function getRoute(api: ApiInstance, contacts: ContactsService): void {
+  api.get(
     '/crm/contacts/:id',
     {
       config: READ,
@@ -195,8 +193,8 @@ function getRoute(api: FastifyInstance, contacts: ContactsService): void {
   );
 }
 
-function patchRoute(api: FastifyInstance, contacts: ContactsService): void {
-  api.patch<{ Params: { id: string }; Body: PatchContactBody }>(
+function patchRoute(api: ApiInstance, contacts: ContactsService): void {
+  api.patch(
     '/crm/contacts/:id',
     {
       config: WRITE,
@@ -224,8 +222,8 @@ function patchRoute(api: FastifyInstance, contacts: ContactsService): void {
   );
 }
 
-function eraseRoute(api: FastifyInstance, contacts: ContactsService): void {
-  api.delete<{ Params: { id: string } }>(
+function eraseRoute(api: ApiInstance, contacts: ContactsService): void {
+  api.delete(
     '/crm/contacts/:id',
     {
       config: WRITE,
@@ -269,8 +267,8 @@ async function refuseNonArrayContacts(request: FastifyRequest): Promise<void> {
   }
 }
 
-function importRoute(api: FastifyInstance, contacts: ContactsService): void {
-  api.post<{ Body: { contacts: unknown[] } }>(
+function importRoute(api: ApiInstance, contacts: ContactsService): void {
+  api.post(
     '/crm/contacts/import',
     {
       config: WRITE,

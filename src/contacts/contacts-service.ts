@@ -4,23 +4,25 @@
  *
  * The pieces: queries in contacts-repository.ts (each filters by portal id), input → columns in
  * contact-changes.ts, the import in contact-import.ts, phones in phone.ts. `Idempotency-Key`
- * handling is the tickets' (same table, same semantics; the fingerprint names the route).
+ * handling is idempotency/'s (one table, one semantics; the fingerprint names the route).
  *
  * @see docs/decisions.md "CRM contacts (issue 10)"
  */
 import type { Principal } from '../accounts/principal.ts';
 import { recordAuditEvent, type Actor } from '../audit/audit-log.ts';
 import type { Database } from '../db/client.ts';
+import { keysetCursor } from '../external-api/keyset-cursor.ts';
 import { isUniqueViolation } from '../platform/database-errors.ts';
 import { newContactId } from './contact-id.ts';
 import { runOptedOutSteps, type OptedOutStep } from './consent-steps.ts';
 import { AppError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
-import { claimOrReplay, requestFingerprint } from '../tickets/ticket-idempotency.ts';
+import { claimOrReplay, requestFingerprint } from '../idempotency/idempotency-keys.ts';
 import {
+  deleteStoredResponsesNaming,
   purgeExpiredIdempotencyKeys,
   saveIdempotentResponse,
-} from '../tickets/tickets-repository.ts';
+} from '../idempotency/idempotency-repository.ts';
 import {
   newContactColumns,
   patchChanges,
@@ -29,7 +31,6 @@ import {
   type ConsentSource,
   type ContactData,
 } from './contact-changes.ts';
-import { decodeCursor, encodeCursor } from './contact-cursor.ts';
 import { importContacts, type ImportResult } from './contact-import.ts';
 import type {
   Contact,
@@ -39,6 +40,8 @@ import type {
 } from './contact-schemas.ts';
 import * as repo from './contacts-repository.ts';
 import { normalisePhone, phoneDigitsOf } from './phone.ts';
+
+const contactCursor = keysetCursor(/^ctc_[0-9A-Za-z]{1,60}$/);
 
 export type { ImportResult } from './contact-import.ts';
 
@@ -230,7 +233,7 @@ async function eraseContact(
     // A concurrent erasure of the same contact deleted it first: this one changes nothing.
     if (!(await repo.deleteContact(tx, principal.portalId, id))) throw notFound();
     result.erased.contact = 1;
-    result.erased.storedResponses = await repo.deleteStoredResponsesNaming(tx, row);
+    result.erased.storedResponses = await deleteStoredResponsesNaming(tx, row);
     // The id only: the audit log never holds the person's data.
     await recordAuditEvent(tx, {
       portalId: principal.portalId,
@@ -316,11 +319,10 @@ export function createContactsService({
       eraseContact({ db, logger, erasureSteps, optedOutSteps }, principal, id, context),
 
     async listContacts(principal, query) {
-      const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
       const q = query.q?.trim();
-      const { rows, hasMore } = await repo.listContactPage(db, principal.portalId, {
+      const page = await repo.listContactPage(db, principal.portalId, {
         limit: query.limit,
-        after,
+        after: contactCursor.after(query.cursor),
         filter: {
           tag: query.tag,
           consent: query.consent,
@@ -329,11 +331,7 @@ export function createContactsService({
           updatedSince: query.updatedSince ? new Date(query.updatedSince) : undefined,
         },
       });
-      const last = rows.at(-1);
-      return {
-        items: rows.map(toContact),
-        nextCursor: hasMore && last ? encodeCursor(last) : null,
-      };
+      return contactCursor.page(page, toContact);
     },
 
     async importContacts(principal, rows, source) {

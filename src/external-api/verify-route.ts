@@ -7,6 +7,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { SCOPES } from '../accounts/scopes.ts';
 import { principalOf } from './request-principal.ts';
+import { Envelope } from './schema-kit.ts';
 
 export const VerificationSchema = Type.Object(
   {
@@ -32,13 +33,10 @@ export async function verifyRoute(api: FastifyInstance): Promise<void> {
         description: 'Returns the owner of the token and the scopes granted to it.',
         tags: ['Authentication'],
         response: {
-          200: Type.Object(
-            { success: Type.Literal(true), data: VerificationSchema },
-            {
-              title: 'VerificationEnvelope',
-              description: 'The token is valid: its portal, its owner and its scopes.',
-            },
-          ),
+          200: Envelope(VerificationSchema, {
+            title: 'VerificationEnvelope',
+            description: 'The token is valid: its portal, its owner and its scopes.',
+          }),
         },
       },
     },

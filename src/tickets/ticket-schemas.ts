@@ -6,6 +6,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../db/schema/support-tickets.ts';
+import { Envelope, Iso, Nullable, Page } from '../external-api/schema-kit.ts';
 
 export const SUBJECT_MAX = 200;
 export const DESCRIPTION_MAX = 10_000;
@@ -41,7 +42,7 @@ export const TicketSchema = Type.Object(
     }),
     priority: PrioritySchema,
     status: StatusSchema,
-    category: Type.Union([Type.String(), Type.Null()], { description: 'Category, or null.' }),
+    category: Nullable(Type.String(), { description: 'Category, or null.' }),
     tags: Type.Array(Type.String(), { description: 'Tags, in the order given.' }),
     requester: Type.Object(
       { userId: Type.Integer({ description: 'The user that owns the API token used.' }) },
@@ -53,8 +54,8 @@ export const TicketSchema = Type.Object(
         'description, category, tags or `Idempotency-Key`) and replaced by `[REDACTED]`; ' +
         'regenerate that token (or rotate the secret).',
     }),
-    createdAt: Type.String({ format: 'date-time', description: 'ISO 8601, UTC.' }),
-    updatedAt: Type.String({ format: 'date-time', description: 'ISO 8601, UTC.' }),
+    createdAt: Iso('ISO 8601, UTC.'),
+    updatedAt: Iso('ISO 8601, UTC.'),
   },
   { title: 'Ticket', description: 'A support ticket.' },
 );
@@ -85,7 +86,6 @@ export const CreateTicketBodySchema = Type.Object(
   },
   { title: 'CreateTicketRequest', additionalProperties: false },
 );
-export type CreateTicketBody = Static<typeof CreateTicketBodySchema>;
 
 export const CreateTicketHeadersSchema = Type.Object({
   'idempotency-key': Type.Optional(
@@ -119,26 +119,11 @@ export const ListTicketsQuerySchema = Type.Object({
   ),
   status: Type.Optional(literals(TICKET_STATUSES, { description: 'Only tickets in this status.' })),
 });
-export type ListTicketsQuery = Static<typeof ListTicketsQuerySchema>;
 
 export const TicketParamsSchema = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64, description: 'Ticket id (`tkt_…`).' }),
 });
 
-export const TicketEnvelopeSchema = Type.Object(
-  { success: Type.Literal(true), data: TicketSchema },
-  { title: 'TicketEnvelope' },
-);
+export const TicketEnvelopeSchema = Envelope(TicketSchema, { title: 'TicketEnvelope' });
 
-export const TicketPageSchema = Type.Object(
-  {
-    success: Type.Literal(true),
-    data: Type.Object({
-      items: Type.Array(TicketSchema, { description: 'Newest first.' }),
-      nextCursor: Type.Union([Type.String(), Type.Null()], {
-        description: 'Pass as `cursor` to get the next page; null on the last page.',
-      }),
-    }),
-  },
-  { title: 'TicketPage' },
-);
+export const TicketPageSchema = Page(TicketSchema, { items: 'Newest first.', title: 'TicketPage' });

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../external-api/request-principal.ts';
-import { errorResponses } from '../platform/error-envelope.ts';
+import { errorResponses, typed } from '../external-api/schema-kit.ts';
 import {
   CreateTicketBodySchema,
   CreateTicketHeadersSchema,
@@ -14,8 +14,6 @@ import {
   TicketEnvelopeSchema,
   TicketPageSchema,
   TicketParamsSchema,
-  type CreateTicketBody,
-  type ListTicketsQuery,
 } from './ticket-schemas.ts';
 import type { CreateTicketInput, TicketsService, TicketStatus } from './tickets-service.ts';
 
@@ -23,11 +21,9 @@ const TAGS = ['Support tickets'];
 
 /** The route plugin; pass it in the external API's `routes` option. */
 export function ticketsRoutes(tickets: TicketsService) {
-  return async function routes(api: FastifyInstance): Promise<void> {
-    api.post<{
-      Body: CreateTicketBody;
-      Headers: { 'idempotency-key'?: string };
-    }>(
+  return async function routes(app: FastifyInstance): Promise<void> {
+    const api = typed(app);
+    api.post(
       '/support/tickets',
       {
         config: { requiredScopes: ['support:tickets:write'] },
@@ -65,11 +61,12 @@ export function ticketsRoutes(tickets: TicketsService) {
           requestId: request.id,
         });
         if (result.replayed) reply.header('idempotent-replayed', 'true');
-        return reply.code(result.status).send(result.body);
+        // A replay repeats the stored first response, and only a 201 is ever stored.
+        return reply.code(result.status as 201).send(result.body);
       },
     );
 
-    api.get<{ Querystring: ListTicketsQuery }>(
+    api.get(
       '/support/tickets',
       {
         config: { requiredScopes: ['support:tickets:read'] },
@@ -99,7 +96,7 @@ export function ticketsRoutes(tickets: TicketsService) {
       },
     );
 
-    api.get<{ Params: { id: string } }>(
+    api.get(
       '/support/tickets/:id',
       {
         config: { requiredScopes: ['support:tickets:read'] },

@@ -3,20 +3,24 @@
  * within the principal's portal.
  *
  * The pieces: queries in tickets-repository.ts (each filters by portal id), `Idempotency-Key`
- * claim and replay in ticket-idempotency.ts, secret redaction and its audit events in
- * ticket-redaction.ts, cursors in ticket-cursor.ts. This module composes them.
+ * claim and replay in idempotency/idempotency-keys.ts, secret redaction and its audit events in
+ * ticket-redaction.ts, the cursor from external-api/keyset-cursor.ts. This module composes them.
  *
  * @see docs/decisions.md "Tickets, OpenAPI and rate limits (issue 5)"
  */
 import type { Principal } from '../accounts/principal.ts';
 import { createSecretScanner } from '../accounts/secret-scanner.ts';
 import type { Database } from '../db/client.ts';
+import { keysetCursor } from '../external-api/keyset-cursor.ts';
+import { claimOrReplay, requestFingerprint } from '../idempotency/idempotency-keys.ts';
+import {
+  purgeExpiredIdempotencyKeys,
+  saveIdempotentResponse,
+} from '../idempotency/idempotency-repository.ts';
 import type { TICKET_PRIORITIES, TICKET_STATUSES } from '../db/schema/support-tickets.ts';
 import { randomBase62 } from '../platform/crypto.ts';
 import { AppError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
-import { decodeCursor, encodeCursor } from './ticket-cursor.ts';
-import { claimOrReplay, requestFingerprint } from './ticket-idempotency.ts';
 import {
   logRedaction,
   recordRedactions,
@@ -28,11 +32,11 @@ import {
   findTicket,
   insertTicket,
   listTicketPage,
-  purgeExpiredIdempotencyKeys,
-  saveIdempotentResponse,
   type TicketRow,
   type Tx,
 } from './tickets-repository.ts';
+
+const ticketCursor = keysetCursor(/^tkt_[0-9A-Za-z]{1,60}$/);
 
 export type TicketPriority = (typeof TICKET_PRIORITIES)[number];
 export type TicketStatus = (typeof TICKET_STATUSES)[number];
@@ -279,17 +283,12 @@ export function createTicketsService({
     },
 
     async listTickets(principal, options) {
-      const after = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
-      const { rows, hasMore } = await listTicketPage(db, principal.portalId, {
+      const page = await listTicketPage(db, principal.portalId, {
         limit: options.limit,
-        after,
+        after: ticketCursor.after(options.cursor),
         ...(options.status ? { status: options.status } : {}),
       });
-      const last = rows.at(-1);
-      return {
-        items: rows.map(toTicket),
-        nextCursor: hasMore && last ? encodeCursor(last) : null,
-      };
+      return ticketCursor.page(page, toTicket);
     },
 
     async getTicket(principal, id) {

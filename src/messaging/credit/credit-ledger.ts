@@ -7,10 +7,10 @@
  * instances never overdraw (PostgreSQL serialises the row's updates; a loser re-reads the row
  * and its condition fails). Every change writes its transaction row in the same transaction.
  */
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { randomBase62 } from '../../platform/crypto.ts';
 import { creditAccounts, creditTransactions } from '../../db/schema/credit.ts';
-import type { PagePosition } from '../../external-api/keyset-cursor.ts';
+import { readKeysetPage, type KeysetPage, type PagePosition } from '../../db/keyset-page.ts';
 import type { Db, Tx } from '../messages/messages-repository.ts';
 
 export type CreditTransactionRow = typeof creditTransactions.$inferSelect;
@@ -169,18 +169,14 @@ export async function listTransactionPage(
   db: Db,
   portalId: number,
   options: { limit: number; after?: PagePosition | undefined },
-): Promise<{ rows: CreditTransactionRow[]; hasMore: boolean }> {
+): Promise<KeysetPage<CreditTransactionRow>> {
   const conditions = [eq(creditTransactions.portalId, portalId)];
-  if (options.after) {
-    conditions.push(
-      sql`(${creditTransactions.createdAt}, ${creditTransactions.id}) < (${options.after.createdAt.toISOString()}::timestamptz, ${options.after.id})`,
-    );
-  }
-  const rows = await db
-    .select()
-    .from(creditTransactions)
-    .where(and(...conditions))
-    .orderBy(desc(creditTransactions.createdAt), desc(creditTransactions.id))
-    .limit(options.limit + 1);
-  return { rows: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
+  return readKeysetPage(creditTransactions, conditions, options, (where, orderBy, limit) =>
+    db
+      .select()
+      .from(creditTransactions)
+      .where(where)
+      .orderBy(...orderBy)
+      .limit(limit),
+  );
 }

@@ -2,10 +2,10 @@
  * Queries over `message_drafts` (and the contacts a draft names). Invariant (docs/security.md,
  * tenant isolation): every statement filters by portal id in the statement itself.
  */
-import { and, desc, eq, inArray, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { contacts, messageDrafts } from '../../db/schema/index.ts';
-import type { PagePosition } from '../../external-api/keyset-cursor.ts';
+import { readKeysetPage, type KeysetPage, type PagePosition } from '../../db/keyset-page.ts';
 
 export type DraftRow = typeof messageDrafts.$inferSelect;
 type NewDraftRow = typeof messageDrafts.$inferInsert;
@@ -28,21 +28,18 @@ export async function listDraftPage(
   db: Database,
   portalId: number,
   options: { limit: number; after?: PagePosition | undefined; sent?: boolean | undefined },
-): Promise<{ rows: DraftRow[]; hasMore: boolean }> {
+): Promise<KeysetPage<DraftRow>> {
   const conditions: SQL[] = [eq(messageDrafts.portalId, portalId)];
   if (options.sent !== undefined)
     conditions.push(options.sent ? isNotNull(messageDrafts.sentAt) : isNull(messageDrafts.sentAt));
-  if (options.after)
-    conditions.push(
-      sql`(${messageDrafts.createdAt}, ${messageDrafts.id}) < (${options.after.createdAt.toISOString()}::timestamptz, ${options.after.id})`,
-    );
-  const rows = await db
-    .select()
-    .from(messageDrafts)
-    .where(and(...conditions))
-    .orderBy(desc(messageDrafts.createdAt), desc(messageDrafts.id))
-    .limit(options.limit + 1);
-  return { rows: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
+  return readKeysetPage(messageDrafts, conditions, options, (where, orderBy, limit) =>
+    db
+      .select()
+      .from(messageDrafts)
+      .where(where)
+      .orderBy(...orderBy)
+      .limit(limit),
+  );
 }
 
 /** Change an unsent draft. @returns the row, or null when it is missing or already sent. */

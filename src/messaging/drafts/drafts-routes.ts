@@ -6,7 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../../external-api/request-principal.ts';
-import { errorResponses } from '../../platform/error-envelope.ts';
+import { errorResponses, typed, type ApiInstance } from '../../external-api/schema-kit.ts';
 import type { ErrorCode } from '../../platform/errors.ts';
 import { jsonBodyParser } from '../../platform/json-body.ts';
 import { Type } from 'typebox';
@@ -18,9 +18,6 @@ import {
   NewDraftBodySchema,
   PatchDraftBodySchema,
   SendResultSchema,
-  type ListDraftsQuery,
-  type NewDraftBody,
-  type PatchDraftBody,
 } from './drafts-schemas.ts';
 import type { DraftsService } from './drafts-service.ts';
 
@@ -28,11 +25,11 @@ const TAGS = ['Messaging'];
 const READ = { requiredScopes: ['messaging:drafts:read'] as const };
 const WRITE = { requiredScopes: ['messaging:drafts:write'] as const };
 const BODY_ERRORS: ErrorCode[] = ['invalid_request', 'payload_too_large', 'unsupported_media_type'];
-type ById = { Params: { id: string } };
 
 /** The route plugin; pass it in the external API's `routes` option. */
 export function draftsRoutes(drafts: DraftsService) {
-  return async function routes(api: FastifyInstance): Promise<void> {
+  return async function routes(app: FastifyInstance): Promise<void> {
+    const api = typed(app);
     api.addContentTypeParser(
       'application/merge-patch+json',
       { parseAs: 'string' },
@@ -44,8 +41,8 @@ export function draftsRoutes(drafts: DraftsService) {
   };
 }
 
-function collectionRoutes(api: FastifyInstance, drafts: DraftsService): void {
-  api.post<{ Body: NewDraftBody }>(
+function collectionRoutes(api: ApiInstance, drafts: DraftsService): void {
+  api.post(
     '/messaging/drafts',
     {
       config: WRITE,
@@ -71,7 +68,7 @@ function collectionRoutes(api: FastifyInstance, drafts: DraftsService): void {
       }),
   );
 
-  api.get<{ Querystring: ListDraftsQuery }>(
+  api.get(
     '/messaging/drafts',
     {
       config: READ,
@@ -93,8 +90,8 @@ function collectionRoutes(api: FastifyInstance, drafts: DraftsService): void {
   );
 }
 
-function itemRoutes(api: FastifyInstance, drafts: DraftsService): void {
-  api.get<ById>(
+function itemRoutes(api: ApiInstance, drafts: DraftsService): void {
+  api.get(
     '/messaging/drafts/:id',
     {
       config: READ,
@@ -114,7 +111,7 @@ function itemRoutes(api: FastifyInstance, drafts: DraftsService): void {
     }),
   );
 
-  api.patch<ById & { Body: PatchDraftBody }>(
+  api.patch(
     '/messaging/drafts/:id',
     {
       config: WRITE,
@@ -138,7 +135,7 @@ function itemRoutes(api: FastifyInstance, drafts: DraftsService): void {
     }),
   );
 
-  api.delete<ById>(
+  api.delete(
     '/messaging/drafts/:id',
     {
       config: WRITE,
@@ -169,8 +166,8 @@ function itemRoutes(api: FastifyInstance, drafts: DraftsService): void {
   );
 }
 
-function sendRoute(api: FastifyInstance, drafts: DraftsService): void {
-  api.post<ById>(
+function sendRoute(api: ApiInstance, drafts: DraftsService): void {
+  api.post(
     '/messaging/drafts/:id/send',
     {
       config: { requiredScopes: ['messaging:send'] as const },

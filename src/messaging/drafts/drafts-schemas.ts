@@ -6,6 +6,7 @@
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { PHONE_INPUT_MAX } from '../../contacts/contacts-lookup.ts';
+import { Envelope, Iso, Nullable, Page } from '../../external-api/schema-kit.ts';
 
 export const TEXT_BODY_MAX = 4096;
 export const RECIPIENTS_MAX = 1000;
@@ -14,9 +15,6 @@ export const DRAFT_PAGE_MAX = 100;
 export const DRAFT_PAGE_DEFAULT = 20;
 /** The most contacts a tag may expand to when a draft is sent. */
 export const TAG_RECIPIENTS_MAX = 10_000;
-
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-const Iso = (description: string) => Type.String({ format: 'date-time', description });
 
 const TextSchema = Type.Object(
   {
@@ -107,22 +105,8 @@ export const DraftSchema = Type.Object(
 );
 export type Draft = Static<typeof DraftSchema>;
 
-export const DraftEnvelopeSchema = Type.Object(
-  { success: Type.Literal(true), data: DraftSchema },
-  { title: 'DraftEnvelope' },
-);
-export const DraftPageSchema = Type.Object(
-  {
-    success: Type.Literal(true),
-    data: Type.Object({
-      items: Type.Array(DraftSchema, { description: 'Newest first.' }),
-      nextCursor: Nullable(
-        Type.String({ description: 'Pass as `cursor`; null on the last page.' }),
-      ),
-    }),
-  },
-  { title: 'DraftPage' },
-);
+export const DraftEnvelopeSchema = Envelope(DraftSchema, { title: 'DraftEnvelope' });
+export const DraftPageSchema = Page(DraftSchema, { items: 'Newest first.', title: 'DraftPage' });
 
 export const ListDraftsQuerySchema = Type.Object({
   limit: Type.Integer({ minimum: 1, maximum: DRAFT_PAGE_MAX, default: DRAFT_PAGE_DEFAULT }),
@@ -135,20 +119,17 @@ export const DraftParamsSchema = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64, description: 'Draft id (`drf_…`).' }),
 });
 
-export const SendResultSchema = Type.Object(
-  {
-    success: Type.Literal(true),
-    data: Type.Object({
-      queued: Type.Integer({ description: 'Messages queued, one per recipient.' }),
-      refused: Type.Array(
-        Type.Object({
-          recipient: Type.String({ description: 'The contact id or the phone (E.164).' }),
-          code: Type.String({ description: 'The error code a single send would have answered.' }),
-          message: Type.String(),
-        }),
-      ),
-      sentAt: Nullable(Iso('Null when nothing was queued: the draft stays unsent.')),
-    }),
-  },
+export const SendResultSchema = Envelope(
+  Type.Object({
+    queued: Type.Integer({ description: 'Messages queued, one per recipient.' }),
+    refused: Type.Array(
+      Type.Object({
+        recipient: Type.String({ description: 'The contact id or the phone (E.164).' }),
+        code: Type.String({ description: 'The error code a single send would have answered.' }),
+        message: Type.String(),
+      }),
+    ),
+    sentAt: Nullable(Iso('Null when nothing was queued: the draft stays unsent.')),
+  }),
   { title: 'DraftSendResult' },
 );

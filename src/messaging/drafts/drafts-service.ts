@@ -28,7 +28,7 @@ import {
   type PatchDraftBody,
 } from './drafts-schemas.ts';
 
-const { encodeCursor, decodeCursor } = keysetCursor(/^drf_[0-9A-Za-z]{1,60}$/);
+const draftCursor = keysetCursor(/^drf_[0-9A-Za-z]{1,60}$/);
 
 /** Whose drafts: every query filters by this portal. */
 type Principal = Pick<FullPrincipal, 'portalId'>;
@@ -145,17 +145,12 @@ export function createDraftsService(deps: DraftsServiceDeps) {
 
     /** Newest first. @throws AppError `invalid_request` for a cursor not made here. */
     async listDrafts(principal: Principal, query: ListDraftsQuery) {
-      const { rows, hasMore } = await repo.listDraftPage(db, principal.portalId, {
+      const page = await repo.listDraftPage(db, principal.portalId, {
         limit: query.limit,
-        after: query.cursor ? decodeCursor(query.cursor) : undefined,
+        after: draftCursor.after(query.cursor),
         sent: query.sent,
       });
-      const last = rows.at(-1);
-      return {
-        items: rows.map(toDraft),
-        nextCursor:
-          hasMore && last ? encodeCursor({ createdAt: last.createdAt, id: last.id }) : null,
-      };
+      return draftCursor.page(page, toDraft);
     },
 
     /**

@@ -7,10 +7,13 @@
  * @see https://datatracker.ietf.org/doc/draft-ietf-httpapi-idempotency-key-header/
  */
 import type { Database } from '../../db/client.ts';
+import { claimOrReplay, requestFingerprint } from '../../idempotency/idempotency-keys.ts';
+import {
+  findIdempotencyKey,
+  saveIdempotentResponse,
+} from '../../idempotency/idempotency-repository.ts';
 import { randomBase62 } from '../../platform/crypto.ts';
 import { AppError } from '../../platform/errors.ts';
-import { claimOrReplay, requestFingerprint } from '../../tickets/ticket-idempotency.ts';
-import { findIdempotencyKey, saveIdempotentResponse } from '../../tickets/tickets-repository.ts';
 import { reserve } from '../credit/credit-ledger.ts';
 import type { DeliveryQueue } from '../delivery/delivery-queue.ts';
 import { toMessage } from './message-view.ts';

@@ -4,10 +4,10 @@
  * status never moves backwards whatever the order or number of the events (docs/messaging.md
  * "Statuses").
  */
-import { and, desc, eq, gte, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gte, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { messages } from '../../db/schema/messages.ts';
-import type { PagePosition } from '../../external-api/keyset-cursor.ts';
+import { readKeysetPage, type KeysetPage, type PagePosition } from '../../db/keyset-page.ts';
 
 /** Drizzle's transaction handle (same query API as the database). */
 export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
@@ -152,20 +152,16 @@ export async function listMessagePage(
   db: Db,
   portalId: number,
   options: { limit: number; after?: PagePosition | undefined; filter: MessageFilter },
-): Promise<{ rows: MessageRow[]; hasMore: boolean }> {
+): Promise<KeysetPage<MessageRow>> {
   const conditions = filterConditions(portalId, options.filter);
-  if (options.after) {
-    conditions.push(
-      sql`(${messages.createdAt}, ${messages.id}) < (${options.after.createdAt.toISOString()}::timestamptz, ${options.after.id})`,
-    );
-  }
-  const rows = await db
-    .select()
-    .from(messages)
-    .where(and(...conditions))
-    .orderBy(desc(messages.createdAt), desc(messages.id))
-    .limit(options.limit + 1);
-  return { rows: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
+  return readKeysetPage(messages, conditions, options, (where, orderBy, limit) =>
+    db
+      .select()
+      .from(messages)
+      .where(where)
+      .orderBy(...orderBy)
+      .limit(limit),
+  );
 }
 
 /** One bucket of the summary: messages created in it, by current status, and their cost. */

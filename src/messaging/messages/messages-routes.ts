@@ -8,7 +8,7 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf } from '../../external-api/request-principal.ts';
-import { errorResponses } from '../../platform/error-envelope.ts';
+import { errorResponses, typed, type ApiInstance } from '../../external-api/schema-kit.ts';
 import {
   CreditEnvelopeSchema,
   CreditTransactionPageSchema,
@@ -20,9 +20,6 @@ import {
   SendMessageBodySchema,
   SummaryQuerySchema,
   SummarySchema,
-  type ListMessagesQuery,
-  type PageQuery,
-  type SendMessageBody,
   type SummaryQuery,
 } from './messages-schemas.ts';
 import { summaryPeriod } from './messages-service.ts';
@@ -47,8 +44,8 @@ const IdempotencyHeaders = Type.Object({
 });
 
 /** POST and GET /messaging/messages, GET /messaging/messages/{id}. */
-function messageRoutes(api: FastifyInstance, messaging: MessagingService): void {
-  api.post<{ Body: SendMessageBody; Headers: { 'idempotency-key'?: string } }>(
+function messageRoutes(api: ApiInstance, messaging: MessagingService): void {
+  api.post(
     '/messaging/messages',
     {
       config: SEND,
@@ -97,11 +94,12 @@ function messageRoutes(api: FastifyInstance, messaging: MessagingService): void 
         requestId: request.id,
       });
       if (result.replayed) reply.header('idempotent-replayed', 'true');
-      return reply.code(result.status).send(result.body);
+      // A replay repeats the stored first response, and only a 202 is ever stored.
+      return reply.code(result.status as 202).send(result.body);
     },
   );
 
-  api.get<{ Querystring: ListMessagesQuery }>(
+  api.get(
     '/messaging/messages',
     {
       config: REPORTS,
@@ -124,7 +122,7 @@ function messageRoutes(api: FastifyInstance, messaging: MessagingService): void 
     }),
   );
 
-  api.get<{ Params: { id: string } }>(
+  api.get(
     '/messaging/messages/:id',
     {
       config: REPORTS,
@@ -149,8 +147,8 @@ function messageRoutes(api: FastifyInstance, messaging: MessagingService): void 
 }
 
 /** The summary and the credit routes. */
-function reportRoutes(api: FastifyInstance, messaging: MessagingService): void {
-  api.get<{ Querystring: SummaryQuery }>(
+function reportRoutes(api: ApiInstance, messaging: MessagingService): void {
+  api.get(
     '/messaging/reports/summary',
     {
       config: REPORTS,
@@ -197,7 +195,7 @@ function reportRoutes(api: FastifyInstance, messaging: MessagingService): void {
     }),
   );
 
-  api.get<{ Querystring: PageQuery }>(
+  api.get(
     '/messaging/credit/transactions',
     {
       config: CREDIT,
@@ -223,7 +221,8 @@ function reportRoutes(api: FastifyInstance, messaging: MessagingService): void {
 
 /** The route plugin; pass it in the external API's `routes` option. */
 export function messagingRoutes(messaging: MessagingService) {
-  return async function routes(api: FastifyInstance): Promise<void> {
+  return async function routes(app: FastifyInstance): Promise<void> {
+    const api = typed(app);
     messageRoutes(api, messaging);
     reportRoutes(api, messaging);
   };

@@ -5,9 +5,10 @@
  * @see README.md "Messaging"
  * @see docs/messaging.md
  */
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { CREDIT_TRANSACTION_KINDS } from '../../db/schema/credit.ts';
 import { MESSAGE_STATUSES, MESSAGE_TYPES } from '../../db/schema/messages.ts';
+import { Envelope, Iso, Nullable, Page } from '../../external-api/schema-kit.ts';
 
 export const TEXT_BODY_MAX = 4096;
 export const TEMPLATE_PARAMETERS_MAX = 100;
@@ -15,8 +16,6 @@ export const TEMPLATE_PARAMETER_MAX = 1024;
 export const PAGE_LIMIT_MAX = 100;
 export const PAGE_LIMIT_DEFAULT = 20;
 
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
-const Iso = (description: string) => Type.String({ format: 'date-time', description });
 const Text = (maxLength: number, description: string) =>
   Type.String({ minLength: 1, maxLength, description });
 
@@ -109,29 +108,12 @@ export const MessageSchema = Type.Object(
 );
 export type Message = Static<typeof MessageSchema>;
 
-export const MessageEnvelopeSchema = Type.Object(
-  {
-    success: Type.Literal(true),
-    data: MessageSchema,
-  },
-  { title: 'MessageEnvelope' },
-);
+export const MessageEnvelopeSchema = Envelope(MessageSchema, { title: 'MessageEnvelope' });
 
-const page = <T extends TSchema>(item: T, description: string, title: string) =>
-  Type.Object(
-    {
-      success: Type.Literal(true),
-      data: Type.Object({
-        items: Type.Array(item, { description }),
-        nextCursor: Nullable(
-          Type.String({ description: 'Pass as `cursor`; null on the last page.' }),
-        ),
-      }),
-    },
-    { title },
-  );
-
-export const MessagePageSchema = page(MessageSchema, 'Newest first.', 'MessagePage');
+export const MessagePageSchema = Page(MessageSchema, {
+  items: 'Newest first.',
+  title: 'MessagePage',
+});
 
 const Limit = Type.Integer({
   minimum: 1,
@@ -202,18 +184,15 @@ export const SummaryPeriodSchema = Type.Object(
 );
 export type SummaryPeriod = Static<typeof SummaryPeriodSchema>;
 
-export const SummarySchema = Type.Object(
-  {
-    success: Type.Literal(true),
-    data: Type.Object({
-      since: Iso('As asked.'),
-      until: Iso('As asked.'),
-      granularity: Type.Enum(['day', 'hour'] as const),
-      periods: Type.Array(SummaryPeriodSchema, {
-        description: 'Buckets with messages, oldest first.',
-      }),
+export const SummarySchema = Envelope(
+  Type.Object({
+    since: Iso('As asked.'),
+    until: Iso('As asked.'),
+    granularity: Type.Enum(['day', 'hour'] as const),
+    periods: Type.Array(SummaryPeriodSchema, {
+      description: 'Buckets with messages, oldest first.',
     }),
-  },
+  }),
   { title: 'MessageSummary' },
 );
 
@@ -226,13 +205,7 @@ export const CreditSchema = Type.Object(
   { title: 'Credit' },
 );
 export type Credit = Static<typeof CreditSchema>;
-export const CreditEnvelopeSchema = Type.Object(
-  {
-    success: Type.Literal(true),
-    data: CreditSchema,
-  },
-  { title: 'CreditEnvelope' },
-);
+export const CreditEnvelopeSchema = Envelope(CreditSchema, { title: 'CreditEnvelope' });
 
 export const CreditTransactionSchema = Type.Object(
   {
@@ -249,11 +222,10 @@ export const CreditTransactionSchema = Type.Object(
   { title: 'CreditTransaction' },
 );
 export type CreditTransaction = Static<typeof CreditTransactionSchema>;
-export const CreditTransactionPageSchema = page(
-  CreditTransactionSchema,
-  'Newest first.',
-  'CreditTransactionPage',
-);
+export const CreditTransactionPageSchema = Page(CreditTransactionSchema, {
+  items: 'Newest first.',
+  title: 'CreditTransactionPage',
+});
 
 export const PageQuerySchema = Type.Object(
   { limit: Limit, cursor: Cursor },

@@ -90,11 +90,9 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
     sendMessage,
 
     async listMessages(principal, query) {
-      const after =
-        query.cursor === undefined ? undefined : messageCursor.decodeCursor(query.cursor);
-      const { rows, hasMore } = await listMessagePage(db, principal.portalId, {
+      const page = await listMessagePage(db, principal.portalId, {
         limit: query.limit,
-        after,
+        after: messageCursor.after(query.cursor),
         filter: {
           status: query.status,
           to: query.to,
@@ -102,11 +100,7 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
           until: query.until === undefined ? undefined : new Date(query.until),
         },
       });
-      const last = rows.at(-1);
-      return {
-        items: rows.map(toMessage),
-        nextCursor: hasMore && last ? messageCursor.encodeCursor(last) : null,
-      };
+      return messageCursor.page(page, toMessage);
     },
 
     async getMessage(principal, id) {
@@ -120,17 +114,11 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
     credit: (principal) => readCredit(db, principal.portalId, prices.currency),
 
     async listCreditTransactions(principal, query) {
-      const after =
-        query.cursor === undefined ? undefined : transactionCursor.decodeCursor(query.cursor);
-      const { rows, hasMore } = await listTransactionPage(db, principal.portalId, {
+      const page = await listTransactionPage(db, principal.portalId, {
         limit: query.limit,
-        after,
+        after: transactionCursor.after(query.cursor),
       });
-      const last = rows.at(-1);
-      return {
-        items: rows.map(toTransaction),
-        nextCursor: hasMore && last ? transactionCursor.encodeCursor(last) : null,
-      };
+      return transactionCursor.page(page, toTransaction);
     },
 
     addCredit: (args) => addCreditTo(db, args, prices.currency),

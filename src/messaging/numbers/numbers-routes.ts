@@ -6,13 +6,14 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../../external-api/request-principal.ts';
-import { errorResponses } from '../../platform/error-envelope.ts';
+import { errorResponses, typed } from '../../external-api/schema-kit.ts';
 import type { ProviderAdapter } from '../provider/provider-adapter.ts';
 import { NumbersPageSchema } from '../templates/templates-schemas.ts';
 
 /** The route plugin; pass it in the external API's `routes` option. */
 export function numbersRoutes(provider: Pick<ProviderAdapter, 'numbers'>) {
-  return async function routes(api: FastifyInstance): Promise<void> {
+  return async function routes(app: FastifyInstance): Promise<void> {
+    const api = typed(app);
     api.get(
       '/messaging/numbers',
       {

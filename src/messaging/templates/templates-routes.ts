@@ -7,7 +7,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../../external-api/request-principal.ts';
-import { errorResponses } from '../../platform/error-envelope.ts';
+import { errorResponses, typed } from '../../external-api/schema-kit.ts';
 import type { ErrorCode } from '../../platform/errors.ts';
 import {
   CreatedTemplateSchema,
@@ -16,11 +16,9 @@ import {
   NewTemplateBodySchema,
   TemplateNameParamsSchema,
   TemplatesPageSchema,
-  type ListTemplatesQuery,
-  type NewTemplateBody,
 } from './templates-schemas.ts';
 import type { TemplatesService } from './templates-service.ts';
-import { Type } from 'typebox';
+import { Type, type Static } from 'typebox';
 
 const TAGS = ['Messaging'];
 const READ = { requiredScopes: ['messaging:drafts:read'] as const };
@@ -29,8 +27,9 @@ const PROVIDER: ErrorCode[] = ['not_connected', 'provider_error', 'provider_time
 
 /** The route plugin; pass it in the external API's `routes` option. */
 export function templatesRoutes(templates: TemplatesService) {
-  return async function routes(api: FastifyInstance): Promise<void> {
-    api.get<{ Querystring: ListTemplatesQuery }>(
+  return async function routes(app: FastifyInstance): Promise<void> {
+    const api = typed(app);
+    api.get(
       '/messaging/templates',
       {
         config: READ,
@@ -54,7 +53,7 @@ export function templatesRoutes(templates: TemplatesService) {
       }),
     );
 
-    api.post<{ Body: NewTemplateBody }>(
+    api.post(
       '/messaging/templates',
       {
         config: WRITE,
@@ -83,11 +82,15 @@ export function templatesRoutes(templates: TemplatesService) {
       async (request, reply) =>
         reply.code(201).send({
           success: true as const,
-          data: await templates.createTemplate(principalOf(request).portalId, request.body),
+          // The provider echoes the category it was sent, one of the schema's three.
+          data: (await templates.createTemplate(
+            principalOf(request).portalId,
+            request.body,
+          )) as Static<typeof CreatedTemplateSchema>['data'],
         }),
     );
 
-    api.delete<{ Params: { name: string }; Querystring: { wabaId?: string } }>(
+    api.delete(
       '/messaging/templates/:name',
       {
         config: WRITE,

@@ -5,7 +5,8 @@
  *
  * @see https://developers.facebook.com/docs/whatsapp/business-management-api/message-templates/components
  */
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type Static } from 'typebox';
+import { Envelope, Nullable, Page } from '../../external-api/schema-kit.ts';
 
 export const TEMPLATE_NAME_MAX = 512;
 export const TEMPLATE_BODY_MAX = 1024;
@@ -13,8 +14,6 @@ export const TEMPLATE_HEADER_TEXT_MAX = 60;
 export const TEMPLATE_FOOTER_MAX = 60;
 export const TEMPLATE_PAGE_MAX = 100;
 export const TEMPLATE_PAGE_DEFAULT = 20;
-
-const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
 export const GraphIdSchema = Type.String({
   pattern: '^[0-9]{1,40}$',
@@ -27,7 +26,7 @@ export const PhoneNumberSchema = Type.Object(
     displayPhoneNumber: Type.String({ description: 'As the provider shows it.' }),
     verifiedName: Type.String(),
     qualityRating: Type.Union(
-      ['GREEN', 'YELLOW', 'RED', 'NA'].map((q) => Type.Literal(q)),
+      [Type.Literal('GREEN'), Type.Literal('YELLOW'), Type.Literal('RED'), Type.Literal('NA')],
       { description: 'The provider’s quality rating.' },
     ),
     messagingLimitTier: Nullable(Type.String({ description: 'e.g. `TIER_1K`.' })),
@@ -36,26 +35,29 @@ export const PhoneNumberSchema = Type.Object(
   { title: 'PhoneNumber' },
 );
 
-export const NumbersPageSchema = Type.Object(
-  {
-    success: Type.Literal(true),
-    data: Type.Object({
-      items: Type.Array(PhoneNumberSchema),
-      nextCursor: Type.Null({ description: 'Always null: every number is in one page.' }),
-    }),
-  },
+export const NumbersPageSchema = Envelope(
+  Type.Object({
+    items: Type.Array(PhoneNumberSchema),
+    nextCursor: Type.Null({ description: 'Always null: every number is in one page.' }),
+  }),
   { title: 'PhoneNumberPage' },
 );
 
-export const TemplateCategorySchema = Type.Union(
-  ['MARKETING', 'UTILITY', 'AUTHENTICATION'].map((c) => Type.Literal(c)),
-);
+export const TemplateCategorySchema = Type.Union([
+  Type.Literal('MARKETING'),
+  Type.Literal('UTILITY'),
+  Type.Literal('AUTHENTICATION'),
+]);
 
 const ButtonSchema = Type.Object(
   {
-    type: Type.Union(
-      ['QUICK_REPLY', 'URL', 'PHONE_NUMBER', 'COPY_CODE', 'OTP'].map((b) => Type.Literal(b)),
-    ),
+    type: Type.Union([
+      Type.Literal('QUICK_REPLY'),
+      Type.Literal('URL'),
+      Type.Literal('PHONE_NUMBER'),
+      Type.Literal('COPY_CODE'),
+      Type.Literal('OTP'),
+    ]),
     text: Type.Optional(Type.String({ minLength: 1, maxLength: 25 })),
     url: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
     phone_number: Type.Optional(Type.String({ minLength: 1, maxLength: 20 })),
@@ -67,10 +69,21 @@ const ButtonSchema = Type.Object(
 
 export const TemplateComponentSchema = Type.Object(
   {
-    type: Type.Union(['HEADER', 'BODY', 'FOOTER', 'BUTTONS'].map((t) => Type.Literal(t))),
+    type: Type.Union([
+      Type.Literal('HEADER'),
+      Type.Literal('BODY'),
+      Type.Literal('FOOTER'),
+      Type.Literal('BUTTONS'),
+    ]),
     format: Type.Optional(
       Type.Union(
-        ['TEXT', 'IMAGE', 'VIDEO', 'DOCUMENT', 'LOCATION'].map((f) => Type.Literal(f)),
+        [
+          Type.Literal('TEXT'),
+          Type.Literal('IMAGE'),
+          Type.Literal('VIDEO'),
+          Type.Literal('DOCUMENT'),
+          Type.Literal('LOCATION'),
+        ],
         { description: 'HEADER only.' },
       ),
     ),
@@ -137,31 +150,17 @@ export const TemplateSchema = Type.Object(
   { title: 'Template' },
 );
 
-export const TemplatesPageSchema = Type.Object(
-  {
-    success: Type.Literal(true),
-    data: Type.Object({
-      items: Type.Array(TemplateSchema),
-      nextCursor: Nullable(
-        Type.String({ description: 'Pass as `cursor`; null on the last page.' }),
-      ),
-    }),
-  },
-  { title: 'TemplatePage' },
-);
+export const TemplatesPageSchema = Page(TemplateSchema, { title: 'TemplatePage' });
 
-export const CreatedTemplateSchema = Type.Object(
-  {
-    success: Type.Literal(true),
-    data: Type.Object({
-      id: Type.String(),
-      name: Type.String(),
-      language: Type.String(),
-      category: TemplateCategorySchema,
-      status: Type.String({ description: '`PENDING` until the provider has reviewed it.' }),
-      wabaId: Type.String(),
-    }),
-  },
+export const CreatedTemplateSchema = Envelope(
+  Type.Object({
+    id: Type.String(),
+    name: Type.String(),
+    language: Type.String(),
+    category: TemplateCategorySchema,
+    status: Type.String({ description: '`PENDING` until the provider has reviewed it.' }),
+    wabaId: Type.String(),
+  }),
   { title: 'CreatedTemplate' },
 );
 

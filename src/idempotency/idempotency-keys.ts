@@ -1,13 +1,15 @@
 /**
- * `Idempotency-Key` handling for ticket creation: the request fingerprint and the claim-or-replay
- * step run inside the ticket's transaction. The queries themselves are in tickets-repository.ts.
+ * `Idempotency-Key` handling for every API route that creates something (tickets, contacts,
+ * messages): the request fingerprint and the claim-or-replay step, run inside the caller's
+ * transaction. One table, one semantics; the fingerprint names the route, so a key used on one
+ * route is a conflict on another. The queries are in idempotency-repository.ts.
  *
  * @see https://datatracker.ietf.org/doc/draft-ietf-httpapi-idempotency-key-header/
  * @see docs/decisions.md "Tickets, OpenAPI and rate limits (issue 5)", Idempotency
  */
 import { sha256Hex } from '../platform/crypto.ts';
 import { AppError } from '../platform/errors.ts';
-import { claimIdempotencyKey, findIdempotencyKey, type Tx } from './tickets-repository.ts';
+import { claimIdempotencyKey, findIdempotencyKey, type Tx } from './idempotency-repository.ts';
 
 /** The first response stored under a key, as saved by `saveIdempotentResponse`. */
 export interface StoredResponse {

@@ -1,0 +1,53 @@
+/**
+ * Keyset pagination over `(created_at, id)`, newest first: the one page query of every list of
+ * the API (tickets, contacts, messages, credit transactions, drafts). A page is stable while rows
+ * are added: new rows sort before the first page, so later pages neither repeat nor skip. Times
+ * have millisecond precision in these tables, so the position a cursor carries compares exactly.
+ *
+ * @see https://www.postgresql.org/docs/current/functions-comparisons.html#ROW-WISE-COMPARISON
+ */
+import { and, desc, sql, type SQL } from 'drizzle-orm';
+import type { AnyPgColumn } from 'drizzle-orm/pg-core';
+
+/** A position in the newest-first order: the last item of the previous page. */
+export interface PagePosition {
+  createdAt: Date;
+  id: string;
+}
+
+/** The two columns of the order (a table with `createdAt` and `id` columns will do). */
+export interface KeysetColumns {
+  createdAt: AnyPgColumn;
+  id: AnyPgColumn;
+}
+
+/** Up to `limit` rows and whether more follow. */
+export interface KeysetPage<Row> {
+  rows: Row[];
+  hasMore: boolean;
+}
+
+/**
+ * One page: `read` runs the select with the conditions (plus the keyset bound after
+ * `options.after`), the newest-first order and `limit + 1` rows, the extra row telling
+ * `hasMore`.
+ *
+ * @param conditions the list's filters; each must include the portal (tenant isolation).
+ * @param options.limit rows wanted (the route bounds it, 1–100).
+ */
+export async function readKeysetPage<Row>(
+  columns: KeysetColumns,
+  conditions: readonly SQL[],
+  options: { limit: number; after?: PagePosition | undefined },
+  read: (where: SQL | undefined, orderBy: SQL[], limit: number) => Promise<Row[]>,
+): Promise<KeysetPage<Row>> {
+  const { after, limit } = options;
+  const where = after
+    ? [
+        ...conditions,
+        sql`(${columns.createdAt}, ${columns.id}) < (${after.createdAt.toISOString()}::timestamptz, ${after.id})`,
+      ]
+    : conditions;
+  const rows = await read(and(...where), [desc(columns.createdAt), desc(columns.id)], limit + 1);
+  return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
+}

@@ -1,0 +1,113 @@
+/**
+ * Queries over `idempotency_keys`: the first response of each `(portal, Idempotency-Key)` for
+ * 24 hours. Invariant (docs/security.md, tenant isolation): every statement filters by portal id
+ * in the statement itself.
+ */
+import { and, or, eq, lt, sql } from 'drizzle-orm';
+import type { Database } from '../db/client.ts';
+import { idempotencyKeys } from '../db/schema/index.ts';
+
+/** Drizzle's transaction handle (same query API as the database). */
+export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
+type Db = Database | Tx;
+
+export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
+
+/** How long a key keeps its first response, in hours. */
+export const IDEMPOTENCY_WINDOW_HOURS = 24;
+
+/**
+ * Claim `(portalId, key)` for a new request, in the caller's transaction. A live row held by
+ * another transaction makes this statement wait until that transaction ends; an expired row
+ * is taken over.
+ *
+ * @returns true when this transaction now owns the key; false when a live row exists.
+ */
+export async function claimIdempotencyKey(
+  tx: Tx,
+  portalId: number,
+  key: string,
+  requestHash: string,
+): Promise<boolean> {
+  const expiresAt = sql`now() + make_interval(hours => ${IDEMPOTENCY_WINDOW_HOURS})`;
+  const claimed = await tx
+    .insert(idempotencyKeys)
+    .values({ portalId, key, requestHash, expiresAt })
+    .onConflictDoUpdate({
+      target: [idempotencyKeys.portalId, idempotencyKeys.key],
+      set: {
+        requestHash,
+        responseStatus: null,
+        responseBody: null,
+        createdAt: sql`now()`,
+        expiresAt,
+      },
+      setWhere: sql`${idempotencyKeys.expiresAt} <= now()`,
+    })
+    .returning({ key: idempotencyKeys.key });
+  return claimed.length === 1;
+}
+
+export async function findIdempotencyKey(
+  db: Db,
+  portalId: number,
+  key: string,
+): Promise<IdempotencyRow | null> {
+  const [row] = await db
+    .select()
+    .from(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.portalId, portalId), eq(idempotencyKeys.key, key)));
+  return row ?? null;
+}
+
+export async function saveIdempotentResponse(
+  tx: Tx,
+  portalId: number,
+  key: string,
+  response: { status: number; body: unknown },
+): Promise<void> {
+  await tx
+    .update(idempotencyKeys)
+    .set({ responseStatus: response.status, responseBody: response.body })
+    .where(and(eq(idempotencyKeys.portalId, portalId), eq(idempotencyKeys.key, key)));
+}
+
+/**
+ * Delete the portal's expired keys. One statement outside any ticket transaction: it only waits
+ * on rows being claimed, and a claim never waits on two rows, so the two cannot deadlock.
+ *
+ * @returns how many rows were deleted.
+ */
+export async function purgeExpiredIdempotencyKeys(db: Database, portalId: number): Promise<number> {
+  const deleted = await db
+    .delete(idempotencyKeys)
+    .where(and(eq(idempotencyKeys.portalId, portalId), lt(idempotencyKeys.expiresAt, sql`now()`)))
+    .returning({ key: idempotencyKeys.key });
+  return deleted.length;
+}
+
+/**
+ * Delete the portal's stored `Idempotency-Key` responses that name a contact anywhere in their
+ * body, by its id or its phone (a contact's creation, a message sent to them, a draft addressed
+ * to them): a replay would otherwise hand the erased person's data back. Ids and E.164 phones
+ * need no JSON escaping, so they are matched as quoted strings of the body's text.
+ *
+ * @returns how many were deleted.
+ */
+export async function deleteStoredResponsesNaming(
+  db: Db,
+  contact: { portalId: number; id: string; phone: string },
+): Promise<number> {
+  const names = (value: string) =>
+    sql`strpos(${idempotencyKeys.responseBody}::text, ${JSON.stringify(value)}) > 0`;
+  const deleted = await db
+    .delete(idempotencyKeys)
+    .where(
+      and(
+        eq(idempotencyKeys.portalId, contact.portalId),
+        or(names(contact.id), names(contact.phone)),
+      ),
+    )
+    .returning({ key: idempotencyKeys.key });
+  return deleted.length;
+}
