@@ -4,7 +4,7 @@
  *
  * @see README.md "Messaging: numbers, templates and drafts"
  */
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type Static } from 'typebox';
 import { PHONE_INPUT_MAX } from '../../contacts/contacts-lookup.ts';
 import { Envelope, Iso, Nullable, Page } from '../../external-api/schema-kit.ts';
 
