@@ -283,7 +283,7 @@ export interface CliResult {
 }
 
 /**
- * Run the built `src/cli.ts` with `args`, `input` on standard input; resolves when it exits.
+ * Run the built CLI (`src/cli/index.ts`, dist/cli.js) with `args`, `input` on standard input; resolves when it exits.
  *
  * @throws Error with its output when it has not exited within `timeoutMs` (it is killed).
  */
@@ -313,14 +313,14 @@ export interface CliProcess {
 }
 
 /**
- * Start `src/cli.ts` with `args` without waiting for it; killed in `t.after` whatever happened.
+ * Start the CLI (`src/cli/index.ts`, through tsx) with `args` without waiting for it; killed in `t.after` whatever happened.
  */
 export function spawnCli(
   t: { after(fn: () => void): void },
   args: string[],
   env: Record<string, string>,
 ): CliProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], {
     cwd: ROOT,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],
