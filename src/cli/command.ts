@@ -104,7 +104,5 @@ export const flagOf = (key: string): string =>
 
 /** Whether option `key` of `command` must be given. */
 export function isRequired(command: AdminCommand, key: string): boolean {
-  return (
-    command.options[key]?.required === true || (command.args.required ?? []).includes(key)
-  );
+  return command.options[key]?.required === true || (command.args.required ?? []).includes(key);
 }
