@@ -66,6 +66,15 @@ export function defineCommand<A extends TObject, R, P = R>(
   return command;
 }
 
+/**
+ * The audit log's module, loaded when a command runs: the CLI that only hands a command to a
+ * running server loads no database code.
+ */
+export const auditLog = () => import('../audit/audit-log.ts');
+
+/** The actor of every CLI command in the audit log (audit-log.ts `CLI_ACTOR`). */
+export const cliActor = async () => (await auditLog()).CLI_ACTOR;
+
 /** `--portal <code>`. */
 export const Portal = Type.String({ minLength: 1, maxLength: 32 });
 export const portalOption: OptionSpec = { value: '<code>', description: 'portal code (digits)' };

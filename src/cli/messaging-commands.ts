@@ -8,8 +8,7 @@
  * @see docs/cli.md
  */
 import { Type } from 'typebox';
-import { CLI_ACTOR } from '../audit/audit-log.ts';
-import { defineCommand, integer, list, Portal, portalOption } from './command.ts';
+import { cliActor, defineCommand, integer, list, Portal, portalOption } from './command.ts';
 
 /**
  * `500`, `EUR` → `5.00 EUR (500 minor units)`: the currency's own number of decimals
@@ -45,7 +44,7 @@ export const creditAdd = defineCommand({
       portalId,
       amount: a.amount,
       note: a.note,
-      actor: CLI_ACTOR,
+      actor: await cliActor(),
     });
   },
   print: (c) =>
@@ -89,7 +88,7 @@ export const webhookAdd = defineCommand({
     return services.webhooks.addEndpoint(
       portalId,
       { url: a.url, eventTypes: a.events },
-      { actor: CLI_ACTOR },
+      { actor: await cliActor() },
     );
   },
   print: ({ endpoint, secret, notice }) =>
@@ -135,7 +134,7 @@ export const webhookRemove = defineCommand({
   options: { portal: portalOption, id: endpointOption },
   run: async (services, a) => {
     const portalId = await services.accounts.portalIdFor(a.portal);
-    await services.webhooks.removeEndpoint(portalId, a.id, { actor: CLI_ACTOR });
+    await services.webhooks.removeEndpoint(portalId, a.id, { actor: await cliActor() });
     return { removed: a.id };
   },
   print: (r) => `Removed ${r.removed}.`,
@@ -148,7 +147,7 @@ export const webhookRotateSecret = defineCommand({
   options: { portal: portalOption, id: endpointOption },
   run: async (services, a) => {
     const portalId = await services.accounts.portalIdFor(a.portal);
-    return services.webhooks.rotateSecret(portalId, a.id, { actor: CLI_ACTOR });
+    return services.webhooks.rotateSecret(portalId, a.id, { actor: await cliActor() });
   },
   print: (r) =>
     `New signing secret (shown once): ${r.secret}\nThe previous secret also signs until ${String(r.previousSecretValidUntil)}.`,

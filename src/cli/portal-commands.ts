@@ -5,11 +5,9 @@
  * @see docs/cli.md
  */
 import { Type } from 'typebox';
-import { listPortals } from '../accounts/accounts-repository.ts';
 import type { PortalSummary } from '../accounts/accounts-service.ts';
 import { SCOPES, SCOPE_WORDS } from '../accounts/scopes.ts';
-import { CLI_ACTOR } from '../audit/audit-log.ts';
-import { defineCommand, list, Portal, portalOption } from './command.ts';
+import { cliActor, defineCommand, list, Portal, portalOption } from './command.ts';
 
 const Scopes = Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50 });
 
@@ -43,7 +41,7 @@ export const portalCreate = defineCommand({
   },
   createsStorage: true,
   run: async (services, a) => {
-    const created = await services.accounts.createPortal({ ...a, actor: CLI_ACTOR });
+    const created = await services.accounts.createPortal({ ...a, actor: await cliActor() });
     return {
       portalCode: created.portalCode,
       userId: created.userId,
@@ -83,7 +81,8 @@ export const portalList = defineCommand({
   description: 'list every portal: code, name, users, created',
   args: Type.Object({}),
   options: {},
-  run: (services) => listPortals(services.storage.db),
+  run: async (services) =>
+    (await import('../accounts/accounts-repository.ts')).listPortals(services.storage.db),
   print: (portals, { storage }) => {
     if (portals.length === 0) return `No portals in ${storage()}.`;
     return portals
@@ -103,7 +102,7 @@ export const tokenRegenerate = defineCommand({
   run: async (services, a) => {
     const { token } = await services.accounts.regenerateToken({
       portalCode: a.portal,
-      actor: CLI_ACTOR,
+      actor: await cliActor(),
     });
     return { token };
   },
@@ -119,8 +118,12 @@ export const tokenScopes = defineCommand({
     portal: portalOption,
     set: { value: '<a,b,..>', description: 'the complete list of scopes', parse: list },
   },
-  run: (services, a) =>
-    services.accounts.setTokenScopes({ portalCode: a.portal, scopes: a.set, actor: CLI_ACTOR }),
+  run: async (services, a) =>
+    services.accounts.setTokenScopes({
+      portalCode: a.portal,
+      scopes: a.set,
+      actor: await cliActor(),
+    }),
   print: (r) => `Scopes of portal ${r.portalCode}: ${r.scopes.join(', ')}`,
 });
 

@@ -5,8 +5,7 @@
  * @see docs/cli.md
  */
 import { Type } from 'typebox';
-import { CLI_ACTOR, listAuditEvents } from '../audit/audit-log.ts';
-import { defineCommand, Portal, portalOption, wholeNumber } from './command.ts';
+import { cliActor, auditLog, defineCommand, Portal, portalOption, wholeNumber } from './command.ts';
 import { readNewPassword } from './password.ts';
 
 const Email = Type.String({ maxLength: 1000 });
@@ -79,7 +78,7 @@ export const keysRotate = defineCommand({
     'TOKEN_ENCRYPTION_KEYS (keep the old key listed until this has run)',
   args: Type.Object({}),
   options: {},
-  run: (services) => services.partner.rotateKeys(CLI_ACTOR),
+  run: async (services) => services.partner.rotateKeys(await cliActor()),
   print: (k) => {
     const counts = [
       `${k.reencrypted} provider token(s)`,
@@ -106,7 +105,7 @@ export const auditList = defineCommand({
   },
   run: async (services, a) => {
     const portalId = await services.accounts.portalIdFor(a.portal);
-    return listAuditEvents(
+    return (await auditLog()).listAuditEvents(
       services.storage.db,
       portalId,
       a.limit === undefined ? {} : { limit: a.limit },
