@@ -1,7 +1,7 @@
 /**
  * The layers of src/ (docs/architecture.md), checked by `npm run lint`:
  *
- *   platform ← db ← jobs, idempotency ← features ← web ← composition roots
+ *   platform ← db ← jobs, idempotency ← features ← web ← composition roots (and cli/)
  *   platform ← db ← audit, accounts, browser ← features
  *
  * (config.ts sits beside platform.) A folder imports only from the floors below it and from its
@@ -51,7 +51,7 @@ const FEATURE_EDGES = {
   ],
   partner: [],
 };
-const ROOTS = '^src/(main|app|services|cli[^/]*)\\.ts$';
+const ROOTS = '^src/(main|app|services)\\.ts$|^src/cli/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -93,7 +93,7 @@ module.exports = {
       comment: 'audit/, accounts/ and browser/ serve every feature, so they import none.',
       severity: 'error',
       from: { path: '^src/(audit|accounts|browser)/' },
-      to: { path: `${FEATURES}|^src/(web|admin|sandbox-provider)/|${ROOTS}` },
+      to: { path: `${FEATURES}|^src/(web|cli|sandbox-provider)/|${ROOTS}` },
     },
     {
       name: 'kit-floor-order',
@@ -106,7 +106,7 @@ module.exports = {
       name: 'features-are-below-the-pages',
       severity: 'error',
       from: { path: FEATURES },
-      to: { path: `^src/(web|admin|sandbox-provider)/|${ROOTS}` },
+      to: { path: `^src/(web|cli|sandbox-provider)/|${ROOTS}` },
     },
     ...FEATURE_NAMES.map((feature) => ({
       name: `${feature}-imports-features-only-by-named-edges`,
@@ -141,12 +141,12 @@ module.exports = {
       name: 'web-is-below-the-roots',
       severity: 'error',
       from: { path: '^src/web/' },
-      to: { path: `^src/(admin|sandbox-provider)/|${ROOTS}` },
+      to: { path: `^src/sandbox-provider/|${ROOTS}` },
     },
     {
       name: 'only-the-roots-import-services',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(main|app|cli[^/]*)\\.ts$|^src/admin/' },
+      from: { path: '^src/', pathNot: '^src/(main|app)\\.ts$|^src/cli/' },
       to: { path: '^src/services\\.ts$' },
     },
     {

@@ -7,14 +7,15 @@
 # tests' bundle), package.json and package-lock.json) it does nothing, so a command does not pay
 # for a build it does not need. Type checking is `npm run typecheck`'s job.
 #
-# Usage: scripts/build.sh [outdir [entry...]]   (default: dist with src/main.ts and src/cli.ts;
+# Usage: scripts/build.sh [outdir [entry...]]   (default: dist with src/main.ts and src/cli/index.ts,
+# built to dist/main.js and dist/cli.js;
 # `npm test` bundles the test files into test-output/suite, a test process spawning servers
 # builds its own dist under test-output/)
 set -eu
 cd "$(dirname "$0")/.."
 out=${1:-dist}
 [ $# -gt 0 ] && shift
-[ $# -gt 0 ] || set -- src/main.ts src/cli.ts
+[ $# -gt 0 ] || set -- src/main.ts src/cli/index.ts
 sources="src scripts package.json package-lock.json"
 case "$*" in test/*) sources="$sources test" ;; esac
 if [ -f "$out/.built" ] && [ "$(cat "$out/.built")" = "$*" ] &&

@@ -1,10 +1,11 @@
 /**
  * The esbuild bundle of Portico's entry points (used by scripts/build.sh for src/main.ts and
- * src/cli.ts and for the test suite's files, and by the benchmark for its server): ESM for
+ * src/cli/index.ts and for the test suite's files, and by the benchmark for its server): ESM for
  * Node, one module per entry, shared chunks, source maps.
  *
  * Every output lands in <outdir> itself, named after its entry's path below its top folder
- * (src/main.ts → main.js, test/messaging/send.test.ts → messaging.send.test.js), so a module's
+ * (src/main.ts → main.js, test/messaging/send.test.ts → messaging.send.test.js; a folder's
+ * index.ts after the folder: src/cli/index.ts → cli.js), so a module's
  * `import.meta.url` is in <outdir> wherever esbuild put its code: the migrations beside it are
  * found the same way in dist/ and in the tests' bundle.
  *
@@ -38,6 +39,7 @@ await build({
     out: relative(ROOT, resolve(entry))
       .replace(/^[^/]+\//, '')
       .replace(/\.tsx?$/, '')
+      .replace(/\/index$/, '')
       .replaceAll('/', '.'),
   })),
   outdir,

@@ -4,11 +4,11 @@
  * Exit codes: 0 after a clean shutdown; 1 when start-up fails (the reason on one stderr line)
  * or shutdown overruns SHUTDOWN_TIMEOUT_MS.
  */
-import type { FastifyInstance } from 'fastify';
-import { startAdminSocket } from './admin/admin-socket.ts';
+import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import { startAdminSocket } from './cli/admin-socket.ts';
 import { buildApp } from './app.ts';
-import { ConfigError, loadDotEnv, parseConfig } from './config.ts';
-import { openStorage, storageTargetFor } from './db/client.ts';
+import { ConfigError, loadDotEnv, parseConfig, type Config } from './config.ts';
+import { openStorage, storageTargetFor, type StorageTarget } from './db/client.ts';
 import { DataDirLockedError } from './platform/data-dir-lock.ts';
 import { KeySpecError } from './platform/keyring.ts';
 import { createLogger, serverLogDestination } from './platform/logger.ts';
@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   sandboxStarting?.catch(() => undefined);
   const closers: (() => Promise<unknown>)[] = [];
   try {
-    const storage = await openStorage(storageTargetFor(config)).finally(async () => {
+    const storage = await openStorage(serverStorageTarget(config, logger)).finally(async () => {
       const started = await sandboxStarting?.catch(() => undefined);
       if (started) closers.unshift(() => started.sandbox.close());
     });
@@ -91,6 +91,27 @@ async function main(): Promise<void> {
   };
   process.once('SIGTERM', () => stop('SIGTERM'));
   process.once('SIGINT', () => stop('SIGINT'));
+}
+
+/**
+ * Where the server stores: for the embedded database, it waits (up to CLI_SERVER_WAIT_MS, saying
+ * so in its log) for a CLI command that opened the data directory just before it started.
+ */
+function serverStorageTarget(config: Config, logger: FastifyBaseLogger): StorageTarget {
+  const target = storageTargetFor(config);
+  if (target.kind !== 'pglite') return target;
+  const waitMs = config.CLI_SERVER_WAIT_MS;
+  return {
+    ...target,
+    waitForCli: {
+      ms: waitMs,
+      onWait: (cliPid) =>
+        logger.warn(
+          { cliPid, waitMs },
+          `a CLI command holds the data directory; waiting up to ${Math.round(waitMs / 1000)} s for it to finish`,
+        ),
+    },
+  };
 }
 
 /** Close in order (app first, storage last); one failure does not stop the rest. */

@@ -1,7 +1,7 @@
 /**
  * The services of every feature, built once over one storage. Shared by the HTTP app, the
  * admin socket and the CLI, so that all three apply the same rules. Only the composition roots
- * (`main.ts`, `app.ts`, `cli.ts`) and `admin/` import this file; a feature's route plugin gets
+ * (`main.ts`, `app.ts`) and `cli/` import this file; a feature's route plugin gets
  * the few services it uses.
  */
 import { createAccountsService, type AccountsService } from './accounts/accounts-service.ts';

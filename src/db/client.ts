@@ -12,7 +12,11 @@ import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import { acquireDataDirLock } from '../platform/data-dir-lock.ts';
+import {
+  acquireDataDirLock,
+  acquireDataDirLockAfterCli,
+  type LockHolder,
+} from '../platform/data-dir-lock.ts';
 import * as schema from './schema/index.ts';
 
 export type Schema = typeof schema;
@@ -81,13 +85,21 @@ export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
 /** Where to store: a PostgreSQL URL, an embedded directory, or an in-memory PGlite (tests). */
 export type StorageTarget =
   | { kind: 'postgres'; url: string; poolSize?: number; timeouts?: DatabaseTimeouts }
-  | { kind: 'pglite'; dataDir: string }
+  | {
+      kind: 'pglite';
+      dataDir: string;
+      /** Written in the directory's lock: a CLI command opens it as `cli`. Default `server`. */
+      holder?: LockHolder;
+      /** A starting server: wait (bounded) for a CLI command that holds the directory. */
+      waitForCli?: { ms: number; onWait: (cliPid: number) => void };
+    }
   | { kind: 'pglite-memory'; template?: Blob | undefined };
 
 /**
  * Open storage. For an embedded data directory this takes the directory's exclusive lock first.
  *
- * @throws DataDirLockedError when another live process owns the data directory.
+ * @throws DataDirLockedError when another live process owns the data directory (for
+ *   `waitForCli`: a server, or a CLI command still after the wait).
  */
 export async function openStorage(target: StorageTarget): Promise<Storage> {
   if (target.kind === 'postgres')
@@ -102,7 +114,12 @@ export async function openStorage(target: StorageTarget): Promise<Storage> {
   const { PGlite } = await import('@electric-sql/pglite');
   let client: PGlite;
   if (target.kind === 'pglite') {
-    const release = acquireDataDirLock(target.dataDir);
+    const release = target.waitForCli
+      ? await acquireDataDirLockAfterCli(target.dataDir, {
+          waitMs: target.waitForCli.ms,
+          onWait: target.waitForCli.onWait,
+        })
+      : acquireDataDirLock(target.dataDir, target.holder);
     try {
       const dir = join(target.dataDir, 'pglite');
       // A new directory starts from the template (initdb and migrations done at build time:

@@ -6,16 +6,24 @@
  * (atomic). A lock whose pid is no longer alive is stale (the owner crashed) and is taken over;
  * the take-over itself is serialised by an `mkdir` guard so that two starters recovering the
  * same stale lock cannot both win. This is how PostgreSQL's own `postmaster.pid` works.
+ *
+ * The lock also says who holds it (`server` or `cli`, on its second line): a server that starts
+ * while a CLI command runs on the directory waits for it (bounded) instead of failing.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import { mkdirSync, readFileSync, rmdirSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const LOCK_FILE = 'portico.lock';
 
+/** What kind of process holds a data directory. */
+export type LockHolder = 'server' | 'cli';
+
 export class DataDirLockedError extends Error {
   constructor(
     readonly dataDir: string,
     readonly ownerPid: number,
+    readonly holder: LockHolder = 'server',
   ) {
     super(
       `The data directory ${dataDir} is in use by another Portico process (pid ${ownerPid}). ` +
@@ -45,6 +53,17 @@ export function lockOwner(dataDir: string): number | null {
   }
 }
 
+/** Who wrote the lock: `cli` when its second line says so, else `server`. */
+export function lockHolder(dataDir: string): LockHolder {
+  try {
+    return readFileSync(join(dataDir, LOCK_FILE), 'utf8').split('\n')[1]?.trim() === 'cli'
+      ? 'cli'
+      : 'server';
+  } catch {
+    return 'server';
+  }
+}
+
 /** The pid of a live process that holds the lock, or null when the directory is free. */
 export function liveLockOwner(dataDir: string): number | null {
   const pid = lockOwner(dataDir);
@@ -54,15 +73,16 @@ export function liveLockOwner(dataDir: string): number | null {
 /**
  * Take the lock of `dataDir` (created with mode 0700 if missing) for this process.
  *
+ * @param holder what this process is, written in the lock for a starting server to read.
  * @returns a release function (idempotent) that removes the lock.
  * @throws DataDirLockedError when a live process holds it.
  */
-export function acquireDataDirLock(dataDir: string): () => void {
+export function acquireDataDirLock(dataDir: string, holder: LockHolder = 'server'): () => void {
   mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const lockPath = join(dataDir, LOCK_FILE);
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      writeFileSync(lockPath, `${process.pid}\n`, { flag: 'wx', mode: 0o600 });
+      writeFileSync(lockPath, `${process.pid}\n${holder}\n`, { flag: 'wx', mode: 0o600 });
       let released = false;
       return () => {
         if (released) return;
@@ -73,10 +93,38 @@ export function acquireDataDirLock(dataDir: string): () => void {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
     }
     const owner = lockOwner(dataDir);
-    if (owner !== null && isAlive(owner)) throw new DataDirLockedError(dataDir, owner);
+    if (owner !== null && isAlive(owner))
+      throw new DataDirLockedError(dataDir, owner, lockHolder(dataDir));
     takeOverStaleLock(dataDir, owner);
   }
   throw new DataDirLockedError(dataDir, lockOwner(dataDir) ?? 0);
+}
+
+/**
+ * Take the lock of `dataDir` as {@link acquireDataDirLock} does, but while a CLI command holds
+ * it (a command run on the directory just before this server started) wait for it, polling,
+ * up to `waitMs`; `onWait` is called once, with the CLI's pid, when waiting starts.
+ *
+ * @returns a release function (idempotent) that removes the lock.
+ * @throws DataDirLockedError when a live server holds it, or a CLI still does after `waitMs`.
+ */
+export async function acquireDataDirLockAfterCli(
+  dataDir: string,
+  options: { waitMs: number; onWait: (cliPid: number) => void; pollMs?: number },
+): Promise<() => void> {
+  const deadline = Date.now() + options.waitMs;
+  let told = false;
+  for (;;) {
+    try {
+      return acquireDataDirLock(dataDir, 'server');
+    } catch (err) {
+      if (!(err instanceof DataDirLockedError) || err.holder !== 'cli' || Date.now() >= deadline)
+        throw err;
+      if (!told) options.onWait(err.ownerPid);
+      told = true;
+      await sleep(options.pollMs ?? 100);
+    }
+  }
 }
 
 function takeOverStaleLock(dataDir: string, stalePid: number | null): void {

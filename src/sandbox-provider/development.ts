@@ -1,7 +1,8 @@
 /**
  * Development convenience: when `npm start` runs in development with no PROVIDER_APP_ID, start
  * the sandbox provider on SANDBOX_PROVIDER_PORT (host 127.0.0.1, a different site from the
- * app's `localhost`) with a generated app id and secret, and fill the provider settings from
+ * app's `localhost`) with a generated app id and secret (a configured PROVIDER_APP_SECRET is
+ * kept), and fill the provider settings from
  * it, the app's webhook URL (`{APP_BASE_URL}/api/provider/webhooks`) and verify token included.
  * Production and test never do this (main.ts checks NODE_ENV; production config refuses a
  * sandbox provider).
@@ -31,7 +32,8 @@ export async function startDevelopmentSandbox(
   logger: FastifyBaseLogger,
 ): Promise<{ config: Config; sandbox: SandboxProvider }> {
   const appId = `${SANDBOX_APP_ID_PREFIX}${randomBase62(8)}`;
-  const appSecret = randomBase62(32);
+  // A configured app secret is kept (the operator knows it); otherwise one is made.
+  const appSecret = config.PROVIDER_APP_SECRET ?? randomBase62(32);
   // The app's webhook and its verify token, as one registers them in the provider's app
   // dashboard; a configured verify token is kept.
   const webhookVerifyToken = config.PROVIDER_WEBHOOK_VERIFY_TOKEN ?? randomBase62(24);

@@ -38,7 +38,7 @@ describe('admin CLI: credit add', () => {
     assert.equal(direct.code, 0, direct.stderr);
     assert.match(
       direct.stdout,
-      /Credit added \(ctx_\w+\)\. Balance 500 EUR minor units, 0 reserved\./,
+      /Credit added \(ctx_\w+\)\. Balance 5\.00 EUR \(500 minor units\), nothing reserved\./,
     );
 
     for (const amount of ['0', '-5', '1.5', 'ten']) {
@@ -49,6 +49,10 @@ describe('admin CLI: credit add', () => {
       );
       assert.equal(bad.code, 1, `${amount}: ${bad.stdout}${bad.stderr}`);
       assert.match(bad.stderr, /amount/);
+      assert.match(
+        bad.stderr,
+        /^\d+$|^-/.test(amount) ? /must be a positive whole number/ : /must be a whole number/,
+      );
     }
 
     const server = await startServer(t, env);

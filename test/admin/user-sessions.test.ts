@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { runCommand } from '../../src/admin/commands.ts';
+import { runCommand } from '../../src/cli/commands.ts';
 import { UsageError } from '../../src/platform/errors.ts';
 import { buildTestApp } from '../helpers/app.ts';
 import { backends } from '../helpers/storage.ts';

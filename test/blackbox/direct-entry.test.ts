@@ -13,7 +13,7 @@ import { test } from 'node:test';
 import { DockerfileParser, Env } from 'dockerfile-ast';
 import { parse as parseYaml } from 'yaml';
 import { parseConfig } from '../../src/config.ts';
-import { freshBuild, spawnNode, tempDataDir } from '../helpers/spawn.ts';
+import { freshBuild, spawnedServerEnv, spawnNode, tempDataDir } from '../helpers/spawn.ts';
 import { ROOT } from '../helpers/root.ts';
 
 const dockerfile = DockerfileParser.parse(readFileSync(join(ROOT, 'Dockerfile'), 'utf8'));
@@ -53,15 +53,14 @@ test('the image runs node directly: it serves in production, passes its HEALTHCH
   // The CMD's paths are relative to the image's WORKDIR: here, the folder of a fresh build.
   const server = spawnNode(t, cmd.slice(1), {
     cwd: dirname(freshBuild()),
-    env: {
-      PATH: process.env.PATH ?? '',
+    // No call to the real provider from a test: spawnedServerEnv turns the health check off.
+    env: spawnedServerEnv({
       ...imageEnv,
       ...productionSettings(),
       HOST: '127.0.0.1',
       PORT: '0',
       DATA_DIR: tempDataDir(),
-      PROVIDER_HEALTH_CHECK_INTERVAL_MS: '0', // no call to the real provider from a test
-    },
+    }),
   });
   await server.waitForLine(/"msg":"Portico is serving"/, 'the direct entry did not start');
   const [, port] = await server.waitForLine(

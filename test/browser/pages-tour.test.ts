@@ -26,7 +26,7 @@ import {
   screenshot,
   startPortico,
 } from '../helpers/browser.ts';
-import { suiteCleanup } from '../helpers/spawn.ts';
+import { spawnedServerEnv, suiteCleanup } from '../helpers/spawn.ts';
 
 const PASSWORD = 'correct horse battery staple';
 const WIDTHS = [1280, 390] as const;
@@ -52,22 +52,10 @@ describe('browser: every page at 1280 px and 390 px', () => {
       port: 0,
       apps: [{ appId, appSecret, redirectUris: [redirectUri], name: 'Portico (tour)' }],
     });
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      NODE_ENV: 'development',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'info',
-      APP_BASE_URL: appUrl,
-      PROVIDER_APP_ID: appId,
-      PROVIDER_APP_SECRET: appSecret,
-      PROVIDER_AUTHORIZATION_BASE_URL: sandbox.url,
-      PROVIDER_GRAPH_BASE_URL: sandbox.url,
-      PROVIDER_REDIRECT_URI: redirectUri,
-      PROVIDER_HEALTH_CHECK_INTERVAL_MS: '0',
-      TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-    };
+    const env = spawnedServerEnv(
+      { NODE_ENV: 'development', PORT: String(port), DATA_DIR: dataDir, APP_BASE_URL: appUrl },
+      { url: sandbox.url, appId, appSecret, redirectUri },
+    );
     await cli(suite, env, [
       'portal',
       'create',

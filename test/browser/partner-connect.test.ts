@@ -24,7 +24,7 @@ import {
   SCREENSHOTS,
   startPortico,
 } from '../helpers/browser.ts';
-import { suiteCleanup } from '../helpers/spawn.ts';
+import { spawnedServerEnv, suiteCleanup } from '../helpers/spawn.ts';
 
 const PASSWORD = 'correct horse battery staple';
 /** The connection card's status line (the provider named as in development: the sandbox). */
@@ -67,22 +67,10 @@ describe('browser: sign in, connect, cancel, decline, disconnect, remove the app
         },
       ],
     });
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      NODE_ENV: 'development',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'info',
-      APP_BASE_URL: appUrl,
-      PROVIDER_APP_ID: appId,
-      PROVIDER_APP_SECRET: appSecret,
-      PROVIDER_AUTHORIZATION_BASE_URL: sandbox.url,
-      PROVIDER_GRAPH_BASE_URL: sandbox.url,
-      PROVIDER_REDIRECT_URI: redirectUri,
-      PROVIDER_HEALTH_CHECK_INTERVAL_MS: '0',
-      TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-    };
+    const env = spawnedServerEnv(
+      { NODE_ENV: 'development', PORT: String(port), DATA_DIR: dataDir, APP_BASE_URL: appUrl },
+      { url: sandbox.url, appId, appSecret, redirectUri },
+    );
     await cli(suite, env, [
       'portal',
       'create',

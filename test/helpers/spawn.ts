@@ -8,6 +8,7 @@
  * hangs on, or leaves behind, a process it started.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,6 +77,50 @@ export function tempDataDir(): string {
 export function childEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const { NODE_TEST_CONTEXT: _a, NODE_OPTIONS: _b, ...rest } = process.env;
   return { ...rest, NODE_ENV: 'test', LOG_LEVEL: 'info', ...env };
+}
+
+/** A sandbox provider's app, as a Portico pointed at it is configured. */
+export interface SandboxApp {
+  /** The sandbox's origin (`http://127.0.0.1:<port>`). */
+  url: string;
+  appId: string;
+  appSecret: string;
+  redirectUri: string;
+}
+
+/**
+ * The provider settings of a Portico that uses `app` of a sandbox provider, with a fresh
+ * encryption key and no health check (no call to a provider a test did not ask for).
+ */
+export function sandboxProviderEnv(app: SandboxApp) {
+  return {
+    PROVIDER_APP_ID: app.appId,
+    PROVIDER_APP_SECRET: app.appSecret,
+    PROVIDER_AUTHORIZATION_BASE_URL: app.url,
+    PROVIDER_GRAPH_BASE_URL: app.url,
+    PROVIDER_REDIRECT_URI: app.redirectUri,
+    PROVIDER_HEALTH_CHECK_INTERVAL_MS: '0',
+    TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+  };
+}
+
+/**
+ * The whole environment of a spawned server (or CLI) process: only PATH of this process's
+ * own, the server on 127.0.0.1 logging at info without provider health checks, the provider
+ * settings of `app` when given, then `settings` (which win).
+ */
+export function spawnedServerEnv(
+  settings: Record<string, string>,
+  app?: SandboxApp,
+): NodeJS.ProcessEnv {
+  return {
+    PATH: process.env.PATH ?? '',
+    HOST: '127.0.0.1',
+    LOG_LEVEL: 'info',
+    PROVIDER_HEALTH_CHECK_INTERVAL_MS: '0',
+    ...(app && sandboxProviderEnv(app)),
+    ...settings,
+  };
 }
 
 const running = new Set<ChildProcess>();
@@ -283,7 +328,7 @@ export interface CliResult {
 }
 
 /**
- * Run the built `src/cli.ts` with `args`, `input` on standard input; resolves when it exits.
+ * Run the built CLI (`src/cli/index.ts`, dist/cli.js) with `args`, `input` on standard input; resolves when it exits.
  *
  * @throws Error with its output when it has not exited within `timeoutMs` (it is killed).
  */
@@ -313,14 +358,14 @@ export interface CliProcess {
 }
 
 /**
- * Start `src/cli.ts` with `args` without waiting for it; killed in `t.after` whatever happened.
+ * Start the CLI (`src/cli/index.ts`, through tsx) with `args` without waiting for it; killed in `t.after` whatever happened.
  */
 export function spawnCli(
   t: { after(fn: () => void): void },
   args: string[],
   env: Record<string, string>,
 ): CliProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli.ts', ...args], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/index.ts', ...args], {
     cwd: ROOT,
     env: childEnv(env),
     stdio: ['ignore', 'pipe', 'pipe'],

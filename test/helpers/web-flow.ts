@@ -11,6 +11,7 @@ import {
 } from '../../src/sandbox-provider/sandbox-provider.tsx';
 import { buildTestApp, type TestApp } from './app.ts';
 import type { Backend } from './storage.ts';
+import { sandboxProviderEnv } from './spawn.ts';
 import { Browser, csrfOf, portalWithPassword, setCookies } from './web.ts';
 
 export const APP_ORIGIN = 'http://localhost:3999';
@@ -37,18 +38,11 @@ export async function startFlowSandbox(t: Pick<TestContext, 'after'>) {
     apps: [{ appId, appSecret, redirectUris: [REDIRECT_URI] }],
   });
   t.after(() => sandbox.close());
-  const encryptionKeys = `k1:${randomBytes(32).toString('base64')}`;
   const env = {
     APP_BASE_URL: APP_ORIGIN,
-    PROVIDER_APP_ID: appId,
-    PROVIDER_APP_SECRET: appSecret,
-    PROVIDER_AUTHORIZATION_BASE_URL: sandbox.url,
-    PROVIDER_GRAPH_BASE_URL: sandbox.url,
-    PROVIDER_REDIRECT_URI: REDIRECT_URI,
-    PROVIDER_HEALTH_CHECK_INTERVAL_MS: '0',
-    TOKEN_ENCRYPTION_KEYS: encryptionKeys,
+    ...sandboxProviderEnv({ url: sandbox.url, appId, appSecret, redirectUri: REDIRECT_URI }),
   };
-  return { sandbox, appId, appSecret, encryptionKeys, env };
+  return { sandbox, appId, appSecret, encryptionKeys: env.TOKEN_ENCRYPTION_KEYS, env };
 }
 
 /**

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { runCommand } from '../../src/admin/commands.ts';
+import { runCommand } from '../../src/cli/commands.ts';
 import { listAuditEvents } from '../../src/audit/audit-log.ts';
 import type { Storage } from '../../src/db/client.ts';
 import { ConnectionInactiveError } from '../../src/partner/partner-service.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { runCommand } from '../../src/admin/commands.ts';
+import { runCommand } from '../../src/cli/commands.ts';
 import { CLI_ACTOR, listAuditEvents } from '../../src/audit/audit-log.ts';
 import { generateKeyEntry } from '../../src/platform/keyring.ts';
 import { createLogger } from '../../src/platform/logger.ts';

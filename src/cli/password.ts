@@ -2,8 +2,8 @@
  * Reading a password for the admin CLI (`user set-password`): from a terminal (typed twice,
  * not echoed, asked again when refused) or from a pipe (its first line).
  */
-import { passwordProblem } from './platform/passwords.ts';
-import { UsageError } from './platform/errors.ts';
+import { passwordProblem } from '../platform/passwords.ts';
+import { UsageError } from '../platform/errors.ts';
 
 /** Most bytes kept of one line: longer input is cut here (the service refuses over 1024). */
 const LINE_MAX_BYTES = 4096;

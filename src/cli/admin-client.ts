@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { liveLockOwner } from '../platform/data-dir-lock.ts';
 import { UsageError } from '../platform/errors.ts';
+import { RemoteFailure } from './failure.ts';
 
 /** The socket's file name inside the data directory. */
 export const ADMIN_SOCKET = 'portico.sock';
@@ -22,8 +23,9 @@ export function adminSocketPath(dataDir: string): string {
  * Send a command to the server listening on `socketPath`.
  *
  * @returns the command's result.
- * @throws UsageError with the server's message when it refused the command; Error when the
- *   socket cannot be reached or answers something else.
+ * @throws UsageError (`refused`, `not_found`) or RemoteFailure (any other code) with the
+ *   server's code and message when the command failed there; Error when the socket cannot be
+ *   reached or answers something else.
  */
 export function sendAdminCommand(
   socketPath: string,
@@ -47,21 +49,19 @@ export function sendAdminCommand(
             const reply = JSON.parse(Buffer.concat(chunks).toString('utf8')) as {
               ok?: boolean;
               result?: unknown;
-              error?: string;
-              code?: string;
-              message?: string;
+              error?: { code?: unknown; message?: unknown };
             };
-            if (reply.ok) resolve(reply.result);
-            else if (res.statusCode === 400 && reply.error) {
-              reject(
-                new UsageError(reply.error, reply.code === 'not_found' ? 'not_found' : 'refused'),
-              );
-            } else
-              reject(
-                new Error(
-                  `The server could not run the command: ${reply.message ?? res.statusCode}`,
-                ),
-              );
+            if (reply.ok) return resolve(reply.result);
+            const code = typeof reply.error?.code === 'string' ? reply.error.code : 'storage';
+            const message =
+              typeof reply.error?.message === 'string'
+                ? reply.error.message
+                : `The server could not run the command (HTTP ${res.statusCode}).`;
+            reject(
+              code === 'refused' || code === 'not_found'
+                ? new UsageError(message, code)
+                : new RemoteFailure(code, message),
+            );
           } catch (err) {
             reject(err instanceof Error ? err : new Error(String(err)));
           }

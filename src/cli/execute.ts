@@ -5,20 +5,13 @@
  * @see README.md "Admin CLI"
  */
 import { existsSync } from 'node:fs';
-import { InvalidArgumentError, Option } from 'commander';
-import { sendAdminCommandWhenReady, ServerGoneError } from './admin/admin-client.ts';
-import { parseConfig, type Config } from './config.ts';
-import { DataDirLockedError, liveLockOwner } from './platform/data-dir-lock.ts';
-import { UsageError } from './platform/errors.ts';
-
-/**
- * Renders a command's result for a person: the text printed, without the final newline (the
- * config tells where the storage is, for a message such as "No portals in …").
- */
-export type Printer = (result: unknown, config: Config) => string;
-
-/** The commands that may create the storage; every other one needs a portal, so storage. */
-const CREATING = new Set(['migrate', 'portal create']);
+import type { Static, TObject } from 'typebox';
+import { parseConfig, type Config } from '../config.ts';
+import { DataDirLockedError, liveLockOwner } from '../platform/data-dir-lock.ts';
+import { UsageError } from '../platform/errors.ts';
+import { sendAdminCommandWhenReady, ServerGoneError } from './admin-client.ts';
+import type { AdminCommand } from './command.ts';
+import { failureOf } from './failure.ts';
 
 /**
  * Where this CLI's storage is, in words: `the data directory /srv/portico/data` or
@@ -42,11 +35,11 @@ export function storageDescription(config: Config): string {
  *
  * @throws UsageError (`not_found`) naming the directory.
  */
-function checkDataDir(config: Config, name: string): void {
+function checkDataDir(config: Config, command: AdminCommand): void {
   if (config.DATABASE_URL || existsSync(config.dataDir)) return;
   const unset = process.env.DATA_DIR === undefined || process.env.DATA_DIR === '';
   const why = unset ? ' (DATA_DIR is not set, so ./data of the current directory)' : '';
-  if (CREATING.has(name)) {
+  if (command.createsStorage) {
     process.stderr.write(`Creating the data directory ${config.dataDir}${why}.\n`);
     return;
   }
@@ -58,23 +51,26 @@ function checkDataDir(config: Config, name: string): void {
 }
 
 /**
- * Run the admin command `name`: through the running server's admin socket when it holds the
- * embedded database, else against storage opened (and migrated) here.
+ * Run `command`: through the running server's admin socket when it holds the embedded
+ * database, else against storage opened (and migrated) here.
  *
- * @throws UsageError when refused, a `not_found` one saying which storage it looked in.
+ * @returns the result as JSON would carry it (the same whichever process ran the command).
+ * @throws UsageError when refused, a `not_found` one saying which storage it looked in;
+ *   whatever else the command ends with (failure.ts classifies it).
  */
-export async function execute(config: Config, name: string, args: unknown): Promise<unknown> {
-  checkDataDir(config, name);
+export async function execute(
+  config: Config,
+  command: AdminCommand,
+  args: unknown,
+): Promise<unknown> {
+  checkDataDir(config, command);
   try {
-    return await executeHere(config, name, args);
+    return await executeHere(config, command.name, args);
   } catch (err) {
-    if (
-      err instanceof UsageError &&
-      err.code === 'not_found' &&
-      !/^No data directory/.test(err.message)
-    ) {
+    const { code, message } = failureOf(err);
+    if (code === 'not_found' && !/^No data directory/.test(message)) {
       throw new UsageError(
-        `${err.message.replace(/\.$/, '')} (looked in ${storageDescription(config)}).`,
+        `${message.replace(/\.$/, '')} (looked in ${storageDescription(config)}).`,
         'not_found',
       );
     }
@@ -98,9 +94,10 @@ async function executeHere(config: Config, name: string, args: unknown): Promise
   }
   // Loaded only here: a command handed to the running server needs no storage, services or
   // migrations, and loading them is most of a CLI command's time.
-  const { runLocally } = await import('./cli-local.ts');
+  const { runLocally } = await import('./local.ts');
   try {
-    return await runLocally(config, name, args);
+    // As the socket would carry it: dates as ISO strings, whichever process ran it.
+    return JSON.parse(JSON.stringify(await runLocally(config, name, args)) ?? 'null') as unknown;
   } catch (err) {
     // A server started between our check and our open: hand the command over instead.
     if (err instanceof DataDirLockedError) return viaServer();
@@ -108,41 +105,32 @@ async function executeHere(config: Config, name: string, args: unknown): Promise
   }
 }
 
-/** The commander action of admin command `name`; the config is parsed when it runs. */
-export function action(
-  name: string,
-  toArgs: (opts: Record<string, unknown>) => unknown,
-  human: Printer,
-) {
-  return async (opts: Record<string, unknown>) => {
-    const config = parseConfig();
-    const result = await execute(config, name, toArgs(opts));
-    process.stdout.write(
-      opts.json ? `${JSON.stringify(result, null, 2)}\n` : `${human(result, config)}\n`,
-    );
-  };
+/**
+ * Run `command` from the command line: its options turned into arguments (or `send` does it),
+ * run here or on the server, the result printed in words or, with `--json`, as JSON. The
+ * configuration is parsed only when the command needs storage.
+ */
+export async function runFromCommandLine<A extends TObject>(
+  command: AdminCommand<A, unknown, unknown>,
+  options: Record<string, unknown>,
+): Promise<void> {
+  let config: Config | undefined;
+  const configOnce = () => (config ??= parseConfig());
+  const exec = (args: Static<A>) => execute(configOnce(), command, args);
+  const result = command.send
+    ? await command.send(options, exec)
+    : await exec(argsOf(command, options) as Static<A>);
+  const printed = options.json
+    ? JSON.stringify(command.json ? command.json(result) : result, null, 2)
+    : command.print(result, { options, storage: () => storageDescription(configOnce()) });
+  process.stdout.write(`${printed}\n`);
 }
 
-export const json = new Option('--json', 'print the result (and any error) as JSON');
-export const portal = ['--portal <code>', 'portal code (digits)'] as const;
-
-/** `a, b,c` → `['a', 'b', 'c']`. */
-export const list = (value: string) =>
-  value
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-
-/**
- * A commander argument parser for a whole number from `min` to `max`: anything else is a usage
- * error (exit 2) in words, before any storage is opened.
- */
-export function wholeNumber(min: number, max: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || n < min || n > max) {
-      throw new InvalidArgumentError(`Give a whole number from ${min} to ${max}.`);
-    }
-    return n;
-  };
+/** The options that are arguments of `command`, as commander parsed them. */
+function argsOf(command: AdminCommand, options: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(
+    Object.keys(command.args.properties)
+      .filter((key) => options[key] !== undefined)
+      .map((key) => [key, options[key]]),
+  );
 }

@@ -1,13 +1,13 @@
 /**
  * The CLI running a command itself, against storage it opens (and migrates) here: with
  * DATABASE_URL, or with the embedded database when no server holds the data directory.
- * `cli-commands.ts` imports this module only when it needs it.
+ * `execute.ts` imports this module only when it needs it.
  */
-import { runCommand } from './admin/commands.ts';
-import type { Config } from './config.ts';
-import { openStorage, storageTargetFor } from './db/client.ts';
-import { createLogger } from './platform/logger.ts';
-import { createServices } from './services.ts';
+import type { Config } from '../config.ts';
+import { openStorage, storageTargetFor } from '../db/client.ts';
+import { createLogger } from '../platform/logger.ts';
+import { createServices } from '../services.ts';
+import { runCommand } from './commands.ts';
 
 /**
  * Open storage, migrate, run admin command `name`, close.
@@ -16,7 +16,11 @@ import { createServices } from './services.ts';
  *   refused command.
  */
 export async function runLocally(config: Config, name: string, args: unknown): Promise<unknown> {
-  const storage = await openStorage(storageTargetFor(config));
+  const target = storageTargetFor(config);
+  // Marked as the CLI's: a server starting meanwhile waits for this command to finish.
+  const storage = await openStorage(
+    target.kind === 'pglite' ? { ...target, holder: 'cli' } : target,
+  );
   try {
     await storage.migrate();
     const services = createServices({ config, storage, logger: createLogger('silent') });
