@@ -77,6 +77,8 @@ export function DataTable<T>(p: {
   columns: Column<T>[];
   rows: T[];
   rowKey: (row: T) => string;
+  /** An `id` for a row (a link target), when it has one. */
+  rowId?: ((row: T) => string | undefined) | undefined;
   testid?: string | undefined;
   caption?: string | undefined;
 }) {
@@ -95,7 +97,7 @@ export function DataTable<T>(p: {
         </thead>
         <tbody>
           {p.rows.map((row) => (
-            <tr key={p.rowKey(row)}>
+            <tr key={p.rowKey(row)} id={p.rowId?.(row)}>
               {p.columns.map((c) => (
                 <td key={c.label} data-label={c.label} class={c.kind ?? 'short'}>
                   {c.cell(row)}
@@ -258,7 +260,11 @@ export function Actions({ children }: { children: ComponentChildren }) {
 export type Tone = 'ok' | 'bad' | 'warn' | 'info' | 'neutral';
 
 /** A status word; the tone gives its colour (the word alone carries the meaning). */
-export function Badge(p: { tone?: Tone | undefined; testid?: string; children: ComponentChildren }) {
+export function Badge(p: {
+  tone?: Tone | undefined;
+  testid?: string;
+  children: ComponentChildren;
+}) {
   return (
     <span class={`badge badge-${p.tone ?? 'neutral'}`} data-testid={p.testid}>
       {p.children}

@@ -39,13 +39,15 @@ export interface LayoutProps {
 function NavList({ current }: { current?: NavKey | undefined }) {
   return (
     <ul class="nav">
-      {(Object.entries(NAV) as [NavKey, readonly [string, string]][]).map(([key, [href, label]]) => (
-        <li key={key}>
-          <a href={href} aria-current={key === current ? 'page' : undefined}>
-            {label}
-          </a>
-        </li>
-      ))}
+      {(Object.entries(NAV) as [NavKey, readonly [string, string]][]).map(
+        ([key, [href, label]]) => (
+          <li key={key}>
+            <a href={href} aria-current={key === current ? 'page' : undefined}>
+              {label}
+            </a>
+          </li>
+        ),
+      )}
     </ul>
   );
 }

@@ -64,6 +64,7 @@ h2 { font-size: var(--t-lg); margin: 0 0 var(--s-2); }
 h3 { font-size: var(--t-md); margin: var(--s-4) 0 var(--s-1); }
 section, .card { background: var(--c-surface); border: 1px solid var(--c-line); border-radius: var(--radius); padding: var(--s-4) var(--s-5); margin-bottom: var(--s-4); min-width: 0; }
 .card-head { display: flex; flex-wrap: wrap; justify-content: space-between; align-items: baseline; gap: var(--s-2); }
+section.narrow { max-width: 26rem; margin: var(--s-5) auto; }
 .grid-2 { display: grid; grid-template-columns: repeat(auto-fit, minmax(18rem, 1fr)); gap: 0 var(--s-4); }
 
 /* Forms */
@@ -145,9 +146,9 @@ figure.chart { margin: 0; }
 .chart-axis { display: flex; flex-direction: column-reverse; justify-content: space-between; font-size: var(--t-xs); color: var(--c-muted); text-align: right; height: 12rem; line-height: 1; }
 .chart-area { position: relative; height: 12rem; min-width: 0; }
 .chart-area svg { width: 100%; height: 100%; display: block; }
-.chart-days { display: grid; font-size: var(--t-xs); color: var(--c-muted); text-align: center; margin-left: calc(2.5rem + var(--s-1)); }
+.chart-days { display: grid; grid-auto-flow: column; grid-auto-columns: minmax(0, 1fr); font-size: var(--t-xs); color: var(--c-muted); text-align: center; margin-left: calc(2.5rem + var(--s-1)); }
 .chart-days span { white-space: nowrap; }
-.chart-days .today { color: var(--c-fg); font-weight: 700; }
+.chart-days .today { color: var(--c-fg); font-weight: 700; text-align: right; }
 .chart-grid { stroke: var(--c-line); stroke-width: 1; vector-effect: non-scaling-stroke; }
 .chart-today { fill: var(--c-accent-soft); }
 .bar-sent { fill: #8fb0e0; } .bar-delivered { fill: var(--c-accent); } .bar-read { fill: var(--c-ok); } .bar-failed { fill: var(--c-bad); }

@@ -78,7 +78,10 @@ for (const backend of backends()) {
         confirm: 'yes',
       });
       assert.equal(erased.statusCode, 303);
-      assert.match((await browser.get(erased.headers.location as string)).body, /contact is erased/);
+      assert.match(
+        (await browser.get(erased.headers.location as string)).body,
+        /contact is erased/,
+      );
       // `?done=` shows only words of the fixed vocabulary, never text from the URL.
       const crafted = await browser.get('/contacts?done=Your%20account%20is%20suspended');
       assert.doesNotMatch(crafted.body, /suspended/);
