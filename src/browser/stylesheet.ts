@@ -176,6 +176,7 @@ figure.chart figcaption { margin-top: var(--s-2); }
   table.data td::before { content: attr(data-label); color: var(--c-muted); font-size: var(--t-xs); font-weight: 600; text-transform: uppercase; letter-spacing: 0.03em; padding-top: 0.15rem; }
   table.data td.short, table.data td.nowrap { white-space: normal; }
   table.data td:empty { display: none; }
+  table.data td > .badge, table.data td > .status { justify-self: start; }
   .chart-days { font-size: 0.7rem; }
 }
 `;
