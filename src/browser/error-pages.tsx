@@ -40,7 +40,9 @@ export function sendNotFoundPage(reply: FastifyReply): FastifyReply {
         <a class="button" href="/settings">
           Go to settings
         </a>
-        <a href="/login">Sign in</a>
+        <a class="button secondary" href="/login">
+          Sign in
+        </a>
       </p>
     </MessagePage>,
     404,
@@ -69,7 +71,7 @@ export function pageErrorHandler(
           If it keeps happening, tell support this reference:{' '}
           <code data-testid="request-id">{request.id}</code>
         </p>
-        <p>
+        <p class="actions">
           <a class="button" href="/settings">
             Back to settings
           </a>
@@ -82,7 +84,7 @@ export function pageErrorHandler(
     reply,
     <MessagePage title="This request could not be read">
       <p>The address or the form sent was not in the expected shape, so nothing was changed.</p>
-      <p>
+      <p class="actions">
         <a class="button" href="/settings">
           Back to settings
         </a>

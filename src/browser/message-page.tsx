@@ -15,7 +15,7 @@ export function MessagePage({
 }) {
   return (
     <Layout title={title} signedIn={signedIn}>
-      <section>
+      <section class="message-page">
         <h1>{title}</h1>
         {children}
       </section>

@@ -18,8 +18,10 @@ export function sendFormExpired(reply: FastifyReply, session: WebSession | null)
     reply,
     <MessagePage title="This form has expired" signedIn={signedInOf(session)}>
       <p>Nothing was changed. Go back, reload the page and try again.</p>
-      <p>
-        <a href="/settings">Back to settings</a>
+      <p class="actions">
+        <a class="button secondary" href="/settings">
+          Back to settings
+        </a>
       </p>
     </MessagePage>,
     403,
@@ -36,8 +38,10 @@ export function sendNotAllowed(
     reply,
     <MessagePage title="Not allowed" signedIn={signedInOf(session)}>
       <p>{what}</p>
-      <p>
-        <a href="/settings">Back to settings</a>
+      <p class="actions">
+        <a class="button secondary" href="/settings">
+          Back to settings
+        </a>
       </p>
     </MessagePage>,
     403,

@@ -8,14 +8,28 @@ import type { ComponentChildren } from 'preact';
 import { render } from 'preact-render-to-string';
 import type { Grant } from './sandbox-state.ts';
 
+/**
+ * The sandbox's own small stylesheet (it may import nothing of Portico's pages): the same
+ * design tokens as Portico's page kit (src/browser/stylesheet.ts), so the flow reads as one,
+ * and a banner that says this is the sandbox.
+ */
 const STYLE = `
-body{font-family:system-ui,sans-serif;background:#f0f2f5;margin:0;color:#1c1e21}
-main{max-width:34rem;margin:3rem auto;background:#fff;border-radius:8px;padding:1.5rem 2rem;box-shadow:0 1px 3px #0003}
-h1{font-size:1.3rem}.banner{background:#fff3cd;padding:.5rem 1rem;text-align:center;font-size:.9rem}
-button{font-size:1rem;padding:.5rem 1.2rem;margin:.3rem .3rem 0 0;border-radius:6px;border:1px solid #ccd}
-button.primary{background:#1877f2;color:#fff;border-color:#1877f2}
-label{display:block;margin:.4rem 0}code{background:#eee;padding:0 .2rem}
-table{border-collapse:collapse;width:100%}td{padding:.3rem;border-top:1px solid #eee;vertical-align:top}
+:root{--c-fg:#1b2230;--c-muted:#586174;--c-line:#d8dde6;--c-bg:#f4f6f9;--c-accent:#1d5bb8;--c-warn:#7a5a00;--c-warn-soft:#fff6d6;--c-warn-line:#e3c766;--s-2:.5rem;--s-3:.75rem;--s-4:1rem;--s-5:1.5rem;--radius:8px}
+*{box-sizing:border-box}
+body{font:1rem/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;background:var(--c-bg);margin:0;color:var(--c-fg)}
+main{max-width:40rem;margin:var(--s-5) auto;background:#fff;border:1px solid var(--c-line);border-radius:var(--radius);padding:var(--s-4) var(--s-5)}
+h1{font-size:1.35rem;line-height:1.25}h2{font-size:1.1rem}
+.banner{background:var(--c-warn-soft);color:var(--c-warn);border-bottom:1px solid var(--c-warn-line);padding:var(--s-2) var(--s-4);text-align:center;font-size:.9rem;font-weight:600}
+a{color:var(--c-accent)}
+button{font:inherit;font-weight:600;min-height:2.5rem;padding:var(--s-2) var(--s-4);margin:var(--s-2) var(--s-2) 0 0;border-radius:6px;border:1px solid #aeb6c4;background:#fff;color:var(--c-fg);cursor:pointer}
+button.primary{background:var(--c-accent);color:#fff;border-color:var(--c-accent)}
+label{display:block;margin:var(--s-3) 0}
+input:not([type=checkbox]),select{display:block;width:100%;max-width:100%;margin-top:.25rem;padding:var(--s-2) var(--s-3);border:1px solid #aeb6c4;border-radius:6px;font:inherit}
+code{background:#eceff3;padding:0 .2rem;overflow-wrap:anywhere}
+table{border-collapse:collapse;width:100%;font-size:.9rem}td{padding:var(--s-2);border-top:1px solid var(--c-line);vertical-align:top;overflow-wrap:anywhere}
+section{border-top:1px solid var(--c-line);margin-top:var(--s-4)}
+.outcome{background:#e2f4e9;border:1px solid #9fd3b4;border-radius:6px;padding:var(--s-2) var(--s-3)}
+@media (max-width:639px){main{margin:0;border-radius:0;border-width:0 0 1px;padding:var(--s-3) var(--s-4)}}
 `;
 
 export function Layout(props: { title: string; children: ComponentChildren }) {
@@ -29,7 +43,7 @@ export function Layout(props: { title: string; children: ComponentChildren }) {
         <style>{STYLE}</style>
       </head>
       <body>
-        <div class="banner">
+        <div class="banner" role="note">
           Sandbox provider — a development emulator, not a real provider account.
         </div>
         <main>{props.children}</main>

@@ -21,7 +21,7 @@ import { Type, type Static } from 'typebox';
 import { writeIn, type InboundOutcome } from './cloud-inbound.ts';
 import { describePhoneNumber, phoneNumberIdsOf, type PhoneMessage } from './cloud-state.ts';
 import { appsOfWaba } from './cloud-webhooks.ts';
-import { Layout, page, ResultPage } from './pages.tsx';
+import { Layout, page } from './pages.tsx';
 import type { SandboxState } from './sandbox-state.ts';
 import { HtmlResponse, type SurfaceOptions } from './surface.ts';
 
@@ -51,7 +51,12 @@ function describe(m: PhoneMessage): string {
   return m.text ?? `(${m.type})`;
 }
 
-function PhonePage(p: { numbers: string[]; people: [string, PhoneMessage[]][] }) {
+function PhonePage(p: {
+  numbers: string[];
+  people: [string, PhoneMessage[]][];
+  /** What the last reply did (shown above the form, so the phone stays in reach). */
+  outcome?: string[] | undefined;
+}) {
   const options = p.numbers.map((id) => (
     <option key={id} value={id}>
       {describePhoneNumber(id).display_phone_number} ({id})
@@ -60,6 +65,13 @@ function PhonePage(p: { numbers: string[]; people: [string, PhoneMessage[]][] })
   return (
     <Layout title="Sandbox phone">
       <h1>Sandbox phone</h1>
+      {p.outcome && (
+        <div class="outcome" role="status">
+          {p.outcome.map((line, i) => (
+            <p key={i}>{line}</p>
+          ))}
+        </div>
+      )}
       <p>
         The messages each test number received, and its replies (they reach the app as inbound
         webhooks).
@@ -131,15 +143,24 @@ export async function sandboxPhoneRoutes(
   app: FastifyInstance,
   { state }: SurfaceOptions,
 ): Promise<void> {
-  app.get('/sandbox/phone', { schema: { response: HtmlResponse } }, async (_request, reply) => {
+  const phonePage = (outcome?: string[]) => {
     const people = new Map<string, PhoneMessage[]>();
     for (const m of state.cloud.messages.slice(-500))
       people.set(m.waId, [...(people.get(m.waId) ?? []), m]);
-    return reply
-      .type('text/html; charset=utf-8')
-      .send(page(<PhonePage numbers={businessNumbers(state)} people={[...people.entries()]} />));
-  });
+    return page(
+      <PhonePage
+        numbers={businessNumbers(state)}
+        people={[...people.entries()]}
+        outcome={outcome}
+      />,
+    );
+  };
 
+  app.get('/sandbox/phone', { schema: { response: HtmlResponse } }, async (_request, reply) =>
+    reply.type('text/html; charset=utf-8').send(phonePage()),
+  );
+
+  // The answer is the phone again, with what happened on top: the next reply is one field away.
   app.post(
     '/sandbox/phone/reply',
     { schema: { body: ReplyForm, response: HtmlResponse } },
@@ -154,15 +175,7 @@ export async function sandboxPhoneRoutes(
       return reply
         .code(outcome.ok ? 200 : 404)
         .type('text/html; charset=utf-8')
-        .send(
-          page(
-            <ResultPage
-              title="Sandbox phone"
-              lines={outcomeLines(outcome)}
-              link="/sandbox/phone"
-            />,
-          ),
-        );
+        .send(phonePage(outcomeLines(outcome)));
     },
   );
 

@@ -10,6 +10,8 @@
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type, type Static } from 'typebox';
+import { flashOf } from '../browser/flash.tsx';
+import { Actions, ButtonLink } from '../browser/kit.tsx';
 import { MessagePage } from '../browser/message-page.tsx';
 import { sendFormExpired } from '../browser/refusal-pages.tsx';
 import { sendPage } from '../browser/render.ts';
@@ -19,23 +21,21 @@ import { CSV_MAX_BYTES, contactsFromCsv } from '../contacts/contact-csv.ts';
 import { sortRows } from '../contacts/contact-import.ts';
 import { AppError, UsageError } from '../platform/errors.ts';
 import { ConfirmErasePage, ContactsPage, ImportPreviewPage } from './pages/contacts-page.tsx';
-import {
-  CsrfBody,
-  FormField,
-  HtmlPage,
-  Redirect,
-  sessionOr,
-  type WebRoutesOptions,
-} from './web-options.ts';
+import { FormField, HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
 
 const ListQuery = Type.Object({
   q: FormField(100),
   tag: FormField(50),
   cursor: FormField(200),
-  done: FormField(200),
+  done: FormField(32),
+  created: FormField(9),
+  updated: FormField(9),
+  unchanged: FormField(9),
+  failed: FormField(9),
 });
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const ConfirmBody = Type.Object({ csrf: FormField(100), csv: FormField(CSV_MAX_BYTES) });
+const EraseBody = Type.Object({ csrf: FormField(100), confirm: FormField(10) });
 const PAGE_SIZE = 50;
 
 const signedInOf = (s: WebSession) => ({ email: s.email, csrfToken: s.csrfToken });
@@ -45,9 +45,10 @@ function sendCannotImport(reply: FastifyReply, session: WebSession, message: str
     reply,
     <MessagePage title="The file cannot be imported" signedIn={signedInOf(session)}>
       <p class="error">{message}</p>
-      <p>
-        Nothing was written. <a href="/contacts">Back to contacts</a>
-      </p>
+      <p>Nothing was written.</p>
+      <Actions>
+        <ButtonLink href="/contacts">Back to contacts</ButtonLink>
+      </Actions>
     </MessagePage>,
     400,
   );
@@ -86,7 +87,7 @@ export async function contactsPages(app: FastifyInstance, opts: WebRoutesOptions
           items={page.items}
           nextCursor={page.nextCursor}
           search={{ q, tag }}
-          notice={request.query.done}
+          flash={flashOf(request.query)}
         />,
       );
     },
@@ -150,10 +151,14 @@ export async function contactsPages(app: FastifyInstance, opts: WebRoutesOptions
       }
       const r = await contacts.importContacts(session, rows, 'import');
       request.log.info({ userId: session.userId, rows: rows.length }, 'contacts imported from CSV');
-      const done =
-        `Imported: ${r.created} created, ${r.updated} updated, ${r.unchanged} unchanged, ` +
-        `${r.failed.length} not imported.`;
-      return reply.redirect(`/contacts?${new URLSearchParams({ done }).toString()}`, 303);
+      const counts = {
+        done: 'contacts_imported',
+        created: String(r.created),
+        updated: String(r.updated),
+        unchanged: String(r.unchanged),
+        failed: String(r.failed.length),
+      };
+      return reply.redirect(`/contacts?${new URLSearchParams(counts).toString()}`, 303);
     },
   );
   registerErasePages(app, opts);
@@ -173,12 +178,12 @@ function registerErasePages(app: FastifyInstance, { sessions, contacts }: WebRou
     },
   );
 
-  app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof CsrfBody> }>(
+  app.post<{ Params: Static<typeof IdParams>; Body: Static<typeof EraseBody> }>(
     '/contacts/:id/delete',
     {
       schema: {
         params: IdParams,
-        body: CsrfBody,
+        body: EraseBody,
         response: { 303: Redirect, 403: HtmlPage, 404: HtmlPage },
       },
     },
@@ -186,6 +191,9 @@ function registerErasePages(app: FastifyInstance, { sessions, contacts }: WebRou
       const session = await sessions.read(request);
       if (!session) return redirectToLogin(reply, '/contacts', 303);
       if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      if (request.body.confirm !== 'yes') {
+        return reply.redirect(`/contacts/${encodeURIComponent(request.params.id)}/delete`, 303);
+      }
       try {
         await contacts.eraseContact(session, request.params.id, {
           actor: { type: 'user', id: String(session.userId) },
@@ -195,8 +203,7 @@ function registerErasePages(app: FastifyInstance, { sessions, contacts }: WebRou
         if (err instanceof AppError && err.code === 'not_found') return sendGone(reply, session);
         throw err;
       }
-      const done = 'The contact is erased.';
-      return reply.redirect(`/contacts?${new URLSearchParams({ done }).toString()}`, 303);
+      return reply.redirect('/contacts?done=contact_erased', 303);
     },
   );
 }
@@ -206,9 +213,9 @@ function sendGone(reply: FastifyReply, session: WebSession) {
     reply,
     <MessagePage title="No such contact" signedIn={signedInOf(session)}>
       <p>This contact does not exist (it may have been deleted already).</p>
-      <p>
-        <a href="/contacts">Back to contacts</a>
-      </p>
+      <Actions>
+        <ButtonLink href="/contacts">Back to contacts</ButtonLink>
+      </Actions>
     </MessagePage>,
     404,
   );

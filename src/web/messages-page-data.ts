@@ -100,6 +100,7 @@ export async function creditView(messaging: MessagingReads, portalId: number): P
       kind: x.kind,
       amount: x.amount,
       createdAt: x.createdAt,
+      messageId: x.messageId,
     })),
   };
 }

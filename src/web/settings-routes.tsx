@@ -13,6 +13,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
+import { flashOf } from '../browser/flash.tsx';
 import { sendFormExpired, sendNotAllowed } from '../browser/refusal-pages.tsx';
 import { sendPage } from '../browser/render.ts';
 import type { WebSession } from '../browser/session-store.ts';
@@ -35,15 +36,6 @@ const SETTINGS_AUDIT_ROWS = 10;
 
 const SettingsQuery = Type.Object({ done: FormField(32) });
 const ConfirmBody = Type.Object({ csrf: FormField(100), confirm: FormField(10) });
-/** Confirmations `/settings?done=…` can show; anything else shows nothing. */
-const DONE_NOTICES: Record<string, string> = {
-  disconnected: 'Your provider account is disconnected and the stored access is deleted.',
-  'not-connected': 'Your provider account was not connected; nothing changed.',
-  regenerated:
-    'The API token was regenerated. Its new value was shown once and is not shown again: if ' +
-    'you did not copy it, regenerate it again.',
-};
-
 export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
   const { sessions, accounts, partner } = opts;
 
@@ -51,7 +43,7 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
     request: FastifyRequest,
     reply: FastifyReply,
     session: WebSession,
-    extra: { newToken?: string | undefined; notice?: string | undefined } = {},
+    extra: { newToken?: string | undefined; flash?: ReturnType<typeof flashOf> } = {},
   ) {
     const [portal, connection, businessAccounts, activeSessions] = await Promise.all([
       accounts.showPortal(session.portalCode),
@@ -78,7 +70,7 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
         connection={{ providerName: partner.providerName, connection, businessAccounts }}
         auditRows={audit.rows}
         moreAudit={audit.olderBefore !== null}
-        notice={extra.notice}
+        flash={extra.flash}
       />,
     );
   }
@@ -89,13 +81,12 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
     async (request, reply) => {
       const session = await sessionOr(sessions, request, reply, '/settings');
       if (!session) return reply;
-      const done = request.query.done;
-      if (done === 'regenerated') {
+      const flash = flashOf(request.query);
+      if (flash?.key === 'regenerated') {
         const newToken = await sessions.takeOnce(request);
         if (newToken) return renderSettings(request, reply, session, { newToken });
       }
-      const notice = done && Object.hasOwn(DONE_NOTICES, done) ? DONE_NOTICES[done] : undefined;
-      return renderSettings(request, reply, session, notice ? { notice } : {});
+      return renderSettings(request, reply, session, { flash });
     },
   );
 

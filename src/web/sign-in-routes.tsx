@@ -103,7 +103,7 @@ export async function signInRoutes(app: FastifyInstance, opts: WebRoutesOptions)
             csrfToken={cookie}
             next={next}
             email={email ?? ''}
-            notice={tooManyNotice(refusal.retryAfterSeconds)}
+            refused={tooManyNotice(refusal.retryAfterSeconds)}
           />,
           429,
         );

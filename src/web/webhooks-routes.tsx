@@ -3,29 +3,24 @@
 /**
  * `/settings/webhooks`: the portal's outbound webhook endpoints and recent deliveries, for the
  * main administrator only (like connect and disconnect). Every change is a CSRF-checked form;
- * a new secret is answered in place (shown once), the rest redirect back with a notice.
+ * a new secret is shown once on the page the form redirects to, the rest redirect back with a
+ * flash; removing an endpoint goes through a confirmation step.
  *
  * @see docs/webhooks.md
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { sendFormExpired, sendNotAllowed } from '../browser/refusal-pages.tsx';
+import { flashOf } from '../browser/flash.tsx';
 import { sendPage } from '../browser/render.ts';
 import type { WebSession } from '../browser/session-store.ts';
 import { csrfOk, redirectToLogin } from '../browser/web-session.ts';
 import { AppError } from '../platform/errors.ts';
-import { WebhooksPage, type WebhooksPageProps } from './pages/webhooks-page.tsx';
+import { ConfirmRemovePage, WebhooksPage, type WebhooksPageProps } from './pages/webhooks-page.tsx';
 import { FormField, HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
 
 const NOT_ADMIN = 'Only the main administrator of the portal can manage webhooks.';
 const Query = Type.Object({ done: FormField(32) });
-const DONE: Record<string, string> = {
-  removed: 'The endpoint is removed.',
-  test: 'A webhook.test event is queued for the endpoint.',
-  resent: 'The event is queued again (same webhook-id).',
-  enabled: 'The endpoint is enabled.',
-  threshold: 'The credit alert is saved.',
-};
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const AddBody = Type.Object({
   csrf: FormField(100),
@@ -39,7 +34,11 @@ const AddBody = Type.Object({
 });
 const ThresholdBody = Type.Object({ csrf: FormField(100), threshold: FormField(20) });
 const CsrfOnly = Type.Object({ csrf: FormField(100) });
+const ConfirmBody = Type.Object({ csrf: FormField(100), confirm: FormField(10) });
 const PageResponses = { 200: HtmlPage, 303: Redirect, 400: HtmlPage, 403: HtmlPage, 404: HtmlPage };
+
+/** A secret shown once on the next page, kept in the session meanwhile. */
+type ShownSecret = NonNullable<WebhooksPageProps['newSecret']> & { notice?: string | undefined };
 
 type Render = (
   reply: FastifyReply,
@@ -67,9 +66,30 @@ function changeBy(sessions: WebRoutesOptions['sessions'], render: Render) {
       return await run(session, request, reply);
     } catch (err) {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
-      return render(reply, session, { error: err.message }, err.status === 404 ? 404 : 400);
+      return render(reply, session, formError(err, request), err.status === 404 ? 404 : 400);
     }
   };
+}
+
+/** The form's values as typed, and the error beside the field it concerns (else on top). */
+function formError(err: AppError, request: FastifyRequest): Partial<WebhooksPageProps> {
+  const body = request.body as Partial<Static<typeof AddBody>> & { threshold?: string };
+  const url = request.url.split('?')[0];
+  if (url === '/settings/webhooks') {
+    const field = err.details?.[0]?.field;
+    const events = typeof body.events === 'string' ? [body.events] : (body.events ?? []);
+    return {
+      addForm: {
+        url: body.url ?? '',
+        events,
+        ...(field === 'eventTypes' ? { eventsError: err.message } : { urlError: err.message }),
+      },
+    };
+  }
+  if (url === '/settings/webhooks/credit-threshold') {
+    return { thresholdForm: { value: body.threshold ?? '', error: err.message } };
+  }
+  return { error: err.message };
 }
 
 const context = (session: WebSession, request: FastifyRequest) => ({
@@ -87,11 +107,6 @@ function simpleChanges(
   change: ReturnType<typeof changeBy>,
 ): void {
   const simple: [string, string, Change][] = [
-    [
-      '/settings/webhooks/:id/remove',
-      'removed',
-      (s, r) => webhooks.removeEndpoint(s.portalId, idOf(r), context(s, r)),
-    ],
     [
       '/settings/webhooks/:id/enable',
       'enabled',
@@ -114,6 +129,18 @@ function simpleChanges(
       }),
     );
   }
+  app.post(
+    '/settings/webhooks/:id/remove',
+    { schema: { params: IdParams, body: ConfirmBody, response: PageResponses } },
+    change(async (session, request, reply) => {
+      const id = idOf(request);
+      if ((request.body as Static<typeof ConfirmBody>).confirm !== 'yes') {
+        return reply.redirect(`/settings/webhooks/${encodeURIComponent(id)}/remove`, 303);
+      }
+      await webhooks.removeEndpoint(session.portalId, id, context(session, request));
+      return back(reply, 'removed');
+    }),
+  );
   app.post(
     '/settings/webhooks/credit-threshold',
     { schema: { body: ThresholdBody, response: PageResponses } },
@@ -163,11 +190,57 @@ export async function webhooksPages(app: FastifyInstance, opts: WebRoutesOptions
       const session = await sessionOr(sessions, request, reply, '/settings/webhooks');
       if (!session) return reply;
       if (!session.isMainAdmin) return sendNotAllowed(reply, session, NOT_ADMIN);
-      const done = request.query.done;
-      const notice = done && Object.hasOwn(DONE, done) ? DONE[done] : undefined;
-      return render(reply, session, notice ? { notice } : {});
+      const flash = flashOf(request.query);
+      if (flash?.key === 'webhook_added' || flash?.key === 'webhook_rotated') {
+        const stashed = await sessions.takeOnce(request);
+        const shown = stashed ? (JSON.parse(stashed) as ShownSecret) : null;
+        if (shown) {
+          const { notice, ...newSecret } = shown;
+          return render(reply, session, { newSecret, ...(notice && { notice }) });
+        }
+      }
+      return render(reply, session, { flash });
     },
   );
+
+  app.get<{ Params: Static<typeof IdParams> }>(
+    '/settings/webhooks/:id/remove',
+    {
+      schema: {
+        params: IdParams,
+        response: { 200: HtmlPage, 302: Redirect, 403: HtmlPage, 404: HtmlPage },
+      },
+    },
+    async (request, reply) => {
+      const session = await sessionOr(sessions, request, reply, '/settings/webhooks');
+      if (!session) return reply;
+      if (!session.isMainAdmin) return sendNotAllowed(reply, session, NOT_ADMIN);
+      const endpoints = await webhooks.listEndpoints(session.portalId);
+      const endpoint = endpoints.find((e) => e.id === request.params.id);
+      if (!endpoint)
+        return render(reply, session, { error: 'No webhook endpoint with this id.' }, 404);
+      return sendPage(
+        reply,
+        <ConfirmRemovePage
+          email={session.email}
+          csrfToken={session.csrfToken}
+          endpoint={endpoint}
+        />,
+      );
+    },
+  );
+
+  // A new secret travels POST → 303 → GET, kept server-side in the session for one read (never
+  // in a URL): a reload shows it no more and never "This form has expired".
+  const showOnce = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    shown: ShownSecret,
+    done: string,
+  ) => {
+    await sessions.stashOnce(request, JSON.stringify(shown));
+    return back(reply, done);
+  };
 
   app.post(
     '/settings/webhooks',
@@ -179,15 +252,15 @@ export async function webhooksPages(app: FastifyInstance, opts: WebRoutesOptions
         { url: url ?? '', eventTypes: typeof events === 'string' ? [events] : (events ?? []) },
         context(session, request),
       );
-      // The secret exists only in this answer; the spent CSRF token stops a reload re-adding.
-      const csrfToken = await sessions.store.rotateCsrf(session.idHash);
-      return render(
+      return showOnce(
+        request,
         reply,
-        { ...session, csrfToken },
         {
-          newSecret: { endpointId: added.endpoint.id, secret: added.secret },
+          endpointId: added.endpoint.id,
+          secret: added.secret,
           ...(added.notice && { notice: added.notice }),
         },
+        'webhook_added',
       );
     }),
   );
@@ -198,17 +271,11 @@ export async function webhooksPages(app: FastifyInstance, opts: WebRoutesOptions
     change(async (session, request, reply) => {
       const id = idOf(request);
       const rotated = await webhooks.rotateSecret(session.portalId, id, context(session, request));
-      const csrfToken = await sessions.store.rotateCsrf(session.idHash);
-      return render(
+      return showOnce(
+        request,
         reply,
-        { ...session, csrfToken },
-        {
-          newSecret: {
-            endpointId: id,
-            secret: rotated.secret,
-            until: rotated.previousSecretValidUntil,
-          },
-        },
+        { endpointId: id, secret: rotated.secret, until: rotated.previousSecretValidUntil },
+        'webhook_rotated',
       );
     }),
   );

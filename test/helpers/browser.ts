@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { ROOT } from './root.ts';
 import { builtEntry, spawnNode, type Hookable, type Spawned } from './spawn.ts';
@@ -59,4 +60,60 @@ export async function startPortico(suite: Hookable, env: NodeJS.ProcessEnv): Pro
 export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+}
+
+/** The two widths every page is checked at: a laptop and a phone (CSS pixels). */
+export const VIEWPORTS = [
+  { width: 1280, height: 800 },
+  { width: 390, height: 844 },
+] as const;
+
+/**
+ * What is wrong with the page as shown: horizontal overflow of the page or of a card, a word
+ * broken inside a table cell's short value (any cell but the kit's `long` ones: ids, URLs),
+ * and every axe-core violation of impact serious or critical. [] when nothing is.
+ *
+ * @see https://github.com/dequelabs/axe-core/blob/develop/doc/API.md#results-object
+ */
+export async function pageProblems(page: Page): Promise<string[]> {
+  const layout = await page.evaluate(() => {
+    const found: string[] = [];
+    const root = document.documentElement;
+    if (root.scrollWidth > window.innerWidth)
+      found.push(`page ${root.scrollWidth}px wide > ${window.innerWidth}px`);
+    for (const el of Array.from(document.querySelectorAll('section, header, .card'))) {
+      const box = el as HTMLElement;
+      if (box.scrollWidth > box.clientWidth + 1)
+        found.push(`${box.tagName.toLowerCase()} ${box.scrollWidth}px > ${box.clientWidth}px`);
+    }
+    for (const td of Array.from(document.querySelectorAll('td:not(.long)'))) {
+      const walker = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const text = node.textContent ?? '';
+        for (const m of text.matchAll(/\S+/g)) {
+          const range = document.createRange();
+          range.setStart(node, m.index);
+          range.setEnd(node, m.index + m[0].length);
+          const lines = new Set(
+            Array.from(range.getClientRects())
+              .filter((r) => r.width > 0)
+              .map((r) => Math.round(r.top)),
+          );
+          if (lines.size > 1) found.push(`"${m[0]}" broken over ${lines.size} lines in a cell`);
+        }
+      }
+    }
+    return found;
+  });
+  const axe = await new AxeBuilder({ page }).analyze();
+  const serious = axe.violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map(
+      (v) =>
+        `axe ${v.impact} ${v.id}: ${v.help} (${v.nodes
+          .map((n) => n.target.join(' '))
+          .slice(0, 3)
+          .join('; ')})`,
+    );
+  return [...layout, ...serious];
 }

@@ -70,8 +70,8 @@ for (const backend of backends()) {
         csrf: csrfOf(list.body),
       });
       assert.equal(done.statusCode, 303);
-      const notice = new URL(done.headers.location as string, 'http://x').searchParams.get('done');
-      assert.match(notice ?? '', /2 created/);
+      const notice = await browser.get(done.headers.location as string);
+      assert.match(notice.body, /Imported: 2 created/);
       const page = await browser.get('/contacts?q=ada');
       assert.match(page.body, /\+16505551234/);
       assert.doesNotMatch(page.body, /\+442079460958/);
@@ -85,6 +85,7 @@ for (const backend of backends()) {
       const otherPage = await other.get('/contacts');
       const erase = await other.post(`/contacts/${ada.id}/delete`, {
         csrf: csrfOf(otherPage.body),
+        confirm: 'yes',
       });
       assert.equal(erase.statusCode, 404);
       assert.equal(
@@ -96,10 +97,28 @@ for (const backend of backends()) {
       assert.equal(noCsrf.statusCode, 403);
       const confirm = await browser.get(`/contacts/${ada.id}/delete`);
       assert.match(confirm.body, /Delete this contact\?/);
-      const erased = await browser.post(`/contacts/${ada.id}/delete`, {
+      // Without the confirmation step's `confirm=yes`, the form goes back to that step.
+      const unconfirmed = await browser.post(`/contacts/${ada.id}/delete`, {
         csrf: csrfOf(confirm.body),
       });
+      assert.equal(unconfirmed.statusCode, 303);
+      assert.equal(unconfirmed.headers.location, `/contacts/${ada.id}/delete`);
+      assert.equal(
+        (await services.contacts.getContact({ portalId: a.portalId }, ada.id)).id,
+        ada.id,
+      );
+      const erased = await browser.post(`/contacts/${ada.id}/delete`, {
+        csrf: csrfOf(confirm.body),
+        confirm: 'yes',
+      });
       assert.equal(erased.statusCode, 303);
+      assert.match(
+        (await browser.get(erased.headers.location as string)).body,
+        /contact is erased/,
+      );
+      // `?done=` shows only words of the fixed vocabulary, never text from the URL.
+      const crafted = await browser.get('/contacts?done=Your%20account%20is%20suspended');
+      assert.doesNotMatch(crafted.body, /suspended/);
       await assert.rejects(
         services.contacts.getContact({ portalId: a.portalId }, ada.id),
         /No contact/,

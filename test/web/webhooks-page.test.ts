@@ -40,6 +40,10 @@ for (const backend of backends()) {
       });
       assert.equal(refused.statusCode, 400);
       assert.match(refused.body, /must use https:/);
+      // The error sits beside the field it concerns, and what was typed is kept.
+      assert.match(refused.body, /id="f-url"[^>]*aria-invalid="true"/);
+      assert.match(refused.body, /value="ftp:\/\/example.com\/"/);
+      assert.match(refused.body, /value="ticket.created" checked/);
       assert.deepEqual(await services.webhooks.listEndpoints(portalId), []);
 
       const added = await browser.post('/settings/webhooks', {
@@ -47,10 +51,16 @@ for (const backend of backends()) {
         url: receiver.url,
         events: 'ticket.created',
       });
-      assert.equal(added.statusCode, 200);
-      const secret = /data-testid="new-secret">(whsec_[^<]+)</.exec(added.body)?.[1];
+      // POST → 303 → GET: a reload of the page is a GET, never a re-posted form.
+      assert.equal(added.statusCode, 303);
+      assert.equal(added.headers.location, '/settings/webhooks?done=webhook_added');
+      const shown = await browser.get(added.headers.location as string);
+      const secret = /data-testid="new-secret">(whsec_[^<]+)</.exec(shown.body)?.[1];
       assert.ok(secret, 'the secret is shown once');
-      assert.match(added.body, /allowed because Portico runs in development/);
+      assert.match(shown.body, /allowed because Portico runs in development/);
+      const reloaded = await browser.get(added.headers.location as string);
+      assert.equal(reloaded.statusCode, 200);
+      assert.ok(!reloaded.body.includes(secret), 'a reload does not show it again');
       receiver.secrets.push(secret);
       const again = await browser.get('/settings/webhooks');
       assert.ok(!again.body.includes(secret), 'and never again');
@@ -102,8 +112,18 @@ for (const backend of backends()) {
       assert.equal(agentRemove.statusCode, 403);
       assert.equal((await services.webhooks.listEndpoints(portalId)).length, 1);
 
-      const removed = await browser.post(`/settings/webhooks/${endpoint!.id}/remove`, {
+      // Remove goes through its confirmation step: unconfirmed, the form goes back there.
+      const unconfirmed = await browser.post(`/settings/webhooks/${endpoint!.id}/remove`, {
         csrf: csrfOf(listed.body),
+      });
+      assert.equal(unconfirmed.statusCode, 303);
+      assert.equal(unconfirmed.headers.location, `/settings/webhooks/${endpoint!.id}/remove`);
+      assert.equal((await services.webhooks.listEndpoints(portalId)).length, 1);
+      const confirmPage = await browser.get(`/settings/webhooks/${endpoint!.id}/remove`);
+      assert.match(confirmPage.body, /delivery history is deleted/);
+      const removed = await browser.post(`/settings/webhooks/${endpoint!.id}/remove`, {
+        csrf: csrfOf(confirmPage.body),
+        confirm: 'yes',
       });
       assert.equal(removed.statusCode, 303);
       assert.deepEqual(await services.webhooks.listEndpoints(portalId), []);

@@ -2,42 +2,32 @@
 /** @jsxImportSource preact */
 /**
  * The audit log as a table in the customer's words (audit-words.ts), and `/audit`, its pages.
- * Times are UTC and say so (the pages run no script to learn the browser's zone). Below 600 px
- * the table stacks each event's cells (`table.stack`), so it never overflows its card.
+ * Times are UTC and say so (the pages run no script to learn the browser's zone). Below 640 px
+ * the kit's data table stacks each event's cells, so it never overflows its card.
  */
+import { Card, DataTable, EmptyState, PageHeader } from '../../browser/kit.tsx';
 import { Layout } from '../../browser/layout.tsx';
 import type { AuditRow } from '../audit-words.ts';
 
 export function AuditTable({ rows }: { rows: readonly AuditRow[] }) {
-  if (rows.length === 0) return <p class="muted">Nothing recorded yet.</p>;
+  if (rows.length === 0)
+    return (
+      <EmptyState title="Nothing recorded yet.">
+        Sign-ins, connections, token changes and erasures appear here as they happen.
+      </EmptyState>
+    );
   return (
-    <div class="table-scroll">
-      <table class="stack" data-testid="audit">
-        <thead>
-          <tr>
-            <th>When (UTC)</th>
-            <th>What</th>
-            <th>Who</th>
-            <th>Why</th>
-          </tr>
-        </thead>
-        <tbody>
-          {rows.map((r) => (
-            <tr key={r.id}>
-              <td class="nowrap" data-label="When">
-                <time datetime={r.at}>{r.when}</time>
-              </td>
-              <td data-label="What">{r.what}</td>
-              <td data-label="Who">{r.who}</td>
-              {/* An event without a reason shows no empty "Why:" line on a phone. */}
-              <td data-label="Why" class={r.why ? undefined : 'empty'}>
-                {r.why}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      testid="audit"
+      rows={[...rows]}
+      rowKey={(r) => String(r.id)}
+      columns={[
+        { label: 'When (UTC)', cell: (r) => <time datetime={r.at}>{r.when}</time> },
+        { label: 'What', kind: 'text', cell: (r) => r.what },
+        { label: 'Who', kind: 'text', cell: (r) => r.who },
+        { label: 'Why', kind: 'text', cell: (r) => r.why ?? '' },
+      ]}
+    />
   );
 }
 
@@ -51,13 +41,12 @@ export function AuditPage(p: {
   paged: boolean;
 }) {
   return (
-    <Layout title="Audit log" signedIn={p.signedIn} wide>
-      <h1>Audit log</h1>
-      <section>
-        <p class="muted">
-          Who changed what in this portal, newest first. Times are in UTC (Coordinated Universal
-          Time).
-        </p>
+    <Layout title="Audit log" signedIn={p.signedIn} current="audit" wide>
+      <PageHeader
+        title="Audit log"
+        lead="Who changed what in this portal, newest first. Times are in UTC (Coordinated Universal Time)."
+      />
+      <Card>
         <AuditTable rows={p.rows} />
         <p class="pager">
           {p.paged ? <a href="/audit">Newest events</a> : <span />}
@@ -67,7 +56,7 @@ export function AuditPage(p: {
             </a>
           )}
         </p>
-      </section>
+      </Card>
     </Layout>
   );
 }

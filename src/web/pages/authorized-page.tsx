@@ -9,7 +9,7 @@ export function AuthorizedPage(p: {
   providerName: string;
 }) {
   return (
-    <Layout title="Connected" signedIn={p.signedIn}>
+    <Layout title="Connected" signedIn={p.signedIn} current="settings">
       <section>
         <h1>Your {p.providerName} account is connected</h1>
         <p class="ok" data-testid="authorized">

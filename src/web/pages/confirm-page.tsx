@@ -1,10 +1,11 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 /**
- * The confirmation step of a destructive action: what will stop working, then one form that
- * does it and a way back that does nothing. No script: a plain page with a plain form.
+ * The confirmation pages of `/settings`' destructive actions, on the kit's
+ * {@link ConfirmStep}: what will stop working, one form that does it, a way back.
  */
 import type { ComponentChildren } from 'preact';
+import { ConfirmStep } from '../../browser/kit.tsx';
 import { Layout } from '../../browser/layout.tsx';
 
 export function ConfirmPage(p: {
@@ -17,19 +18,16 @@ export function ConfirmPage(p: {
   children: ComponentChildren;
 }) {
   return (
-    <Layout title={p.title} signedIn={p.signedIn}>
-      <section>
-        <h1>{p.title}</h1>
+    <Layout title={p.title} signedIn={p.signedIn} current="settings">
+      <ConfirmStep
+        title={p.title}
+        csrfToken={p.signedIn.csrfToken}
+        action={p.action}
+        confirmLabel={p.confirmLabel}
+        cancelHref="/settings"
+      >
         {p.children}
-        <form method="post" action={p.action} class="actions">
-          <input type="hidden" name="csrf" value={p.signedIn.csrfToken} />
-          <input type="hidden" name="confirm" value="yes" />
-          <button type="submit" class="danger" data-testid="confirm">
-            {p.confirmLabel}
-          </button>
-          <a href="/settings">Cancel, keep everything as it is</a>
-        </form>
-      </section>
+      </ConfirmStep>
     </Layout>
   );
 }

@@ -31,6 +31,7 @@ export function ConnectPage({
     <Layout
       title={reconnect ? `Reconnect ${providerName}` : `Connect ${providerName}`}
       signedIn={{ email, csrfToken }}
+      current="settings"
     >
       <section>
         <h1>

@@ -1,5 +1,22 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
+/**
+ * The pages of `/contacts`, on the page kit: the list with its search, the CSV upload, the
+ * import preview and the erasure's confirmation step.
+ */
+import {
+  Actions,
+  Badge,
+  Button,
+  ButtonLink,
+  Card,
+  ConfirmStep,
+  DataTable,
+  EmptyState,
+  Field,
+  PageHeader,
+} from '../../browser/kit.tsx';
+import { Flash, type FlashCounts, type FlashKey } from '../../browser/flash.tsx';
 import { Layout } from '../../browser/layout.tsx';
 import type { Contact } from '../../contacts/contact-schemas.ts';
 
@@ -11,8 +28,8 @@ export interface ContactsPageProps {
   /** The search as typed (`q`, `tag`); the next page keeps it. */
   search: { q?: string | undefined; tag?: string | undefined };
   nextCursor: string | null;
-  /** A one-line confirmation of what the last action did. */
-  notice?: string | undefined;
+  /** The outcome of the last action (`?done=` key from the flash vocabulary). */
+  flash?: { key: FlashKey; counts: FlashCounts } | null | undefined;
 }
 
 function nameOf(c: Contact): string {
@@ -27,88 +44,111 @@ function nextHref(search: ContactsPageProps['search'], cursor: string): string {
   return `/contacts?${params.toString()}`;
 }
 
+const CONSENT_TONE = { opted_in: 'ok', opted_out: 'bad', unknown: 'neutral' } as const;
+
+function ContactsTable({ items }: { items: Contact[] }) {
+  return (
+    <DataTable
+      testid="contacts"
+      rows={items}
+      rowKey={(c) => c.id}
+      columns={[
+        { label: 'Phone', cell: (c) => c.phone },
+        { label: 'Name', cell: nameOf, kind: 'text' },
+        { label: 'Email', cell: (c) => c.email ?? '', kind: 'long' },
+        { label: 'Tags', cell: (c) => c.tags.join(', '), kind: 'text' },
+        {
+          label: 'WhatsApp',
+          cell: (c) => (
+            <Badge tone={CONSENT_TONE[c.consent.whatsapp]}>
+              {c.consent.whatsapp.replace('_', ' ')}
+            </Badge>
+          ),
+        },
+        {
+          label: 'Actions',
+          cell: (c) => (
+            <a href={`/contacts/${c.id}/delete`} aria-label={`Delete ${c.phone}`}>
+              Delete
+            </a>
+          ),
+        },
+      ]}
+    />
+  );
+}
+
 /** `/contacts`: search, a page of contacts, and the CSV upload. */
 export function ContactsPage(p: ContactsPageProps) {
   const { csrfToken } = p.signedIn;
+  const searching = Boolean(p.search.q || p.search.tag);
   return (
-    <Layout title="Contacts" signedIn={p.signedIn}>
-      <h1>Contacts</h1>
-      {p.notice && (
-        <p class="ok" role="status">
-          {p.notice}
-        </p>
-      )}
-      <section>
-        <form method="get" action="/contacts" class="inline">
-          <label for="q">Search</label>
-          <input
-            id="q"
+    <Layout title="Contacts" signedIn={p.signedIn} current="contacts" wide>
+      <PageHeader
+        title="Contacts"
+        lead="The people you message, matched by phone number."
+        actions={<ButtonLink href="#import">Import a CSV file</ButtonLink>}
+      />
+      <Flash flash={p.flash} />
+      <Card>
+        <form method="get" action="/contacts" class="filters" role="search">
+          <Field
             name="q"
-            type="text"
-            value={p.search.q ?? ''}
+            id="q"
+            label="Search"
+            value={p.search.q}
             maxLength={100}
-            placeholder="Name, email or phone digits"
+            help="Name, email or phone digits"
           />
-          <label for="tag">Tag</label>
-          <input id="tag" name="tag" type="text" value={p.search.tag ?? ''} maxLength={50} />
-          <button type="submit">Search</button>
+          <Field name="tag" id="tag" label="Tag" value={p.search.tag} maxLength={50} />
+          <Button kind="secondary">Search</Button>
         </form>
+      </Card>
+      <Card title="People">
         {p.items.length === 0 ? (
-          <p class="muted" data-testid="no-contacts">
-            No contacts{p.search.q || p.search.tag ? ' match' : ' yet'}.
-          </p>
+          <EmptyState
+            testid="no-contacts"
+            title={searching ? 'No contacts match.' : 'No contacts yet.'}
+            action={
+              searching
+                ? { href: '/contacts', label: 'Show every contact' }
+                : { href: '#import', label: 'Import a CSV file' }
+            }
+          >
+            {searching
+              ? 'Try fewer letters, or another tag.'
+              : 'Import your contacts from a CSV file, or add them through the API.'}
+          </EmptyState>
         ) : (
-          <table data-testid="contacts">
-            <thead>
-              <tr>
-                <th>Phone</th>
-                <th>Name</th>
-                <th>Email</th>
-                <th>Tags</th>
-                <th>WhatsApp</th>
-                <th />
-              </tr>
-            </thead>
-            <tbody>
-              {p.items.map((c) => (
-                <tr key={c.id}>
-                  <td class="nowrap">{c.phone}</td>
-                  <td>{nameOf(c)}</td>
-                  <td>{c.email ?? ''}</td>
-                  <td>{c.tags.join(', ')}</td>
-                  <td>{c.consent.whatsapp.replace('_', ' ')}</td>
-                  <td>
-                    <a href={`/contacts/${c.id}/delete`}>Delete</a>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <ContactsTable items={p.items} />
         )}
         {p.nextCursor && (
-          <p>
-            <a class="button" href={nextHref(p.search, p.nextCursor)}>
+          <div class="pager">
+            <span />
+            <ButtonLink href={nextHref(p.search, p.nextCursor)} kind="secondary">
               Next page
-            </a>
-          </p>
+            </ButtonLink>
+          </div>
         )}
-      </section>
-      <section id="import">
-        <h2>Import a CSV file</h2>
+      </Card>
+      <Card title="Import a CSV file" id="import">
         <p class="muted">
-          A header line names the columns: <code>phone</code> (with its country code, required),
-          <code>email</code>, <code>firstName</code>, <code>lastName</code>, <code>tags</code>
-          (separated by <code>;</code>), <code>consent</code> (<code>opted_in</code>,
+          A header line names the columns: <code>phone</code> (with its country code, required),{' '}
+          <code>email</code>, <code>firstName</code>, <code>lastName</code>, <code>tags</code>{' '}
+          (separated by <code>;</code>), <code>consent</code> (<code>opted_in</code>,{' '}
           <code>opted_out</code>, <code>unknown</code>); any other column becomes an attribute. Up
           to 1,000 rows; contacts are matched by phone. You see what would fail before anything is
           written.
         </p>
         <form method="post" action="/contacts/import" enctype="multipart/form-data">
           <input type="hidden" name="csrf" value={csrfToken} />
-          <input type="file" name="file" accept=".csv,text/csv" required />
-          <button type="submit">Check the file</button>
+          <label for="file">CSV file</label>
+          <input id="file" type="file" name="file" accept=".csv,text/csv" required />
+          <Actions>
+            <Button>Check the file</Button>
+          </Actions>
         </form>
-      </section>
+      </Card>
     </Layout>
   );
 }
@@ -125,47 +165,45 @@ export interface ImportPreviewProps {
 
 /** What an uploaded CSV would do, before anything is written. */
 export function ImportPreviewPage(p: ImportPreviewProps) {
+  const skipped = p.rows - p.ready;
   return (
-    <Layout title="Check the import" signedIn={p.signedIn}>
-      <h1>Check the import</h1>
-      <section>
+    <Layout title="Check the import" signedIn={p.signedIn} current="contacts">
+      <PageHeader title="Check the import" lead={`${p.fileName}: nothing is written yet.`} />
+      <Card>
         <p data-testid="preview-summary">
-          {p.fileName}: {p.rows} row(s), <strong>{p.ready} ready to import</strong>,{' '}
-          {p.failed.length} will not be imported. Nothing is written yet.
+          {p.rows} row(s), <strong>{p.ready} ready to import</strong>, {skipped} will not be
+          imported
+          {p.failed.length > skipped ? ` (${p.failed.length} problems)` : ''}.
         </p>
         {p.failed.length > 0 && (
-          <table data-testid="preview-failures">
-            <thead>
-              <tr>
-                <th>Line</th>
-                <th>Column</th>
-                <th>Problem</th>
-              </tr>
-            </thead>
-            <tbody>
-              {p.failed.map((f) => (
-                <tr key={`${f.index}-${f.field}`}>
-                  <td>{f.index + 2}</td>
-                  <td>{f.field}</td>
-                  <td>{f.message}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <DataTable
+            testid="preview-failures"
+            rows={p.failed}
+            rowKey={(f) => `${f.index}-${f.field}`}
+            columns={[
+              { label: 'Line', cell: (f) => String(f.index + 2) },
+              { label: 'Column', cell: (f) => f.field },
+              { label: 'Problem', cell: (f) => f.message, kind: 'text' },
+            ]}
+          />
         )}
         {p.ready > 0 ? (
-          <form method="post" action="/contacts/import/confirm">
+          <form method="post" action="/contacts/import/confirm" class="actions">
             <input type="hidden" name="csrf" value={p.signedIn.csrfToken} />
             <input type="hidden" name="csv" value={p.csv} />
-            <button type="submit">Import {p.ready} contact(s)</button>{' '}
-            <a href="/contacts">Cancel</a>
+            <Button>Import {p.ready} contact(s)</Button>
+            <ButtonLink href="/contacts" kind="secondary">
+              Cancel
+            </ButtonLink>
           </form>
         ) : (
-          <p>
-            <a href="/contacts">Back to contacts</a>
-          </p>
+          <Actions>
+            <ButtonLink href="/contacts" kind="secondary">
+              Back to contacts
+            </ButtonLink>
+          </Actions>
         )}
-      </section>
+      </Card>
     </Layout>
   );
 }
@@ -173,9 +211,15 @@ export function ImportPreviewPage(p: ImportPreviewProps) {
 /** The confirmation step of an erasure. */
 export function ConfirmErasePage({ signedIn, contact }: { signedIn: SignedIn; contact: Contact }) {
   return (
-    <Layout title="Delete contact" signedIn={signedIn}>
-      <section>
-        <h1>Delete this contact?</h1>
+    <Layout title="Delete contact" signedIn={signedIn} current="contacts">
+      <ConfirmStep
+        title="Delete this contact?"
+        csrfToken={signedIn.csrfToken}
+        action={`/contacts/${contact.id}/delete`}
+        confirmLabel="Delete for good"
+        cancelHref="/contacts"
+        cancelLabel="Cancel"
+      >
         <p>
           <strong>{contact.phone}</strong> {nameOf(contact)} {contact.email ?? ''}
         </p>
@@ -183,14 +227,7 @@ export function ConfirmErasePage({ signedIn, contact }: { signedIn: SignedIn; co
           The contact and everything that names them are erased for good (GDPR art. 17). This cannot
           be undone.
         </p>
-        <form method="post" action={`/contacts/${contact.id}/delete`}>
-          <input type="hidden" name="csrf" value={signedIn.csrfToken} />
-          <button type="submit" class="danger">
-            Delete for good
-          </button>{' '}
-          <a href="/contacts">Cancel</a>
-        </form>
-      </section>
+      </ConfirmStep>
     </Layout>
   );
 }

@@ -1,5 +1,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
+import { ErrorFlash } from '../../browser/flash.tsx';
+import { Actions, Button, Field } from '../../browser/kit.tsx';
 import { Layout } from '../../browser/layout.tsx';
 
 export interface LoginPageProps {
@@ -12,41 +14,47 @@ export interface LoginPageProps {
   failed?: boolean;
   /** Shown when the visitor was sent here because their session ended. */
   notice?: string | undefined;
+  /** Why this attempt was refused before the password was checked (too many attempts). */
+  refused?: string | undefined;
 }
 
 /** `/login`: email and password. A failure says only that the pair is wrong. */
-export function LoginPage({ csrfToken, next, email, failed, notice }: LoginPageProps) {
+export function LoginPage({ csrfToken, next, email, failed, notice, refused }: LoginPageProps) {
   return (
     <Layout title="Sign in">
-      <section>
+      <section class="narrow">
         <h1>Sign in</h1>
-        {notice && <p class="muted">{notice}</p>}
-        {failed && (
-          <p class="error" role="alert">
-            The email or password is not right.
-          </p>
+        {notice && (
+          <div class="flash flash-info" role="status">
+            <p>{notice}</p>
+          </div>
         )}
+        <ErrorFlash>
+          {refused ?? (failed ? 'The email or password is not right.' : undefined)}
+        </ErrorFlash>
         <form method="post" action="/login">
           <input type="hidden" name="csrf" value={csrfToken} />
           {next && <input type="hidden" name="next" value={next} />}
-          <label for="email">Email</label>
-          <input
+          <Field
             id="email"
             name="email"
+            label="Email"
             type="email"
             autocomplete="username"
             required
-            value={email ?? ''}
+            value={email}
           />
-          <label for="password">Password</label>
-          <input
+          <Field
             id="password"
             name="password"
+            label="Password"
             type="password"
             autocomplete="current-password"
             required
           />
-          <button type="submit">Sign in</button>
+          <Actions>
+            <Button>Sign in</Button>
+          </Actions>
         </form>
       </section>
     </Layout>

@@ -3,8 +3,8 @@
 /**
  * The chart of `/messages`: messages sent / delivered / read / failed per day, as grouped bars
  * in an inline SVG rendered on the server (the pages' CSP allows no script and no inline
- * style: colours come from classes of the stylesheet). It scales with its container
- * (`viewBox`), so it fits a 390 px screen. The numbers are also in the SVG's accessible label
+ * style: colours come from classes of the stylesheet). The SVG stretches to its container;
+ * the labels are HTML text beside and below it, so they keep their size on a 390 px screen. The numbers are also in the SVG's accessible label
  * and in a table below it, for screen readers and copying.
  *
  * @see docs/decisions.md "Messaging: the /messages chart"
@@ -23,7 +23,6 @@ export const SERIES = ['sent', 'delivered', 'read', 'failed'] as const;
 
 const W = 640;
 const H = 220;
-const PAD = { left: 36, right: 8, top: 12, bottom: 28 };
 
 /** A round upper bound for the axis and its 4 ticks (1, 2, 5 × 10^n). */
 export function niceMax(max: number): number {
@@ -45,66 +44,81 @@ export function lastDays(counts: DailyCounts[], today: Date, days = 14): DailyCo
   return out;
 }
 
+/**
+ * The chart: bars in an SVG that stretches to its box (`preserveAspectRatio="none"`), axis and
+ * day labels as HTML text in CSS pixels (they never shrink with the SVG), today's column
+ * shaded and its label in bold.
+ */
 export function DailyChart({ days }: { days: DailyCounts[] }) {
   const max = niceMax(Math.max(0, ...days.flatMap((d) => SERIES.map((s) => d[s]))));
-  const plotW = W - PAD.left - PAD.right;
-  const plotH = H - PAD.top - PAD.bottom;
-  const slot = plotW / Math.max(days.length, 1);
+  const slot = W / Math.max(days.length, 1);
   const bar = (slot * 0.8) / SERIES.length;
-  const y = (v: number) => PAD.top + plotH - (v / max) * plotH;
+  const y = (v: number) => H - (v / max) * H;
   const totals = SERIES.map((s) => `${days.reduce((n, d) => n + d[s], 0)} ${s}`).join(', ');
+  const today = days.length - 1;
+  const every = days.length > 7 ? 2 : 1;
   return (
     <figure class="chart" data-testid="daily-chart">
-      <svg
-        viewBox={`0 0 ${W} ${H}`}
-        role="img"
-        aria-label={`Messages per day over the last ${days.length} days: ${totals}.`}
-        xmlns="http://www.w3.org/2000/svg"
-      >
-        <title>Messages per day</title>
-        {[0, 1, 2, 3, 4].map((i) => {
-          const v = (max / 4) * i;
-          return (
-            <g key={i} class="chart-grid">
-              <line x1={PAD.left} x2={W - PAD.right} y1={y(v)} y2={y(v)} />
-              <text x={PAD.left - 4} y={y(v) + 4} text-anchor="end">
-                {v}
-              </text>
-            </g>
-          );
-        })}
-        {days.map((d, i) => {
-          const x0 = PAD.left + i * slot + slot * 0.1;
-          return (
-            <g key={d.day}>
-              {SERIES.map((s, j) => (
-                <rect
-                  key={s}
-                  class={`bar-${s}`}
-                  x={x0 + j * bar}
-                  y={y(d[s])}
-                  width={Math.max(bar - 1, 1)}
-                  height={PAD.top + plotH - y(d[s])}
-                >
-                  <title>{`${d.day}: ${d[s]} ${s}`}</title>
-                </rect>
-              ))}
-              {i % 2 === days.length % 2 && (
-                <text class="chart-label" x={x0 + slot * 0.4} y={H - 8} text-anchor="middle">
-                  {d.day.slice(5)}
-                </text>
-              )}
-            </g>
-          );
-        })}
-      </svg>
+      <div class="chart-plot">
+        <div class="chart-axis" aria-hidden="true">
+          {[0, 1, 2, 3, 4].map((i) => (
+            <span key={i}>{(max / 4) * i}</span>
+          ))}
+        </div>
+        <div class="chart-area">
+          <svg
+            viewBox={`0 0 ${W} ${H}`}
+            preserveAspectRatio="none"
+            role="img"
+            aria-label={`Messages per day over the last ${days.length} days, today last: ${totals}.`}
+            xmlns="http://www.w3.org/2000/svg"
+          >
+            <title>Messages per day</title>
+            <rect class="chart-today" x={today * slot} y={0} width={slot} height={H} />
+            {[0, 1, 2, 3, 4].map((i) => (
+              <line
+                key={i}
+                class="chart-grid"
+                x1={0}
+                x2={W}
+                y1={y((max / 4) * i)}
+                y2={y((max / 4) * i)}
+              />
+            ))}
+            {days.map((d, i) => (
+              <g key={d.day}>
+                {SERIES.map((s, j) => (
+                  <rect
+                    key={s}
+                    class={`bar-${s}`}
+                    x={i * slot + slot * 0.1 + j * bar}
+                    y={y(d[s])}
+                    width={Math.max(bar - 1, 1)}
+                    height={H - y(d[s])}
+                  >
+                    <title>{`${d.day}: ${d[s]} ${s}`}</title>
+                  </rect>
+                ))}
+              </g>
+            ))}
+          </svg>
+        </div>
+      </div>
+      <div class="chart-days" aria-hidden="true">
+        {days.map((d, i) =>
+          i === today ? (
+            <span key={d.day} class="today">
+              today
+            </span>
+          ) : (
+            <span key={d.day}>{(today - i) % every === 0 ? d.day.slice(5) : ''}</span>
+          ),
+        )}
+      </div>
       <figcaption>
         {SERIES.map((s) => (
           <span key={s} class="legend">
-            <svg viewBox="0 0 10 10" aria-hidden="true">
-              <rect class={`bar-${s}`} width="10" height="10" />
-            </svg>{' '}
-            {s}
+            <span class={`swatch bar-${s}`} aria-hidden="true" /> {s}
           </span>
         ))}
       </figcaption>

@@ -7,6 +7,15 @@
  * messaging engine shows its own failure as a sentence; the page itself always renders.
  */
 import type { ComponentChildren } from 'preact';
+import {
+  Badge,
+  Button,
+  Card as KitCard,
+  DataTable,
+  EmptyState,
+  Field,
+  PageHeader,
+} from '../../browser/kit.tsx';
 import { Layout } from '../../browser/layout.tsx';
 import type { Draft } from '../../messaging/drafts/drafts-schemas.ts';
 import type { MessageTemplate, PhoneNumber } from '../../messaging/provider/provider-adapter.ts';
@@ -33,7 +42,13 @@ export interface CreditView {
   balance: number;
   reserved: number;
   currency: string;
-  transactions: { id: string; kind: string; amount: number; createdAt: string }[];
+  transactions: {
+    id: string;
+    kind: string;
+    amount: number;
+    createdAt: string;
+    messageId?: string | null | undefined;
+  }[];
 }
 
 export interface MessageFilters {
@@ -72,8 +87,7 @@ function CardOf<T>(p: {
   children: (value: T) => ComponentChildren;
 }) {
   return (
-    <section data-testid={p.id}>
-      <h2>{p.title}</h2>
+    <KitCard title={p.title} testid={p.id}>
       {p.card.ok ? (
         p.children(p.card.value)
       ) : (
@@ -81,7 +95,7 @@ function CardOf<T>(p: {
           {p.card.message}
         </p>
       )}
-    </section>
+    </KitCard>
   );
 }
 
@@ -93,36 +107,51 @@ function nextHref(filters: MessageFilters, cursor: string): string {
   return `/messages?${params.toString()}`;
 }
 
+const DATE_HELP = 'YYYY-MM-DD, UTC';
+
 function Filters({ filters }: { filters: MessageFilters }) {
   return (
-    <form method="get" action="/messages" class="filters">
-      <span>
-        <label for="status">Status</label>
-        <select id="status" name="status">
-          <option value="">any</option>
-          {MESSAGE_STATUSES.map((s) => (
-            <option key={s} value={s} selected={filters.status === s}>
-              {s}
-            </option>
-          ))}
-        </select>
-      </span>
-      <span>
-        <label for="to">To</label>
-        <input id="to" name="to" type="text" value={filters.to ?? ''} maxLength={40} />
-      </span>
-      <span>
-        <label for="since">Since</label>
-        <input id="since" name="since" type="date" value={filters.since ?? ''} />
-      </span>
-      <span>
-        <label for="until">Until</label>
-        <input id="until" name="until" type="date" value={filters.until ?? ''} />
-      </span>
-      <button type="submit">Filter</button>
+    <form method="get" action="/messages" class="filters" role="search">
+      <Field
+        name="status"
+        id="status"
+        label="Status"
+        value={filters.status}
+        options={[
+          { value: '', label: 'any' },
+          ...MESSAGE_STATUSES.map((s) => ({ value: s, label: s })),
+        ]}
+      />
+      <Field name="to" id="to" label="To" value={filters.to} maxLength={40} />
+      <Field
+        name="since"
+        id="since"
+        label="Since"
+        value={filters.since}
+        pattern={'\\d{4}-\\d{2}-\\d{2}'}
+        placeholder="2026-01-31"
+        help={DATE_HELP}
+      />
+      <Field
+        name="until"
+        id="until"
+        label="Until"
+        value={filters.until}
+        pattern={'\\d{4}-\\d{2}-\\d{2}'}
+        placeholder="2026-01-31"
+        help={DATE_HELP}
+      />
+      <Button kind="secondary">Filter</Button>
     </form>
   );
 }
+
+const STATUS_TONE: Record<string, 'ok' | 'bad' | 'info' | 'neutral'> = {
+  delivered: 'ok',
+  read: 'ok',
+  failed: 'bad',
+  sent: 'info',
+};
 
 function Log(p: Pick<MessagesPageProps, 'log' | 'filters'>) {
   return (
@@ -130,37 +159,45 @@ function Log(p: Pick<MessagesPageProps, 'log' | 'filters'>) {
       {({ items, nextCursor }) => (
         <>
           {items.length === 0 ? (
-            <p class="muted">
-              No messages{Object.values(p.filters).some(Boolean) ? ' match' : ' yet'}.
-            </p>
+            Object.values(p.filters).some(Boolean) ? (
+              <EmptyState
+                title="No messages match."
+                action={{ href: '/messages', label: 'Clear the filters' }}
+              />
+            ) : (
+              <EmptyState title="No messages yet.">
+                Messages sent through the Portico API appear here with their status.
+              </EmptyState>
+            )
           ) : (
-            <div class="scroll">
-              <table data-testid="messages">
-                <thead>
-                  <tr>
-                    <th>When (UTC)</th>
-                    <th>To</th>
-                    <th>Type</th>
-                    <th>Status</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {items.map((m) => (
-                    <tr key={m.id}>
-                      <td class="nowrap">{m.createdAt.slice(0, 16).replace('T', ' ')}</td>
-                      <td class="nowrap">{m.to}</td>
-                      <td>{m.type}</td>
-                      <td>
-                        <span class={`status status-${m.status}`}>{m.status}</span>
-                        {m.error && <span class="muted"> {m.error.title}</span>}
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              testid="messages"
+              rows={items}
+              rowKey={(m) => m.id}
+              rowId={(m) => `m-${m.id}`}
+              columns={[
+                { label: 'When (UTC)', cell: (m) => m.createdAt.slice(0, 16).replace('T', ' ') },
+                { label: 'To', cell: (m) => m.to },
+                { label: 'Type', cell: (m) => m.type },
+                {
+                  label: 'Status',
+                  kind: 'text',
+                  cell: (m) => (
+                    <>
+                      <Badge tone={STATUS_TONE[m.status] ?? 'neutral'}>{m.status}</Badge>
+                      {m.error && <span class="muted"> {m.error.title}</span>}
+                    </>
+                  ),
+                },
+              ]}
+            />
           )}
-          {nextCursor && <a href={nextHref(p.filters, nextCursor)}>Next page →</a>}
+          {nextCursor && (
+            <p class="pager">
+              <span />
+              <a href={nextHref(p.filters, nextCursor)}>Next page →</a>
+            </p>
+          )}
         </>
       )}
     </CardOf>
@@ -193,32 +230,28 @@ function Account(p: Pick<MessagesPageProps, 'numbers' | 'templates'>) {
       <CardOf title="Templates" id="templates" card={p.templates}>
         {(templates) =>
           templates.length === 0 ? (
-            <p class="muted">No templates yet (POST /messaging/templates submits one).</p>
+            <EmptyState title="No templates yet.">
+              Templates are written and approved in your provider account; they appear here once
+              submitted.
+            </EmptyState>
           ) : (
-            <div class="scroll">
-              <table data-testid="templates-table">
-                <thead>
-                  <tr>
-                    <th>Name</th>
-                    <th>Language</th>
-                    <th>Category</th>
-                    <th>Status</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {templates.map((t) => (
-                    <tr key={`${t.wabaId}/${t.id}`}>
-                      <td>{t.name}</td>
-                      <td>{t.language}</td>
-                      <td>{t.category.toLowerCase()}</td>
-                      <td>
-                        <span class={`status template-${t.status}`}>{t.status.toLowerCase()}</span>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              testid="templates-table"
+              rows={templates}
+              rowKey={(t) => `${t.wabaId}/${t.id}`}
+              columns={[
+                { label: 'Name', kind: 'long', cell: (t) => t.name },
+                { label: 'Language', cell: (t) => t.language },
+                { label: 'Category', cell: (t) => t.category.toLowerCase() },
+                {
+                  label: 'Status',
+                  cell: (t) => (
+                    <span class={`status template-${t.status}`}>{t.status.toLowerCase()}</span>
+                  ),
+                },
+                { label: 'Business account', kind: 'long', cell: (t) => `WABA ${t.wabaId}` },
+              ]}
+            />
           )
         }
       </CardOf>
@@ -226,7 +259,16 @@ function Account(p: Pick<MessagesPageProps, 'numbers' | 'templates'>) {
   );
 }
 
-function Credit({ credit }: Pick<MessagesPageProps, 'credit'>) {
+/** A credit transaction's kind in words. */
+const CREDIT_WORDS: Record<string, string> = {
+  topup: 'Top-up',
+  reserve: 'Held for a queued message:',
+  capture: 'Charged for a sent message:',
+  release: 'Returned (message not sent):',
+};
+
+function Credit({ credit, log }: Pick<MessagesPageProps, 'credit' | 'log'>) {
+  const loggedIds = new Set(log.ok ? log.value.items.map((m) => m.id) : []);
   return (
     <CardOf title="Credit" id="credit" card={credit}>
       {(c) => (
@@ -241,8 +283,21 @@ function Credit({ credit }: Pick<MessagesPageProps, 'credit'>) {
             <ul class="plain">
               {c.transactions.map((x) => (
                 <li key={x.id}>
-                  <span class="muted">{x.createdAt.slice(0, 16).replace('T', ' ')}</span> {x.kind}{' '}
-                  {money(x.amount, c.currency)}
+                  <span class="muted">{x.createdAt.slice(0, 16).replace('T', ' ')}</span>{' '}
+                  {CREDIT_WORDS[x.kind] ?? x.kind} {money(x.amount, c.currency)}
+                  {x.messageId && (
+                    <>
+                      {' '}
+                      · message{' '}
+                      {loggedIds.has(x.messageId) ? (
+                        <a href={`#m-${x.messageId}`}>
+                          <code>{x.messageId}</code>
+                        </a>
+                      ) : (
+                        <code>{x.messageId}</code>
+                      )}
+                    </>
+                  )}
                 </li>
               ))}
             </ul>
@@ -258,7 +313,10 @@ function Drafts({ drafts }: Pick<MessagesPageProps, 'drafts'>) {
     <section data-testid="drafts">
       <h2>Drafts</h2>
       {drafts.length === 0 ? (
-        <p class="muted">No drafts (POST /messaging/drafts composes one).</p>
+        <EmptyState title="No drafts.">
+          Drafts are messages to many recipients, prepared through the Portico API and sent when you
+          choose.
+        </EmptyState>
       ) : (
         <ul class="plain">
           {drafts.map((d) => {
@@ -281,16 +339,19 @@ function Drafts({ drafts }: Pick<MessagesPageProps, 'drafts'>) {
 
 export function MessagesPage(p: MessagesPageProps) {
   return (
-    <Layout title="Messages" signedIn={p.signedIn}>
-      <h1>Messages</h1>
+    <Layout title="Messages" signedIn={p.signedIn} current="messages" wide>
+      <PageHeader
+        title="Messages"
+        lead="What was sent, how it went, and what it cost. Times in UTC."
+      />
       <CardOf title="Last 14 days" id="chart" card={p.chart}>
         {(days) => <DailyChart days={days} />}
       </CardOf>
-      <section>
+      <KitCard title="Filter the log">
         <Filters filters={p.filters} />
-      </section>
+      </KitCard>
       <Log log={p.log} filters={p.filters} />
-      <Credit credit={p.credit} />
+      <Credit credit={p.credit} log={p.log} />
       <Account numbers={p.numbers} templates={p.templates} />
       <Drafts drafts={p.drafts} />
     </Layout>

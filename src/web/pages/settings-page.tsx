@@ -1,6 +1,8 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 import { scopeWords } from '../../accounts/scopes.ts';
+import { Flash, type FlashCounts, type FlashKey } from '../../browser/flash.tsx';
+import { PageHeader } from '../../browser/kit.tsx';
 import { Layout } from '../../browser/layout.tsx';
 import { utcWords, type AuditRow } from '../audit-words.ts';
 import { AuditTable } from './audit-table.tsx';
@@ -20,8 +22,8 @@ export interface SettingsPageProps {
   auditRows: readonly AuditRow[];
   /** Whether older events exist (link to /audit). */
   moreAudit: boolean;
-  /** A one-line confirmation of what the last action did. */
-  notice?: string | undefined;
+  /** The outcome of the last action (`?done=` key from the flash vocabulary). */
+  flash?: { key: FlashKey; counts: FlashCounts } | null | undefined;
 }
 
 /** The one-time token: a read-only field that selects whole on click, and a copy button. */
@@ -110,13 +112,10 @@ export function SettingsPage(p: SettingsPageProps) {
       title="Settings"
       signedIn={{ email: p.user.email, csrfToken: p.csrfToken }}
       scripts={p.newToken ? ['/assets/one-time-token.js'] : undefined}
+      current="settings"
     >
-      <h1>Settings</h1>
-      {p.notice && (
-        <p class="ok" role="status" data-testid="notice">
-          {p.notice}
-        </p>
-      )}
+      <PageHeader title="Settings" lead="Your portal, its API token and the provider connection." />
+      <Flash flash={p.flash} />
       <section>
         <h2>Portal</h2>
         <p>

@@ -1,5 +1,22 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
+/**
+ * `/settings/webhooks` on the page kit: endpoints, the add form, the credit alert, recent
+ * deliveries, and the confirmation step of removing an endpoint.
+ */
+import { ErrorFlash, Flash, type FlashCounts, type FlashKey } from '../../browser/flash.tsx';
+import {
+  Badge,
+  Button,
+  ButtonLink,
+  Card,
+  ConfirmStep,
+  DataTable,
+  EmptyState,
+  Field,
+  PageHeader,
+  PostButton,
+} from '../../browser/kit.tsx';
 import { Layout } from '../../browser/layout.tsx';
 import { EVENT_TYPES } from '../../webhooks/webhook-events.ts';
 import type { WebhookDelivery, WebhookEndpoint } from '../../webhooks/webhooks-service.ts';
@@ -10,202 +27,265 @@ export interface WebhooksPageProps {
   endpoints: WebhookEndpoint[];
   deliveries: WebhookDelivery[];
   creditLowThreshold: number | null;
-  /** A secret made by this very request (add or rotate): shown once. */
-  newSecret?: { endpointId: string; secret: string; until?: string } | undefined;
+  /** A secret made by the last add or rotate: shown once. */
+  newSecret?: { endpointId: string; secret: string; until?: string | undefined } | undefined;
+  /** The outcome of the last action (`?done=` key). */
+  flash?: { key: FlashKey; counts: FlashCounts } | null | undefined;
+  /** A sentence from the service about the last change (e.g. an allowed http:// URL). */
   notice?: string | undefined;
+  /** An error that concerns no single field. */
   error?: string | undefined;
+  /** The add form as typed, with the error beside its field. */
+  addForm?: { url: string; events: string[]; urlError?: string; eventsError?: string } | undefined;
+  /** The credit alert form as typed, with its error. */
+  thresholdForm?: { value: string; error: string } | undefined;
 }
 
 const when = (iso: string | null) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 19)} UTC` : '');
 
-function PostButton(p: { action: string; csrf: string; label: string; danger?: boolean }) {
-  return (
-    <form method="post" action={p.action} class="inline">
-      <input type="hidden" name="csrf" value={p.csrf} />
-      <button type="submit" class={p.danger ? 'danger' : undefined}>
-        {p.label}
-      </button>
-    </form>
-  );
-}
-
 function EndpointsTable({ p }: { p: WebhooksPageProps }) {
-  if (p.endpoints.length === 0) return <p class="muted">No endpoints yet.</p>;
+  if (p.endpoints.length === 0)
+    return (
+      <EmptyState title="No endpoints yet." action={{ href: '#add', label: 'Add an endpoint' }}>
+        Add the HTTPS address of your receiver to get events as they happen.
+      </EmptyState>
+    );
   return (
-    <table data-testid="endpoints">
-      <thead>
-        <tr>
-          <th>Endpoint</th>
-          <th>Events</th>
-          <th>State</th>
-          <th>Actions</th>
-        </tr>
-      </thead>
-      <tbody>
-        {p.endpoints.map((e) => (
-          <tr key={e.id}>
-            <td>
+    <DataTable
+      testid="endpoints"
+      rows={p.endpoints}
+      rowKey={(e) => e.id}
+      columns={[
+        {
+          label: 'Endpoint',
+          kind: 'long',
+          cell: (e) => (
+            <>
               <code>{e.url}</code>
               <br />
-              <span class="muted">{e.id}</span>
-            </td>
-            <td>{e.eventTypes.join(', ')}</td>
-            <td>
-              {e.enabled ? 'enabled' : <span class="error">disabled: {e.disabledReason}</span>}
+              <span class="id">{e.id}</span>
+            </>
+          ),
+        },
+        { label: 'Events', kind: 'text', cell: (e) => e.eventTypes.join(', ') },
+        {
+          label: 'State',
+          kind: 'text',
+          cell: (e) => (
+            <>
+              {e.enabled ? (
+                <Badge tone="ok">enabled</Badge>
+              ) : (
+                <>
+                  <Badge tone="bad">disabled</Badge> <span class="muted">{e.disabledReason}</span>
+                </>
+              )}
               {e.previousSecretValidUntil && (
                 <p class="muted">Previous secret signs until {when(e.previousSecretValidUntil)}.</p>
               )}
-            </td>
-            <td>
-              {e.enabled ? (
-                <PostButton
-                  action={`/settings/webhooks/${e.id}/test`}
-                  csrf={p.csrfToken}
-                  label="Send test event"
-                />
-              ) : (
-                <PostButton
-                  action={`/settings/webhooks/${e.id}/enable`}
-                  csrf={p.csrfToken}
-                  label="Enable"
-                />
-              )}
+            </>
+          ),
+        },
+        {
+          label: 'Actions',
+          kind: 'text',
+          cell: (e) => (
+            <div class="row-actions">
               <PostButton
-                action={`/settings/webhooks/${e.id}/rotate`}
+                action={`/settings/webhooks/${e.id}/${e.enabled ? 'test' : 'enable'}`}
                 csrf={p.csrfToken}
-                label="Rotate secret"
-              />
-              <PostButton
-                action={`/settings/webhooks/${e.id}/remove`}
-                csrf={p.csrfToken}
-                label="Remove"
-                danger
-              />
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+              >
+                {e.enabled ? 'Send test event' : 'Enable'}
+              </PostButton>
+              <PostButton action={`/settings/webhooks/${e.id}/rotate`} csrf={p.csrfToken}>
+                Rotate secret
+              </PostButton>
+              <ButtonLink href={`/settings/webhooks/${e.id}/remove`} kind="danger">
+                Remove
+              </ButtonLink>
+            </div>
+          ),
+        },
+      ]}
+    />
   );
 }
 
 function DeliveriesTable({ p }: { p: WebhooksPageProps }) {
-  if (p.deliveries.length === 0) return <p class="muted">No deliveries yet.</p>;
+  if (p.deliveries.length === 0)
+    return (
+      <EmptyState title="No deliveries yet.">
+        Each event sent to an endpoint appears here; “Send test event” sends one now.
+      </EmptyState>
+    );
+  const tone = (s: string) => (s === 'succeeded' ? 'ok' : s === 'failed' ? 'bad' : 'warn');
   return (
-    <table data-testid="deliveries">
-      <thead>
-        <tr>
-          <th>Created</th>
-          <th>Event</th>
-          <th>Endpoint</th>
-          <th>Status</th>
-          <th>Code</th>
-          <th>Attempts</th>
-          <th>Latency</th>
-          <th>Next retry</th>
-          <th />
-        </tr>
-      </thead>
-      <tbody>
-        {p.deliveries.map((d) => (
-          <tr key={d.id}>
-            <td class="nowrap">{when(d.createdAt)}</td>
-            <td>{d.eventType}</td>
-            <td class="muted">{d.endpointId}</td>
-            <td>
-              {d.status}
-              {d.lastError && <span class="muted"> ({d.lastError})</span>}
-            </td>
-            <td>{d.lastStatusCode ?? ''}</td>
-            <td>{d.attempts}</td>
-            <td>{d.lastLatencyMs === null ? '' : `${d.lastLatencyMs} ms`}</td>
-            <td class="nowrap">{d.status === 'pending' ? when(d.nextAttemptAt) : ''}</td>
-            <td>
+    <DataTable
+      testid="deliveries"
+      rows={p.deliveries}
+      rowKey={(d) => d.id}
+      columns={[
+        { label: 'Created', cell: (d) => when(d.createdAt) },
+        { label: 'Event', cell: (d) => d.eventType },
+        { label: 'Endpoint', kind: 'long', cell: (d) => <span class="id">{d.endpointId}</span> },
+        {
+          label: 'Status',
+          kind: 'text',
+          cell: (d) => (
+            <>
+              <Badge tone={tone(d.status)}>{d.status}</Badge>
+              {d.lastError && <span class="muted"> {d.lastError}</span>}
+            </>
+          ),
+        },
+        { label: 'Code', cell: (d) => String(d.lastStatusCode ?? '') },
+        { label: 'Attempts', cell: (d) => String(d.attempts) },
+        {
+          label: 'Latency',
+          cell: (d) => (d.lastLatencyMs === null ? '' : `${d.lastLatencyMs} ms`),
+        },
+        { label: 'Next retry', cell: (d) => (d.status === 'pending' ? when(d.nextAttemptAt) : '') },
+        {
+          label: 'Actions',
+          cell: (d) => (
+            <div class="row-actions">
               <PostButton
                 action={`/settings/webhooks/deliveries/${d.id}/resend`}
                 csrf={p.csrfToken}
-                label="Resend"
-              />
-            </td>
-          </tr>
+              >
+                Resend
+              </PostButton>
+            </div>
+          ),
+        },
+      ]}
+    />
+  );
+}
+
+function NewSecret({ s }: { s: NonNullable<WebhooksPageProps['newSecret']> }) {
+  return (
+    <div class="warning" role="status">
+      <p class="ok">
+        Signing secret of {s.endpointId}. Copy it now: it is shown only this once.
+        {s.until && ` The previous secret also signs until ${when(s.until)}.`}
+      </p>
+      <code class="secret" data-testid="new-secret">
+        {s.secret}
+      </code>
+    </div>
+  );
+}
+
+function AddForm({ p }: { p: WebhooksPageProps }) {
+  const f = p.addForm;
+  return (
+    <form method="post" action="/settings/webhooks" id="add">
+      <h3>Add an endpoint</h3>
+      <input type="hidden" name="csrf" value={p.csrfToken} />
+      <Field
+        name="url"
+        label="URL"
+        type="url"
+        required
+        maxLength={2048}
+        value={f?.url}
+        error={f?.urlError}
+        help="The HTTPS address that receives the events (POST, signed)."
+      />
+      <fieldset aria-describedby={f?.eventsError ? 'events-error' : undefined}>
+        <legend>Events</legend>
+        {EVENT_TYPES.map((type) => (
+          <label key={type} class="check">
+            <input type="checkbox" name="events" value={type} checked={f?.events.includes(type)} />{' '}
+            {type}
+          </label>
         ))}
-      </tbody>
-    </table>
+        {f?.eventsError && (
+          <p class="field-error error" id="events-error">
+            {f.eventsError}
+          </p>
+        )}
+      </fieldset>
+      <Button>Add endpoint</Button>
+    </form>
   );
 }
 
 /** `/settings/webhooks`: endpoints, recent deliveries, and the forms that change them. */
 export function WebhooksPage(p: WebhooksPageProps) {
+  const threshold =
+    p.thresholdForm?.value ?? (p.creditLowThreshold === null ? '' : String(p.creditLowThreshold));
   return (
-    <Layout title="Webhooks" signedIn={{ email: p.email, csrfToken: p.csrfToken }}>
-      <h1>Webhooks</h1>
-      <p>
-        <a href="/settings">Back to settings</a> · Deliveries are signed as Standard Webhooks
-        specifies; see the README for a receiver. Ordering is not promised; at-least-once is.
-      </p>
+    <Layout
+      title="Webhooks"
+      signedIn={{ email: p.email, csrfToken: p.csrfToken }}
+      current="webhooks"
+      wide
+    >
+      <PageHeader
+        title="Webhooks"
+        lead="Events sent to your systems, signed as Standard Webhooks specifies (see the README for a receiver). At least once; ordering is not promised."
+      />
+      <Flash flash={p.flash} />
       {p.notice && (
-        <p class="ok" role="status">
-          {p.notice}
-        </p>
-      )}
-      {p.error && (
-        <p class="error" role="alert">
-          {p.error}
-        </p>
-      )}
-      {p.newSecret && (
-        <div role="status">
-          <p class="ok">
-            Signing secret of {p.newSecret.endpointId}. Copy it now: it is shown only this once.
-            {p.newSecret.until &&
-              ` The previous secret also signs until ${when(p.newSecret.until)}.`}
-          </p>
-          <code class="secret" data-testid="new-secret">
-            {p.newSecret.secret}
-          </code>
+        <div class="flash flash-info" role="status">
+          <p>{p.notice}</p>
         </div>
       )}
-      <section>
-        <h2>Endpoints</h2>
+      <ErrorFlash>{p.error}</ErrorFlash>
+      {p.newSecret && <NewSecret s={p.newSecret} />}
+      <Card title="Endpoints">
         <EndpointsTable p={p} />
-        <h3>Add an endpoint</h3>
-        <form method="post" action="/settings/webhooks">
-          <input type="hidden" name="csrf" value={p.csrfToken} />
-          <label>
-            URL <input type="url" name="url" required maxLength={2048} size={60} />
-          </label>
-          <fieldset>
-            <legend>Events</legend>
-            {EVENT_TYPES.map((type) => (
-              <label key={type}>
-                <input type="checkbox" name="events" value={type} /> {type}
-              </label>
-            ))}
-          </fieldset>
-          <button type="submit">Add endpoint</button>
-        </form>
-      </section>
-      <section>
-        <h2>Credit alert</h2>
+        <AddForm p={p} />
+      </Card>
+      <Card title="Credit alert">
         <form method="post" action="/settings/webhooks/credit-threshold">
           <input type="hidden" name="csrf" value={p.csrfToken} />
-          <label>
-            Send <code>credit.low</code> when the available credit falls below (minor units; empty:
-            never){' '}
-            <input
-              type="number"
-              name="threshold"
-              min={0}
-              value={p.creditLowThreshold === null ? '' : String(p.creditLowThreshold)}
-            />
-          </label>
-          <button type="submit">Save</button>
+          <Field
+            name="threshold"
+            label="Send credit.low when the available credit falls below"
+            type="number"
+            min={0}
+            value={threshold}
+            error={p.thresholdForm?.error}
+            help="In minor units (cents); empty: never."
+          />
+          <Button>Save</Button>
         </form>
-      </section>
-      <section>
-        <h2>Recent deliveries</h2>
+      </Card>
+      <Card title="Recent deliveries">
         <DeliveriesTable p={p} />
-      </section>
+      </Card>
+    </Layout>
+  );
+}
+
+/** The confirmation step of removing an endpoint. */
+export function ConfirmRemovePage(p: {
+  email: string;
+  csrfToken: string;
+  endpoint: WebhookEndpoint;
+}) {
+  return (
+    <Layout title="Remove endpoint" signedIn={p} current="webhooks">
+      <ConfirmStep
+        title="Remove this endpoint?"
+        csrfToken={p.csrfToken}
+        action={`/settings/webhooks/${p.endpoint.id}/remove`}
+        confirmLabel="Remove endpoint"
+        cancelHref="/settings/webhooks"
+        cancelLabel="Cancel"
+      >
+        <p>
+          <code>{p.endpoint.url}</code>
+        </p>
+        <p>
+          It stops receiving events at once, and <strong>its delivery history is deleted</strong>.
+          Pending retries are dropped. This cannot be undone; you can add the URL again later (with
+          a new secret).
+        </p>
+      </ConfirmStep>
     </Layout>
   );
 }
