@@ -11,7 +11,7 @@
  * Written to a temporary name and renamed, so concurrent builds never see half a file.
  *
  * @see https://pglite.dev/docs/api#dumpdatadir
- * @see docs/decisions.md "Speed (issue 15)"
+ * @see docs/decisions/0019-speed.md
  */
 import { Buffer } from 'node:buffer';
 import { createHash } from 'node:crypto';

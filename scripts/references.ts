@@ -4,6 +4,7 @@
  * (scripts/docs-check.ts, in `npm run lint`) fails when one differs from what its generator
  * writes now.
  */
+import { cliReference } from '../src/cli/reference.ts';
 import { CONFIG_DOCS, CONFIG_GROUPS } from '../src/config-docs.ts';
 import { ConfigSchema } from '../src/config-schema.ts';
 
@@ -61,4 +62,5 @@ function configurationReference(): string {
 
 export const REFERENCES: GeneratedReference[] = [
   { file: 'docs/reference/configuration.md', generate: configurationReference },
+  { file: 'docs/reference/cli.md', generate: cliReference },
 ];

@@ -45,7 +45,8 @@ export const CONFIG_DOCS: Record<keyof typeof ConfigSchema.properties, ConfigVar
   },
   CLI_SERVER_WAIT_MS: {
     group: 'Service',
-    meaning: 'how long the CLI waits for a starting server to accept its command (ms)',
+    meaning:
+      'how long the CLI and a starting server wait for each other (lock taken, socket not yet open; ms)',
   },
   APP_BASE_URL: {
     group: 'Service',
@@ -134,7 +135,14 @@ export const CONFIG_DOCS: Record<keyof typeof ConfigSchema.properties, ConfigVar
   },
   PROVIDER_CONFIG_ID: {
     group: 'Partner connection',
-    meaning: 'login configuration id, sent as `config_id` when set',
+    meaning:
+      'login configuration id, sent as `config_id` when set; otherwise `scope` lists `PROVIDER_REQUIRED_PERMISSIONS`',
+  },
+  PROVIDER_PKCE: {
+    group: 'Partner connection',
+    meaning:
+      'PKCE (S256) on the authorization request; the verifier stays server-side, sealed in the session',
+    defaultText: '`true` (`false` in production)',
   },
   PROVIDER_REQUIRED_PERMISSIONS: {
     group: 'Partner connection',

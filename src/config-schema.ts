@@ -263,7 +263,7 @@ export type Config = Omit<Static<typeof ConfigSchema>, 'APP_BASE_URL' | 'TRUST_P
   /**
    * Which hops' `X-Forwarded-*` headers are believed, in the form Fastify's `trustProxy` takes:
    * `false` (none) or the proxies' addresses and ranges. Never "every hop", nor a hop count.
-   * @see docs/deployment.md "Behind a load balancer"
+   * @see docs/how-to/deploy.md "Graceful restarts"
    */
   TRUST_PROXY: false | string[];
   /** Public origin; defaults to `http://localhost:${PORT}` outside production. */

@@ -97,7 +97,7 @@ function isAddressOrRange(entry: string): boolean {
  * @throws ConfigError for `true` (trusting every hop makes the left-most `X-Forwarded-For`
  *   entry, which the client writes, its address) and for a hop count (Fastify refuses hop
  *   counts since 5.12: they cannot check that the request came through the proxy at all).
- * @see docs/decisions.md "Trusted proxies"
+ * @see docs/decisions/0004-rate-limits.md
  */
 export function parseTrustProxy(raw: string): false | string[] {
   const value = raw.trim().toLowerCase();

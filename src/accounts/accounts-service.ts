@@ -2,7 +2,7 @@
  * Portals, users and API tokens: the rules (what is valid, what is unique, what a token may
  * carry) over the repository queries. Used by the CLI, the admin socket and the web pages.
  *
- * @see docs/api-tokens.md
+ * @see docs/reference/external-api.md
  */
 import { randomInt } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';
@@ -185,7 +185,7 @@ export class AccountsService {
    * fails from the moment this commits.
    *
    * @returns the new token in clear (shown once).
-   * @see docs/api-tokens.md "The token"
+   * @see docs/reference/external-api.md
    */
   async regenerateToken(input: {
     portalCode: string;

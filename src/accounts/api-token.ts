@@ -5,7 +5,7 @@
  * The checksum rejects typos and garbage without a database read, and lets secret scanners
  * recognise a leaked Portico token. Only the SHA-256 and the last 4 characters are stored.
  *
- * @see docs/api-tokens.md "The token"
+ * @see docs/reference/external-api.md
  */
 import { crc32 } from 'node:zlib';
 import { BASE62_ALPHABET, randomBase62, sha256Hex } from '../platform/crypto.ts';

@@ -22,7 +22,7 @@
  *
  * Cached principals are frozen: callers share them.
  *
- * @see docs/api-tokens.md "Verification and its cache"
+ * @see docs/decisions/0002-api-tokens.md
  */
 import { LRUCache } from 'lru-cache';
 import type { Principal, PrincipalLookup } from './principal.ts';

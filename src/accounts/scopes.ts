@@ -1,7 +1,7 @@
 /**
  * The scope catalog: the only permission names a token can carry.
  *
- * @see docs/api-tokens.md "Scopes"
+ * @see docs/reference/external-api.md
  */
 import { UsageError } from '../platform/errors.ts';
 

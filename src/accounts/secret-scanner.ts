@@ -8,7 +8,7 @@
  * replaced by `[REDACTED]`. The caller learns which kinds were found and the SHA-256 of each
  * token (to tell its portal to regenerate it), never the secret itself.
  *
- * @see docs/api-tokens.md "The token"
+ * @see docs/reference/external-api.md
  * @see docs/security.md invariant 1
  */
 import { hashApiToken, isWellFormedApiToken, TOKEN_PATTERN } from './api-token.ts';

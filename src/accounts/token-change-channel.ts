@@ -8,7 +8,7 @@
  * whichever process made the change (server, admin CLI, another instance).
  *
  * @see https://www.postgresql.org/docs/current/sql-notify.html
- * @see docs/api-tokens.md "Verification and its cache"
+ * @see docs/decisions/0002-api-tokens.md
  */
 import { sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';

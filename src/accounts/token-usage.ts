@@ -9,7 +9,7 @@
  * marks its successor; the UPDATE only moves the time forward by at least a minute, so instances
  * racing each other write once; a failed write is logged (no token, no hash) and forgotten.
  *
- * @see docs/decisions.md "Token last used"
+ * @see docs/decisions/0002-api-tokens.md
  */
 import { and, eq, isNull, lt, or } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';

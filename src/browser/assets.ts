@@ -3,7 +3,7 @@
  * `/assets/…` (same origin), so the Content Security Policy stays `script-src 'self'` with no
  * inline script; every page works without the script.
  *
- * @see docs/decisions.md "One script, for the one-time token"
+ * @see docs/decisions/0009-pages.md
  */
 
 /** The favicon: the brand's "P" on the accent colour, as SVG (every current browser takes it). */

@@ -8,7 +8,7 @@
  * Invariant: nothing from the request (its path, query or body) and nothing of the error
  * (message, stack) is shown; a 500 shows only its request id, to quote to support.
  *
- * @see docs/decisions.md "Browser errors are pages"
+ * @see docs/decisions/0009-pages.md
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { noteRequestError } from '../platform/access-log.ts';

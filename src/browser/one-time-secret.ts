@@ -7,7 +7,7 @@
  * value moved to another row fails to open.
  *
  * @see https://nodejs.org/api/crypto.html#cryptocreatecipherivalgorithm-key-iv-options
- * @see docs/decisions.md "The one-time token across a redirect"
+ * @see docs/decisions/0009-pages.md
  */
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from 'node:crypto';
 import { and, eq } from 'drizzle-orm';

@@ -2,10 +2,10 @@
  * What an operator command is: one object holding its name, its description, its options (the
  * TypeBox schema of its arguments plus the words and parsing of each command-line option), how
  * it runs against the services, and how its result is printed. The CLI's program
- * (`program.ts`), the admin socket (`admin-socket.ts`) and the reference in docs/cli.md
+ * (`program.ts`), the admin socket (`admin-socket.ts`) and the reference in docs/reference/cli.md
  * (`reference.ts`) are all made from the table of these objects (`commands.ts`).
  *
- * @see docs/cli.md
+ * @see docs/reference/cli.md
  */
 import { InvalidArgumentError } from 'commander';
 import { Type, type Static, type TObject } from 'typebox';

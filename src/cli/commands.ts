@@ -4,7 +4,7 @@
  * (when it can open the storage) or hands it to the running server over the admin socket; both
  * paths call `runCommand` with the same arguments.
  *
- * @see docs/cli.md
+ * @see docs/reference/cli.md
  */
 import { Value } from 'typebox/value';
 import { UsageError } from '../platform/errors.ts';

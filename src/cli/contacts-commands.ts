@@ -4,7 +4,7 @@
  * serves the CLI's own storage and a running server's admin socket.
  *
  * @see README.md "CRM contacts"
- * @see docs/cli.md
+ * @see docs/reference/cli.md
  */
 import { readFileSync } from 'node:fs';
 import { Type } from 'typebox';

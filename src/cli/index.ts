@@ -1,6 +1,6 @@
 /**
  * The admin CLI: `npm run cli -- <command>` (built to dist/cli.js). Every command has `--help`
- * and `--json`; the commands are listed in docs/cli.md (made from `commands.ts`).
+ * and `--json`; the commands are listed in docs/reference/cli.md (made from `commands.ts`).
  *
  * Storage: with DATABASE_URL the CLI talks to PostgreSQL itself. With the embedded database it
  * opens the data directory when no server holds it, and otherwise hands the command to the

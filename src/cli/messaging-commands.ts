@@ -5,7 +5,7 @@
  * once.
  *
  * @see README.md "Messaging", "Webhooks"
- * @see docs/cli.md
+ * @see docs/reference/cli.md
  */
 import { Type } from 'typebox';
 import { cliActor, defineCommand, integer, list, Portal, portalOption } from './command.ts';

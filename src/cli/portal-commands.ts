@@ -2,7 +2,7 @@
  * The commands for the database, portals and their API token: `migrate`, `portal create|show|
  * list`, `token regenerate|scopes`, and `scopes` (the catalog, no storage needed).
  *
- * @see docs/cli.md
+ * @see docs/reference/cli.md
  */
 import { Type } from 'typebox';
 import type { PortalSummary } from '../accounts/accounts-service.ts';

@@ -3,7 +3,7 @@
  * command, one option per entry of its `options` (required when its schema requires it, marked
  * `(required)` in `--help`, which commander does not do), and `--json` on every command.
  *
- * @see docs/cli.md
+ * @see docs/reference/cli.md
  */
 import { Command, Option } from 'commander';
 import { flagOf, isRequired, type AdminCommand } from './command.ts';

@@ -2,7 +2,7 @@
  * The commands for users, the encryption keys and the audit log: `user create|list|
  * set-password|sign-out`, `keys rotate`, `audit list`.
  *
- * @see docs/cli.md
+ * @see docs/reference/cli.md
  */
 import { Type } from 'typebox';
 import { cliActor, auditLog, defineCommand, Portal, portalOption, wholeNumber } from './command.ts';

@@ -3,7 +3,7 @@
  * webhooks' `contact.opted_out`. They run in the transaction that records the opt-out, only
  * when the consent changes to `opted_out` (not when it already was).
  *
- * @see docs/decisions.md "Outbound webhooks (issue 12)"
+ * @see docs/decisions/0017-outbound-webhooks.md
  */
 import type { Tx } from './contacts-repository.ts';
 

@@ -6,7 +6,7 @@
  * contact-changes.ts, the import in contact-import.ts, phones in phone.ts. `Idempotency-Key`
  * handling is idempotency/'s (one table, one semantics; the fingerprint names the route).
  *
- * @see docs/decisions.md "CRM contacts (issue 10)"
+ * @see docs/decisions/0015-contacts.md
  */
 import type { Principal } from '../accounts/principal.ts';
 import { recordAuditEvent, type Actor } from '../audit/audit-log.ts';

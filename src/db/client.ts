@@ -189,7 +189,7 @@ export async function pgliteStorage(client: PGlite, close: () => Promise<void>):
  * system (the OS's page cache for a data directory, memory for an in-memory database).
  *
  * @see https://www.postgresql.org/docs/17/runtime-config-resource.html#GUC-SHARED-BUFFERS
- * @see docs/decisions.md "Speed (issue 15)"
+ * @see docs/decisions/0019-speed.md
  */
 export const PGLITE_SHARED_BUFFERS = '16MB';
 

@@ -6,7 +6,7 @@
  * `WWW-Authenticate` challenge. A token whose shape or checksum is wrong is refused here,
  * before any cache or database read.
  *
- * @see docs/api-tokens.md "Presenting a token"
+ * @see docs/reference/external-api.md
  * @see https://www.rfc-editor.org/rfc/rfc6750#section-3
  */
 import type { IncomingHttpHeaders } from 'node:http';

@@ -9,7 +9,7 @@
  *
  * @see https://spec.openapis.org/oas/v3.1.0#security-requirement-object
  * @see https://spec.openapis.org/oas/v3.1.0
- * @see docs/api-tokens.md "Presenting a token", "The envelope"
+ * @see docs/reference/external-api.md
  */
 import type { SwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';

@@ -5,7 +5,7 @@
  * `config.requiredScopes`. Bodies are JSON only (anything else is 415) and at most the app's
  * body limit (413).
  *
- * @see docs/api-tokens.md "Presenting a token", "The envelope"
+ * @see docs/reference/external-api.md
  */
 import type {
   FastifyInstance,

@@ -1,7 +1,7 @@
 /**
  * `GET /auth/verify`: who the token belongs to and what it may do.
  *
- * @see docs/api-tokens.md
+ * @see docs/reference/external-api.md
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';

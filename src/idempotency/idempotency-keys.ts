@@ -5,7 +5,7 @@
  * route is a conflict on another. The queries are in idempotency-repository.ts.
  *
  * @see https://datatracker.ietf.org/doc/draft-ietf-httpapi-idempotency-key-header/
- * @see docs/decisions.md "Tickets, OpenAPI and rate limits (issue 5)", Idempotency
+ * @see docs/decisions/0005-idempotency.md
  */
 import { sha256Hex } from '../platform/crypto.ts';
 import { AppError } from '../platform/errors.ts';

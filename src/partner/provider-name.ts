@@ -1,7 +1,7 @@
 /**
  * The provider as people read it on the pages ("Connected to Meta").
  *
- * @see docs/decisions.md "The provider's name on the pages"
+ * @see docs/decisions/0009-pages.md
  */
 import type { Config } from '../config.ts';
 

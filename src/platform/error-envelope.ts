@@ -2,7 +2,7 @@
  * The error envelope of every JSON response that fails, and the Fastify handlers that produce
  * it (errors, unknown routes, malformed requests rejected before routing).
  *
- * @see docs/api-tokens.md "The envelope"
+ * @see docs/reference/external-api.md
  */
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';

@@ -4,7 +4,7 @@
  * Every error of the external API leaves the server as the envelope
  * `{"success": false, "error": {"code", "message", "requestId", "details"?, "requiredScopes"?}}`.
  *
- * @see docs/api-tokens.md "The envelope"
+ * @see docs/reference/external-api.md
  */
 
 export const ERROR_STATUS = {

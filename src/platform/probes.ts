@@ -3,7 +3,7 @@
  * 503 in the error envelope otherwise).
  *
  * @see https://kubernetes.io/docs/tasks/configure-pod-container/configure-liveness-readiness-startup-probes/
- * @see docs/deployment.md
+ * @see docs/how-to/deploy.md
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';

@@ -2,7 +2,7 @@
  * The optional Redis connection (shared rate-limit counters across instances).
  *
  * @see https://github.com/redis/ioredis#connection-events
- * @see docs/deployment.md
+ * @see docs/how-to/deploy.md
  */
 import type { Redis } from 'ioredis';
 import { ConfigError } from './errors.ts';

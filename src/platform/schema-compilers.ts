@@ -23,7 +23,7 @@
  * as every header schema here does).
  *
  * @see https://fastify.dev/docs/latest/Reference/Server/#schemacontroller
- * @see docs/decisions.md "Speed (issue 15)"
+ * @see docs/decisions/0019-speed.md
  */
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { AjvCompiler } from '@fastify/ajv-compiler';

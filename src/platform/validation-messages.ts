@@ -5,7 +5,7 @@
  * TypeBox's `Value.Errors` (the admin commands) report failures in the same shape, so both go
  * through here.
  *
- * @see docs/decisions.md "API errors and the reference (issue 14)"
+ * @see docs/decisions/0003-api-conventions.md
  * @see https://ajv.js.org/api.html#error-objects
  */
 import type { ErrorDetail } from './errors.ts';

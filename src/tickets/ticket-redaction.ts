@@ -7,7 +7,7 @@
  * Invariant: the secret itself never leaves this module's input; events and the log line carry
  * ticket ids, portal ids and counts only.
  *
- * @see docs/decisions.md "Tickets, OpenAPI and rate limits (issue 5)", Secret scanning
+ * @see docs/decisions/0005-idempotency.md
  */
 import type { Principal } from '../accounts/principal.ts';
 import { mergeFindings, type SecretScanner } from '../accounts/secret-scanner.ts';

@@ -6,7 +6,7 @@
  * claim and replay in idempotency/idempotency-keys.ts, secret redaction and its audit events in
  * ticket-redaction.ts, the cursor from external-api/keyset-cursor.ts. This module composes them.
  *
- * @see docs/decisions.md "Tickets, OpenAPI and rate limits (issue 5)"
+ * @see docs/decisions/0005-idempotency.md
  */
 import type { Principal } from '../accounts/principal.ts';
 import { createSecretScanner } from '../accounts/secret-scanner.ts';

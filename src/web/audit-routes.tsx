@@ -4,7 +4,7 @@
  * `/audit`: the portal's audit log in the customer's words, 50 events a page, newest first,
  * paged by event id (`?before=`). `/settings` shows the first few through `readAuditRows`.
  *
- * @see docs/decisions.md "The audit log in the customer's words"
+ * @see docs/decisions/0009-pages.md
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';

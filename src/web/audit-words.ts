@@ -4,7 +4,7 @@
  * same facts as "Portico's administrator", "Portico's periodic check", and never a command,
  * an environment variable or a provider error number.
  *
- * @see docs/decisions.md "The audit log in the customer's words"
+ * @see docs/decisions/0009-pages.md
  */
 import type { AuditEvent } from '../audit/audit-log.ts';
 

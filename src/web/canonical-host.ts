@@ -9,7 +9,7 @@
  * whose callback query carries the code and state) and the probes are never redirected, and
  * neither is a form POST (its body would be lost).
  *
- * @see docs/decisions.md "127.0.0.1 vs localhost"
+ * @see docs/decisions/0009-pages.md
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 

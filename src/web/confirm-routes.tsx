@@ -5,7 +5,7 @@
  * token and disconnecting the provider. Each says what stops working; its form posts with
  * `confirm=yes` to the route that acts (which sends an unconfirmed form back here).
  *
- * @see docs/decisions.md "Destructive actions confirm"
+ * @see docs/decisions/0009-pages.md
  */
 import type { FastifyInstance } from 'fastify';
 import { sendNotAllowed } from '../browser/refusal-pages.tsx';

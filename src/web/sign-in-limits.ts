@@ -20,7 +20,7 @@
  *
  * @see https://cheatsheetseries.owasp.org/cheatsheets/Authentication_Cheat_Sheet.html#protect-against-automated-attacks
  * @see https://www.rfc-editor.org/rfc/rfc6585#section-4 (429 Too Many Requests)
- * @see docs/decisions.md "Hardening (issue 13 …)"
+ * @see docs/decisions/0008-sign-in-and-sessions.md
  */
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';

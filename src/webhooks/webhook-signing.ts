@@ -5,7 +5,7 @@
  * space, so a receiver verifies with either secret for the overlap.
  *
  * @see https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md#signature-scheme
- * @see docs/webhooks.md "Verifying a delivery"
+ * @see docs/how-to/webhook-receiver.md
  */
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';

@@ -9,7 +9,7 @@
  * on several instances. If every recipient was refused, nothing was sent: the claim is undone
  * and the draft can be fixed and sent again.
  *
- * @see docs/decisions.md "Messaging: drafts"
+ * @see docs/decisions/0016-messaging.md
  */
 import type { Principal as FullPrincipal } from '../../accounts/principal.ts';
 import type { DraftMessage, DraftRecipients } from '../../db/schema/message-drafts.ts';

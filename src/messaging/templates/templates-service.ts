@@ -8,7 +8,7 @@
  * set of WABAs (the connection changed) is refused as invalid.
  *
  * @see https://developers.facebook.com/docs/whatsapp/business-management-api/message-templates
- * @see docs/decisions.md "Messaging: numbers and templates"
+ * @see docs/decisions/0014-whatsapp-cloud-api.md
  */
 import { AppError } from '../../platform/errors.ts';
 import type { MessageTemplate, ProviderAdapter } from '../provider/provider-adapter.ts';

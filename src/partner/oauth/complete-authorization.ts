@@ -10,7 +10,7 @@
  *
  * @see https://www.rfc-editor.org/rfc/rfc6749#section-4.1.3 (access token request)
  * @see https://developers.facebook.com/docs/facebook-login/guides/access-tokens/get-long-lived
- * @see docs/partner-connection.md "From the callback to the stored ciphertext"
+ * @see docs/architecture.md "An authorization code, from the callback to the stored ciphertext"
  */
 import { isUserOfPortal } from '../../accounts/accounts-repository.ts';
 import { recordAuditEvent } from '../../audit/audit-log.ts';

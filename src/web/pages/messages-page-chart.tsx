@@ -7,7 +7,7 @@
  * the labels are HTML text beside and below it, so they keep their size on a 390 px screen. The numbers are also in the SVG's accessible label
  * and in a table below it, for screen readers and copying.
  *
- * @see docs/decisions.md "Messaging: the /messages chart"
+ * @see docs/decisions/0009-pages.md
  */
 
 /** One day's counts; `day` is `YYYY-MM-DD` (UTC). */
