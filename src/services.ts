@@ -146,6 +146,7 @@ export function createServices(deps: {
       providerAppSecret: config.PROVIDER_APP_SECRET,
       logger,
       createdSteps: [steps.ticketCreated],
+      eventSteps: { updated: steps.ticketUpdated, commentAdded: steps.ticketCommentAdded },
     }),
     contacts: createContactsService({
       db: storage.db,

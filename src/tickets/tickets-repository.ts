@@ -2,15 +2,16 @@
  * Queries over `support_tickets` and `idempotency_keys`. Invariant (docs/security.md,
  * tenant isolation): every statement filters by portal id in the statement itself.
  */
-import { and, desc, eq, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, getTableColumns, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { apiTokens, idempotencyKeys, supportTickets } from '../db/schema/index.ts';
+import { agents, apiTokens, idempotencyKeys, supportTickets } from '../db/schema/index.ts';
 
 /** Drizzle's transaction handle (same query API as the database). */
 export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
 type Db = Database | Tx;
 
-export type TicketRow = typeof supportTickets.$inferSelect;
+/** A stored ticket and the display name of its assignee (null while unassigned). */
+export type TicketRow = typeof supportTickets.$inferSelect & { assigneeName: string | null };
 export type NewTicketRow = typeof supportTickets.$inferInsert;
 export type IdempotencyRow = typeof idempotencyKeys.$inferSelect;
 
@@ -21,15 +22,22 @@ export type { PagePosition };
 /** How long a key keeps its first response, in hours. */
 export const IDEMPOTENCY_WINDOW_HOURS = 24;
 
+/** The columns of a ticket as the API and the pages show it: the row and its assignee's name. */
+export const ticketColumns = {
+  ...getTableColumns(supportTickets),
+  assigneeName: agents.displayName,
+};
+
 export async function insertTicket(db: Db, row: NewTicketRow): Promise<TicketRow> {
   const [inserted] = await db.insert(supportTickets).values(row).returning();
-  return inserted!;
+  return { ...inserted!, assigneeName: null };
 }
 
 export async function findTicket(db: Db, portalId: number, id: string): Promise<TicketRow | null> {
   const [row] = await db
-    .select()
+    .select(ticketColumns)
     .from(supportTickets)
+    .leftJoin(agents, eq(agents.id, supportTickets.assigneeAgentId))
     .where(and(eq(supportTickets.portalId, portalId), eq(supportTickets.id, id)));
   return row ?? null;
 }
@@ -53,8 +61,9 @@ export async function listTicketPage(
     );
   }
   const rows = await db
-    .select()
+    .select(ticketColumns)
     .from(supportTickets)
+    .leftJoin(agents, eq(agents.id, supportTickets.assigneeAgentId))
     .where(and(...conditions))
     .orderBy(desc(supportTickets.createdAt), desc(supportTickets.id))
     .limit(options.limit + 1);

@@ -17,6 +17,7 @@ import {
   type CreateTicketBody,
   type ListTicketsQuery,
 } from './ticket-schemas.ts';
+import { registerThreadRoutes } from './ticket-thread-routes.ts';
 import type { CreateTicketInput, TicketsService, TicketStatus } from './tickets-service.ts';
 
 const TAGS = ['Support tickets'];
@@ -120,5 +121,7 @@ export function ticketsRoutes(tickets: TicketsService) {
         return { success: true as const, data: ticket };
       },
     );
+
+    registerThreadRoutes(api, tickets);
   };
 }
