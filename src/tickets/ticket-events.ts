@@ -63,7 +63,11 @@ export async function announceUpdate(
   if (!hasChanges(update)) return;
   await steps.updated?.(tx, update);
   if (!audit) return;
-  const base = { portalId: update.portalId, actor: audit.actor, requestId: audit.requestId ?? null };
+  const base = {
+    portalId: update.portalId,
+    actor: audit.actor,
+    requestId: audit.requestId ?? null,
+  };
   const { status, assignee } = update.changes;
   if (status) {
     await recordAuditEvent(tx, {

@@ -64,7 +64,9 @@ export const TicketSchema = Type.Object(
       description: 'Display name of the support agent working on it; null while unassigned.',
     }),
     firstResponseAt: NullableTime('When support first replied; null until then.'),
-    solvedAt: NullableTime('When support last set it `solved`; null unless solved or closed since.'),
+    solvedAt: NullableTime(
+      'When support last set it `solved`; null unless solved or closed since.',
+    ),
     commentCount: Type.Integer({ minimum: 0, description: 'Comments in the thread.' }),
     lastCommentAt: NullableTime('When the last comment was added; null when there is none.'),
     createdAt: Type.String({ format: 'date-time', description: 'ISO 8601, UTC.' }),

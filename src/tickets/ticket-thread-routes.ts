@@ -77,8 +77,7 @@ export function registerThreadRoutes(api: FastifyInstance, thread: TicketThreadS
         response: {
           201: {
             ...CommentEnvelopeSchema,
-            description:
-              'The comment. A replay carries the header `Idempotent-Replayed: true`.',
+            description: 'The comment. A replay carries the header `Idempotent-Replayed: true`.',
           },
           ...errorResponses([
             'invalid_request',

@@ -96,9 +96,18 @@ export function createTicketThreadService({ db, scanner, logger, steps }: Ticket
       const requestHash = requestFingerprint(route, { ticketId, body: red.body });
       const result = await db.transaction(async (tx): Promise<AddCommentResult> => {
         if (red.idempotencyKey !== undefined) {
-          const first = await claimOrReplay(tx, principal.portalId, red.idempotencyKey, requestHash);
+          const first = await claimOrReplay(
+            tx,
+            principal.portalId,
+            red.idempotencyKey,
+            requestHash,
+          );
           if (first) {
-            return { status: first.status, body: first.body as AddCommentResult['body'], replayed: true };
+            return {
+              status: first.status,
+              body: first.body as AddCommentResult['body'],
+              replayed: true,
+            };
           }
         }
         const ticket = await lockTicket(tx, principal.portalId, ticketId);

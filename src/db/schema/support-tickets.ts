@@ -62,6 +62,8 @@ export const supportTickets = pgTable(
       t.id.desc(),
     ),
     index('support_tickets_queue').on(t.createdAt.desc(), t.id.desc()),
-    index('support_tickets_solved_at').on(t.solvedAt).where(sql`${t.status} = 'solved'`),
+    index('support_tickets_solved_at')
+      .on(t.solvedAt)
+      .where(sql`${t.status} = 'solved'`),
   ],
 );

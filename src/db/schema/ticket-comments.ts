@@ -33,7 +33,10 @@ export const ticketComments = pgTable(
   },
   (t) => [
     index('ticket_comments_thread').on(t.portalId, t.ticketId, t.createdAt, t.id),
-    check('ticket_comments_one_author', sql`num_nonnulls(${t.authorUserId}, ${t.authorAgentId}) = 1`),
+    check(
+      'ticket_comments_one_author',
+      sql`num_nonnulls(${t.authorUserId}, ${t.authorAgentId}) = 1`,
+    ),
   ],
 );
 
