@@ -42,6 +42,7 @@ export function Layout({ title, signedIn, scripts, wide, children }: LayoutProps
               <a href="/settings">Settings</a>
               <a href="/contacts">Contacts</a>
               <a href="/messages">Messages</a>
+              <a href="/support">Support</a>
               <a href="/audit">Audit log</a>
               <form method="post" action="/logout">
                 <span class="muted who">{signedIn.email}</span>

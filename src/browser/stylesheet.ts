@@ -20,7 +20,7 @@ h1 { font-size: 1.6rem; margin: 0 0 1rem; }
 h2 { font-size: 1.15rem; margin: 0 0 0.5rem; }
 h3 { font-size: 1rem; margin: 0.9rem 0 0.25rem; }
 label { display: block; margin: 0.75rem 0 0.25rem; font-weight: 600; }
-input[type=email], input[type=password], input[type=text] { width: 100%; padding: 0.5rem; border: 1px solid var(--line); border-radius: 6px; font: inherit; }
+input[type=email], input[type=password], input[type=text], textarea, select { width: 100%; padding: 0.5rem; border: 1px solid var(--line); border-radius: 6px; font: inherit; }
 button, .button { display: inline-block; margin-top: 0.75rem; padding: 0.5rem 1rem; border: 0; border-radius: 6px; background: var(--accent); color: #fff; font: inherit; text-decoration: none; cursor: pointer; }
 button.secondary, .button.secondary { background: #e8ebf0; color: var(--fg); }
 button.danger, .button.danger { background: var(--bad); color: #fff; }

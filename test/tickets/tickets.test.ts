@@ -86,7 +86,7 @@ for (const backend of backends()) {
       );
       assert.equal(nextCursor, null);
 
-      const open = await app.inject({ url: `${TICKETS}?status=open`, headers: auth });
+      const open = await app.inject({ url: `${TICKETS}?status=new`, headers: auth });
       assert.equal(open.json().data.items.length, 2);
       const closed = await app.inject({ url: `${TICKETS}?status=closed`, headers: auth });
       assert.deepEqual(closed.json().data, { items: [], nextCursor: null });
