@@ -24,6 +24,8 @@ import {
 import { addContactsCommands } from './cli-contacts.ts';
 import { addCreditCommands } from './cli-messaging.ts';
 import { addWebhookCommands } from './cli-webhooks.ts';
+// Support (agents and tickets): registration in cli-support.ts, logic in admin/support-commands.ts.
+import { addAgentCommands, addTicketCommands } from './cli-support.ts';
 import { ConfigError, loadDotEnv } from './config.ts';
 import { UsageError } from './platform/errors.ts';
 
@@ -57,6 +59,8 @@ function buildProgram(jsonErrors: boolean): Command {
   addContactsCommands(program);
   addCreditCommands(program);
   addWebhookCommands(program);
+  addAgentCommands(program);
+  addTicketCommands(program);
   markRequired(program);
   return program;
 }

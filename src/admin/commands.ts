@@ -14,6 +14,7 @@ import { IMPORT_MAX } from '../contacts/contact-schemas.ts';
 import { UsageError } from '../platform/errors.ts';
 import { validationDetails } from '../platform/validation-messages.ts';
 import type { Services } from '../services.ts';
+import { SUPPORT_COMMANDS } from './support-commands.ts';
 import { WEBHOOK_COMMANDS } from './webhook-commands.ts';
 
 export interface Command<S extends TSchema = TSchema> {
@@ -155,6 +156,7 @@ export const COMMANDS: Record<string, Command> = {
     },
   ),
   ...WEBHOOK_COMMANDS,
+  ...SUPPORT_COMMANDS,
 };
 
 /**

@@ -46,12 +46,14 @@ const QueueQuery = Type.Object({
   cursor: FormField(200),
 });
 const TicketParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
-const TextBody = Type.Object({
+/** Every form of the ticket page: the CSRF token and what that form carries. */
+const TicketForm = Type.Object({
   csrf: FormField(100),
   body: FormField(10_000),
   status: FormField(20),
+  to: FormField(20),
 });
-const AssignBody = Type.Object({ csrf: FormField(100), to: FormField(20) });
+type TicketFormBody = Static<typeof TicketForm>;
 
 const STATUSES = ['new', 'open', 'pending', 'solved', 'closed'] as const;
 const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
@@ -240,17 +242,21 @@ export async function agentRoutes(app: FastifyInstance, opts: AgentRoutesOptions
   );
 
   /** A form of the ticket page: agent and CSRF checked, then `act`; a refusal re-renders. */
-  function ticketForm<B extends { csrf?: string | undefined }>(
+  function ticketForm(
     path: string,
-    body: typeof TextBody | typeof AssignBody,
-    act: (agent: AgentSession, id: string, form: B, requestId: string) => Promise<void>,
+    act: (
+      agent: AgentSession,
+      id: string,
+      form: TicketFormBody,
+      requestId: string,
+    ) => Promise<void>,
   ) {
-    app.post<{ Params: Static<typeof TicketParams>; Body: B }>(
+    app.post<{ Params: Static<typeof TicketParams>; Body: TicketFormBody }>(
       `/agent/tickets/:id/${path}`,
       {
         schema: {
           params: TicketParams,
-          body,
+          body: TicketForm,
           response: { 303: Redirect, 302: Redirect, 403: HtmlPage, 409: HtmlPage },
         },
       },
@@ -288,7 +294,7 @@ export async function agentRoutes(app: FastifyInstance, opts: AgentRoutesOptions
     return text;
   };
 
-  ticketForm<Static<typeof TextBody>>('reply', TextBody, async (agent, id, form, requestId) => {
+  ticketForm('reply', async (agent, id, form, requestId) => {
     const status = oneOf(AGENT_STATUSES, form.status);
     await desk.reply({
       agentId: agent.agentId,
@@ -298,20 +304,16 @@ export async function agentRoutes(app: FastifyInstance, opts: AgentRoutesOptions
       requestId,
     });
   });
-  ticketForm<Static<typeof TextBody>>('note', TextBody, async (agent, id, form) => {
+  ticketForm('note', async (agent, id, form) => {
     await desk.note({ agentId: agent.agentId, ticketId: id, body: requireText(form.body) });
   });
-  ticketForm<Static<typeof TextBody>>('status', TextBody, async (agent, id, form, requestId) => {
+  ticketForm('status', async (agent, id, form, requestId) => {
     const status: AgentStatus | undefined = oneOf(AGENT_STATUSES, form.status);
     if (!status) throw new AppError('invalid_request', 'Choose open, pending or solved.');
     await desk.setStatus({ agentId: agent.agentId, ticketId: id, status, requestId });
   });
-  ticketForm<Static<typeof AssignBody>>(
-    'assign',
-    AssignBody,
-    async (agent, id, form, requestId) => {
-      const to = form.to && /^\d{1,9}$/.test(form.to) ? Number(form.to) : null;
-      await desk.assign({ agentId: agent.agentId, ticketId: id, toAgentId: to, requestId });
-    },
-  );
+  ticketForm('assign', async (agent, id, form, requestId) => {
+    const to = form.to && /^\d{1,9}$/.test(form.to) ? Number(form.to) : null;
+    await desk.assign({ agentId: agent.agentId, ticketId: id, toAgentId: to, requestId });
+  });
 }

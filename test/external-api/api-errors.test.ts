@@ -139,7 +139,7 @@ for (const backend of backends()) {
       const { token } = await createPortal(services);
       const cases: [string, string, string][] = [
         ['DELETE', TICKETS, 'GET, HEAD, POST'],
-        ['PUT', `${TICKETS}/tkt_123`, 'GET, HEAD'],
+        ['PUT', `${TICKETS}/tkt_123`, 'GET, HEAD, PATCH'],
         ['POST', `${BASE}/auth/verify`, 'GET, HEAD'],
         ['POST', `${BASE}/crm/contacts/ct_1`, 'DELETE, GET, HEAD, PATCH'],
       ];
