@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 /**
- * The agent console's pages: sign-in, the queue of every portal's tickets, and one ticket with
+ * The agent console's pages: the frame, the queue of every portal's tickets, and one ticket with
  * its thread, internal notes and the forms to reply, note, assign and change status. Plain HTML
  * forms in a frame of their own (an agent is no portal's user: no portal navigation).
  *
@@ -48,48 +48,6 @@ export function AgentFrame(props: { title: string; agent?: Signed; children: Com
         <main class="wide">{props.children}</main>
       </body>
     </html>
-  );
-}
-
-export function AgentLoginPage(props: {
-  csrfToken: string;
-  email?: string;
-  failed?: boolean;
-  notice?: string | undefined;
-}) {
-  return (
-    <AgentFrame title="Agent sign-in">
-      <section>
-        <h1>Support agent sign-in</h1>
-        {props.notice && <p class="muted">{props.notice}</p>}
-        {props.failed && (
-          <p class="error" role="alert">
-            The email or password is not right.
-          </p>
-        )}
-        <form method="post" action="/agent/login">
-          <input type="hidden" name="csrf" value={props.csrfToken} />
-          <label for="email">Email</label>
-          <input
-            id="email"
-            name="email"
-            type="email"
-            autocomplete="username"
-            required
-            value={props.email ?? ''}
-          />
-          <label for="password">Password</label>
-          <input
-            id="password"
-            name="password"
-            type="password"
-            autocomplete="current-password"
-            required
-          />
-          <button type="submit">Sign in</button>
-        </form>
-      </section>
-    </AgentFrame>
   );
 }
 
@@ -247,9 +205,6 @@ export function AgentTicketPage(props: {
   return (
     <AgentFrame title={t.subject} agent={agent}>
       <section>
-        <p>
-          <a href="/agent">← Queue</a>
-        </p>
         <h1>{t.subject}</h1>
         {props.error && (
           <p class="error" role="alert">

@@ -11,33 +11,17 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import type { AgentsService } from '../accounts/agents-service.ts';
-import { cookieOptions } from '../browser/cookies.ts';
 import { sendPage } from '../browser/render.ts';
 import type { AgentSession } from '../browser/session-store.ts';
-import type { PageSessions } from '../browser/web-session.ts';
-import { noteRequestError } from '../platform/access-log.ts';
-import { randomBase64Url, safeEqual, sha256Hex } from '../platform/crypto.ts';
+import { safeEqual } from '../platform/crypto.ts';
 import { AppError } from '../platform/errors.ts';
-import type { AgentDeskService } from '../tickets/agent-desk-service.ts';
 import { AGENT_STATUSES, type AgentStatus } from '../tickets/ticket-lifecycle.ts';
-import { AgentLoginPage, AgentTicketPage, QueuePage } from './agent-pages.tsx';
-import { installSignInLimits, type SignInLimitSettings } from './sign-in-limits.ts';
-import { CsrfBody, FormField, HtmlPage, Redirect } from './web-options.ts';
+import { AgentTicketPage, QueuePage } from './agent-pages.tsx';
+import { agentOr, agentSignInRoutes, type AgentRoutesOptions } from './agent-sign-in-routes.tsx';
+import { FormField, HtmlPage, Redirect } from './web-options.ts';
 
-export interface AgentRoutesOptions {
-  sessions: PageSessions;
-  sessionTtlSeconds: number;
-  signInLimits: SignInLimitSettings;
-  agents: Pick<AgentsService, 'authenticateAgent' | 'listAgents'>;
-  desk: AgentDeskService;
-}
+export type { AgentRoutesOptions };
 
-const LoginBody = Type.Object({
-  email: FormField(1000),
-  password: FormField(1024),
-  csrf: FormField(100),
-});
 const QueueQuery = Type.Object({
   status: FormField(20),
   priority: FormField(20),
@@ -60,117 +44,31 @@ const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
 const oneOf = <T extends string>(values: readonly T[], v: string | undefined): T | undefined =>
   values.find((x) => x === v);
 
+/** Register the console: sign-in and sign-out, the queue, a ticket and its forms. */
 export async function agentRoutes(app: FastifyInstance, opts: AgentRoutesOptions): Promise<void> {
+  await agentSignInRoutes(app, opts);
+  const ticketPage = agentConsoleRoutes(app, opts);
+  agentTicketForms(app, opts, ticketPage);
+}
+
+type TicketPageFn = (
+  reply: FastifyReply,
+  agent: AgentSession,
+  id: string,
+  error?: string,
+  status?: number,
+) => Promise<FastifyReply>;
+
+/** The queue and a ticket's page; returns the ticket page's renderer for the forms. */
+function agentConsoleRoutes(app: FastifyInstance, opts: AgentRoutesOptions): TicketPageFn {
   const { sessions, desk } = opts;
-  const { names, isProduction } = sessions;
-  const limits = await installSignInLimits(app, opts.signInLimits);
-
-  async function agentOf(request: FastifyRequest): Promise<AgentSession | null> {
-    const id = request.cookies[names.session];
-    return id ? sessions.store.findAgent(id) : null;
-  }
-
-  /** The agent, or null after redirecting to the agent sign-in (a portal user's session too). */
-  async function agentOr(
-    request: FastifyRequest,
-    reply: FastifyReply,
-  ): Promise<AgentSession | null> {
-    const agent = await agentOf(request);
-    if (!agent) reply.redirect('/agent/login', 302);
-    return agent;
-  }
-
-  function loginCsrf(request: FastifyRequest, reply: FastifyReply): string {
-    const existing = request.cookies[names.loginCsrf];
-    if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
-    const token = randomBase64Url(32);
-    reply.setCookie(names.loginCsrf, token, cookieOptions(isProduction, 3600));
-    return token;
-  }
-
-  app.get(
-    '/agent/login',
-    { schema: { response: { 200: HtmlPage, 302: Redirect } } },
-    async (request, reply) => {
-      if (await agentOf(request)) return reply.redirect('/agent', 302);
-      return sendPage(reply, <AgentLoginPage csrfToken={loginCsrf(request, reply)} />);
-    },
-  );
-
-  app.post<{ Body: Static<typeof LoginBody> }>(
-    '/agent/login',
-    {
-      schema: {
-        body: LoginBody,
-        response: { 303: Redirect, 401: HtmlPage, 403: HtmlPage, 429: HtmlPage },
-      },
-    },
-    async (request, reply) => {
-      const { email, password, csrf } = request.body;
-      const cookie = request.cookies[names.loginCsrf];
-      if (!cookie || !csrf || !safeEqual(cookie, csrf)) {
-        const notice = 'The sign-in form had expired. Please sign in again.';
-        return sendPage(
-          reply,
-          <AgentLoginPage csrfToken={loginCsrf(request, reply)} notice={notice} />,
-          403,
-        );
-      }
-      const refusal = await limits.refusal(request, email ?? '');
-      if (refusal) {
-        noteRequestError(request, { code: 'sign_in_rate_limited' });
-        reply.header('retry-after', String(refusal.retryAfterSeconds));
-        const notice = `Too many failed sign-in attempts. Please wait ${Math.ceil(refusal.retryAfterSeconds / 60)} minute(s) and try again.`;
-        return sendPage(
-          reply,
-          <AgentLoginPage csrfToken={cookie} email={email ?? ''} notice={notice} />,
-          429,
-        );
-      }
-      const agent = email && password ? await opts.agents.authenticateAgent(email, password) : null;
-      if (!agent) {
-        await limits.countFailure(request, email ?? '');
-        noteRequestError(request, { code: 'sign_in_refused' });
-        return sendPage(
-          reply,
-          <AgentLoginPage csrfToken={cookie} email={email ?? ''} failed />,
-          401,
-        );
-      }
-      // A new session id at every sign-in; whatever session this browser had (a portal user's
-      // or an agent's) ends: one browser session is one person's.
-      const previous = request.cookies[names.session];
-      if (previous) await sessions.store.destroy(sha256Hex(previous));
-      const { sessionId } = await sessions.store.createForAgent(agent.agentId);
-      reply.setCookie(
-        names.session,
-        sessionId,
-        cookieOptions(isProduction, opts.sessionTtlSeconds),
-      );
-      reply.clearCookie(names.loginCsrf, cookieOptions(isProduction, 0));
-      request.log.info({ agentId: agent.agentId }, 'agent signed in');
-      return reply.redirect('/agent', 303);
-    },
-  );
-
-  app.post<{ Body: Static<typeof CsrfBody> }>(
-    '/agent/logout',
-    { schema: { body: CsrfBody, response: { 303: Redirect } } },
-    async (request, reply) => {
-      const agent = await agentOf(request);
-      if (agent && request.body.csrf && safeEqual(request.body.csrf, agent.csrfToken)) {
-        await sessions.store.destroy(agent.idHash);
-        sessions.clearCookie(reply);
-      }
-      return reply.redirect('/agent/login', 303);
-    },
-  );
-
+  const agentOr_ = (request: FastifyRequest, reply: FastifyReply) =>
+    agentOr(sessions, request, reply);
   app.get<{ Querystring: Static<typeof QueueQuery> }>(
     '/agent',
     { schema: { querystring: QueueQuery, response: { 200: HtmlPage, 302: Redirect } } },
     async (request, reply) => {
-      const agent = await agentOr(request, reply);
+      const agent = await agentOr_(request, reply);
       if (!agent) return reply;
       const q = request.query;
       const filter = {
@@ -235,11 +133,24 @@ export async function agentRoutes(app: FastifyInstance, opts: AgentRoutesOptions
     '/agent/tickets/:id',
     { schema: { params: TicketParams, response: { 200: HtmlPage, 302: Redirect } } },
     async (request, reply) => {
-      const agent = await agentOr(request, reply);
+      const agent = await agentOr_(request, reply);
       if (!agent) return reply;
       return ticketPage(reply, agent, request.params.id);
     },
   );
+
+  return ticketPage;
+}
+
+/** The ticket page's forms: reply, note, status, assign. */
+function agentTicketForms(
+  app: FastifyInstance,
+  opts: AgentRoutesOptions,
+  ticketPage: TicketPageFn,
+): void {
+  const { sessions, desk } = opts;
+  const agentOr_ = (request: FastifyRequest, reply: FastifyReply) =>
+    agentOr(sessions, request, reply);
 
   /** A form of the ticket page: agent and CSRF checked, then `act`; a refusal re-renders. */
   function ticketForm(
@@ -261,7 +172,7 @@ export async function agentRoutes(app: FastifyInstance, opts: AgentRoutesOptions
         },
       },
       async (request, reply) => {
-        const agent = await agentOr(request, reply);
+        const agent = await agentOr_(request, reply);
         if (!agent) return reply;
         const { id } = request.params;
         if (!request.body.csrf || !safeEqual(request.body.csrf, agent.csrfToken)) {

@@ -51,6 +51,27 @@ function refusalWords(err: unknown): string | null {
     : null;
 }
 
+async function ticketPage(
+  tickets: TicketsService,
+  reply: FastifyReply,
+  session: WebSession,
+  id: string,
+  error?: string,
+  status = 200,
+) {
+  const ticket = await tickets.getTicket(session, id);
+  const comments = await tickets.listComments(session, id, { limit: 100 });
+  return sendPage(
+    reply,
+    <SupportTicketPage
+      signedIn={signedIn(session)}
+      ticket={ticket}
+      comments={comments.items}
+      error={error}
+    />,
+    status,
+  );
+}
 export async function supportPages(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
   const { sessions } = opts;
   const tickets: TicketsService = opts.tickets;
@@ -74,27 +95,6 @@ export async function supportPages(app: FastifyInstance, opts: WebRoutesOptions)
         error={error}
       />,
       error ? 400 : 200,
-    );
-  }
-
-  async function ticketPage(
-    reply: FastifyReply,
-    session: WebSession,
-    id: string,
-    error?: string,
-    status = 200,
-  ) {
-    const ticket = await tickets.getTicket(session, id);
-    const comments = await tickets.listComments(session, id, { limit: 100 });
-    return sendPage(
-      reply,
-      <SupportTicketPage
-        signedIn={signedIn(session)}
-        ticket={ticket}
-        comments={comments.items}
-        error={error}
-      />,
-      status,
     );
   }
 
@@ -155,10 +155,17 @@ export async function supportPages(app: FastifyInstance, opts: WebRoutesOptions)
         `/support/tickets/${request.params.id}`,
       );
       if (!session) return reply;
-      return ticketPage(reply, session, request.params.id);
+      return ticketPage(tickets, reply, session, request.params.id);
     },
   );
 
+  supportTicketForms(app, opts);
+}
+
+/** The forms of a ticket's page: reply, close or reopen. */
+function supportTicketForms(app: FastifyInstance, opts: WebRoutesOptions): void {
+  const { sessions } = opts;
+  const tickets: TicketsService = opts.tickets;
   app.post<{ Params: Static<typeof TicketParams>; Body: Static<typeof CommentBody> }>(
     '/support/tickets/:id/comments',
     {
@@ -175,7 +182,7 @@ export async function supportPages(app: FastifyInstance, opts: WebRoutesOptions)
       if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
       const body = request.body.body ?? '';
       if (!/\S/.test(body) || body.length > 10_000) {
-        return ticketPage(reply, session, id, 'A reply is 1 to 10,000 characters.', 400);
+        return ticketPage(tickets, reply, session, id, 'A reply is 1 to 10,000 characters.', 400);
       }
       try {
         await tickets.addComment({
@@ -187,7 +194,7 @@ export async function supportPages(app: FastifyInstance, opts: WebRoutesOptions)
       } catch (err) {
         const words = refusalWords(err);
         if (words && err instanceof AppError)
-          return ticketPage(reply, session, id, words, err.status);
+          return ticketPage(tickets, reply, session, id, words, err.status);
         throw err;
       }
       return reply.redirect(`/support/tickets/${id}`, 303);
@@ -213,13 +220,20 @@ export async function supportPages(app: FastifyInstance, opts: WebRoutesOptions)
           ? request.body.status
           : null;
       if (!status)
-        return ticketPage(reply, session, id, 'Choose to close or to reopen the ticket.', 400);
+        return ticketPage(
+          tickets,
+          reply,
+          session,
+          id,
+          'Choose to close or to reopen the ticket.',
+          400,
+        );
       try {
         await tickets.updateTicket(session, id, { status });
       } catch (err) {
         const words = refusalWords(err);
         if (words && err instanceof AppError)
-          return ticketPage(reply, session, id, words, err.status);
+          return ticketPage(tickets, reply, session, id, words, err.status);
         throw err;
       }
       return reply.redirect(`/support/tickets/${id}`, 303);

@@ -79,7 +79,10 @@ for (const backend of backends()) {
       assert.equal(res.statusCode, 400);
       assert.deepEqual(res.json().error.details, [
         { field: 'querystring.limit', message: 'must be at least 1' },
-        { field: 'querystring.status', message: 'must be one of: new, open, pending, solved, closed' },
+        {
+          field: 'querystring.status',
+          message: 'must be one of: new, open, pending, solved, closed',
+        },
       ]);
       const many = await app.inject({
         url: `${TICKETS}?limit=101`,
