@@ -5,6 +5,8 @@
  * the few services it uses.
  */
 import { createAccountsService, type AccountsService } from './accounts/accounts-service.ts';
+import { createAgentsService, type AgentsService } from './accounts/agents-service.ts';
+import { createSecretScanner } from './accounts/secret-scanner.ts';
 import { createTokenVerification, type TokenVerification } from './accounts/token-verification.ts';
 import { createSessionStore, type SessionStore } from './browser/session-store.ts';
 import type { Config } from './config.ts';
@@ -33,6 +35,7 @@ import {
 import { createPartnerService, type PartnerService } from './partner/partner-service.ts';
 import { loadKeyring } from './platform/keyring.ts';
 import type { Logger } from './platform/logger.ts';
+import { createAgentDeskService, type AgentDeskService } from './tickets/agent-desk-service.ts';
 import { createTicketsService, type TicketsService } from './tickets/tickets-service.ts';
 import { createJobQueue, type JobQueue } from './jobs/job-queue.ts';
 import { resealWebhookSecrets } from './webhooks/webhook-key-rotation.ts';
@@ -49,6 +52,10 @@ export interface Services {
   storage: Storage;
   accounts: AccountsService;
   tickets: TicketsService;
+  /** Support agents (the operator's people): create, list, disable, sign-in. */
+  agents: AgentsService;
+  /** The support team's side of every portal's tickets (console and CLI). */
+  desk: AgentDeskService;
   contacts: ContactsService;
   /**
    * API token verification (hash → cache → lookup), distrusted, i.e. read-through, until its
@@ -155,6 +162,7 @@ export function createServices(deps: {
       }),
     creditReserved: (tx, portalId, e) => webhooks.creditChanged(tx, portalId, e),
   });
+  const ticketSteps = { updated: steps.ticketUpdated, commentAdded: steps.ticketCommentAdded };
   return {
     config,
     storage,
@@ -170,6 +178,13 @@ export function createServices(deps: {
       providerAppSecret: config.PROVIDER_APP_SECRET,
       logger,
       createdSteps: [steps.ticketCreated],
+      eventSteps: ticketSteps,
+    }),
+    agents: createAgentsService({ db: storage.db }),
+    desk: createAgentDeskService({
+      db: storage.db,
+      scanner: createSecretScanner(config.PROVIDER_APP_SECRET),
+      steps: ticketSteps,
     }),
     contacts: createContactsService({
       db: storage.db,

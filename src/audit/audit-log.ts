@@ -8,9 +8,9 @@ import { and, desc, eq, lt } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { auditEvents } from '../db/schema/index.ts';
 
-export type ActorType = 'user' | 'provider' | 'system';
+export type ActorType = 'user' | 'provider' | 'system' | 'agent';
 
-/** Who did something: a user (id), the provider (its user id), or a system component (`cli`, ...). */
+/** Who did something: a user (id), a support agent (id), the provider (its user id), or a system component (`cli`, ...). */
 export interface Actor {
   type: ActorType;
   id: string;
@@ -39,7 +39,11 @@ export type AuditAction =
   | 'webhook_endpoint.secret_rotated'
   | 'webhook_endpoint.disabled'
   | 'webhook_endpoint.enabled'
-  | 'webhook_settings.changed';
+  | 'webhook_settings.changed'
+  | 'ticket.status_changed'
+  | 'ticket.assigned'
+  | 'agent.created'
+  | 'agent.disabled';
 
 export interface AuditEventInput {
   portalId: number | null;

@@ -17,6 +17,7 @@ export const NAV = {
   contacts: ['/contacts', 'Contacts'],
   messages: ['/messages', 'Messages'],
   webhooks: ['/settings/webhooks', 'Webhooks'],
+  support: ['/support', 'Support'],
   audit: ['/audit', 'Audit log'],
 } as const satisfies Record<string, readonly [string, string]>;
 

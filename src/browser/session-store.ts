@@ -6,9 +6,9 @@
  *
  * @see https://cheatsheetseries.owasp.org/cheatsheets/Session_Management_Cheat_Sheet.html
  */
-import { and, count, eq, gt, isNotNull, lt } from 'drizzle-orm';
+import { and, count, eq, gt, isNotNull, isNull, lt } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { portals, sessions, users } from '../db/schema/index.ts';
+import { agents, portals, sessions, users } from '../db/schema/index.ts';
 import { randomBase64Url, sha256Hex } from '../platform/crypto.ts';
 import { createOneTimeSecrets, openForSession, sealForSession } from './one-time-secret.ts';
 
@@ -23,6 +23,16 @@ export interface WebSession {
   portalCode: string;
   portalName: string;
   /** The synchronizer token of this session's forms. */
+  csrfToken: string;
+  expiresAt: Date;
+}
+
+/** What a request knows about its signed-in support agent. Never carries the session id. */
+export interface AgentSession {
+  idHash: string;
+  agentId: number;
+  email: string;
+  name: string;
   csrfToken: string;
   expiresAt: Date;
 }
@@ -114,7 +124,57 @@ export function createSessionStore(deps: { db: Database; ttlSeconds: number; now
     /** Values shown to a session once, across a redirect (one-time-secret.ts). */
     oneTime: createOneTimeSecrets(db),
 
+    ...agentSessions(db, ttlSeconds, now),
+
     ...flowBindings(db, now),
+  };
+}
+
+/**
+ * Sessions of support agents: the same table, cookie and lifetime as a user's, with `agent_id`
+ * set instead of `user_id` (a check constraint keeps exactly one), so a portal page never
+ * finds an agent's session and the console never finds a user's.
+ */
+function agentSessions(db: Database, ttlSeconds: number, now: () => number) {
+  return {
+    /** Start a session for an agent who has just proven who they are. */
+    async createForAgent(agentId: number): Promise<{ sessionId: string; expiresAt: Date }> {
+      const sessionId = randomBase64Url(32);
+      const expiresAt = new Date(now() + ttlSeconds * 1000);
+      await db.delete(sessions).where(lt(sessions.expiresAt, new Date(now())));
+      await db.insert(sessions).values({
+        idHash: sha256Hex(sessionId),
+        agentId,
+        csrfSecret: randomBase64Url(32),
+        createdAt: new Date(now()),
+        expiresAt,
+      });
+      return { sessionId, expiresAt };
+    },
+
+    /** The live session of an enabled agent with this id, or null. */
+    async findAgent(sessionId: string): Promise<AgentSession | null> {
+      if (!/^[A-Za-z0-9_-]{43}$/.test(sessionId)) return null;
+      const [row] = await db
+        .select({
+          idHash: sessions.idHash,
+          agentId: agents.id,
+          email: agents.email,
+          name: agents.displayName,
+          csrfToken: sessions.csrfSecret,
+          expiresAt: sessions.expiresAt,
+        })
+        .from(sessions)
+        .innerJoin(agents, eq(agents.id, sessions.agentId))
+        .where(
+          and(
+            eq(sessions.idHash, sha256Hex(sessionId)),
+            gt(sessions.expiresAt, new Date(now())),
+            isNull(agents.disabledAt),
+          ),
+        );
+      return row ?? null;
+    },
   };
 }
 

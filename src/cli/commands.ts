@@ -30,6 +30,15 @@ import {
   tokenScopes,
 } from './portal-commands.ts';
 import {
+  agentCreate,
+  agentDisable,
+  agentList,
+  ticketsList,
+  ticketsReply,
+  ticketsShow,
+  ticketsStatus,
+} from './support-commands.ts';
+import {
   auditList,
   keysRotate,
   userCreate,
@@ -48,6 +57,8 @@ export const GROUPS: Record<string, string> = {
   contacts: 'the CRM contacts of a portal',
   credit: "a portal's messaging credit",
   webhook: "a portal's outbound webhook endpoints",
+  agent: "support agents (the operator's people)",
+  tickets: "every portal's support tickets (the agents' side)",
 };
 
 /** Every command, in the order `--help` and docs/cli.md list them. */
@@ -73,6 +84,13 @@ export const COMMANDS: readonly AdminCommand[] = [
   webhookRemove,
   webhookRotateSecret,
   webhookTest,
+  agentCreate,
+  agentList,
+  agentDisable,
+  ticketsList,
+  ticketsShow,
+  ticketsReply,
+  ticketsStatus,
 ];
 
 const BY_NAME = new Map(COMMANDS.map((c) => [c.name, c]));

@@ -66,6 +66,35 @@ export function redactSecrets(
   };
 }
 
+/** A comment's body after redaction, and what was found in it and in its key. */
+export interface RedactedComment {
+  body: string;
+  idempotencyKey: string | undefined;
+  tokenHashes: string[];
+  appSecretFound: boolean;
+  secretRedacted: boolean;
+}
+
+/** Scan a comment: its body and its `Idempotency-Key`, as {@link redactSecrets} does a ticket. */
+export function redactComment(
+  scanner: SecretScanner,
+  body: string,
+  idempotencyKey: string | undefined,
+): RedactedComment {
+  const r = redactSecrets(
+    scanner,
+    { subject: '', description: body, category: null, tags: [] },
+    idempotencyKey,
+  );
+  return {
+    body: r.text.description,
+    idempotencyKey: r.idempotencyKey,
+    tokenHashes: r.tokenHashes,
+    appSecretFound: r.appSecretFound,
+    secretRedacted: r.secretRedacted,
+  };
+}
+
 /** One audit event to record: the portal whose log receives it, and what it says. */
 interface RedactionNotice {
   portalId: number;
@@ -131,20 +160,22 @@ function redactionNotices(input: {
 }
 
 /**
- * Record the `secret.redacted` audit events of a new ticket, in the ticket's transaction (so a
- * rolled-back ticket leaves no event). The actor is the requesting user.
+ * Record the `secret.redacted` audit events of a new ticket or comment, in its transaction (so a
+ * rolled-back change leaves no event). The actor is the requesting user unless `actor` is given
+ * (an agent's reply).
  */
 export async function recordRedactions(
   tx: Tx,
   input: {
-    principal: Principal;
+    principal: Pick<Principal, 'portalId' | 'userId'>;
+    actor?: Actor;
     ticketId: string;
     tokenHashes: string[];
     appSecretFound: boolean;
     requestId: string | undefined;
   },
 ): Promise<void> {
-  const actor: Actor = { type: 'user', id: String(input.principal.userId) };
+  const actor: Actor = input.actor ?? { type: 'user', id: String(input.principal.userId) };
   const base = { actor, action: 'secret.redacted' as const, requestId: input.requestId ?? null };
   const notices = redactionNotices({
     portalId: input.principal.portalId,

@@ -21,7 +21,9 @@ const literals = <const T extends readonly string[]>(values: T, options: Record<
   Type.Enum(values, options);
 
 const PRIORITY = 'How urgent the request is.';
-const STATUS = 'Where the ticket stands; new tickets are `open`.';
+const STATUS =
+  'Where the ticket stands: `new` → `open` (an agent took it) → `pending` (waiting on you) → ' +
+  '`solved` → `closed` (7 days after solved, or when you close it; final).';
 export const PrioritySchema = literals(TICKET_PRIORITIES, {
   title: 'TicketPriority',
   description: PRIORITY,
@@ -30,6 +32,9 @@ export const StatusSchema = literals(TICKET_STATUSES, {
   title: 'TicketStatus',
   description: STATUS,
 });
+
+const NullableTime = (description: string) =>
+  Nullable(Type.String({ format: 'date-time' }), { description: `${description} ISO 8601, UTC.` });
 
 export const TicketSchema = Type.Object(
   {
@@ -54,6 +59,15 @@ export const TicketSchema = Type.Object(
         'description, category, tags or `Idempotency-Key`) and replaced by `[REDACTED]`; ' +
         'regenerate that token (or rotate the secret).',
     }),
+    assignee: Type.Union([Type.String(), Type.Null()], {
+      description: 'Display name of the support agent working on it; null while unassigned.',
+    }),
+    firstResponseAt: NullableTime('When support first replied; null until then.'),
+    solvedAt: NullableTime(
+      'When support last set it `solved`; null unless solved or closed since.',
+    ),
+    commentCount: Type.Integer({ minimum: 0, description: 'Comments in the thread.' }),
+    lastCommentAt: NullableTime('When the last comment was added; null when there is none.'),
     createdAt: Iso('ISO 8601, UTC.'),
     updatedAt: Iso('ISO 8601, UTC.'),
   },
@@ -86,8 +100,9 @@ export const CreateTicketBodySchema = Type.Object(
   },
   { title: 'CreateTicketRequest', additionalProperties: false },
 );
+export { Text as TextField };
 
-export const CreateTicketHeadersSchema = Type.Object({
+export const IdempotencyHeadersSchema = Type.Object({
   'idempotency-key': Type.Optional(
     Type.String({
       minLength: 1,
@@ -99,6 +114,7 @@ export const CreateTicketHeadersSchema = Type.Object({
     }),
   ),
 });
+export const CreateTicketHeadersSchema = IdempotencyHeadersSchema;
 
 export const ListTicketsQuerySchema = Type.Object({
   // Optional: the server fills the default (Ajv's useDefaults), so a client need not send it.

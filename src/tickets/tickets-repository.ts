@@ -2,27 +2,35 @@
  * Queries over `support_tickets`. Invariant (docs/security.md, tenant isolation): every
  * statement filters by portal id in the statement itself.
  */
-import { and, eq, inArray, type SQL } from 'drizzle-orm';
+import { and, eq, getTableColumns, inArray, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { readKeysetPage, type KeysetPage, type PagePosition } from '../db/keyset-page.ts';
-import { apiTokens, supportTickets } from '../db/schema/index.ts';
+import { agents, apiTokens, supportTickets } from '../db/schema/index.ts';
 
 /** Drizzle's transaction handle (same query API as the database). */
 export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
 type Db = Database | Tx;
 
-export type TicketRow = typeof supportTickets.$inferSelect;
+/** A stored ticket and the display name of its assignee (null while unassigned). */
+export type TicketRow = typeof supportTickets.$inferSelect & { assigneeName: string | null };
 export type NewTicketRow = typeof supportTickets.$inferInsert;
+
+/** The columns of a ticket as the API and the pages show it: the row and its assignee's name. */
+export const ticketColumns = {
+  ...getTableColumns(supportTickets),
+  assigneeName: agents.displayName,
+};
 
 export async function insertTicket(db: Db, row: NewTicketRow): Promise<TicketRow> {
   const [inserted] = await db.insert(supportTickets).values(row).returning();
-  return inserted!;
+  return { ...inserted!, assigneeName: null };
 }
 
 export async function findTicket(db: Db, portalId: number, id: string): Promise<TicketRow | null> {
   const [row] = await db
-    .select()
+    .select(ticketColumns)
     .from(supportTickets)
+    .leftJoin(agents, eq(agents.id, supportTickets.assigneeAgentId))
     .where(and(eq(supportTickets.portalId, portalId), eq(supportTickets.id, id)));
   return row ?? null;
 }
@@ -42,8 +50,9 @@ export async function listTicketPage(
   if (options.status) conditions.push(eq(supportTickets.status, options.status));
   return readKeysetPage(supportTickets, conditions, options, (where, orderBy, limit) =>
     db
-      .select()
+      .select(ticketColumns)
       .from(supportTickets)
+      .leftJoin(agents, eq(agents.id, supportTickets.assigneeAgentId))
       .where(where)
       .orderBy(...orderBy)
       .limit(limit),

@@ -15,6 +15,7 @@ import {
   TicketPageSchema,
   TicketParamsSchema,
 } from './ticket-schemas.ts';
+import { registerThreadRoutes } from './ticket-thread-routes.ts';
 import type { CreateTicketInput, TicketsService, TicketStatus } from './tickets-service.ts';
 
 const TAGS = ['Support tickets'];
@@ -117,5 +118,7 @@ export function ticketsRoutes(tickets: TicketsService) {
         return { success: true as const, data: ticket };
       },
     );
+
+    registerThreadRoutes(api, tickets);
   };
 }

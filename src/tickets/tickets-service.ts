@@ -11,23 +11,27 @@
 import type { Principal } from '../accounts/principal.ts';
 import { createSecretScanner } from '../accounts/secret-scanner.ts';
 import type { Database } from '../db/client.ts';
-import { keysetCursor } from '../external-api/keyset-cursor.ts';
 import { claimOrReplay, requestFingerprint } from '../idempotency/idempotency-keys.ts';
 import {
   purgeExpiredIdempotencyKeys,
   saveIdempotentResponse,
 } from '../idempotency/idempotency-repository.ts';
-import type { TICKET_PRIORITIES, TICKET_STATUSES } from '../db/schema/support-tickets.ts';
+import type { TICKET_PRIORITIES } from '../db/schema/support-tickets.ts';
 import { randomBase62 } from '../platform/crypto.ts';
-import { AppError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
+import { closeDueTickets } from './ticket-auto-close.ts';
+import { ticketCursor } from './ticket-cursor.ts';
 import {
   logRedaction,
   recordRedactions,
   redactSecrets,
   type TicketText,
 } from './ticket-redaction.ts';
+import type { TicketEventSteps } from './ticket-events.ts';
+import type { TicketStatus } from './ticket-lifecycle.ts';
 import type { Ticket } from './ticket-schemas.ts';
+import { createTicketThreadService, type TicketThreadService } from './ticket-thread-service.ts';
+import { ticketNotFound, toTicket } from './ticket-view.ts';
 import {
   findTicket,
   insertTicket,
@@ -36,10 +40,8 @@ import {
   type Tx,
 } from './tickets-repository.ts';
 
-const ticketCursor = keysetCursor(/^tkt_[0-9A-Za-z]{1,60}$/);
-
 export type TicketPriority = (typeof TICKET_PRIORITIES)[number];
-export type TicketStatus = (typeof TICKET_STATUSES)[number];
+export type { TicketStatus };
 
 /**
  * A create request after schema validation (`CreateTicketBodySchema` in ticket-schemas.ts); the
@@ -77,6 +79,8 @@ export interface TicketsServiceDeps {
   logger: Logger;
   /** Steps other features add to a new ticket (webhooks' `ticket.created`), in its transaction. */
   createdSteps?: readonly TicketCreatedStep[];
+  /** Steps other features add to later changes and to support's comments (webhooks). */
+  eventSteps?: TicketEventSteps;
 }
 
 /**
@@ -88,8 +92,11 @@ export type TicketCreatedStep = (
   ticket: { portalId: number; ticketId: string; priority: string; createdAt: Date },
 ) => Promise<void>;
 
-/** Support tickets of one portal at a time: every method is scoped to the principal's portal. */
-export interface TicketsService {
+/**
+ * Support tickets of one portal at a time: every method is scoped to the principal's portal.
+ * The thread and the customer's changes come from ticket-thread-service.ts.
+ */
+export interface TicketsService extends TicketThreadService {
   /**
    * Create a ticket for the principal's portal, or replay the first response of an earlier
    * request with the same `Idempotency-Key`.
@@ -138,26 +145,6 @@ export interface TicketsService {
 /** Public ticket id: `tkt_` + base62 of 16 random bytes. */
 function newTicketId(): string {
   return `tkt_${randomBase62(16)}`;
-}
-
-function toTicket(row: TicketRow): Ticket {
-  return {
-    id: row.id,
-    subject: row.subject,
-    description: row.description,
-    priority: row.priority,
-    status: row.status,
-    category: row.category,
-    tags: row.tags,
-    requester: { userId: row.requesterUserId },
-    secretRedacted: row.secretRedacted,
-    createdAt: row.createdAt.toISOString(),
-    updatedAt: row.updatedAt.toISOString(),
-  };
-}
-
-function notFound(): AppError {
-  return new AppError('not_found', 'No ticket with this id.');
 }
 
 /** The stored fields of a new ticket: redacted text, defaults applied. */
@@ -234,10 +221,13 @@ export function createTicketsService({
   providerAppSecret,
   logger,
   createdSteps = [],
+  eventSteps = {},
 }: TicketsServiceDeps): TicketsService {
   const scanner = createSecretScanner(providerAppSecret);
 
   return {
+    ...createTicketThreadService({ db, scanner, logger, steps: eventSteps }),
+
     async createTicket({ principal, input, idempotencyKey, requestId }) {
       const redaction = redactSecrets(
         scanner,
@@ -283,6 +273,7 @@ export function createTicketsService({
     },
 
     async listTickets(principal, options) {
+      await closeDueTickets(db, eventSteps, principal.portalId);
       const page = await listTicketPage(db, principal.portalId, {
         limit: options.limit,
         after: ticketCursor.after(options.cursor),
@@ -292,8 +283,9 @@ export function createTicketsService({
     },
 
     async getTicket(principal, id) {
+      await closeDueTickets(db, eventSteps, principal.portalId);
       const row = await findTicket(db, principal.portalId, id);
-      if (!row) throw notFound();
+      if (!row) throw ticketNotFound();
       return toTicket(row);
     },
   };

@@ -11,6 +11,8 @@ import type { AuditEvent } from '../audit/audit-log.ts';
 /** What each action is called on the page. */
 const ACTION_WORDS: Record<string, string> = {
   'api_token.created': 'API token created',
+  'ticket.status_changed': 'Support ticket status changed',
+  'ticket.assigned': 'Support ticket assigned',
   'api_token.regenerated': 'API token regenerated',
   'api_token.scopes_changed': 'API token permissions changed',
   'connection.created': 'Provider account connected',
@@ -64,6 +66,8 @@ function who(e: AuditEvent, ctx: AuditWordsContext): string {
       return ctx.providerName;
     case 'system':
       return SYSTEM_ACTOR_WORDS[e.actorId] ?? 'Portico';
+    case 'agent':
+      return 'Portico support';
   }
 }
 

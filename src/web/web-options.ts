@@ -18,6 +18,9 @@ import type { PartnerService } from '../partner/partner-service.ts';
 import type { MessagingReads } from './messages-page-data.ts';
 import type { WebhooksService } from '../webhooks/webhooks-service.ts';
 import type { SignInLimitSettings } from './sign-in-limits.ts';
+import type { AgentsService } from '../accounts/agents-service.ts';
+import type { AgentDeskService } from '../tickets/agent-desk-service.ts';
+import type { TicketsService } from '../tickets/tickets-service.ts';
 
 export interface WebRoutesOptions {
   sessions: PageSessions;
@@ -60,6 +63,11 @@ export interface WebRoutesOptions {
     /** The messaging engine's log, reports and credit. */
     log: MessagingReads;
   };
+  /** `/support`: the portal's tickets, as the API serves them. */
+  tickets: TicketsService;
+  /** The agent console: agents' sign-in and the desk over every portal's tickets. */
+  agents: Pick<AgentsService, 'authenticateAgent' | 'listAgents'>;
+  desk: AgentDeskService;
   /** A page of the portal's audit events, newest first (`before`: an event id, exclusive). */
   auditEvents: (
     portalId: number,

@@ -12,6 +12,7 @@ import { Type } from 'typebox';
 import { FAVICON_SVG, ONE_TIME_TOKEN_SCRIPT } from '../browser/assets.ts';
 import { pageErrorHandler } from '../browser/error-pages.tsx';
 import { STYLESHEET } from '../browser/stylesheet.ts';
+import { agentRoutes } from './agent-routes.tsx';
 import { auditRoutes } from './audit-routes.tsx';
 import { redirectToCanonicalHost } from './canonical-host.ts';
 import { confirmRoutes } from './confirm-routes.tsx';
@@ -21,6 +22,7 @@ import { messagesPages } from './messages-page-routes.tsx';
 import { settingsRoutes } from './settings-routes.tsx';
 import { webhooksPages } from './webhooks-routes.tsx';
 import { signInRoutes } from './sign-in-routes.tsx';
+import { supportPages } from './support-routes.tsx';
 import { Redirect, type WebRoutesOptions } from './web-options.ts';
 
 export type { WebRoutesOptions } from './web-options.ts';
@@ -67,4 +69,6 @@ export async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): P
   await app.register(contactsPages, opts);
   await app.register(messagesPages, opts);
   await app.register(webhooksPages, opts);
+  await app.register(supportPages, opts);
+  await app.register(agentRoutes, opts);
 }

@@ -32,6 +32,42 @@ export function webhookEventSteps(webhooks: Pick<WebhooksService, 'emit'>) {
         priority: t.priority,
         createdAt: t.createdAt.toISOString(),
       }),
+    /** For tickets' changes of status, priority or assignee. */
+    ticketUpdated: (
+      tx: Tx,
+      u: {
+        portalId: number;
+        ticketId: string;
+        changes: EventData['ticket.updated']['changes'];
+        by: EventData['ticket.updated']['by'];
+        updatedAt: Date;
+      },
+    ) =>
+      webhooks.emit(tx, u.portalId, 'ticket.updated', {
+        ticketId: u.ticketId,
+        changes: u.changes,
+        by: u.by,
+        updatedAt: u.updatedAt.toISOString(),
+      }),
+    /** For support's public replies (never an internal note: those have no step). */
+    ticketCommentAdded: (
+      tx: Tx,
+      c: {
+        portalId: number;
+        ticketId: string;
+        commentId: string;
+        authorName: string;
+        body: string;
+        createdAt: Date;
+      },
+    ) =>
+      webhooks.emit(tx, c.portalId, 'ticket.comment_added', {
+        ticketId: c.ticketId,
+        commentId: c.commentId,
+        author: { type: 'agent', name: c.authorName },
+        body: c.body,
+        createdAt: c.createdAt.toISOString(),
+      }),
     optedOut: (
       tx: Tx,
       o: { portalId: number; contactId: string; source: string; optedOutAt: Date },

@@ -2,7 +2,8 @@
  * The event catalogue of Portico's outbound webhooks: each type and the `data` it carries. A
  * payload is `{type, timestamp, data}` (Standard Webhooks' recommended shape) with ids and the
  * few fields a receiver needs to act or to fetch the rest through the API; never a token, a
- * secret, a message's text or a contact's personal data.
+ * secret, a message's text or a contact's personal data. The one text carried is a support
+ * agent's reply to the portal's own ticket (`ticket.comment_added`), as the API returns it.
  *
  * @see https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md#payload-structure
  * @see docs/webhooks.md "Event catalogue"
@@ -48,6 +49,26 @@ export interface EventData {
   'contact.opted_out': { contactId: string; source: string; optedOutAt: string };
   'credit.low': { available: number; threshold: number; currency: string };
   'ticket.created': { ticketId: string; priority: string; createdAt: string };
+  'ticket.updated': {
+    ticketId: string;
+    /** Only the fields that changed; `assignee` is a display name or null. */
+    changes: {
+      status?: { from: string; to: string };
+      priority?: { from: string; to: string };
+      assignee?: { from: string | null; to: string | null };
+    };
+    /** `customer`, `agent`, or `system` (a solved ticket closing after 7 days). */
+    by: 'customer' | 'agent' | 'system';
+    updatedAt: string;
+  };
+  'ticket.comment_added': {
+    ticketId: string;
+    commentId: string;
+    author: { type: 'agent'; name: string };
+    /** The comment's text as `GET /support/tickets/{id}/comments` returns it (redacted). */
+    body: string;
+    createdAt: string;
+  };
 }
 
 /** Every type an endpoint can subscribe to. */
@@ -62,6 +83,8 @@ export const EVENT_TYPES = [
   'contact.opted_out',
   'credit.low',
   'ticket.created',
+  'ticket.updated',
+  'ticket.comment_added',
 ] as const satisfies readonly EventType[];
 
 /** Sent only by *Send test event*, to the one endpoint tested, whatever it subscribes to. */

@@ -38,11 +38,11 @@ export async function main(baseUrl: string, token: string) {
     params: { header: { 'idempotency-key': 'k-1' } },
   });
   const ticket: Ticket | undefined = created.data?.data;
-  const status: 'open' | 'pending' | 'resolved' | 'closed' | undefined = ticket?.status;
+  const status: 'new' | 'open' | 'pending' | 'solved' | 'closed' | undefined = ticket?.status;
 
   // The list needs no \`limit\` (the server defaults it).
   const list = await client.GET('/api/v1/external/support/tickets', {
-    params: { query: { status: 'open' } },
+    params: { query: { status: 'new' } },
   });
   const listed: Ticket[] = list.data?.data.items ?? [];
 
@@ -109,7 +109,7 @@ describe('OpenAPI document: generated client and Spectral', () => {
     assert.equal(result.portalCode, '4242');
     assert.ok((result.scopes as string[]).includes('support:tickets:write'));
     assert.equal((result.ticket as { subject: string }).subject, 'Printer on fire');
-    assert.equal(result.status, 'open');
+    assert.equal(result.status, 'new');
     assert.equal(result.listed, 1);
     assert.equal(result.code, 'invalid_request');
     assert.deepEqual(result.details, ['body.subject: must not be blank']);

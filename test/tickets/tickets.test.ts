@@ -43,11 +43,16 @@ for (const backend of backends()) {
           subject: 'Cannot send messages',
           description: 'Since this morning every send answers 500.',
           priority: 'high',
-          status: 'open',
+          status: 'new',
           category: 'messaging',
           tags: ['send', 'outage'],
           requester: { userId: portal.userId },
           secretRedacted: false,
+          assignee: null,
+          firstResponseAt: null,
+          solvedAt: null,
+          commentCount: 0,
+          lastCommentAt: null,
           createdAt: undefined,
           updatedAt: undefined,
         },
@@ -81,7 +86,7 @@ for (const backend of backends()) {
       );
       assert.equal(nextCursor, null);
 
-      const open = await app.inject({ url: `${TICKETS}?status=open`, headers: auth });
+      const open = await app.inject({ url: `${TICKETS}?status=new`, headers: auth });
       assert.equal(open.json().data.items.length, 2);
       const closed = await app.inject({ url: `${TICKETS}?status=closed`, headers: auth });
       assert.deepEqual(closed.json().data, { items: [], nextCursor: null });

@@ -11,8 +11,11 @@ export const auditEvents = pgTable(
     id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
     /** Null for events that concern no single portal (e.g. a key rotation). */
     portalId: integer('portal_id').references(() => portals.id, { onDelete: 'cascade' }),
-    actorType: text('actor_type', { enum: ['user', 'provider', 'system'] }).notNull(),
-    /** User id for `user`, provider user id for `provider`, component name for `system`. */
+    actorType: text('actor_type', { enum: ['user', 'provider', 'system', 'agent'] }).notNull(),
+    /**
+     * User id for `user`, agent id for `agent`, provider user id for `provider`, component name
+     * for `system`.
+     */
     actorId: text('actor_id').notNull(),
     action: text('action').notNull(),
     reason: text('reason'),

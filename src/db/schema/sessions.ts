@@ -1,19 +1,21 @@
-import { index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { check, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { agents } from './agents.ts';
 import { users } from './users.ts';
 
 /**
  * Browser sessions. The session id lives only in the visitor's cookie; the row keeps its
  * SHA-256, so a copy of the table does not let anyone sign in. `csrf_secret` is the
- * synchronizer token every state-changing form of the session carries.
+ * synchronizer token every state-changing form of the session carries. A session is a portal
+ * user's or an agent's, never both (check constraint).
  */
 export const sessions = pgTable(
   'sessions',
   {
     /** Lower-case hex SHA-256 of the session id. */
     idHash: text('id_hash').primaryKey(),
-    userId: integer('user_id')
-      .notNull()
-      .references(() => users.id, { onDelete: 'cascade' }),
+    userId: integer('user_id').references(() => users.id, { onDelete: 'cascade' }),
+    agentId: integer('agent_id').references(() => agents.id, { onDelete: 'cascade' }),
     csrfSecret: text('csrf_secret').notNull(),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull().defaultNow(),
     expiresAt: timestamp('expires_at', { withTimezone: true }).notNull(),
@@ -37,5 +39,10 @@ export const sessions = pgTable(
      */
     oneTimeSecret: text('one_time_secret'),
   },
-  (t) => [index('sessions_user_id').on(t.userId), index('sessions_expires_at').on(t.expiresAt)],
+  (t) => [
+    index('sessions_user_id').on(t.userId),
+    index('sessions_agent_id').on(t.agentId),
+    index('sessions_expires_at').on(t.expiresAt),
+    check('sessions_one_principal', sql`num_nonnulls(${t.userId}, ${t.agentId}) = 1`),
+  ],
 );

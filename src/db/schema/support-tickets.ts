@@ -1,10 +1,15 @@
 import { sql } from 'drizzle-orm';
 import { boolean, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { agents } from './agents.ts';
 import { portals } from './portals.ts';
 import { users } from './users.ts';
 
 export const TICKET_PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
-export const TICKET_STATUSES = ['open', 'pending', 'resolved', 'closed'] as const;
+/**
+ * The lifecycle: `new` → `open` (an agent took it) → `pending` (waiting on the customer) →
+ * `solved` → `closed` (final). See docs/support.md "Lifecycle".
+ */
+export const TICKET_STATUSES = ['new', 'open', 'pending', 'solved', 'closed'] as const;
 
 /**
  * Support tickets of a portal. Invariants: every read filters by `portal_id` in the query;
@@ -23,7 +28,7 @@ export const supportTickets = pgTable(
     subject: text('subject').notNull(),
     description: text('description').notNull(),
     priority: text('priority', { enum: TICKET_PRIORITIES }).notNull().default('normal'),
-    status: text('status', { enum: TICKET_STATUSES }).notNull().default('open'),
+    status: text('status', { enum: TICKET_STATUSES }).notNull().default('new'),
     category: text('category'),
     tags: text('tags')
       .array()
@@ -35,6 +40,16 @@ export const supportTickets = pgTable(
       .references(() => users.id),
     /** True when a secret was found in subject or description and replaced by `[REDACTED]`. */
     secretRedacted: boolean('secret_redacted').notNull().default(false),
+    /** The agent working on it; null while unassigned. */
+    assigneeAgentId: integer('assignee_agent_id').references(() => agents.id),
+    /** When support first replied (an internal note does not count). */
+    firstResponseAt: timestamp('first_response_at', { withTimezone: true, precision: 3 }),
+    /** When it was last set `solved`; cleared when it is reopened. */
+    solvedAt: timestamp('solved_at', { withTimezone: true, precision: 3 }),
+    closedAt: timestamp('closed_at', { withTimezone: true, precision: 3 }),
+    /** Public comments in the thread (internal notes not counted). */
+    commentCount: integer('comment_count').notNull().default(0),
+    lastCommentAt: timestamp('last_comment_at', { withTimezone: true, precision: 3 }),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
     updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
@@ -46,5 +61,9 @@ export const supportTickets = pgTable(
       t.createdAt.desc(),
       t.id.desc(),
     ),
+    index('support_tickets_queue').on(t.createdAt.desc(), t.id.desc()),
+    index('support_tickets_solved_at')
+      .on(t.solvedAt)
+      .where(sql`${t.status} = 'solved'`),
   ],
 );

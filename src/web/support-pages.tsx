@@ -1,0 +1,181 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+/**
+ * `/support` for a signed-in portal user: their portal's tickets and a form to open one, and a
+ * ticket's page with its thread, a reply box and close/reopen. What the API shows, never an
+ * internal note.
+ *
+ * @see docs/support.md "The customer's side"
+ */
+import { Layout } from '../browser/layout.tsx';
+import type { Ticket } from '../tickets/ticket-schemas.ts';
+import type { TicketComment } from '../tickets/ticket-thread-schemas.ts';
+
+interface Signed {
+  email: string;
+  csrfToken: string;
+}
+
+const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
+
+export function SupportListPage(props: {
+  signedIn: Signed;
+  items: Ticket[];
+  nextHref: string | null;
+  error?: string | undefined;
+}) {
+  return (
+    <Layout title="Support" signedIn={props.signedIn} current="support" wide>
+      <h1>Support</h1>
+      <section>
+        <h2>Open a ticket</h2>
+        {props.error && (
+          <p class="error" role="alert">
+            {props.error}
+          </p>
+        )}
+        <form method="post" action="/support/tickets">
+          <input type="hidden" name="csrf" value={props.signedIn.csrfToken} />
+          <label for="subject">Subject</label>
+          <input id="subject" name="subject" type="text" maxLength={200} required />
+          <label for="description">What happened?</label>
+          <textarea id="description" name="description" rows={5} maxLength={10000} required />
+          <label for="priority">Priority</label>
+          <select id="priority" name="priority">
+            {(['low', 'normal', 'high', 'urgent'] as const).map((p) => (
+              <option key={p} value={p} selected={p === 'normal'}>
+                {p}
+              </option>
+            ))}
+          </select>
+          <button type="submit">Open ticket</button>
+        </form>
+      </section>
+      <section>
+        <h2>Your tickets</h2>
+        <div class="table-scroll">
+          <table class="stack" data-testid="tickets">
+            <thead>
+              <tr>
+                <th>Subject</th>
+                <th>Status</th>
+                <th>Priority</th>
+                <th>Comments</th>
+                <th>Opened</th>
+              </tr>
+            </thead>
+            <tbody>
+              {props.items.length === 0 && (
+                <tr>
+                  <td class="empty" colSpan={5}>
+                    No tickets yet.
+                  </td>
+                </tr>
+              )}
+              {props.items.map((t) => (
+                <tr key={t.id}>
+                  <td data-label="Subject">
+                    <a href={`/support/tickets/${t.id}`}>{t.subject}</a>
+                  </td>
+                  <td data-label="Status">{t.status}</td>
+                  <td data-label="Priority">{t.priority}</td>
+                  <td data-label="Comments">{t.commentCount}</td>
+                  <td data-label="Opened">
+                    <time datetime={t.createdAt}>{when(t.createdAt)}</time>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+        {props.nextHref && (
+          <p class="pager">
+            <a href={props.nextHref}>Older tickets</a>
+          </p>
+        )}
+      </section>
+    </Layout>
+  );
+}
+
+export function SupportTicketPage(props: {
+  signedIn: Signed;
+  ticket: Ticket;
+  comments: TicketComment[];
+  error?: string | undefined;
+}) {
+  const { ticket: t, signedIn } = props;
+  const base = `/support/tickets/${t.id}`;
+  return (
+    <Layout title={t.subject} signedIn={signedIn} current="support">
+      <section>
+        <p>
+          <a href="/support">← All tickets</a>
+        </p>
+        <h1>{t.subject}</h1>
+        {props.error && (
+          <p class="error" role="alert">
+            {props.error}
+          </p>
+        )}
+        <dl class="facts">
+          <dt>Status</dt>
+          <dd data-testid="status">{t.status}</dd>
+          <dt>Priority</dt>
+          <dd>{t.priority}</dd>
+          <dt>Handled by</dt>
+          <dd>{t.assignee ?? 'Not yet assigned'}</dd>
+          <dt>Opened</dt>
+          <dd>
+            <time datetime={t.createdAt}>{when(t.createdAt)}</time>
+          </dd>
+        </dl>
+        <h2>Description</h2>
+        <p>{t.description}</p>
+        <h2>Conversation</h2>
+        <ul class="plain" data-testid="thread">
+          {props.comments.length === 0 && <li class="muted">No replies yet.</li>}
+          {props.comments.map((c) => (
+            <li key={c.id}>
+              <strong>
+                {c.author.type === 'agent' ? `${c.author.name} (Portico support)` : 'You'}
+              </strong>{' '}
+              · <time datetime={c.createdAt}>{when(c.createdAt)}</time>
+              <p>{c.body}</p>
+            </li>
+          ))}
+        </ul>
+      </section>
+      {t.status !== 'closed' ? (
+        <section>
+          <form method="post" action={`${base}/comments`}>
+            <input type="hidden" name="csrf" value={signedIn.csrfToken} />
+            <label for="reply">Reply</label>
+            <textarea id="reply" name="body" rows={5} maxLength={10000} required />
+            <button type="submit">Send reply</button>
+          </form>
+          <div class="actions">
+            {(t.status === 'pending' || t.status === 'solved') && (
+              <form method="post" action={`${base}/status`}>
+                <input type="hidden" name="csrf" value={signedIn.csrfToken} />
+                <input type="hidden" name="status" value="open" />
+                <button type="submit" class="secondary">
+                  Reopen
+                </button>
+              </form>
+            )}
+            <form method="post" action={`${base}/status`}>
+              <input type="hidden" name="csrf" value={signedIn.csrfToken} />
+              <input type="hidden" name="status" value="closed" />
+              <button type="submit" class="secondary">
+                Close ticket
+              </button>
+            </form>
+          </div>
+        </section>
+      ) : (
+        <p class="muted">This ticket is closed. Open a new ticket for anything else.</p>
+      )}
+    </Layout>
+  );
+}

@@ -1,0 +1,242 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+/**
+ * `/support` for signed-in portal users: list and open tickets, read a thread, reply, close and
+ * reopen, through the same tickets service as the API (same redaction, lifecycle and webhooks).
+ * An agent's session is not a portal session, so it is sent to `/login` like a visitor.
+ *
+ * @see docs/support.md "The customer's side"
+ */
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { Type, type Static } from 'typebox';
+import type { Principal } from '../accounts/principal.ts';
+import { sendFormExpired } from '../browser/refusal-pages.tsx';
+import { sendPage } from '../browser/render.ts';
+import type { WebSession } from '../browser/session-store.ts';
+import { csrfOk } from '../browser/web-session.ts';
+import { AppError } from '../platform/errors.ts';
+import type { TicketsService } from '../tickets/tickets-service.ts';
+import { SupportListPage, SupportTicketPage } from './support-pages.tsx';
+import { FormField, HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
+
+const TicketParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
+const ListQuery = Type.Object({ cursor: FormField(200) });
+const NewTicketBody = Type.Object({
+  csrf: FormField(100),
+  subject: FormField(1000),
+  description: FormField(20_000),
+  priority: FormField(20),
+});
+const CommentBody = Type.Object({ csrf: FormField(100), body: FormField(20_000) });
+const StatusBody = Type.Object({ csrf: FormField(100), status: FormField(20) });
+
+const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
+
+function principalOf(session: WebSession): Principal {
+  return {
+    portalId: session.portalId,
+    portalCode: session.portalCode,
+    userId: session.userId,
+    isMainAdmin: session.isMainAdmin,
+    scopes: [],
+  };
+}
+
+const signedIn = (s: WebSession) => ({ email: s.email, csrfToken: s.csrfToken });
+
+/** The words of a refusal a person can fix (too long, empty, a move the lifecycle refuses). */
+function refusalWords(err: unknown): string | null {
+  return err instanceof AppError && ['conflict', 'invalid_request'].includes(err.code)
+    ? err.message
+    : null;
+}
+
+async function ticketPage(
+  tickets: TicketsService,
+  reply: FastifyReply,
+  session: WebSession,
+  id: string,
+  error?: string,
+  status = 200,
+) {
+  const ticket = await tickets.getTicket(session, id);
+  const comments = await tickets.listComments(session, id, { limit: 100 });
+  return sendPage(
+    reply,
+    <SupportTicketPage
+      signedIn={signedIn(session)}
+      ticket={ticket}
+      comments={comments.items}
+      error={error}
+    />,
+    status,
+  );
+}
+export async function supportPages(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
+  const { sessions } = opts;
+  const tickets: TicketsService = opts.tickets;
+
+  async function listPage(
+    reply: FastifyReply,
+    session: WebSession,
+    cursor?: string,
+    error?: string,
+  ) {
+    const page = await tickets.listTickets(session, { limit: 20, cursor });
+    const nextHref = page.nextCursor
+      ? `/support?${new URLSearchParams({ cursor: page.nextCursor }).toString()}`
+      : null;
+    return sendPage(
+      reply,
+      <SupportListPage
+        signedIn={signedIn(session)}
+        items={page.items}
+        nextHref={nextHref}
+        error={error}
+      />,
+      error ? 400 : 200,
+    );
+  }
+
+  app.get<{ Querystring: Static<typeof ListQuery> }>(
+    '/support',
+    { schema: { querystring: ListQuery, response: { 200: HtmlPage, 302: Redirect } } },
+    async (request, reply) => {
+      const session = await sessionOr(sessions, request, reply, '/support');
+      if (!session) return reply;
+      return listPage(reply, session, request.query.cursor || undefined);
+    },
+  );
+
+  app.post<{ Body: Static<typeof NewTicketBody> }>(
+    '/support/tickets',
+    {
+      schema: {
+        body: NewTicketBody,
+        response: { 303: Redirect, 302: Redirect, 400: HtmlPage, 403: HtmlPage },
+      },
+    },
+    async (request, reply) => {
+      const session = await sessionOr(sessions, request, reply, '/support');
+      if (!session) return reply;
+      if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      const { subject = '', description = '' } = request.body;
+      if (
+        !/\S/.test(subject) ||
+        !/\S/.test(description) ||
+        subject.length > 200 ||
+        description.length > 10_000
+      ) {
+        return listPage(
+          reply,
+          session,
+          undefined,
+          'A subject (up to 200 characters) and a description (up to 10,000) are both needed.',
+        );
+      }
+      const priority = PRIORITIES.find((p) => p === request.body.priority) ?? 'normal';
+      const created = await tickets.createTicket({
+        principal: principalOf(session),
+        input: { subject, description, priority },
+        requestId: request.id,
+      });
+      return reply.redirect(`/support/tickets/${created.body.data.id}`, 303);
+    },
+  );
+
+  app.get<{ Params: Static<typeof TicketParams> }>(
+    '/support/tickets/:id',
+    { schema: { params: TicketParams, response: { 200: HtmlPage, 302: Redirect } } },
+    async (request, reply) => {
+      const session = await sessionOr(
+        sessions,
+        request,
+        reply,
+        `/support/tickets/${request.params.id}`,
+      );
+      if (!session) return reply;
+      return ticketPage(tickets, reply, session, request.params.id);
+    },
+  );
+
+  supportTicketForms(app, opts);
+}
+
+/** The forms of a ticket's page: reply, close or reopen. */
+function supportTicketForms(app: FastifyInstance, opts: WebRoutesOptions): void {
+  const { sessions } = opts;
+  const tickets: TicketsService = opts.tickets;
+  app.post<{ Params: Static<typeof TicketParams>; Body: Static<typeof CommentBody> }>(
+    '/support/tickets/:id/comments',
+    {
+      schema: {
+        params: TicketParams,
+        body: CommentBody,
+        response: { 303: Redirect, 302: Redirect, 400: HtmlPage, 403: HtmlPage, 409: HtmlPage },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const session = await sessionOr(sessions, request, reply, `/support/tickets/${id}`);
+      if (!session) return reply;
+      if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      const body = request.body.body ?? '';
+      if (!/\S/.test(body) || body.length > 10_000) {
+        return ticketPage(tickets, reply, session, id, 'A reply is 1 to 10,000 characters.', 400);
+      }
+      try {
+        await tickets.addComment({
+          principal: principalOf(session),
+          ticketId: id,
+          body,
+          requestId: request.id,
+        });
+      } catch (err) {
+        const words = refusalWords(err);
+        if (words && err instanceof AppError)
+          return ticketPage(tickets, reply, session, id, words, err.status);
+        throw err;
+      }
+      return reply.redirect(`/support/tickets/${id}`, 303);
+    },
+  );
+
+  app.post<{ Params: Static<typeof TicketParams>; Body: Static<typeof StatusBody> }>(
+    '/support/tickets/:id/status',
+    {
+      schema: {
+        params: TicketParams,
+        body: StatusBody,
+        response: { 303: Redirect, 302: Redirect, 400: HtmlPage, 403: HtmlPage, 409: HtmlPage },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const session = await sessionOr(sessions, request, reply, `/support/tickets/${id}`);
+      if (!session) return reply;
+      if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      const status =
+        request.body.status === 'open' || request.body.status === 'closed'
+          ? request.body.status
+          : null;
+      if (!status)
+        return ticketPage(
+          tickets,
+          reply,
+          session,
+          id,
+          'Choose to close or to reopen the ticket.',
+          400,
+        );
+      try {
+        await tickets.updateTicket(session, id, { status });
+      } catch (err) {
+        const words = refusalWords(err);
+        if (words && err instanceof AppError)
+          return ticketPage(tickets, reply, session, id, words, err.status);
+        throw err;
+      }
+      return reply.redirect(`/support/tickets/${id}`, 303);
+    },
+  );
+}

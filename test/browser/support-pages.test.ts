@@ -1,0 +1,221 @@
+/**
+ * The support round in real headless Chromium at 1280 px and 390 px, as new users make it: a
+ * customer opens a ticket with the API; an agent created with the CLI signs in on
+ * `/agent/login`, finds it in the queue, assigns it to themself, adds an internal note, replies
+ * and sets it `pending`; the customer answers on `/support` (which reopens it); the agent solves
+ * it; the customer closes it. At 390 px no page is wider than the screen.
+ *
+ * Screenshots: test-output/screenshots/support-<page>-<width>.png.
+ */
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import {
+  startSandboxProvider,
+  type SandboxProvider,
+} from '../../src/sandbox-provider/sandbox-provider.tsx';
+import {
+  CHROMIUM_ARGS,
+  CHROMIUM_PATH,
+  cli,
+  freePort,
+  screenshot,
+  startPortico,
+} from '../helpers/browser.ts';
+import { suiteCleanup } from '../helpers/spawn.ts';
+
+const PASSWORD = 'correct horse battery staple';
+const WIDTHS = [1280, 390] as const;
+const NOTE = 'NOTE-MARKER-browser';
+
+describe('browser: /support and the agent console at 1280 px and 390 px', () => {
+  let sandbox: SandboxProvider;
+  let browser: Browser;
+  let appUrl: string;
+  let token: string;
+  const suite = suiteCleanup();
+  const dataDir = mkdtempSync(join(tmpdir(), 'portico-support-'));
+  const email = 'help@acme.test';
+  const agentEmail = 'ada@operator.test';
+  const problems: string[] = [];
+
+  before(async () => {
+    const port = await freePort();
+    appUrl = `http://localhost:${port}`;
+    const appId = `1${randomBytes(5).readUIntBE(0, 5)}`;
+    const appSecret = randomBytes(24).toString('hex');
+    const redirectUri = `${appUrl}/api/auth/partner/callback`;
+    sandbox = await startSandboxProvider({
+      host: '127.0.0.1',
+      port: 0,
+      apps: [{ appId, appSecret, redirectUris: [redirectUri], name: 'Portico (support)' }],
+    });
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      NODE_ENV: 'development',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'info',
+      APP_BASE_URL: appUrl,
+      PROVIDER_APP_ID: appId,
+      PROVIDER_APP_SECRET: appSecret,
+      PROVIDER_AUTHORIZATION_BASE_URL: sandbox.url,
+      PROVIDER_GRAPH_BASE_URL: sandbox.url,
+      PROVIDER_REDIRECT_URI: redirectUri,
+      PROVIDER_HEALTH_CHECK_INTERVAL_MS: '0',
+      TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+    };
+    const created = await cli(suite, env, [
+      'portal',
+      'create',
+      '--name',
+      'Acme',
+      '--admin-email',
+      email,
+      '--code',
+      '5454',
+      '--json',
+    ]);
+    token = (JSON.parse(created) as { token: string }).token;
+    await cli(
+      suite,
+      env,
+      ['user', 'set-password', '--portal', '5454', '--email', email],
+      `${PASSWORD}\n`,
+    );
+    await cli(
+      suite,
+      env,
+      ['agent', 'create', '--email', agentEmail, '--name', 'Ada'],
+      `${PASSWORD}\n`,
+    );
+    await startPortico(suite, env);
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  });
+
+  after(async () => {
+    await browser?.close();
+    await suite.run();
+    await sandbox?.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  async function pageAt(width: number): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width, height: 900 } });
+    const page = await context.newPage();
+    page.on('console', (m) => {
+      if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text()))
+        problems.push(`${page.url()}: ${m.text()}`);
+    });
+    page.on('pageerror', (err) => problems.push(`${page.url()}: ${err.message}`));
+    return page;
+  }
+
+  async function look(page: Page, name: string, width: number) {
+    await screenshot(page, `support-${name}-${width}`);
+    const overflow = await page.evaluate(() => {
+      const wide: string[] = [];
+      const viewport = document.documentElement.clientWidth;
+      if (document.documentElement.scrollWidth > viewport + 1)
+        wide.push(`page ${document.documentElement.scrollWidth}px > ${viewport}px`);
+      for (const el of Array.from(document.querySelectorAll('section, header, form'))) {
+        const box = el as HTMLElement;
+        if (box.scrollWidth > box.clientWidth + 1)
+          wide.push(`${box.tagName.toLowerCase()} ${box.scrollWidth}px > ${box.clientWidth}px`);
+      }
+      return wide;
+    });
+    assert.deepEqual(overflow, [], `${name} at ${width} px overflows`);
+  }
+
+  async function api(path: string, init: RequestInit = {}) {
+    const res = await fetch(`${appUrl}/api/v1/external${path}`, {
+      ...init,
+      headers: { authorization: token, 'content-type': 'application/json' },
+      signal: AbortSignal.timeout(10_000),
+    });
+    return { status: res.status, body: (await res.json()) as { data: Record<string, unknown> } };
+  }
+
+  for (const width of WIDTHS) {
+    test(`the round at ${width} px`, async () => {
+      const opened = await api('/support/tickets', {
+        method: 'POST',
+        body: JSON.stringify({ subject: `Sends fail (${width})`, description: 'Since 9:00.' }),
+      });
+      assert.equal(opened.status, 201);
+      const id = opened.body.data.id as string;
+
+      const agent = await pageAt(width);
+      await agent.goto(`${appUrl}/agent/login`);
+      await look(agent, 'agent-login', width);
+      await agent.fill('#email', agentEmail);
+      await agent.fill('#password', PASSWORD);
+      await Promise.all([
+        agent.waitForURL(`${appUrl}/agent`),
+        agent.click('main button[type=submit]'),
+      ]);
+      await agent.goto(`${appUrl}/agent?assigned=none`);
+      await look(agent, 'agent-queue', width);
+      await Promise.all([
+        agent.waitForURL(`${appUrl}/agent/tickets/${id}`),
+        agent.click(`a[href="/agent/tickets/${id}"]`),
+      ]);
+      await agent.click('button:has-text("Assign to me")');
+      await agent.waitForSelector('[data-testid=assignee]:has-text("Ada")');
+      await agent.fill('#note', `${NOTE} check the sender`);
+      await agent.click('button:has-text("Add note")');
+      await agent.waitForSelector(`[data-kind=note]:has-text("${NOTE}")`);
+      await agent.fill('#reply', 'Which number sends?');
+      await agent.selectOption('#reply-status', 'pending');
+      await agent.click('button:has-text("Send reply")');
+      await agent.waitForSelector('[data-testid=status]:has-text("pending")');
+      await look(agent, 'agent-ticket', width);
+
+      // The customer reads the reply through the API, then answers on /support.
+      const thread = await api(`/support/tickets/${id}/comments`);
+      const items = thread.body.data.items as { body: string; author: { name: string } }[];
+      assert.deepEqual(
+        items.map((c) => [c.author.name, c.body]),
+        [['Ada', 'Which number sends?']],
+      );
+      const customer = await pageAt(width);
+      await customer.goto(`${appUrl}/login`);
+      await customer.fill('#email', email);
+      await customer.fill('#password', PASSWORD);
+      await Promise.all([
+        customer.waitForURL(`${appUrl}/settings`),
+        customer.click('main button[type=submit]'),
+      ]);
+      await customer.goto(`${appUrl}/support`);
+      await look(customer, 'list', width);
+      await customer.click(`a[href="/support/tickets/${id}"]`);
+      await customer.waitForSelector('[data-testid=status]:has-text("pending")');
+      await customer.fill('#reply', 'The one ending 42.');
+      await customer.click('button:has-text("Send reply")');
+      await customer.waitForSelector('[data-testid=status]:has-text("open")');
+      await look(customer, 'ticket', width);
+      assert.ok(!(await customer.content()).includes(NOTE));
+
+      await agent.reload();
+      await agent.selectOption('#set-status', 'solved');
+      await agent.click('button:has-text("Set status")');
+      await agent.waitForSelector('[data-testid=status]:has-text("solved")');
+
+      await customer.reload();
+      await customer.click('button:has-text("Close ticket")');
+      await customer.waitForSelector('[data-testid=status]:has-text("closed")');
+      const final = await api(`/support/tickets/${id}`);
+      assert.equal(final.body.data.status, 'closed');
+      assert.ok(!JSON.stringify(final.body).includes(NOTE));
+      await agent.context().close();
+      await customer.context().close();
+      assert.deepEqual(problems, []);
+    });
+  }
+});
