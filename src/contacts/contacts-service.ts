@@ -140,6 +140,20 @@ export interface ContactsService {
   ): Promise<ImportResult>;
 }
 
+/** The repository's filter for a list query's `tag`, `consent`, `q` and `updatedSince`. */
+export function listFilter(query: {
+  [K in keyof ListContactsQuery]?: ListContactsQuery[K] | undefined;
+}): repo.ContactFilter {
+  const q = query.q?.trim();
+  return {
+    tag: query.tag,
+    consent: query.consent,
+    textPrefix: q ? q.toLowerCase() : undefined,
+    phoneDigits: q ? (phoneDigitsOf(q) ?? undefined) : undefined,
+    updatedSince: query.updatedSince ? new Date(query.updatedSince) : undefined,
+  };
+}
+
 function notFound(): AppError {
   return new AppError('not_found', 'No contact with this id.');
 }
@@ -306,17 +320,10 @@ export function createContactsService({
 
     async listContacts(principal, query) {
       const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
-      const q = query.q?.trim();
       const { rows, hasMore } = await repo.listContactPage(db, principal.portalId, {
         limit: query.limit,
         after,
-        filter: {
-          tag: query.tag,
-          consent: query.consent,
-          textPrefix: q ? q.toLowerCase() : undefined,
-          phoneDigits: q ? (phoneDigitsOf(q) ?? undefined) : undefined,
-          updatedSince: query.updatedSince ? new Date(query.updatedSince) : undefined,
-        },
+        filter: listFilter(query),
       });
       const last = rows.at(-1);
       return {
