@@ -5,7 +5,9 @@
  *   into fresh phones), then 1,000 updates of existing ones; wall time per request in ms.
  * - List: with 100,000 contacts in the portal (seeded by SQL, then ANALYZE), the latency of
  *   `GET /crm/contacts` pages of 20 for each filter shape (BENCH_LIST_REQUESTS sequential
- *   requests each over keep-alive HTTP, after 20 of warm-up): p50 and p99 in ms.
+ *   requests each over keep-alive HTTP, after 20 of warm-up): p50 and p99 in ms; and the plan of
+ *   the page's statement (`EXPLAIN ANALYZE`): its nodes with the index each one uses, and the
+ *   statement's execution time in the database.
  *
  * The app runs in this process, listening on 127.0.0.1, and is called over real HTTP. Writes
  * `bench/results/contacts-<time>.json`. PostgreSQL at BENCH_DATABASE_URL (a throwaway database,
@@ -21,6 +23,9 @@ import { buildApp } from '../src/app.ts';
 import { CLI_ACTOR } from '../src/audit/audit-log.ts';
 import { parseConfig } from '../src/config.ts';
 import { openStorage, type Storage } from '../src/db/client.ts';
+
+import { contactPageQuery } from '../src/contacts/contacts-repository.ts';
+import { contactCursor, listFilter } from '../src/contacts/contacts-service.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { createServices } from '../src/services.ts';
 import { createThrowawayDatabase } from './postgres.ts';
@@ -59,7 +64,7 @@ async function seed(storage: Storage, portalId: number): Promise<void> {
   await storage.db.execute(sql`
     insert into contacts (id, portal_id, phone, email, first_name, last_name, tags,
       consent_whatsapp, created_at, updated_at, consent_updated_at)
-    select 'ctcbench' || g, ${portalId}, '+1650' || lpad(g::text, 7, '0'),
+    select 'ctc_bench' || g, ${portalId}, '+1650' || lpad(g::text, 7, '0'),
       'user' || g || '@example.test',
       (array['Ada','Bob','Cleo','Dan','Eve','Finn','Gus','Hana'])[1 + g % 8] || g, 'Last' || g,
       case when g % 10 = 0 then array['vip'] else array['std'] end,
@@ -68,6 +73,44 @@ async function seed(storage: Storage, portalId: number): Promise<void> {
       now() - make_interval(secs => g)
     from generate_series(1, ${SEEDED}) g`);
   await storage.db.execute(sql`analyze contacts`);
+}
+
+interface PlanNode {
+  'Node Type': string;
+  'Index Name'?: string;
+  'Scan Direction'?: string;
+  Plans?: PlanNode[];
+}
+
+/** The nodes of a plan, outermost first: `Index Scan Backward (contacts_portal_page)`. */
+function planNodes(node: PlanNode): string[] {
+  const direction = node['Scan Direction'] === 'Backward' ? ' Backward' : '';
+  const index = node['Index Name'] ? ` (${node['Index Name']})` : '';
+  return [`${node['Node Type']}${direction}${index}`, ...(node.Plans ?? []).flatMap(planNodes)];
+}
+
+/** `EXPLAIN ANALYZE` of the statement the page `query` (a URL query string) runs. */
+async function explainPage(storage: Storage, portalId: number, query: string) {
+  const params = Object.fromEntries(new URLSearchParams(query));
+  const statement = contactPageQuery(storage.db, portalId, {
+    limit: Number(params.limit ?? 20) + 1,
+    after: contactCursor.after(params.cursor),
+    filter: listFilter(params),
+  }).toSQL();
+  const text = `explain (analyze, format json) ${statement.sql}`;
+  const rows = storage.pglite
+    ? (await storage.pglite.query<Record<string, unknown>>(text, statement.params)).rows
+    : (await storage.pool!.query<Record<string, unknown>>(text, statement.params)).rows;
+  const cell = rows[0]!['QUERY PLAN'];
+  const [result] = (typeof cell === 'string' ? JSON.parse(cell) : cell) as [
+    { Plan: PlanNode; 'Execution Time': number },
+  ];
+  const nodes = planNodes(result.Plan);
+  return {
+    plan: nodes.join(' > '),
+    indexes: [...new Set(nodes.flatMap((n) => /\((\w+)\)$/.exec(n)?.[1] ?? []))],
+    executionMs: result['Execution Time'],
+  };
 }
 
 async function run(kind: 'pglite' | 'postgres', url?: string) {
@@ -86,6 +129,9 @@ async function run(kind: 'pglite' | 'postgres', url?: string) {
   const app = await buildApp({ services, logger });
   try {
     await app.listen({ host: '127.0.0.1', port: 0 });
+    // PGlite seeds in this thread: an idle keep-alive socket must outlive the blocked loop, or
+    // the server closes it just as the next request goes out (ECONNRESET).
+    app.server.keepAliveTimeout = 30 * 60_000;
     const base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}/api/v1/external/crm/contacts`;
     const portal = await services.accounts.createPortal({
       name: 'Bench',
@@ -125,7 +171,7 @@ async function run(kind: 'pglite' | 'postgres', url?: string) {
       cursor = String(r.data.nextCursor);
     }
     const hourAgo = new Date(Date.now() - 3_600_000).toISOString();
-    const list: Record<string, { p50Ms: number; p99Ms: number; items: number }> = {};
+    const list: Record<string, Record<string, unknown>> = {};
     for (const [name, shape] of Object.entries(SHAPES)) {
       const query =
         shape === 'CURSOR'
@@ -143,7 +189,12 @@ async function run(kind: 'pglite' | 'postgres', url?: string) {
         items = (r.data.items as unknown[]).length;
       }
       samples.sort((a, b) => a - b);
-      list[name] = { p50Ms: percentile(samples, 50), p99Ms: percentile(samples, 99), items };
+      list[name] = {
+        p50Ms: percentile(samples, 50),
+        p99Ms: percentile(samples, 99),
+        items,
+        ...(await explainPage(storage, portalId, path.slice(1))),
+      };
     }
     return {
       importNew1000Ms: importMs,

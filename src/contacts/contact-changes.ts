@@ -13,7 +13,7 @@ import {
   type ContactFields,
   type PatchContactBody,
 } from './contact-schemas.ts';
-import type { ContactChanges, ContactRow } from './contacts-repository.ts';
+import type { ContactChanges, ContactRow, FieldChanges } from './contacts-repository.ts';
 
 export type ConsentSource = (typeof CONSENT_SOURCES)[number];
 /** The writable fields other than phone, as validated. */
@@ -73,8 +73,8 @@ export function upsertChanges(
   row: ContactRow,
   data: ContactData,
   source: ConsentSource,
-): ContactChanges | null {
-  const changes: ContactChanges = {};
+): FieldChanges | null {
+  const changes: FieldChanges = {};
   if (data.email !== undefined && data.email !== row.email) changes.email = data.email;
   if (data.firstName !== undefined && data.firstName !== row.firstName) {
     changes.firstName = data.firstName;

@@ -39,9 +39,6 @@ interface ValidRow {
   data: ContactData;
 }
 
-/** Rows inserted per statement (well under PostgreSQL's 65,535 bind parameters). */
-const INSERT_CHUNK = 500;
-
 /** Validate every row and keep the last row of each phone. Pure: no I/O. */
 export function sortRows(rows: readonly unknown[]): { valid: ValidRow[]; failed: ImportFailure[] } {
   const failed: ImportFailure[] = [];
@@ -77,8 +74,10 @@ export function sortRows(rows: readonly unknown[]): { valid: ValidRow[]; failed:
 }
 
 /**
- * Import `rows` into the portal. Existing contacts (by E.164 phone) are locked, then updated
- * with the fields each row carries (`unchanged` when nothing differs); new ones are inserted.
+ * Import `rows` into the portal, one statement per step: the existing contacts (by E.164
+ * phone) are locked and read; those a row changes (the fields it carries, by `upsertChanges`)
+ * are updated together, the others counted `unchanged` and left untouched; the new ones are
+ * inserted together. The opt-out steps run for each contact whose consent became `opted_out`.
  *
  * @param source recorded as the consent source of what the import sets (`import`).
  * @returns the counts and the rows that did not land.
@@ -101,43 +100,42 @@ export async function importContacts(
     );
     const byPhone = new Map(existing.map((row) => [row.phone, row]));
     const fresh: ValidRow[] = [];
+    const updates: { id: string; changes: repo.FieldChanges }[] = [];
     for (const row of valid) {
       const stored = byPhone.get(row.phone);
-      if (!stored) {
-        fresh.push(row);
-        continue;
+      if (!stored) fresh.push(row);
+      else {
+        const changes = upsertChanges(stored, row.data, source);
+        if (changes) updates.push({ id: stored.id, changes });
+        else result.unchanged += 1;
       }
-      const changes = upsertChanges(stored, row.data, source);
-      if (!changes) {
-        result.unchanged += 1;
-        continue;
-      }
-      const updated = await repo.updateContact(tx, portalId, stored.id, changes);
-      if (updated) await runOptedOutSteps(tx, optedOutSteps, stored, updated);
-      result.updated += 1;
     }
-    for (let i = 0; i < fresh.length; i += INSERT_CHUNK) {
-      const chunk = fresh.slice(i, i + INSERT_CHUNK);
-      const inserted = await repo.insertContacts(
+    const updated = await repo.updateContacts(tx, portalId, updates);
+    result.updated = updated.length;
+    const before = new Map(existing.map((row) => [row.id, row]));
+    for (const after of updated) {
+      await runOptedOutSteps(tx, optedOutSteps, before.get(after.id)!, after);
+    }
+    const inserted = new Set(
+      await repo.insertContacts(
         tx,
-        chunk.map((row) => ({
+        portalId,
+        fresh.map((row) => ({
           id: newContactId(),
-          portalId,
           ...newContactColumns(row.phone, row.data, source),
         })),
-      );
-      result.created += inserted.length;
-      // A phone created meanwhile by another request (after the lock above) is not
-      // overwritten blindly: the row is reported so the client can send it again.
-      const landed = new Set(inserted);
-      for (const row of chunk) {
-        if (!landed.has(row.phone)) {
-          failed.push({
-            index: row.index,
-            field: 'phone',
-            message: 'was created by another request at the same time; send this row again',
-          });
-        }
+      ),
+    );
+    result.created = inserted.size;
+    // A phone created meanwhile by another request (after the lock above) is not
+    // overwritten blindly: the row is reported so the client can send it again.
+    for (const row of fresh) {
+      if (!inserted.has(row.phone)) {
+        failed.push({
+          index: row.index,
+          field: 'phone',
+          message: 'was created by another request at the same time; send this row again',
+        });
       }
     }
   });

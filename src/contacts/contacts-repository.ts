@@ -5,7 +5,12 @@
 import { and, eq, gte, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { contacts } from '../db/schema/index.ts';
-import { readKeysetPage, type KeysetPage, type PagePosition } from '../db/keyset-page.ts';
+import {
+  keysetClauses,
+  readKeysetPage,
+  type KeysetPage,
+  type PagePosition,
+} from '../db/keyset-page.ts';
 
 /** Drizzle's transaction handle (same query API as the database). */
 export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
@@ -42,19 +47,59 @@ export async function insertContactIfNew(db: Db, row: NewContactRow): Promise<Co
   return inserted ?? null;
 }
 
+/** The columns an import sets on a new contact (the others take their defaults). */
+export type NewContactFields = Pick<
+  NewContactRow,
+  | 'id'
+  | 'phone'
+  | 'email'
+  | 'firstName'
+  | 'lastName'
+  | 'attributes'
+  | 'tags'
+  | 'consentWhatsapp'
+  | 'consentSource'
+>;
+
 /**
- * Insert many new contacts; a phone the portal already has is skipped.
+ * Insert many new contacts into the portal in one statement (the rows travel as one JSON
+ * array); a phone the portal already has is skipped.
  *
  * @returns the phones inserted.
  */
-export async function insertContacts(db: Db, rows: NewContactRow[]): Promise<string[]> {
+export async function insertContacts(
+  db: Db,
+  portalId: number,
+  rows: readonly NewContactFields[],
+): Promise<string[]> {
   if (rows.length === 0) return [];
-  const inserted = await db
-    .insert(contacts)
-    .values(rows)
-    .onConflictDoNothing({ target: [contacts.portalId, contacts.phone] })
-    .returning({ phone: contacts.phone });
-  return inserted.map((r) => r.phone);
+  const json = JSON.stringify(
+    rows.map((r) => ({
+      id: r.id,
+      phone: r.phone,
+      email: r.email,
+      first_name: r.firstName,
+      last_name: r.lastName,
+      attributes: r.attributes,
+      tags: r.tags,
+      consent_whatsapp: r.consentWhatsapp,
+      consent_source: r.consentSource,
+    })),
+  );
+  // Both drivers' results carry `rows` (PGlite's Results, node-postgres' QueryResult); the
+  // Database type leaves the result kind open.
+  const inserted: unknown = await db.execute(sql`
+    insert into ${contacts} (id, portal_id, phone, email, first_name, last_name, attributes, tags,
+      consent_whatsapp, consent_source)
+    select r.id, ${portalId}, r.phone, r.email, r.first_name, r.last_name,
+      coalesce(r.attributes, '{}'::jsonb), coalesce(r.tags, '{}'::text[]),
+      coalesce(r.consent_whatsapp, 'unknown'), coalesce(r.consent_source, 'api')
+    from jsonb_to_recordset(${json}::jsonb) as r(id text, phone text, email text,
+      first_name text, last_name text, attributes jsonb, tags text[], consent_whatsapp text,
+      consent_source text)
+    on conflict (portal_id, phone) do nothing
+    returning phone`);
+  return (inserted as { rows: { phone: string }[] }).rows.map((r) => r.phone);
 }
 
 export async function findContact(
@@ -113,6 +158,71 @@ export async function updateContact(
   return row ?? null;
 }
 
+/** What a bulk update may change on a contact: the columns an import row changes. */
+export type FieldChanges = Pick<
+  ContactChanges,
+  | 'email'
+  | 'firstName'
+  | 'lastName'
+  | 'attributes'
+  | 'tags'
+  | 'consentWhatsapp'
+  | 'consentSource'
+  | 'consentUpdatedAt'
+>;
+
+/**
+ * Update many contacts of the portal in one statement, each with its own changes: the columns
+ * its changes carry are set, the others kept, and `updated_at` becomes now(). A
+ * `consentUpdatedAt` among the changes stamps `consent_updated_at` with now() (as
+ * `upsertChanges` asks on a consent change).
+ *
+ * @returns per updated contact, what the opt-out steps read; ids the portal does not have are
+ *   neither updated nor returned.
+ */
+export async function updateContacts(
+  tx: Tx,
+  portalId: number,
+  updates: readonly { id: string; changes: FieldChanges }[],
+) {
+  if (updates.length === 0) return [];
+  // One JSON object keyed by contact id; `consentUpdatedAt` (always now()) travels as a flag.
+  const byId = Object.fromEntries(
+    updates.map(({ id, changes }) => [
+      id,
+      { ...changes, consentUpdatedAt: changes.consentUpdatedAt === undefined ? undefined : true },
+    ]),
+  );
+  const kept = (key: keyof FieldChanges, value: SQL, column: SQL) =>
+    sql`case when u.changes ? ${sql.raw(`'${key}'`)} then ${value} else ${column} end`;
+  return tx
+    .update(contacts)
+    .set({
+      email: kept('email', sql`u.changes ->> 'email'`, sql`${contacts.email}`),
+      firstName: kept('firstName', sql`u.changes ->> 'firstName'`, sql`${contacts.firstName}`),
+      lastName: kept('lastName', sql`u.changes ->> 'lastName'`, sql`${contacts.lastName}`),
+      attributes: kept('attributes', sql`u.changes -> 'attributes'`, sql`${contacts.attributes}`),
+      tags: kept(
+        'tags',
+        sql`array(select jsonb_array_elements_text(u.changes -> 'tags'))`,
+        sql`${contacts.tags}`,
+      ),
+      consentWhatsapp: sql`coalesce(u.changes ->> 'consentWhatsapp', ${contacts.consentWhatsapp})`,
+      consentSource: sql`coalesce(u.changes ->> 'consentSource', ${contacts.consentSource})`,
+      consentUpdatedAt: kept('consentUpdatedAt', sql`now()`, sql`${contacts.consentUpdatedAt}`),
+      updatedAt: sql`now()`,
+    })
+    .from(sql`jsonb_each(${JSON.stringify(byId)}::jsonb) as u(id, changes)`)
+    .where(and(eq(contacts.portalId, portalId), sql`${contacts.id} = u.id`))
+    .returning({
+      portalId: contacts.portalId,
+      id: contacts.id,
+      consentWhatsapp: contacts.consentWhatsapp,
+      consentSource: contacts.consentSource,
+      consentUpdatedAt: contacts.consentUpdatedAt,
+    });
+}
+
 export async function deleteContact(
   db: Db,
   portalId: number,
@@ -154,6 +264,32 @@ function filterConditions(portalId: number, filter: ContactFilter): SQL[] {
 }
 
 /**
+ * The statement of a list page, not yet run: newest first, by keyset on `(created_at, id)`,
+ * `limit` rows. bench/contacts.ts explains it.
+ */
+export function contactPageQuery(
+  db: Db,
+  portalId: number,
+  options: { limit: number; after?: PagePosition | undefined; filter: ContactFilter },
+) {
+  const { where, orderBy } = keysetClauses(
+    contacts,
+    filterConditions(portalId, options.filter),
+    options.after,
+  );
+  return selectPage(db, where, orderBy, options.limit);
+}
+
+function selectPage(db: Db, where: SQL | undefined, orderBy: SQL[], limit: number) {
+  return db
+    .select()
+    .from(contacts)
+    .where(where)
+    .orderBy(...orderBy)
+    .limit(limit);
+}
+
+/**
  * One page, newest first, by keyset on `(created_at, id)`: stable while contacts are added (new
  * ones sort before the first page, so later pages neither repeat nor skip).
  *
@@ -164,14 +300,11 @@ export async function listContactPage(
   portalId: number,
   options: { limit: number; after?: PagePosition | undefined; filter: ContactFilter },
 ): Promise<KeysetPage<ContactRow>> {
-  const conditions = filterConditions(portalId, options.filter);
-  return readKeysetPage(contacts, conditions, options, (where, orderBy, limit) =>
-    db
-      .select()
-      .from(contacts)
-      .where(where)
-      .orderBy(...orderBy)
-      .limit(limit),
+  return readKeysetPage(
+    contacts,
+    filterConditions(portalId, options.filter),
+    options,
+    (where, orderBy, limit) => selectPage(db, where, orderBy, limit),
   );
 }
 

@@ -41,7 +41,7 @@ import type {
 import * as repo from './contacts-repository.ts';
 import { normalisePhone, phoneDigitsOf } from './phone.ts';
 
-const contactCursor = keysetCursor(/^ctc_[0-9A-Za-z]{1,60}$/);
+export const contactCursor = keysetCursor(/^ctc_[0-9A-Za-z]{1,60}$/);
 
 export type { ImportResult } from './contact-import.ts';
 
@@ -150,6 +150,20 @@ export interface ContactsService {
     rows: readonly unknown[],
     source: ConsentSource,
   ): Promise<ImportResult>;
+}
+
+/** The repository's filter for a list query's `tag`, `consent`, `q` and `updatedSince`. */
+export function listFilter(query: {
+  [K in keyof ListContactsQuery]?: ListContactsQuery[K] | undefined;
+}): repo.ContactFilter {
+  const q = query.q?.trim();
+  return {
+    tag: query.tag,
+    consent: query.consent,
+    textPrefix: q ? q.toLowerCase() : undefined,
+    phoneDigits: q ? (phoneDigitsOf(q) ?? undefined) : undefined,
+    updatedSince: query.updatedSince ? new Date(query.updatedSince) : undefined,
+  };
 }
 
 function notFound(): AppError {
@@ -319,17 +333,10 @@ export function createContactsService({
       eraseContact({ db, logger, erasureSteps, optedOutSteps }, principal, id, context),
 
     async listContacts(principal, query) {
-      const q = query.q?.trim();
       const page = await repo.listContactPage(db, principal.portalId, {
         limit: query.limit,
         after: contactCursor.after(query.cursor),
-        filter: {
-          tag: query.tag,
-          consent: query.consent,
-          textPrefix: q ? q.toLowerCase() : undefined,
-          phoneDigits: q ? (phoneDigitsOf(q) ?? undefined) : undefined,
-          updatedSince: query.updatedSince ? new Date(query.updatedSince) : undefined,
-        },
+        filter: listFilter(query),
       });
       return contactCursor.page(page, toContact);
     },

@@ -28,6 +28,25 @@ export interface KeysetPage<Row> {
 }
 
 /**
+ * The WHERE (the conditions plus the keyset bound after `after`) and the newest-first ORDER BY
+ * of a page: what `readKeysetPage` runs, also for a caller that must show the statement
+ * (the contacts bench's EXPLAIN).
+ */
+export function keysetClauses(
+  columns: KeysetColumns,
+  conditions: readonly SQL[],
+  after: PagePosition | undefined,
+): { where: SQL | undefined; orderBy: SQL[] } {
+  const where = after
+    ? [
+        ...conditions,
+        sql`(${columns.createdAt}, ${columns.id}) < (${after.createdAt.toISOString()}::timestamptz, ${after.id})`,
+      ]
+    : conditions;
+  return { where: and(...where), orderBy: [desc(columns.createdAt), desc(columns.id)] };
+}
+
+/**
  * One page: `read` runs the select with the conditions (plus the keyset bound after
  * `options.after`), the newest-first order and `limit + 1` rows, the extra row telling
  * `hasMore`.
@@ -41,13 +60,7 @@ export async function readKeysetPage<Row>(
   options: { limit: number; after?: PagePosition | undefined },
   read: (where: SQL | undefined, orderBy: SQL[], limit: number) => Promise<Row[]>,
 ): Promise<KeysetPage<Row>> {
-  const { after, limit } = options;
-  const where = after
-    ? [
-        ...conditions,
-        sql`(${columns.createdAt}, ${columns.id}) < (${after.createdAt.toISOString()}::timestamptz, ${after.id})`,
-      ]
-    : conditions;
-  const rows = await read(and(...where), [desc(columns.createdAt), desc(columns.id)], limit + 1);
-  return { rows: rows.slice(0, limit), hasMore: rows.length > limit };
+  const { where, orderBy } = keysetClauses(columns, conditions, options.after);
+  const rows = await read(where, orderBy, options.limit + 1);
+  return { rows: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
 }

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
+import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
 import { backends } from '../helpers/storage.ts';
 
@@ -159,6 +160,47 @@ for (const backend of backends()) {
         })
       ).json().data;
       assert.deepEqual([c.firstName, c.consent.source], ['Changed', 'import']);
+    });
+
+    test('import: opted_out events only on a change to it; unchanged rows keep their times', async (t) => {
+      const { app, services } = await buildTestApp(t, backend);
+      // The queue takes the events' jobs; no worker runs, so nothing is delivered.
+      await services.webhooks.start();
+      const portal = await createPortal(services);
+      const portalId = await services.accounts.portalIdFor(portal.portalCode);
+      await services.webhooks.addEndpoint(
+        portalId,
+        { url: 'http://127.0.0.1:9/hooks', eventTypes: ['contact.opted_out'] },
+        { actor: CLI_ACTOR },
+      );
+      await importRows(app, portal.token, [
+        { phone: '+16505550001', consent: { whatsapp: 'opted_in' } },
+        { phone: '+16505550002', consent: { whatsapp: 'opted_out' } },
+        { phone: '+16505550003' },
+      ]);
+      const read = async () => {
+        const page = (
+          await app.inject({ url: CONTACTS, headers: { authorization: portal.token } })
+        ).json().data.items as { id: string; phone: string; updatedAt: string; consent: object }[];
+        return new Map(page.map((c) => [c.phone, c]));
+      };
+      const before = await read();
+      const r = await importRows(app, portal.token, [
+        { phone: '+16505550001', consent: { whatsapp: 'opted_out' } },
+        { phone: '+16505550002', consent: { whatsapp: 'opted_out' } },
+        { phone: '+16505550003', firstName: 'Named' },
+        { phone: '+16505550004', consent: { whatsapp: 'opted_out' } },
+      ]);
+      assert.deepEqual(r, { created: 1, updated: 2, unchanged: 1, failed: [] });
+      const after = await read();
+      assert.deepEqual(after.get('+16505550002'), before.get('+16505550002'), 'untouched');
+      assert.deepEqual(after.get('+16505550003')!.consent, before.get('+16505550003')!.consent);
+      const events = await services.storage.db.query.webhookEvents.findMany();
+      assert.deepEqual(
+        events.map((e) => [e.type, (e.payload.data as { contactId: string }).contactId]),
+        [['contact.opted_out', before.get('+16505550001')!.id]],
+      );
+      assert.equal((events[0]!.payload.data as { source: string }).source, 'import');
     });
 
     test('1,001 contacts or a non-array is a 400 and nothing is written', async (t) => {

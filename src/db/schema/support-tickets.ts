@@ -54,14 +54,11 @@ export const supportTickets = pgTable(
     updatedAt: timestamp('updated_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
-    index('support_tickets_portal_page').on(t.portalId, t.createdAt.desc(), t.id.desc()),
-    index('support_tickets_portal_status_page').on(
-      t.portalId,
-      t.status,
-      t.createdAt.desc(),
-      t.id.desc(),
-    ),
-    index('support_tickets_queue').on(t.createdAt.desc(), t.id.desc()),
+    // Ascending on purpose: scanned backwards, they serve `ORDER BY created_at DESC, id DESC`
+    // (PostgreSQL's DESC is NULLS FIRST; an index built `DESC NULLS LAST` would not match it).
+    index('support_tickets_portal_page').on(t.portalId, t.createdAt, t.id),
+    index('support_tickets_portal_status_page').on(t.portalId, t.status, t.createdAt, t.id),
+    index('support_tickets_queue').on(t.createdAt, t.id),
     index('support_tickets_solved_at')
       .on(t.solvedAt)
       .where(sql`${t.status} = 'solved'`),
