@@ -7,6 +7,7 @@
 import { cliReference } from '../src/cli/reference.ts';
 import { CONFIG_DOCS, CONFIG_GROUPS } from '../src/config-docs.ts';
 import { ConfigSchema } from '../src/config-schema.ts';
+import { EVENT_SCHEMAS, TEST_EVENT_TYPE } from '../src/webhooks/webhook-events.ts';
 
 export interface GeneratedReference {
   /** Repository-relative path of the generated file. */
@@ -60,7 +61,68 @@ function configurationReference(): string {
   return `${lines.join('\n')}\n`;
 }
 
+interface SchemaNode {
+  type?: string | string[];
+  description?: string;
+  enum?: readonly unknown[];
+  const?: unknown;
+  anyOf?: SchemaNode[];
+  properties?: Record<string, SchemaNode>;
+  required?: string[];
+  items?: SchemaNode;
+  format?: string;
+  examples?: unknown[];
+}
+
+/** A schema's type in words: `string`, `integer`, `"a" \| "b"`, `string or null`, `object`. */
+function typeWords(node: SchemaNode): string {
+  if (node.enum) return node.enum.map((v) => `\`${JSON.stringify(v)}\``).join(', ');
+  if (node.const !== undefined) return `\`${JSON.stringify(node.const)}\``;
+  if (node.anyOf) return node.anyOf.map(typeWords).join(' or ');
+  if (node.format === 'date-time') return 'string (ISO 8601 time)';
+  return Array.isArray(node.type) ? node.type.join(' or ') : (node.type ?? 'any');
+}
+
+/** One row per field, nested objects flattened with dotted paths. */
+function fieldRows(node: SchemaNode, prefix = ''): string[] {
+  const rows: string[] = [];
+  for (const [name, child] of Object.entries(node.properties ?? {})) {
+    const path = `${prefix}${name}`;
+    const optional = (node.required ?? []).includes(name) ? '' : ' (optional)';
+    rows.push(
+      `| \`${path}\` | ${cell(typeWords(child))}${optional} | ${cell(child.description ?? '')} |`,
+    );
+    if (child.properties) rows.push(...fieldRows(child, `${path}.`));
+  }
+  return rows;
+}
+
+function webhookEventsReference(): string {
+  const lines = [
+    GENERATED('npm run docs:generate'),
+    '# Webhook events',
+    '',
+    'Every delivery is a `POST` of `{"type", "timestamp", "data"}` (JSON), signed as Standard',
+    'Webhooks says (`webhook-id`, `webhook-timestamp`, `webhook-signature`): how to receive it is in',
+    '[Write a webhook receiver](../how-to/webhook-receiver.md), how delivery works in',
+    '[Outbound webhooks](../webhooks.md). `timestamp` is when the change happened (ISO 8601, UTC);',
+    '`data` is described below for each type an endpoint can subscribe to. Money is integer minor',
+    `units. \`${TEST_EVENT_TYPE}\` (\`{"endpointId": "ep_…"}\`) is sent only by *Send test event*.`,
+  ];
+  for (const [type, schema] of Object.entries(EVENT_SCHEMAS) as [string, SchemaNode][]) {
+    lines.push('', `## \`${type}\``, '', schema.description ?? '', '');
+    lines.push('| field | type | meaning |', '| --- | --- | --- |', ...fieldRows(schema));
+    const example = schema.examples?.[0];
+    if (example !== undefined) {
+      const body = { type, timestamp: '2026-11-23T18:00:00.000Z', data: example };
+      lines.push('', '```json', JSON.stringify(body, null, 2), '```');
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}
+
 export const REFERENCES: GeneratedReference[] = [
+  { file: 'docs/reference/webhook-events.md', generate: webhookEventsReference },
   { file: 'docs/reference/configuration.md', generate: configurationReference },
   { file: 'docs/reference/cli.md', generate: cliReference },
 ];

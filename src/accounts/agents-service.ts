@@ -3,7 +3,7 @@
  * disabled from the CLI; they sign in on `/agent/login` with the same password rules as portal
  * users. An agent belongs to no portal and is never shown to customers by email.
  *
- * @see docs/support.md "Agents"
+ * @see docs/support.md "The support team's side"
  */
 import { and, asc, eq, isNull } from 'drizzle-orm';
 import { recordAuditEvent, type Actor } from '../audit/audit-log.ts';

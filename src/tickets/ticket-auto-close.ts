@@ -4,7 +4,7 @@
  * statement closes every due ticket in scope, with `closed_at` set to the moment it became due,
  * and each close is announced (`ticket.updated`, by `system`) in the same transaction.
  *
- * @see docs/decisions.md "Support both ways", Closing solved tickets
+ * @see docs/decisions/0023-support.md, Closing solved tickets
  */
 import type { Database } from '../db/client.ts';
 import { announceUpdate, type TicketEventSteps } from './ticket-events.ts';

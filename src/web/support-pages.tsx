@@ -5,7 +5,7 @@
  * ticket's page with its thread, a reply box and close/reopen. What the API shows, never an
  * internal note.
  *
- * @see docs/support.md "The customer's side"
+ * @see docs/support.md "The API"
  */
 import { Layout } from '../browser/layout.tsx';
 import type { Ticket } from '../tickets/ticket-schemas.ts';

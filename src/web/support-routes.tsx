@@ -5,7 +5,7 @@
  * reopen, through the same tickets service as the API (same redaction, lifecycle and webhooks).
  * An agent's session is not a portal session, so it is sent to `/login` like a visitor.
  *
- * @see docs/support.md "The customer's side"
+ * @see docs/support.md "The API"
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type, type Static } from 'typebox';

@@ -6,8 +6,9 @@
  * agent's reply to the portal's own ticket (`ticket.comment_added`), as the API returns it.
  *
  * @see https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md#payload-structure
- * @see docs/webhooks.md "Event catalogue"
+ * @see docs/reference/webhook-events.md
  */
+import { Type, type Static, type TSchema } from 'typebox';
 import { REVOCATION_REASONS, type RevocationReason } from '../partner/partner-service.ts';
 
 /**
@@ -20,72 +21,223 @@ export type ConnectionRevokedReason = RevocationReason;
 /** Every value of `connection.revoked`'s `reason`. */
 export const CONNECTION_REVOKED_REASONS: readonly ConnectionRevokedReason[] = REVOCATION_REASONS;
 
-/** The `data` of each event type. Times are ISO 8601 UTC; money is integer minor units. */
-export interface EventData {
-  'connection.connected': { connectedAt: string };
-  'connection.revoked': { reason: ConnectionRevokedReason; revokedAt: string };
-  'message.status': {
-    messageId: string;
-    providerMessageId: string | null;
-    status: 'sent' | 'delivered' | 'read' | 'failed';
-    occurredAt: string;
-    error?: { code: number | string; title: string };
-  };
-  'message.received': {
-    providerMessageId: string;
-    contactId: string | null;
-    phoneNumberId: string;
-    type: string;
-    receivedAt: string;
-  };
-  'template.status_updated': {
-    templateId: string;
-    name: string;
-    language: string;
-    status: string;
-    wabaId: string;
-    reason?: string;
-  };
-  'contact.opted_out': { contactId: string; source: string; optedOutAt: string };
-  'credit.low': { available: number; threshold: number; currency: string };
-  'ticket.created': { ticketId: string; priority: string; createdAt: string };
-  'ticket.updated': {
-    ticketId: string;
-    /** Only the fields that changed; `assignee` is a display name or null. */
-    changes: {
-      status?: { from: string; to: string };
-      priority?: { from: string; to: string };
-      assignee?: { from: string | null; to: string | null };
-    };
-    /** `customer`, `agent`, or `system` (a solved ticket closing after 7 days). */
-    by: 'customer' | 'agent' | 'system';
-    updatedAt: string;
-  };
-  'ticket.comment_added': {
-    ticketId: string;
-    commentId: string;
-    author: { type: 'agent'; name: string };
-    /** The comment's text as `GET /support/tickets/{id}/comments` returns it (redacted). */
-    body: string;
-    createdAt: string;
-  };
-}
+const Iso = (description: string) => Type.String({ format: 'date-time', description });
+const Nullable = <T extends TSchema>(schema: T, description: string) =>
+  Type.Union([schema, Type.Null()], { description });
+const Change = <T extends TSchema>(value: T, description: string) =>
+  Type.Optional(Type.Object({ from: value, to: value }, { description }));
+
+/**
+ * The `data` of each event type, as schemas: the one definition of the catalogue, from which the
+ * TypeScript types below and the reference (docs/reference/webhook-events.md, generated) come.
+ * Each schema's `description` says when the event is sent and `examples` holds one `data`.
+ * Times are ISO 8601 UTC; money is integer minor units.
+ */
+export const EVENT_SCHEMAS = {
+  'connection.connected': Type.Object(
+    { connectedAt: Iso('When the connection was stored.') },
+    {
+      description: "The portal's main administrator connected the provider account.",
+      examples: [{ connectedAt: '2026-11-23T18:00:00.000Z' }],
+    },
+  ),
+  'connection.revoked': Type.Object(
+    {
+      reason: Type.Enum(REVOCATION_REASONS, {
+        description:
+          'Why: `disconnect` (Disconnect on /settings), `deauthorize` (the person removed the app ' +
+          'at the provider), `data_deletion` (the person asked the provider to delete their data), ' +
+          '`partner_removed` (the business removed Portico from its WABA), `dead_token` (the ' +
+          'provider reported the token invalid), `token_expired` (it expired and could not be ' +
+          'refreshed).',
+      }),
+      revokedAt: Iso('When the connection ended.'),
+    },
+    {
+      description:
+        'The connection ended, on any path; nothing is sent for the portal until it connects again.',
+      examples: [{ reason: 'disconnect', revokedAt: '2026-11-23T18:00:00.000Z' }],
+    },
+  ),
+  'message.status': Type.Object(
+    {
+      messageId: Type.String({ description: 'The message (`msg_…`).' }),
+      providerMessageId: Nullable(Type.String(), "The provider's id (wamid), once it has one."),
+      status: Type.Enum(['sent', 'delivered', 'read', 'failed'] as const, {
+        description: 'The new status; a status never goes backwards.',
+      }),
+      occurredAt: Iso('When the provider reports it happened.'),
+      error: Type.Optional(
+        Type.Object(
+          {
+            code: Type.Union([Type.Integer(), Type.String()], { description: 'The error code.' }),
+            title: Type.String({ description: 'What it means, in words.' }),
+          },
+          { description: 'Why it failed (`failed` only).' },
+        ),
+      ),
+    },
+    {
+      description: 'An outbound message moved to a new status.',
+      examples: [
+        {
+          messageId: 'msg_3kTq9',
+          providerMessageId: 'wamid.HBgLMTY1MDU1NTEyMzQVAgARGBI',
+          status: 'delivered',
+          occurredAt: '2026-11-23T18:00:02.000Z',
+        },
+      ],
+    },
+  ),
+  'message.received': Type.Object(
+    {
+      providerMessageId: Type.String({ description: "The provider's id (wamid)." }),
+      contactId: Nullable(Type.String(), 'The contact who wrote (`ctc_…`).'),
+      phoneNumberId: Type.String({ description: 'The business phone number written to.' }),
+      type: Type.String({ description: 'The Cloud API message type (`text`, `image`, …).' }),
+      receivedAt: Iso('When the person sent it.'),
+    },
+    {
+      description: 'A person wrote to one of the business numbers.',
+      examples: [
+        {
+          providerMessageId: 'wamid.HBgLMTY1MDU1NTEyMzQVAgASGBQ',
+          contactId: 'ctc_8fJ2a',
+          phoneNumberId: '1020345678011',
+          type: 'text',
+          receivedAt: '2026-11-23T18:05:00.000Z',
+        },
+      ],
+    },
+  ),
+  'template.status_updated': Type.Object(
+    {
+      templateId: Type.String({ description: "The provider's template id." }),
+      name: Type.String(),
+      language: Type.String(),
+      status: Type.String({ description: '`APPROVED`, `REJECTED`, `PAUSED`, `DISABLED`, …' }),
+      wabaId: Type.String({ description: 'The WhatsApp Business Account of the template.' }),
+      reason: Type.Optional(
+        Type.String({ description: "The provider's reason, when it gives one." }),
+      ),
+    },
+    {
+      description: 'The provider reviewed, paused or disabled a template.',
+      examples: [
+        {
+          templateId: '5938271',
+          name: 'order_shipped',
+          language: 'en_US',
+          status: 'APPROVED',
+          wabaId: '102034567801',
+        },
+      ],
+    },
+  ),
+  'contact.opted_out': Type.Object(
+    {
+      contactId: Type.String({ description: 'The contact (`ctc_…`).' }),
+      source: Type.String({ description: 'How: `api`, `import`, `web`, `provider`, `keyword`.' }),
+      optedOutAt: Iso('When.'),
+    },
+    {
+      description: "A contact's WhatsApp consent changed to `opted_out`.",
+      examples: [{ contactId: 'ctc_8fJ2a', source: 'api', optedOutAt: '2026-11-23T18:10:00.000Z' }],
+    },
+  ),
+  'credit.low': Type.Object(
+    {
+      available: Type.Integer({ description: 'Credit available now, minor units.' }),
+      threshold: Type.Integer({ description: "The endpoint's threshold, minor units." }),
+      currency: Type.String({ description: 'ISO 4217.' }),
+    },
+    {
+      description: "The portal's available credit fell below the endpoint's threshold.",
+      examples: [{ available: 450, threshold: 500, currency: 'EUR' }],
+    },
+  ),
+  'ticket.created': Type.Object(
+    {
+      ticketId: Type.String({ description: 'The ticket (`tkt_…`).' }),
+      priority: Type.String({ description: '`low`, `normal`, `high` or `urgent`.' }),
+      createdAt: Iso('When.'),
+    },
+    {
+      description: 'A support ticket was opened.',
+      examples: [
+        { ticketId: 'tkt_4QxY', priority: 'normal', createdAt: '2026-11-23T18:20:00.000Z' },
+      ],
+    },
+  ),
+  'ticket.updated': Type.Object(
+    {
+      ticketId: Type.String({ description: 'The ticket (`tkt_…`).' }),
+      changes: Type.Object(
+        {
+          status: Change(Type.String(), 'The status, before and after.'),
+          priority: Change(Type.String(), 'The priority, before and after.'),
+          assignee: Change(
+            Type.Union([Type.String(), Type.Null()]),
+            "The assigned agent's display name (null: nobody), before and after.",
+          ),
+        },
+        { description: 'Only the fields that changed.' },
+      ),
+      by: Type.Enum(['customer', 'agent', 'system'] as const, {
+        description: 'Who: the customer, a support agent, or the system (closing after 7 days).',
+      }),
+      updatedAt: Iso('When.'),
+    },
+    {
+      description: "A ticket's status, priority or assignee changed.",
+      examples: [
+        {
+          ticketId: 'tkt_4QxY',
+          changes: { status: { from: 'open', to: 'pending' } },
+          by: 'agent',
+          updatedAt: '2026-11-23T18:30:00.000Z',
+        },
+      ],
+    },
+  ),
+  'ticket.comment_added': Type.Object(
+    {
+      ticketId: Type.String({ description: 'The ticket (`tkt_…`).' }),
+      commentId: Type.String({ description: 'The comment (`cmt_…`).' }),
+      author: Type.Object(
+        {
+          type: Type.Literal('agent'),
+          name: Type.String({ description: "The agent's display name." }),
+        },
+        { description: 'Support, never their email.' },
+      ),
+      body: Type.String({
+        description: 'The text as `GET /support/tickets/{id}/comments` returns it (redacted).',
+      }),
+      createdAt: Iso('When.'),
+    },
+    {
+      description: 'Support replied on a ticket (internal notes are never sent).',
+      examples: [
+        {
+          ticketId: 'tkt_4QxY',
+          commentId: 'cmt_7Hd2',
+          author: { type: 'agent', name: 'Lin' },
+          body: 'We have found the cause; a fix ships today.',
+          createdAt: '2026-11-23T18:30:00.000Z',
+        },
+      ],
+    },
+  ),
+} as const;
+
+/** The `data` of each event type. */
+export type EventData = { [T in keyof typeof EVENT_SCHEMAS]: Static<(typeof EVENT_SCHEMAS)[T]> };
 
 /** Every type an endpoint can subscribe to. */
 export type EventType = keyof EventData;
 
-export const EVENT_TYPES = [
-  'connection.connected',
-  'connection.revoked',
-  'message.status',
-  'message.received',
-  'template.status_updated',
-  'contact.opted_out',
-  'credit.low',
-  'ticket.created',
-  'ticket.updated',
-  'ticket.comment_added',
-] as const satisfies readonly EventType[];
+export const EVENT_TYPES = Object.keys(EVENT_SCHEMAS) as EventType[];
 
 /** Sent only by *Send test event*, to the one endpoint tested, whatever it subscribes to. */
 export const TEST_EVENT_TYPE = 'webhook.test';

@@ -137,6 +137,7 @@ describe('browser: every page at 1280 px and 390 px', () => {
         ['/contacts', null],
         ['/messages', null],
         ['/settings/webhooks', null],
+        ['/support', null],
         ['/audit', null],
       ]);
       assert.match(

@@ -5,7 +5,7 @@ import { pgTable, integer, text, timestamp } from 'drizzle-orm/pg-core';
  * portal and never hold an API token. Invariant: `email` is stored lower-cased and unique; a
  * disabled agent (`disabled_at` set) cannot sign in and has no live session.
  *
- * @see docs/support.md "Agents"
+ * @see docs/support.md "The support team's side"
  */
 export const agents = pgTable('agents', {
   id: integer('id').primaryKey().generatedAlwaysAsIdentity(),
