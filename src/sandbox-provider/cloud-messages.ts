@@ -17,6 +17,7 @@
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
@@ -218,6 +219,8 @@ export async function cloudMessageRoutes(
       };
       state.cloud.messages.push(message);
       scheduleStatuses(state, access.record.appId, wabaId, message, body.biz_opaque_callback_data);
+      const slow = state.cloud.options.sendAnswerDelayMs;
+      if (slow > 0) await delay(slow, undefined, { signal: state.cloud.signal });
       return {
         messaging_product: 'whatsapp',
         contacts: [{ input: body.to, wa_id: waId }],
