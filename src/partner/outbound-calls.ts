@@ -6,7 +6,7 @@
  *
  * Invariants: the decrypted token exists only inside `withProvider`'s callback; a call for an
  * inactive connection is refused before any network I/O; every call of a portal is aborted the
- * moment its connection is revoked or replaced; a Graph error 190 revokes the connection (actor
+ * moment its connection is revoked or replaced, but a send, which a revocation waits for; a Graph error 190 revokes the connection (actor
  * system), but only if the stored token is still the one that failed.
  *
  * @see https://developers.facebook.com/docs/graph-api/guides/error-handling (code 190)
@@ -35,7 +35,15 @@ export type WithProvider = <T>(
     signal: AbortSignal,
     tokenVersion: string,
   ) => Promise<T>,
+  kind?: CallKind,
 ) => Promise<T>;
+
+/**
+ * `send` for a call the provider may act on (a message send): a revocation waits for it to end
+ * (bounded by the provider timeout) instead of aborting it, so what `fn` records of the
+ * provider's answer (the wamid) is recorded before the revocation's cleanup. `read` otherwise.
+ */
+export type CallKind = 'read' | 'send';
 
 /**
  * `withProvider` for callers outside partner/: `fn` gets the Cloud API calls made for the
@@ -48,6 +56,7 @@ export type WithCloudApi = <T>(
   portalId: number,
   what: string,
   fn: (cloud: CloudApi, signal: AbortSignal) => Promise<T>,
+  kind?: CallKind,
 ) => Promise<T>;
 
 /**
@@ -63,9 +72,9 @@ export function createOutboundCalls(deps: {
   revokeConnection: RevokeConnection;
 }): { withProvider: WithProvider; withCloudApi: WithCloudApi } {
   const { client, store, inflight, revokeConnection } = deps;
-  const withProvider: WithProvider = async (portalId, what, fn) => {
+  const withProvider: WithProvider = async (portalId, what, fn, kind = 'read') => {
     if (!client) throw new ProviderError('other', 'The provider is not configured.');
-    const call = inflight.start(portalId);
+    const call = inflight.start(portalId, kind);
     let version: string | undefined;
     try {
       const { accessToken, tokenVersion } = await store.openAccessToken(portalId);
@@ -73,6 +82,7 @@ export function createOutboundCalls(deps: {
       return await fn(client, accessToken, call.signal, tokenVersion);
     } catch (err) {
       if (err instanceof ProviderError && err.kind === 'dead_token') {
+        call.release(); // ended: the revocation must not wait for this very call
         await revokeConnection(portalId, {
           actor: PROVIDER_CLIENT_ACTOR,
           reason: 'dead_token',
@@ -85,7 +95,7 @@ export function createOutboundCalls(deps: {
       call.release();
     }
   };
-  const withCloudApi: WithCloudApi = (portalId, what, fn) =>
-    withProvider(portalId, what, (c, token, signal) => fn(c.cloud(token, signal), signal));
+  const withCloudApi: WithCloudApi = (portalId, what, fn, kind) =>
+    withProvider(portalId, what, (c, token, signal) => fn(c.cloud(token, signal), signal), kind);
   return { withProvider, withCloudApi };
 }

@@ -107,6 +107,7 @@ function createInternals(deps: PartnerServiceDeps) {
     inflight,
     grants,
     log,
+    sendsTimeoutMs: config.PROVIDER_TIMEOUT_MS,
     ...(deps.revocationSteps && { steps: deps.revocationSteps }),
   });
   const { withProvider, withCloudApi } = createOutboundCalls({

@@ -17,6 +17,7 @@
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
@@ -94,6 +95,8 @@ function check(
           code: 131047,
           message:
             'Re-engagement message: more than 24 hours have passed since the recipient last replied',
+          details:
+            'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
         },
       };
     return { template: undefined };
@@ -104,9 +107,21 @@ function check(
     .templatesOf(wabaId)
     .find((t) => t.name === name && t.language === language.code && t.status === 'APPROVED');
   if (!template)
-    return { fault: { code: 132001, message: 'Template name does not exist in the translation' } };
+    return {
+      fault: {
+        code: 132001,
+        message: 'Template name does not exist in the translation',
+        details: `template name (${name}) does not exist in ${language.code}`,
+      },
+    };
   if (bodyParams(body.template.components).length !== variableCount(template))
-    return { fault: { code: 132000, message: 'Number of parameters does not match' } };
+    return {
+      fault: {
+        code: 132000,
+        message: 'Number of parameters does not match',
+        details: 'Number of parameters does not match the expected number of params',
+      },
+    };
   return { template };
 }
 
@@ -190,7 +205,12 @@ export async function cloudMessageRoutes(
       const access = wabaAccess(request, options, wabaId, [MESSAGING]);
       if ('fault' in access) return graphError(reply, access.status, access.fault);
       if (!state.cloud.admitSend(phoneNumberId, state.now()))
-        return graphError(reply, 400, { code: 130429, message: '(#130429) Rate limit hit' });
+        return graphError(reply, 400, {
+          code: 130429,
+          message: '(#130429) Rate limit hit',
+          details:
+            'Message failed to send because there were too many messages sent from this phone number in a short period of time',
+        });
       const body = request.body as SendBody;
       // The WhatsApp id is the number's digits (country code first), whatever its formatting.
       const waId = body.to.replace(/[^0-9]/g, '');
@@ -218,6 +238,8 @@ export async function cloudMessageRoutes(
       };
       state.cloud.messages.push(message);
       scheduleStatuses(state, access.record.appId, wabaId, message, body.biz_opaque_callback_data);
+      const slow = state.cloud.options.sendAnswerDelayMs;
+      if (slow > 0) await delay(slow, undefined, { signal: state.cloud.signal });
       return {
         messaging_product: 'whatsapp',
         contacts: [{ input: body.to, wa_id: waId }],

@@ -18,12 +18,15 @@ export interface CloudOptions {
   statusDelaysMs: [number, number, number];
   /** Sends accepted per phone number per second; the next gets 130429. */
   sendsPerSecond: number;
+  /** Delay between accepting a send and answering it, in ms (a slow provider; 0 by default). */
+  sendAnswerDelayMs: number;
 }
 
 export const DEFAULT_CLOUD_OPTIONS: CloudOptions = {
   templateReviewMs: 3_000,
   statusDelaysMs: [200, 400, 600],
   sendsPerSecond: 80,
+  sendAnswerDelayMs: 0,
 };
 
 export interface SandboxTemplate {

@@ -1,11 +1,13 @@
 /**
  * Graph's error envelope, as every Graph endpoint of the sandbox answers a failure:
- * `{"error": {"message", "type": "OAuthException", "code", "error_subcode"?, "fbtrace_id"}}`.
+ * `{"error": {"message", "type": "OAuthException", "code", "error_subcode"?, "error_data"?,
+ * "fbtrace_id"}}` (`error_data: {messaging_product, details}` on the Cloud API's errors).
  * Clients branch on `code` and `error_subcode` (190: the token is invalid, 460 revoked, 463
  * expired; 100 with 36007 / 36008 / 36009: the code expired / its redirect_uri differs / it was
  * used), so codes and subcodes are Graph's own; messages are only Graph-like.
  *
  * @see https://developers.facebook.com/docs/graph-api/guides/error-handling
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
  */
 import type { FastifyReply } from 'fastify';
 import { Type } from 'typebox';
@@ -18,6 +20,9 @@ export const GraphError = Type.Object({
     type: Type.String(),
     code: Type.Integer(),
     error_subcode: Type.Optional(Type.Integer()),
+    error_data: Type.Optional(
+      Type.Object({ messaging_product: Type.Literal('whatsapp'), details: Type.String() }),
+    ),
     fbtrace_id: Type.String(),
   }),
 });
@@ -28,6 +33,8 @@ export interface GraphFault {
   message: string;
   /** `error_subcode`; omitted from the envelope when undefined. */
   subcode?: number;
+  /** A Cloud API error's `error_data.details` (with `messaging_product: whatsapp`). */
+  details?: string;
 }
 
 /**
@@ -42,6 +49,9 @@ export function graphError(reply: FastifyReply, status: number, fault: GraphFaul
       type: 'OAuthException',
       code: fault.code,
       ...(fault.subcode !== undefined && { error_subcode: fault.subcode }),
+      ...(fault.details !== undefined && {
+        error_data: { messaging_product: 'whatsapp', details: fault.details },
+      }),
       fbtrace_id: fbtraceId(),
     },
   });

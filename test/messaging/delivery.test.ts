@@ -107,6 +107,29 @@ for (const backend of backends()) {
       assert.equal(s.provider.sandbox.cloud.stats().sends, 0);
     });
 
+    test('a send in flight at a revocation is waited for: it keeps its wamid and is billed', async (t) => {
+      const s = await messagingSetup(t, backend, {
+        credit: 100,
+        cloud: { sendAnswerDelayMs: 800 },
+      });
+      const id = (await s.send(hello('+16505558101', s.numbers[0]!))).json().data.id as string;
+      // The provider has accepted the message and not answered yet when the portal disconnects.
+      await eventually(
+        async () => s.provider.sandbox.cloud.sendsOf(id) === 1,
+        'the provider accepts the send',
+      );
+      await s.services.partner.revokeConnection(s.portalId, {
+        actor: { type: 'user', id: '1' },
+        reason: 'disconnect',
+      });
+      assert.notEqual((await s.message(id)).status, 'failed');
+      await eventually(async () => (await s.message(id)).status === 'read', 'the message is read');
+      const credit = await s.services.messaging.credit({ portalId: s.portalId });
+      assert.equal(credit.reserved, 0);
+      assert.ok(credit.balance < 100, 'the message is billed');
+      assert.equal(s.provider.sandbox.cloud.sendsOf(id), 1);
+    });
+
     test('a job out of attempts with no outcome fails its message and releases the credit', async (t) => {
       const s = await messagingSetup(t, backend, {
         workers: false,

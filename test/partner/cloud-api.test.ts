@@ -308,6 +308,28 @@ describe('the sandbox answers the Cloud API as the provider does (raw HTTP)', ()
     assert.deepEqual(body.contacts, [{ input: '+1 (650) 555-1234', wa_id: '16505551234' }]);
   });
 
+  test('a refused send carries error_data.details, as the Cloud API does', async (t) => {
+    const p = await startTestProvider(t);
+    const { client, token, wabaIds } = await grant(p, '4403');
+    const [number] = await client.cloud(token).listPhoneNumbers(wabaIds[0]!);
+    const res = await fetch(`${p.sandbox.url}/v21.0/${number!.id}/messages`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        messaging_product: 'whatsapp',
+        to: '16505551234',
+        type: 'template',
+        template: { name: 'no_such_template', language: { code: 'en_US' } },
+      }),
+    });
+    assert.equal(res.status, 400);
+    const { error } = (await res.json()) as { error: Record<string, unknown> };
+    assert.equal(error.code, 132001);
+    const data = error.error_data as { messaging_product: string; details: string };
+    assert.equal(data.messaging_product, 'whatsapp');
+    assert.match(data.details, /template/i);
+  });
+
   test("unknown paths are answered with Graph's error envelope", async (t) => {
     const p = await startTestProvider(t);
     for (const [method, path] of [

@@ -68,8 +68,10 @@ export function createDeliveryWorker(deps: {
     if (!row || row.status !== 'queued' || row.providerMessageId !== null) return 'skipped';
     await pacing.take(row.from, signal);
     try {
-      const { wamid } = await provider.sendMessage(row.portalId, row.from, outboundOf(row), row.id);
-      await recordProviderMessageId(db, row.id, wamid);
+      // The wamid is recorded inside the send, before a revocation waiting for it goes on.
+      await provider.sendMessage(row.portalId, row.from, outboundOf(row), row.id, (wamid) =>
+        recordProviderMessageId(db, row.id, wamid),
+      );
       return 'sent';
     } catch (err) {
       if (err instanceof ConnectionInactiveError) {

@@ -74,7 +74,8 @@ export async function failUndelivered(
  * The revocation step (partner/'s `RevocationStep`, run inside the revocation's transaction):
  * every queued message of the portal the provider has not accepted fails with
  * `not_connected` / "The provider connection was revoked", and its credit is released. A
- * message the provider already accepted (it has a wamid) keeps waiting for its status webhook.
+ * message the provider already accepted (it has a wamid) keeps waiting for its status webhook
+ * and is billed; a send in flight was waited for before this step, so its wamid is recorded.
  */
 export const failQueuedOnRevocation: RevocationStep = async (tx, { portalId }) => {
   const rows = await failQueuedOfPortal(tx, portalId, REVOKED_ERROR, new Date());

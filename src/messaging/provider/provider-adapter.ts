@@ -215,7 +215,8 @@ export function createProviderAdapter(deps: ProviderAdapterDeps) {
     /**
      * Send one message from `phoneNumberId`; `bizOpaqueCallbackData` (Portico's message id)
      * comes back in its status webhooks. The delivery worker reads the failure itself (retry or
-     * fail the message), so it is not translated.
+     * fail the message), so it is not translated. `onAccepted` records the wamid inside the
+     * call: a revocation waits for the send and its recording (partner/'s `CallKind` `send`).
      *
      * @returns the provider's message id (wamid): the provider accepted the message.
      * @throws ConnectionInactiveError before any I/O when the connection is not active.
@@ -227,9 +228,17 @@ export function createProviderAdapter(deps: ProviderAdapterDeps) {
       phoneNumberId: string,
       message: OutboundMessage,
       bizOpaqueCallbackData: string,
+      onAccepted?: (wamid: string) => Promise<void>,
     ): Promise<{ wamid: string }> =>
-      withCloudApi(portalId, 'message send', (cloud) =>
-        cloud.sendMessage(phoneNumberId, message, bizOpaqueCallbackData),
+      withCloudApi(
+        portalId,
+        'message send',
+        async (cloud) => {
+          const sent = await cloud.sendMessage(phoneNumberId, message, bizOpaqueCallbackData);
+          await onAccepted?.(sent.wamid);
+          return sent;
+        },
+        'send',
       ),
   };
 }

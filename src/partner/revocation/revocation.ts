@@ -122,7 +122,8 @@ export type RevokeConnection = (
 ) => Promise<{ revoked: boolean }>;
 
 /**
- * Build the revocation cleanup: delete the ciphertext, mark the connection inactive, record
+ * Build the revocation cleanup: wait for the portal's sends in flight (at most
+ * `sendsTimeoutMs`), then delete the ciphertext, mark the connection inactive, record
  * `connection.revoked` — one transaction — then abort the portal's outbound calls and, when
  * asked, revoke the grant at the provider in the background. Idempotent:
  * an inactive (or absent) connection changes nothing and writes no record; concurrent calls end
@@ -138,9 +139,14 @@ export function createRevokeConnection(deps: {
   log: Logger;
   /** Other features' cleanup, run in the revocation's transaction (see `RevocationStep`). */
   steps?: readonly RevocationStep[];
+  /** How long to wait for the portal's sends in flight (the provider timeout), in ms. */
+  sendsTimeoutMs: number;
 }): RevokeConnection {
-  const { db, store, inflight, grants, log, steps = [] } = deps;
+  const { db, store, inflight, grants, log, steps = [], sendsTimeoutMs } = deps;
   return async (portalId, options) => {
+    // A send already made may have been accepted: it is waited for (its wamid recorded) so
+    // the steps below do not fail and release a message the person receives.
+    await inflight.settleSends(portalId, sendsTimeoutMs);
     // The token is read (and decrypted) inside the cleanup's transaction, under the row lock,
     // because the cleanup deletes it: the only way to revoke the grant afterwards. It stays in
     // partner/ and in memory only.
