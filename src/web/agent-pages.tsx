@@ -9,7 +9,8 @@
  */
 import type { ComponentChildren } from 'preact';
 import type { DeskEntry, DeskTicket } from '../tickets/agent-desk-service.ts';
-import { Badge, DataTable, EmptyState } from '../browser/kit.tsx';
+import { ErrorFlash } from '../browser/flash.tsx';
+import { Badge, DataTable, EmptyState, PageHeader } from '../browser/kit.tsx';
 import {
   durationWords,
   QUEUE_STATUSES,
@@ -95,7 +96,7 @@ export function QueuePage(props: {
   const { filter } = props;
   return (
     <AgentFrame title="Queue" agent={props.agent}>
-      <h1>Ticket queue</h1>
+      <PageHeader title="Ticket queue" lead="Every portal's tickets, newest first." />
       <form class="filters" method="get" action="/agent">
         <Select
           name="status"
@@ -207,11 +208,7 @@ export function AgentTicketPage(props: {
     <AgentFrame title={t.subject} agent={agent}>
       <section>
         <h1>{t.subject}</h1>
-        {props.error && (
-          <p class="error" role="alert">
-            {props.error}
-          </p>
-        )}
+        <ErrorFlash>{props.error}</ErrorFlash>
         <dl class="facts">
           <dt>Portal</dt>
           <dd>

@@ -7,7 +7,8 @@
  *
  * @see docs/support.md "The customer's side"
  */
-import { Badge, ConfirmStep, DataTable, EmptyState } from '../browser/kit.tsx';
+import { ErrorFlash } from '../browser/flash.tsx';
+import { Badge, ConfirmStep, DataTable, EmptyState, PageHeader } from '../browser/kit.tsx';
 import { Layout } from '../browser/layout.tsx';
 import type { Ticket } from '../tickets/ticket-schemas.ts';
 import type { TicketComment } from '../tickets/ticket-thread-schemas.ts';
@@ -28,14 +29,10 @@ export function SupportListPage(props: {
 }) {
   return (
     <Layout title="Support" signedIn={props.signedIn} current="support" wide>
-      <h1>Support</h1>
+      <PageHeader title="Support" lead="Ask Portico's support team and follow their answers." />
       <section>
         <h2>Open a ticket</h2>
-        {props.error && (
-          <p class="error" role="alert">
-            {props.error}
-          </p>
-        )}
+        <ErrorFlash>{props.error}</ErrorFlash>
         <form method="post" action="/support/tickets">
           <input type="hidden" name="csrf" value={props.signedIn.csrfToken} />
           <label for="subject">Subject</label>
@@ -107,11 +104,7 @@ export function SupportTicketPage(props: {
           <a href="/support">← All tickets</a>
         </p>
         <h1>{t.subject}</h1>
-        {props.error && (
-          <p class="error" role="alert">
-            {props.error}
-          </p>
-        )}
+        <ErrorFlash>{props.error}</ErrorFlash>
         <dl class="facts">
           <dt>Status</dt>
           <dd data-testid="status">{t.status}</dd>
