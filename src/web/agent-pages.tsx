@@ -9,7 +9,14 @@
  */
 import type { ComponentChildren } from 'preact';
 import type { DeskEntry, DeskTicket } from '../tickets/agent-desk-service.ts';
-import { durationWords, QUEUE_STATUSES, TICKET_PRIORITY_NAMES } from './support-words.ts';
+import { ErrorFlash } from '../browser/flash.tsx';
+import { Badge, DataTable, EmptyState, PageHeader } from '../browser/kit.tsx';
+import {
+  durationWords,
+  QUEUE_STATUSES,
+  statusTone,
+  TICKET_PRIORITY_NAMES,
+} from './support-words.ts';
 
 interface Signed {
   name: string;
@@ -89,7 +96,7 @@ export function QueuePage(props: {
   const { filter } = props;
   return (
     <AgentFrame title="Queue" agent={props.agent}>
-      <h1>Ticket queue</h1>
+      <PageHeader title="Ticket queue" lead="Every portal's tickets, newest first." />
       <form class="filters" method="get" action="/agent">
         <Select
           name="status"
@@ -119,46 +126,41 @@ export function QueuePage(props: {
         />
         <button type="submit">Filter</button>
       </form>
-      <div class="table-scroll">
-        <table class="stack" data-testid="queue">
-          <thead>
-            <tr>
-              <th>Ticket</th>
-              <th>Portal</th>
-              <th>Status</th>
-              <th>Priority</th>
-              <th>Assignee</th>
-              <th>First response</th>
-              <th>Solved in</th>
-            </tr>
-          </thead>
-          <tbody>
-            {props.items.length === 0 && (
-              <tr>
-                <td class="empty" colSpan={7}>
-                  No tickets match.
-                </td>
-              </tr>
-            )}
-            {props.items.map((t) => (
-              <tr key={t.id}>
-                <td data-label="Ticket">
+      {props.items.length === 0 ? (
+        <EmptyState title="No tickets match." testid="queue-empty" />
+      ) : (
+        <DataTable
+          testid="queue"
+          rows={props.items}
+          rowKey={(t) => t.id}
+          columns={[
+            {
+              label: 'Ticket',
+              kind: 'long',
+              cell: (t) => (
+                <>
                   <a href={`/agent/tickets/${t.id}`}>{t.subject}</a>{' '}
                   <small class="id">{t.id}</small>
-                </td>
-                <td data-label="Portal">
+                </>
+              ),
+            },
+            {
+              label: 'Portal',
+              kind: 'text',
+              cell: (t) => (
+                <>
                   {t.portalName} <small class="id">{t.portalCode}</small>
-                </td>
-                <td data-label="Status">{t.status}</td>
-                <td data-label="Priority">{t.priority}</td>
-                <td data-label="Assignee">{t.assignee ?? '—'}</td>
-                <td data-label="First response">{durationWords(t.timeToFirstResponseMs)}</td>
-                <td data-label="Solved in">{durationWords(t.timeToSolveMs)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+                </>
+              ),
+            },
+            { label: 'Status', cell: (t) => <Badge tone={statusTone(t.status)}>{t.status}</Badge> },
+            { label: 'Priority', cell: (t) => t.priority },
+            { label: 'Assignee', kind: 'text', cell: (t) => t.assignee ?? '—' },
+            { label: 'First response', cell: (t) => durationWords(t.timeToFirstResponseMs) },
+            { label: 'Solved in', cell: (t) => durationWords(t.timeToSolveMs) },
+          ]}
+        />
+      )}
       {props.nextHref && (
         <p class="pager">
           <a href={props.nextHref}>Older tickets</a>
@@ -206,11 +208,7 @@ export function AgentTicketPage(props: {
     <AgentFrame title={t.subject} agent={agent}>
       <section>
         <h1>{t.subject}</h1>
-        {props.error && (
-          <p class="error" role="alert">
-            {props.error}
-          </p>
-        )}
+        <ErrorFlash>{props.error}</ErrorFlash>
         <dl class="facts">
           <dt>Portal</dt>
           <dd>

@@ -7,9 +7,12 @@
  *
  * @see docs/support.md "The API"
  */
+import { ErrorFlash } from '../browser/flash.tsx';
+import { Badge, ConfirmStep, DataTable, EmptyState, PageHeader } from '../browser/kit.tsx';
 import { Layout } from '../browser/layout.tsx';
 import type { Ticket } from '../tickets/ticket-schemas.ts';
 import type { TicketComment } from '../tickets/ticket-thread-schemas.ts';
+import { statusTone } from './support-words.ts';
 
 interface Signed {
   email: string;
@@ -26,14 +29,10 @@ export function SupportListPage(props: {
 }) {
   return (
     <Layout title="Support" signedIn={props.signedIn} current="support" wide>
-      <h1>Support</h1>
+      <PageHeader title="Support" lead="Ask Portico's support team and follow their answers." />
       <section>
         <h2>Open a ticket</h2>
-        {props.error && (
-          <p class="error" role="alert">
-            {props.error}
-          </p>
-        )}
+        <ErrorFlash>{props.error}</ErrorFlash>
         <form method="post" action="/support/tickets">
           <input type="hidden" name="csrf" value={props.signedIn.csrfToken} />
           <label for="subject">Subject</label>
@@ -53,41 +52,33 @@ export function SupportListPage(props: {
       </section>
       <section>
         <h2>Your tickets</h2>
-        <div class="table-scroll">
-          <table class="stack" data-testid="tickets">
-            <thead>
-              <tr>
-                <th>Subject</th>
-                <th>Status</th>
-                <th>Priority</th>
-                <th>Comments</th>
-                <th>Opened</th>
-              </tr>
-            </thead>
-            <tbody>
-              {props.items.length === 0 && (
-                <tr>
-                  <td class="empty" colSpan={5}>
-                    No tickets yet.
-                  </td>
-                </tr>
-              )}
-              {props.items.map((t) => (
-                <tr key={t.id}>
-                  <td data-label="Subject">
-                    <a href={`/support/tickets/${t.id}`}>{t.subject}</a>
-                  </td>
-                  <td data-label="Status">{t.status}</td>
-                  <td data-label="Priority">{t.priority}</td>
-                  <td data-label="Comments">{t.commentCount}</td>
-                  <td data-label="Opened">
-                    <time datetime={t.createdAt}>{when(t.createdAt)}</time>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        {props.items.length === 0 ? (
+          <EmptyState title="No tickets yet." testid="tickets-empty" />
+        ) : (
+          <DataTable
+            testid="tickets"
+            rows={props.items}
+            rowKey={(t) => t.id}
+            columns={[
+              {
+                label: 'Subject',
+                kind: 'text',
+                cell: (t) => <a href={`/support/tickets/${t.id}`}>{t.subject}</a>,
+              },
+              {
+                label: 'Status',
+                cell: (t) => <Badge tone={statusTone(t.status)}>{t.status}</Badge>,
+              },
+              { label: 'Priority', cell: (t) => t.priority },
+              { label: 'Comments', cell: (t) => String(t.commentCount) },
+              {
+                label: 'Opened',
+                kind: 'text',
+                cell: (t) => <time datetime={t.createdAt}>{when(t.createdAt)}</time>,
+              },
+            ]}
+          />
+        )}
         {props.nextHref && (
           <p class="pager">
             <a href={props.nextHref}>Older tickets</a>
@@ -113,11 +104,7 @@ export function SupportTicketPage(props: {
           <a href="/support">← All tickets</a>
         </p>
         <h1>{t.subject}</h1>
-        {props.error && (
-          <p class="error" role="alert">
-            {props.error}
-          </p>
-        )}
+        <ErrorFlash>{props.error}</ErrorFlash>
         <dl class="facts">
           <dt>Status</dt>
           <dd data-testid="status">{t.status}</dd>
@@ -164,9 +151,8 @@ export function SupportTicketPage(props: {
                 </button>
               </form>
             )}
-            <form method="post" action={`${base}/status`}>
+            <form method="post" action={`${base}/close`}>
               <input type="hidden" name="csrf" value={signedIn.csrfToken} />
-              <input type="hidden" name="status" value="closed" />
               <button type="submit" class="secondary">
                 Close ticket
               </button>
@@ -176,6 +162,28 @@ export function SupportTicketPage(props: {
       ) : (
         <p class="muted">This ticket is closed. Open a new ticket for anything else.</p>
       )}
+    </Layout>
+  );
+}
+
+/** The confirmation step before a ticket is closed (only a new ticket follows a closed one). */
+export function SupportCloseConfirmPage(props: { signedIn: Signed; ticket: Ticket }) {
+  const base = `/support/tickets/${props.ticket.id}`;
+  return (
+    <Layout title="Close ticket" signedIn={props.signedIn} current="support">
+      <ConfirmStep
+        title="Close this ticket?"
+        csrfToken={props.signedIn.csrfToken}
+        action={`${base}/close`}
+        confirmLabel="Close ticket"
+        cancelHref={base}
+        cancelLabel="Keep it open"
+      >
+        <p>
+          “{props.ticket.subject}” will be closed: nobody can reply to it any more, and anything
+          else needs a new ticket.
+        </p>
+      </ConfirmStep>
     </Layout>
   );
 }

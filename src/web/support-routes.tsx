@@ -16,7 +16,7 @@ import type { WebSession } from '../browser/session-store.ts';
 import { csrfOk } from '../browser/web-session.ts';
 import { AppError } from '../platform/errors.ts';
 import type { TicketsService } from '../tickets/tickets-service.ts';
-import { SupportListPage, SupportTicketPage } from './support-pages.tsx';
+import { SupportCloseConfirmPage, SupportListPage, SupportTicketPage } from './support-pages.tsx';
 import { FormField, HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
 
 const TicketParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
@@ -29,6 +29,7 @@ const NewTicketBody = Type.Object({
 });
 const CommentBody = Type.Object({ csrf: FormField(100), body: FormField(20_000) });
 const StatusBody = Type.Object({ csrf: FormField(100), status: FormField(20) });
+const CloseBody = Type.Object({ csrf: FormField(100), confirm: FormField(10) });
 
 const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
 
@@ -160,9 +161,10 @@ export async function supportPages(app: FastifyInstance, opts: WebRoutesOptions)
   );
 
   supportTicketForms(app, opts);
+  supportCloseForm(app, opts);
 }
 
-/** The forms of a ticket's page: reply, close or reopen. */
+/** The forms of a ticket's page: reply, close (after its confirmation step) or reopen. */
 function supportTicketForms(app: FastifyInstance, opts: WebRoutesOptions): void {
   const { sessions } = opts;
   const tickets: TicketsService = opts.tickets;
@@ -207,7 +209,14 @@ function supportTicketForms(app: FastifyInstance, opts: WebRoutesOptions): void 
       schema: {
         params: TicketParams,
         body: StatusBody,
-        response: { 303: Redirect, 302: Redirect, 400: HtmlPage, 403: HtmlPage, 409: HtmlPage },
+        response: {
+          200: HtmlPage,
+          303: Redirect,
+          302: Redirect,
+          400: HtmlPage,
+          403: HtmlPage,
+          409: HtmlPage,
+        },
       },
     },
     async (request, reply) => {
@@ -215,10 +224,14 @@ function supportTicketForms(app: FastifyInstance, opts: WebRoutesOptions): void 
       const session = await sessionOr(sessions, request, reply, `/support/tickets/${id}`);
       if (!session) return reply;
       if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
-      const status =
-        request.body.status === 'open' || request.body.status === 'closed'
-          ? request.body.status
-          : null;
+      if (request.body.status === 'closed') {
+        const ticket = await tickets.getTicket(session, id);
+        return sendPage(
+          reply,
+          <SupportCloseConfirmPage signedIn={signedIn(session)} ticket={ticket} />,
+        );
+      }
+      const status = request.body.status === 'open' ? request.body.status : null;
       if (!status)
         return ticketPage(
           tickets,
@@ -230,6 +243,44 @@ function supportTicketForms(app: FastifyInstance, opts: WebRoutesOptions): void 
         );
       try {
         await tickets.updateTicket(session, id, { status });
+      } catch (err) {
+        const words = refusalWords(err);
+        if (words && err instanceof AppError)
+          return ticketPage(tickets, reply, session, id, words, err.status);
+        throw err;
+      }
+      return reply.redirect(`/support/tickets/${id}`, 303);
+    },
+  );
+}
+
+/** Closing a ticket: the kit's confirmation step, then the change. */
+function supportCloseForm(app: FastifyInstance, opts: WebRoutesOptions): void {
+  const { sessions } = opts;
+  const tickets: TicketsService = opts.tickets;
+  app.post<{ Params: Static<typeof TicketParams>; Body: Static<typeof CloseBody> }>(
+    '/support/tickets/:id/close',
+    {
+      schema: {
+        params: TicketParams,
+        body: CloseBody,
+        response: { 200: HtmlPage, 303: Redirect, 302: Redirect, 403: HtmlPage, 409: HtmlPage },
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const session = await sessionOr(sessions, request, reply, `/support/tickets/${id}`);
+      if (!session) return reply;
+      if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      if (request.body.confirm !== 'yes') {
+        const ticket = await tickets.getTicket(session, id);
+        return sendPage(
+          reply,
+          <SupportCloseConfirmPage signedIn={signedIn(session)} ticket={ticket} />,
+        );
+      }
+      try {
+        await tickets.updateTicket(session, id, { status: 'closed' });
       } catch (err) {
         const words = refusalWords(err);
         if (words && err instanceof AppError)

@@ -18,3 +18,11 @@ export function durationWords(ms: number | null): string {
   if (h < 24) return `${h} h ${min % 60} min`;
   return `${Math.floor(h / 24)} d ${h % 24} h`;
 }
+
+/** The badge tone of a ticket status: waiting on support warns, waiting on the customer informs. */
+export function statusTone(status: string): 'ok' | 'warn' | 'info' | 'neutral' {
+  if (status === 'new' || status === 'open') return 'warn';
+  if (status === 'pending') return 'info';
+  if (status === 'solved') return 'ok';
+  return 'neutral';
+}

@@ -108,9 +108,22 @@ for (const backend of backends()) {
       await agent.post(`${base}/status`, { csrf, status: 'solved' });
       const solved = await customer.get(`/support/tickets/${id}`);
       assert.match(solved.body, /data-testid="status">solved</);
-      const closed = await customer.post(`/support/tickets/${id}/status`, {
+      // Closing goes through the kit's confirmation step: the unconfirmed form changes nothing.
+      const asked = await customer.post(`/support/tickets/${id}/close`, {
+        csrf: csrfOf(solved.body),
+      });
+      assert.equal(asked.statusCode, 200);
+      assert.match(asked.body, /Close this ticket\?/);
+      const viaStatus = await customer.post(`/support/tickets/${id}/status`, {
         csrf: csrfOf(solved.body),
         status: 'closed',
+      });
+      assert.match(viaStatus.body, /Close this ticket\?/);
+      const still = await customer.get(`/support/tickets/${id}`);
+      assert.match(still.body, /data-testid="status">solved</);
+      const closed = await customer.post(`/support/tickets/${id}/close`, {
+        csrf: csrfOf(solved.body),
+        confirm: 'yes',
       });
       assert.equal(closed.statusCode, 303);
       const final = await app.inject({
