@@ -13,7 +13,8 @@ import { STARTUP_MS, tempDataDir } from '../helpers/spawn.ts';
 test('the owner holds the lock; a second opener is refused; release frees it', () => {
   const dir = tempDataDir();
   const release = acquireDataDirLock(dir);
-  assert.equal(readFileSync(join(dir, LOCK_FILE), 'utf8').trim(), String(process.pid));
+  // The lock holds the owner's pid on its first line (then who holds it: server or cli).
+  assert.equal(readFileSync(join(dir, LOCK_FILE), 'utf8').split('\n')[0], String(process.pid));
   // A live process (our parent, the test runner) holding the lock refuses us.
   writeFileSync(join(dir, LOCK_FILE), `${process.ppid}\n`);
   assert.throws(() => acquireDataDirLock(dir), DataDirLockedError);
@@ -33,6 +34,6 @@ test('a stale lock of a dead process is recovered', () => {
   const deadPid = Number(dead.stdout.toString());
   writeFileSync(join(dir, LOCK_FILE), `${deadPid}\n`);
   const release = acquireDataDirLock(dir);
-  assert.equal(readFileSync(join(dir, LOCK_FILE), 'utf8').trim(), String(process.pid));
+  assert.equal(readFileSync(join(dir, LOCK_FILE), 'utf8').split('\n')[0], String(process.pid));
   release();
 });

@@ -25,8 +25,12 @@ for (const backend of backends()) {
 
       const onA = new Browser(a!.app);
       await onA.signIn(portal.email);
-      const { state } = await startAuthorization(onA);
-      const code = sandbox.authorize({ appId, redirectUri: REDIRECT_URI });
+      const { state, location } = await startAuthorization(onA);
+      const code = sandbox.authorize({
+        appId,
+        redirectUri: REDIRECT_URI,
+        codeChallenge: location.searchParams.get('code_challenge') ?? undefined,
+      });
 
       // The load balancer sends the provider's redirect to B, with the browser's cookies.
       const onB = new Browser(b!.app);
