@@ -25,7 +25,8 @@ import { parseConfig } from '../src/config.ts';
 import { openStorage, type Storage } from '../src/db/client.ts';
 
 import { contactPageQuery } from '../src/contacts/contacts-repository.ts';
-import { contactCursor, listFilter } from '../src/contacts/contacts-service.ts';
+import { listFilter } from '../src/contacts/contact-filter.ts';
+import { contactCursor } from '../src/contacts/contacts-service.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { createServices } from '../src/services.ts';
 import { createThrowawayDatabase } from './postgres.ts';

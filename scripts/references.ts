@@ -52,7 +52,10 @@ function configurationReference(): string {
     for (const [name, doc] of names) {
       const schema = properties[name] ?? {};
       const byDefault =
-        doc.defaultText ?? (schema.default === undefined ? '—' : `\`${String(schema.default)}\``);
+        doc.defaultText ??
+        (schema.default === undefined
+          ? '—'
+          : `\`${JSON.stringify(schema.default).replace(/^"|"$/g, '')}\``);
       lines.push(
         `| \`${name}\` | ${cell(byDefault)} | ${cell(doc.meaning)} | ${cell(schema.description ?? '')} |`,
       );

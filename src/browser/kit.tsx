@@ -168,6 +168,7 @@ export function Field(
       ) : (
         <input
           // preact types `<input>` as a union keyed by `type`; every type here takes these.
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- preact types a bare input's type narrower than the union this field passes
           type={(input.type ?? 'text') as 'text'}
           maxLength={input.maxLength}
           required={input.required}

@@ -38,8 +38,9 @@ import type {
   ListContactsQuery,
   PatchContactBody,
 } from './contact-schemas.ts';
+import { listFilter } from './contact-filter.ts';
 import * as repo from './contacts-repository.ts';
-import { normalisePhone, phoneDigitsOf } from './phone.ts';
+import { normalisePhone } from './phone.ts';
 
 export const contactCursor = keysetCursor(/^ctc_[0-9A-Za-z]{1,60}$/);
 
@@ -150,20 +151,6 @@ export interface ContactsService {
     rows: readonly unknown[],
     source: ConsentSource,
   ): Promise<ImportResult>;
-}
-
-/** The repository's filter for a list query's `tag`, `consent`, `q` and `updatedSince`. */
-export function listFilter(query: {
-  [K in keyof ListContactsQuery]?: ListContactsQuery[K] | undefined;
-}): repo.ContactFilter {
-  const q = query.q?.trim();
-  return {
-    tag: query.tag,
-    consent: query.consent,
-    textPrefix: q ? q.toLowerCase() : undefined,
-    phoneDigits: q ? (phoneDigitsOf(q) ?? undefined) : undefined,
-    updatedSince: query.updatedSince ? new Date(query.updatedSince) : undefined,
-  };
 }
 
 function notFound(): AppError {

@@ -50,6 +50,7 @@ export interface AddCommentResult {
 
 export type TicketThreadService = ReturnType<typeof createTicketThreadService>;
 
+// eslint-disable-next-line max-lines-per-function -- the thread service is one object of small operations over shared deps; each method stays short
 export function createTicketThreadService({ db, scanner, logger, steps }: TicketThreadDeps) {
   return {
     /**

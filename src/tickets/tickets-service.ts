@@ -32,13 +32,7 @@ import type { TicketStatus } from './ticket-lifecycle.ts';
 import type { Ticket } from './ticket-schemas.ts';
 import { createTicketThreadService, type TicketThreadService } from './ticket-thread-service.ts';
 import { ticketNotFound, toTicket } from './ticket-view.ts';
-import {
-  findTicket,
-  insertTicket,
-  listTicketPage,
-  type TicketRow,
-  type Tx,
-} from './tickets-repository.ts';
+import { findTicket, insertTicket, listTicketPage, type Tx } from './tickets-repository.ts';
 
 export type TicketPriority = (typeof TICKET_PRIORITIES)[number];
 export type { TicketStatus };

@@ -159,10 +159,9 @@ function simpleChanges(
   );
 }
 
-export async function webhooksPages(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
-  const { sessions, webhooks } = opts;
-
-  const render: Render = async (reply, session, extra = {}, status = 200) => {
+/** Renders the webhooks page of a session's portal: its endpoints, deliveries and threshold. */
+function pageRenderer(webhooks: WebRoutesOptions['webhooks']): Render {
+  return async (reply, session, extra = {}, status = 200) => {
     const [endpoints, deliveries, creditLowThreshold] = await Promise.all([
       webhooks.listEndpoints(session.portalId),
       webhooks.recentDeliveries(session.portalId, { limit: 50 }),
@@ -181,6 +180,12 @@ export async function webhooksPages(app: FastifyInstance, opts: WebRoutesOptions
       status,
     );
   };
+}
+
+export async function webhooksPages(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
+  const { sessions, webhooks } = opts;
+
+  const render = pageRenderer(webhooks);
   const change = changeBy(sessions, render);
 
   app.get<{ Querystring: Static<typeof Query> }>(

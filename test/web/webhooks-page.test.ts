@@ -54,11 +54,11 @@ for (const backend of backends()) {
       // POST → 303 → GET: a reload of the page is a GET, never a re-posted form.
       assert.equal(added.statusCode, 303);
       assert.equal(added.headers.location, '/settings/webhooks?done=webhook_added');
-      const shown = await browser.get(added.headers.location as string);
+      const shown = await browser.get(String(added.headers.location));
       const secret = /data-testid="new-secret">(whsec_[^<]+)</.exec(shown.body)?.[1];
       assert.ok(secret, 'the secret is shown once');
       assert.match(shown.body, /allowed because Portico runs in development/);
-      const reloaded = await browser.get(added.headers.location as string);
+      const reloaded = await browser.get(String(added.headers.location));
       assert.equal(reloaded.statusCode, 200);
       assert.ok(!reloaded.body.includes(secret), 'a reload does not show it again');
       receiver.secrets.push(secret);

@@ -6,7 +6,6 @@
  * connected account, and the drafts. Each card that depends on the provider or on the
  * messaging engine shows its own failure as a sentence; the page itself always renders.
  */
-import type { ComponentChildren } from 'preact';
 import {
   Badge,
   Button,
@@ -19,12 +18,12 @@ import {
 import { Layout } from '../../browser/layout.tsx';
 import type { Draft } from '../../messaging/drafts/drafts-schemas.ts';
 import type { MessageTemplate, PhoneNumber } from '../../messaging/provider/provider-adapter.ts';
+import { Account, CardOf, type Card } from './messages-page-cards.tsx';
+
+export type { Card };
 import { DailyChart, type DailyCounts } from './messages-page-chart.tsx';
 
 type SignedIn = { email: string; csrfToken: string };
-
-/** A card's content, or the sentence that says why it is missing. */
-export type Card<T> = { ok: true; value: T } | { ok: false; message: string };
 
 /** One message of the log, as `GET /messaging/messages` gives it. */
 export interface LoggedMessage {
@@ -77,25 +76,6 @@ export function money(minor: number, currency: string): string {
     .maximumFractionDigits;
   return new Intl.NumberFormat('en', { style: 'currency', currency }).format(
     minor / 10 ** (digits ?? 2),
-  );
-}
-
-function CardOf<T>(p: {
-  title: string;
-  id: string;
-  card: Card<T>;
-  children: (value: T) => ComponentChildren;
-}) {
-  return (
-    <KitCard title={p.title} testid={p.id}>
-      {p.card.ok ? (
-        p.children(p.card.value)
-      ) : (
-        <p class="error" data-testid={`${p.id}-error`}>
-          {p.card.message}
-        </p>
-      )}
-    </KitCard>
   );
 }
 
@@ -201,61 +181,6 @@ function Log(p: Pick<MessagesPageProps, 'log' | 'filters'>) {
         </>
       )}
     </CardOf>
-  );
-}
-
-function Account(p: Pick<MessagesPageProps, 'numbers' | 'templates'>) {
-  return (
-    <>
-      <CardOf title="Sender numbers" id="numbers" card={p.numbers}>
-        {(numbers) =>
-          numbers.length === 0 ? (
-            <p class="muted">The account has no phone numbers.</p>
-          ) : (
-            <ul class="plain">
-              {numbers.map((n) => (
-                <li key={n.id}>
-                  <strong>{n.displayPhoneNumber}</strong> {n.verifiedName}{' '}
-                  <span class={`status quality-${n.qualityRating}`}>{n.qualityRating}</span>
-                  <br />
-                  <span class="muted">
-                    id <code>{n.id}</code> · {n.messagingLimitTier ?? 'no tier'} · WABA {n.wabaId}
-                  </span>
-                </li>
-              ))}
-            </ul>
-          )
-        }
-      </CardOf>
-      <CardOf title="Templates" id="templates" card={p.templates}>
-        {(templates) =>
-          templates.length === 0 ? (
-            <EmptyState title="No templates yet.">
-              Templates are written and approved in your provider account; they appear here once
-              submitted.
-            </EmptyState>
-          ) : (
-            <DataTable
-              testid="templates-table"
-              rows={templates}
-              rowKey={(t) => `${t.wabaId}/${t.id}`}
-              columns={[
-                { label: 'Name', kind: 'long', cell: (t) => t.name },
-                { label: 'Language', cell: (t) => t.language },
-                { label: 'Category', cell: (t) => t.category.toLowerCase() },
-                {
-                  label: 'Status',
-                  cell: (t) => (
-                    <span class={`status template-${t.status}`}>{t.status.toLowerCase()}</span>
-                  ),
-                },
-                { label: 'Business account', kind: 'long', cell: (t) => `WABA ${t.wabaId}` },
-              ]}
-            />
-          )
-        }
-      </CardOf>
-    </>
   );
 }
 
