@@ -21,6 +21,7 @@ import {
   webhookTest,
 } from './messaging-commands.ts';
 import {
+  dbDump,
   migrate,
   portalCreate,
   portalList,
@@ -49,6 +50,7 @@ import {
 
 /** The groups of two-word commands (`portal create`), described in `--help`. */
 export const GROUPS: Record<string, string> = {
+  db: 'the embedded database',
   portal: 'portals (tenants)',
   token: 'the API token of a portal',
   user: 'users of a portal',
@@ -64,6 +66,7 @@ export const GROUPS: Record<string, string> = {
 /** Every command, in the order `--help` and docs/cli.md list them. */
 export const COMMANDS: readonly AdminCommand[] = [
   migrate,
+  dbDump,
   portalCreate,
   portalShow,
   portalList,

@@ -7,6 +7,7 @@
 import { Type } from 'typebox';
 import type { PortalSummary } from '../accounts/accounts-service.ts';
 import { SCOPES, SCOPE_WORDS } from '../accounts/scopes.ts';
+import { UsageError } from '../platform/errors.ts';
 import { cliActor, defineCommand, list, Portal, portalOption } from './command.ts';
 
 const Scopes = Type.Array(Type.String({ maxLength: 100 }), { maxItems: 50 });
@@ -143,4 +144,22 @@ export const scopes = defineCommand({
     const width = Math.max(...catalog.map((c) => c.scope.length));
     return catalog.map((c) => `${c.scope.padEnd(width)}  ${c.description}`).join('\n');
   },
+});
+
+export const dbDump = defineCommand({
+  name: 'db dump',
+  description:
+    'write the embedded database as one SQL script for psql (docs/how-to/move-to-postgresql.md)',
+  args: Type.Object({ out: Type.String({ minLength: 1, maxLength: 4096 }) }),
+  options: { out: { value: '<file>', description: 'where to write the script' } },
+  run: async (services, a) => {
+    const pglite = services.storage.pglite;
+    if (!pglite) throw new UsageError('db dump reads the embedded database; DATABASE_URL is set.');
+    const { dumpDatabase } = await import('../db/dump.ts');
+    const script = await dumpDatabase(pglite);
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(a.out, script, { mode: 0o600 });
+    return { out: a.out, bytes: Buffer.byteLength(script) };
+  },
+  print: (r) => `Wrote ${r.bytes} bytes of SQL to ${r.out}.`,
 });
