@@ -107,7 +107,7 @@ const body = (from: string, i: number) =>
     to: `+1650${2_000_000 + ((i * 10 + 1) % 7_000_000)}`,
     from,
     type: 'template',
-    template: { name: 'hello_world', language: 'en_US', parameters: ['Ada'] },
+    template: { name: 'hello_world', language: 'en_US' },
   });
 
 async function acceptedAndEndToEnd(dbUrl: string, _logDir: string) {

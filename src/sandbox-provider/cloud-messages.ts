@@ -4,32 +4,31 @@
  * `"type":"template","template":{"name","language":{"code"},"components"}` (and
  * `biz_opaque_callback_data`), with `whatsapp_business_messaging` on the number's WABA. Answers
  * `{"messaging_product":"whatsapp","contacts":[{"input","wa_id"}],"messages":[{"id":"wamid.…"}]}`
- * and then POSTs signed status webhooks to the app: `sent`, `delivered`, `read` after
- * `statusDelaysMs` (in that order, each after the previous one's delivery), or, for a recipient whose number ends in `0000`, one `failed` with error
- * 131026 (the synchronous answer is still a wamid, as the Cloud API does).
+ * and then POSTs signed status webhooks to the app (cloud-statuses.ts): `sent`, `delivered`,
+ * `read` after `statusDelaysMs`, or one `failed`, the synchronous answer still a wamid as the
+ * Cloud API does, with 131047 for text to a person who has not written to the number in the
+ * 24 hours before (the customer service window, per number and person) and 131026 for a
+ * recipient whose number ends in `0000`.
  *
  * Refusals (Graph's envelope, HTTP 400): over `sendsPerSecond` on the number → 130429; a
  * template that does not exist in that language or is not APPROVED → 132001; a body parameter
- * count that differs from the template's → 132000; text to a person who has not written to
- * the number in 24 hours → 131047; a malformed body → 100.
+ * count that differs from the template's → 132000; a malformed body → 100.
  *
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
  */
 import { setTimeout as delay } from 'node:timers/promises';
-import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { MESSAGING, wabaAccess } from './cloud-auth.ts';
 import {
-  describePhoneNumber,
   newWamid,
   wabaOfPhoneNumber,
   type PhoneMessage,
   type SandboxTemplate,
 } from './cloud-state.ts';
-import { deliverWithRetries, wabaNotification } from './cloud-webhooks.ts';
+import { scheduleStatuses } from './cloud-statuses.ts';
 import { GraphError, graphError, type GraphFault } from './graph-errors.ts';
 import type { SandboxState } from './sandbox-state.ts';
 import type { SurfaceOptions } from './surface.ts';
@@ -62,7 +61,9 @@ const Send = Type.Object({
 type SendBody = Static<typeof Send>;
 
 const INVALID: GraphFault = { code: 100, message: '(#100) Invalid parameter' };
-const UNDELIVERABLE = { code: 131026, title: 'Message undeliverable' };
+/** The Cloud API codes a send accepted at once may still fail with (its `failed` status). */
+const RE_ENGAGEMENT = 131047;
+const UNDELIVERABLE = 131026;
 
 /** The text parameters of a template's body component, in order. */
 function bodyParams(components: unknown[] | undefined): string[] {
@@ -83,24 +84,9 @@ function variableCount(t: SandboxTemplate): number {
 function check(
   state: SandboxState,
   wabaId: string,
-  phoneNumberId: string,
-  waId: string,
   body: SendBody,
 ): { fault: GraphFault } | { template: SandboxTemplate | undefined } {
-  if (body.type === 'text') {
-    if (!body.text) return { fault: INVALID };
-    if (!state.cloud.inWindow(phoneNumberId, waId, state.now()))
-      return {
-        fault: {
-          code: 131047,
-          message:
-            'Re-engagement message: more than 24 hours have passed since the recipient last replied',
-          details:
-            'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
-        },
-      };
-    return { template: undefined };
-  }
+  if (body.type === 'text') return body.text ? { template: undefined } : { fault: INVALID };
   if (!body.template) return { fault: INVALID };
   const { name, language } = body.template;
   const template = state.cloud
@@ -123,64 +109,6 @@ function check(
       },
     };
   return { template };
-}
-
-/** The `statuses[]` item of a status webhook. */
-function statusItem(m: PhoneMessage, status: string, data: string | undefined, nowMs: number) {
-  const category = m.template ? 'utility' : 'service';
-  return {
-    id: m.wamid,
-    status,
-    timestamp: String(Math.floor(nowMs / 1000)),
-    recipient_id: m.waId,
-    ...(data !== undefined && { biz_opaque_callback_data: data }),
-    ...(status === 'failed'
-      ? { errors: [{ ...UNDELIVERABLE, message: UNDELIVERABLE.title }] }
-      : {
-          conversation: { id: randomBytes(16).toString('hex'), origin: { type: category } },
-          pricing: { billable: true, pricing_model: 'CBP', category },
-        }),
-  };
-}
-
-/**
- * Schedule the message's status webhooks to `appId`, one after the other: each step waits for
- * the previous delivery to end, then the rest of its delay (so they arrive in order, as the
- * provider mostly sends them; an app must still cope with any order).
- */
-function scheduleStatuses(
-  state: SandboxState,
-  appId: string,
-  wabaId: string,
-  m: PhoneMessage,
-  data: string | undefined,
-): void {
-  const number = describePhoneNumber(m.phoneNumberId);
-  const steps: PhoneMessage['status'][] = m.waId.endsWith('0000')
-    ? ['failed']
-    : ['sent', 'delivered', 'read'];
-  const delays = state.cloud.options.statusDelaysMs;
-  const step = (i: number) => {
-    const status = steps[i];
-    if (status === undefined) return;
-    const wait = (delays[i] ?? 0) - (delays[i - 1] ?? 0);
-    state.cloud.schedule(Math.max(wait, 0), async () => {
-      m.status = status;
-      const value = {
-        messaging_product: 'whatsapp',
-        metadata: { display_phone_number: number.digits, phone_number_id: m.phoneNumberId },
-        statuses: [statusItem(m, status, data, state.now())],
-      };
-      await deliverWithRetries(
-        state,
-        appId,
-        'messages',
-        wabaNotification(wabaId, 'messages', value, state.now()),
-      );
-      step(i + 1);
-    });
-  };
-  step(0);
 }
 
 /** The messages surface. */
@@ -215,9 +143,16 @@ export async function cloudMessageRoutes(
       // The WhatsApp id is the number's digits (country code first), whatever its formatting.
       const waId = body.to.replace(/[^0-9]/g, '');
       if (!/^[1-9][0-9]{6,14}$/.test(waId)) return graphError(reply, 400, INVALID);
-      const checked = check(state, wabaId, phoneNumberId, waId, body);
+      const checked = check(state, wabaId, body);
       if ('fault' in checked) return graphError(reply, 400, checked.fault);
       state.cloud.countSend(body.biz_opaque_callback_data);
+      const now = state.now();
+      const failure = waId.endsWith('0000')
+        ? UNDELIVERABLE
+        : body.type === 'text' && !state.cloud.inWindow(phoneNumberId, waId, now)
+          ? RE_ENGAGEMENT
+          : undefined;
+      const category = checked.template?.category.toLowerCase() ?? 'service';
       const message: PhoneMessage = {
         wamid: newWamid(),
         direction: 'received',
@@ -234,7 +169,10 @@ export async function cloudMessageRoutes(
             },
           }),
         status: 'accepted',
-        at: state.now(),
+        at: now,
+        ...(failure === undefined
+          ? { conversation: state.cloud.conversationFor(phoneNumberId, waId, category, now) }
+          : { failure }),
       };
       state.cloud.messages.push(message);
       scheduleStatuses(state, access.record.appId, wabaId, message, body.biz_opaque_callback_data);

@@ -2,8 +2,9 @@
  * The sandbox's WhatsApp Cloud API memory: each sandbox person's WhatsApp Business Accounts
  * (the WABA ids of their grant, `SandboxState.assetIdsFor`) with two phone numbers each, the
  * templates of each WABA, the messages each recipient received, who wrote in when (the 24-hour
- * customer service window), sends per `biz_opaque_callback_data` (to count duplicates) and the
- * per-number send rate. Timers of pending status changes are kept so `close()` ends them all.
+ * customer service window), the open conversations (24 hours per number, person and
+ * category), sends per `biz_opaque_callback_data` (to count duplicates) and the per-number
+ * send rate. Timers of pending status changes are kept so `close()` ends them all.
  *
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/overview
  */
@@ -52,7 +53,42 @@ export interface PhoneMessage {
   template?: { name: string; language: string; params: string[] };
   status: 'accepted' | 'sent' | 'delivered' | 'read' | 'failed';
   at: number;
+  /** The conversation it was sent in (none for a message that fails). */
+  conversation?: Conversation;
+  /** The Cloud API error code it fails with (its one status webhook is `failed`). */
+  failure?: number;
 }
+
+/**
+ * A conversation: a 24-hour session between one business number and one person, of one
+ * category (`service` for free text, else the template's category in lower case).
+ *
+ * @see https://developers.facebook.com/docs/whatsapp/pricing/conversation-based-pricing
+ */
+export interface Conversation {
+  id: string;
+  category: string;
+  /** When it ends, ms on the sandbox clock. */
+  expiresAt: number;
+  /** Whether this message opened it (its first status carries `expiration_timestamp`). */
+  opened: boolean;
+}
+
+/** A customer service window and a conversation last 24 hours. */
+const DAY_MS = 24 * 3600 * 1000;
+
+/** The provider's own sample template, as its API lists it. */
+const HELLO_WORLD: Record<string, unknown>[] = [
+  { type: 'HEADER', format: 'TEXT', text: 'Hello World' },
+  {
+    type: 'BODY',
+    text:
+      'Welcome and congratulations!! This message demonstrates your ability to send a WhatsApp ' +
+      'message notification from the Cloud API, hosted by Meta. Thank you for taking the time ' +
+      'to test with us.',
+  },
+  { type: 'FOOTER', text: 'WhatsApp Business Platform sample message' },
+];
 
 const WABA_ID = /^1020[0-9]{6}0[12]$/;
 
@@ -97,6 +133,8 @@ export class CloudState {
   readonly messages: PhoneMessage[] = [];
   /** Last inbound per `{phoneNumberId}:{waId}`, ms on the sandbox clock. */
   readonly lastInbound = new Map<string, number>();
+  /** The open conversation per `{phoneNumberId}:{waId}:{category}`. */
+  readonly #conversations = new Map<string, { id: string; expiresAt: number }>();
   /** Sends per `biz_opaque_callback_data`. */
   readonly sendsByCallbackData = new Map<string, number>();
   sends = 0;
@@ -119,7 +157,10 @@ export class CloudState {
     return this.#abort.signal;
   }
 
-  /** The WABA's templates, seeded on first use with an APPROVED `hello_world`. */
+  /**
+   * The WABA's templates, seeded on first use with the provider's own sample: an APPROVED
+   * `hello_world` (en_US, UTILITY) with a text header, a body and a footer, and no variables.
+   */
   templatesOf(wabaId: string): SandboxTemplate[] {
     let list = this.templates.get(wabaId);
     if (!list) {
@@ -130,13 +171,31 @@ export class CloudState {
           language: 'en_US',
           category: 'UTILITY',
           status: 'APPROVED',
-          components: [{ type: 'BODY', text: 'Hello {{1}}' }],
+          components: structuredClone(HELLO_WORLD),
           appId: undefined,
         },
       ];
       this.templates.set(wabaId, list);
     }
     return list;
+  }
+
+  /**
+   * The conversation a message from `phoneNumberId` to `waId` of `category` sent at `nowMs`
+   * belongs to: the open one, or a new one of 24 hours (`opened: true`).
+   */
+  conversationFor(
+    phoneNumberId: string,
+    waId: string,
+    category: string,
+    nowMs: number,
+  ): Conversation {
+    const key = `${phoneNumberId}:${waId}:${category}`;
+    const open = this.#conversations.get(key);
+    if (open && nowMs < open.expiresAt) return { ...open, category, opened: false };
+    const started = { id: randomBytes(16).toString('hex'), expiresAt: nowMs + DAY_MS };
+    this.#conversations.set(key, started);
+    return { ...started, category, opened: true };
   }
 
   /**
@@ -178,7 +237,7 @@ export class CloudState {
   /** Whether `waId` wrote to `phoneNumberId` in the 24 hours before `nowMs`. */
   inWindow(phoneNumberId: string, waId: string, nowMs: number): boolean {
     const at = this.lastInbound.get(`${phoneNumberId}:${waId}`);
-    return at !== undefined && nowMs - at < 24 * 3600 * 1000;
+    return at !== undefined && nowMs - at < DAY_MS;
   }
 
   /** Run `fn` after `ms` (unref'd; cancelled by `close`). */

@@ -1,8 +1,9 @@
 /**
  * A portal ready to send WhatsApp messages, for messaging tests: the sandbox provider (its
  * Cloud API emulation, statuses delivered as signed webhooks to this app over real HTTP), the
- * app listening on a free port, a portal connected through the sandbox with credit, and the
- * delivery queue started (workers only when asked).
+ * app listening on a free port, a portal connected through the sandbox with credit and, in each
+ * of its WABAs, the provider's `hello_world` and an approved `greeting` with one variable, and
+ * the delivery queue started (workers only when asked).
  */
 import type { TestContext } from 'node:test';
 import type { LightMyRequestResponse as LightResponse } from 'fastify';
@@ -14,12 +15,26 @@ import type { Backend } from './storage.ts';
 
 export const MESSAGES = '/api/v1/external/messaging/messages';
 
-/** A send of the sandbox's approved `hello_world` template to `to` from `from`. */
+/**
+ * A send of the sandbox's approved `hello_world` template (the provider's sample, UTILITY, no
+ * variables) to `to` from `from`.
+ */
 export const hello = (to: string, from: string) => ({
   to,
   from,
   type: 'template',
-  template: { name: 'hello_world', language: 'en_US', parameters: ['Ada'] },
+  template: { name: 'hello_world', language: 'en_US' },
+});
+
+/** The UTILITY template with one body variable `messagingSetup` approves in each WABA. */
+export const GREETING = { name: 'greeting', text: 'Hello {{1}}, thank you for your order.' };
+
+/** A send of `greeting` to `to` from `from`, its one variable `name`. */
+export const greeting = (to: string, from: string, name: string) => ({
+  to,
+  from,
+  type: 'template',
+  template: { name: GREETING.name, language: 'en_US', parameters: [name] },
 });
 
 export interface MessagingSetup extends TestApp {
@@ -68,6 +83,17 @@ export async function messagingSetup(
   const portal = await createPortal(built.services);
   const portalId = await built.services.accounts.portalIdFor(portal.portalCode);
   await connectPortal(built.services, provider, { portalId, userId: portal.userId });
+  // As if the business had a template with a variable approved (the sandbox's test hook).
+  for (const wabaId of await built.services.partner.wabaIdsOf(portalId))
+    provider.sandbox.cloud.templatesOf(wabaId).push({
+      id: `${wabaId}7`,
+      name: GREETING.name,
+      language: 'en_US',
+      category: 'UTILITY',
+      status: 'APPROVED',
+      components: [{ type: 'BODY', text: GREETING.text }],
+      appId: undefined,
+    });
   if (options.credit !== 0)
     await built.services.messaging.addCredit({
       portalId,

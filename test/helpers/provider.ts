@@ -2,8 +2,11 @@
  * A sandbox provider for tests, on a free port, closed in `t.after`, plus the environment that
  * points Portico at it. Outbound provider calls in tests go over real HTTP to it.
  */
-import { randomBytes, randomInt } from 'node:crypto';
+import { createHmac, randomBytes, randomInt } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { TestContext } from 'node:test';
+import { setTimeout as delay } from 'node:timers/promises';
 import {
   type CloudOptions,
   startSandboxProvider,
@@ -99,4 +102,90 @@ export async function connectPortal(
     userId: input.userId,
     authorizationCode: validated(authorizationCode),
   });
+}
+
+/** One `statuses[]` item as the sandbox posts it (the fields tests read). */
+export interface StatusItem {
+  id: string;
+  status: string;
+  timestamp: string;
+  recipient_id: string;
+  conversation?: { id: string; expiration_timestamp?: string; origin: { type: string } };
+  pricing?: { billable: boolean; pricing_model: string; category: string };
+  errors?: {
+    code: number;
+    title: string;
+    message: string;
+    error_data: { details: string };
+    href: string;
+  }[];
+}
+
+export interface RecordedWebhooks {
+  /** Every notification body the app was sent (signature checked), parsed, in arrival order. */
+  bodies: unknown[];
+  /** The `statuses[]` items of `messages` changes for `wamid`, in arrival order. */
+  statusesOf(wamid: string): StatusItem[];
+  /** Wait (up to 10 s) until `wamid` has `count` statuses; they, in arrival order. */
+  waitForStatuses(wamid: string, count: number): Promise<StatusItem[]>;
+}
+
+/**
+ * Stand in for the app's webhook receiver: a plain HTTP server that answers the sandbox's
+ * subscription check, checks `X-Hub-Signature-256` and records each body. The app's webhook
+ * URL is pointed at it; closed in `t.after`.
+ */
+export async function recordAppWebhooks(
+  t: Pick<TestContext, 'after'>,
+  provider: TestProvider,
+): Promise<RecordedWebhooks> {
+  const bodies: unknown[] = [];
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://receiver');
+    if (req.method === 'GET') {
+      const ok = url.searchParams.get('hub.verify_token') === provider.webhookVerifyToken;
+      res.writeHead(ok ? 200 : 403).end(ok ? url.searchParams.get('hub.challenge') : '');
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const raw = Buffer.concat(chunks);
+      const expected = `sha256=${createHmac('sha256', provider.appSecret).update(raw).digest('hex')}`;
+      if (req.headers['x-hub-signature-256'] !== expected) return void res.writeHead(401).end();
+      bodies.push(JSON.parse(raw.toString('utf8')));
+      res.writeHead(200).end();
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
+  const { port } = server.address() as AddressInfo;
+  provider.sandbox.configureApp(provider.appId, {
+    webhookUrl: `http://127.0.0.1:${port}/api/provider/webhooks`,
+  });
+  const statusesOf = (wamid: string) =>
+    bodies.flatMap((b) =>
+      (b as { entry: { changes: { value: { statuses?: StatusItem[] } }[] }[] }).entry.flatMap((e) =>
+        e.changes.flatMap((c) => (c.value.statuses ?? []).filter((s) => s.id === wamid)),
+      ),
+    );
+  return {
+    bodies,
+    statusesOf,
+    async waitForStatuses(wamid, count) {
+      const deadline = Date.now() + 10_000;
+      while (statusesOf(wamid).length < count) {
+        if (Date.now() > deadline)
+          throw new Error(`${wamid}: ${statusesOf(wamid).length} of ${count} statuses in 10 s`);
+        await delay(10);
+      }
+      return statusesOf(wamid);
+    },
+  };
 }

@@ -10,7 +10,7 @@ import { sql } from 'drizzle-orm';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import type { Storage } from '../../src/db/client.ts';
 import { eventually } from '../helpers/instances.ts';
-import { hello, messagingSetup, type MessagingSetup } from '../helpers/messaging.ts';
+import { greeting, hello, messagingSetup, type MessagingSetup } from '../helpers/messaging.ts';
 import { queryRows } from '../helpers/sql.ts';
 import { backends } from '../helpers/storage.ts';
 import { startReceiver } from '../webhooks/receiver.ts';
@@ -93,10 +93,7 @@ for (const backend of backends()) {
       };
       const first = await s.send(byContact, { 'idempotency-key': 'send-1' });
       assert.equal(first.statusCode, 202, first.body);
-      const byTo = {
-        ...hello(phone, s.numbers[0]!),
-        template: { name: 'hello_world', language: 'en_US', parameters: ['Zenobia'] },
-      };
+      const byTo = greeting(phone, s.numbers[0]!, 'Zenobia');
       const second = await s.send(byTo, { 'idempotency-key': 'send-2' });
       assert.equal(second.statusCode, 202, second.body);
       const replay = await s.send(byContact, { 'idempotency-key': 'send-1' });
@@ -155,10 +152,9 @@ for (const backend of backends()) {
       const s = await messagingSetup(t, backend, { credit: 100, workers: false });
       const contact = await createContact(s, { phone: '+16505558888', firstName: 'Ada' });
       const byContact = await s.send({
+        ...greeting('', s.numbers[0]!, 'Ada'),
         contactId: contact.id,
-        ...hello('', s.numbers[0]!),
         to: undefined,
-        template: { name: 'hello_world', language: 'en_US', parameters: ['Ada'] },
       });
       assert.equal(byContact.statusCode, 202, byContact.body);
       const byTo = await s.send(hello('+1 650 555 8888', s.numbers[0]!));

@@ -7,14 +7,14 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { createPortal } from '../helpers/app.ts';
 import { eventually } from '../helpers/instances.ts';
-import { hello, messagingSetup, MESSAGES } from '../helpers/messaging.ts';
+import { greeting, hello, messagingSetup, MESSAGES } from '../helpers/messaging.ts';
 import { backends } from '../helpers/storage.ts';
 
 for (const backend of backends()) {
   describe(`messaging: send (${backend.name})`, () => {
     test('template → queued → sent → delivered → read; price captured; sent once', async (t) => {
       const s = await messagingSetup(t, backend, { credit: 100 });
-      const res = await s.send(hello('+16505551234', s.numbers[0]!));
+      const res = await s.send(greeting('+16505551234', s.numbers[0]!, 'Ada'));
       assert.equal(res.statusCode, 202, res.body);
       const queued = res.json().data;
       assert.equal(queued.status, 'queued');
@@ -42,7 +42,7 @@ for (const backend of backends()) {
         (m) => m.wamid === read.providerMessageId,
       );
       assert.deepEqual(received?.template, {
-        name: 'hello_world',
+        name: 'greeting',
         language: 'en_US',
         params: ['Ada'],
       });
@@ -111,6 +111,39 @@ for (const backend of backends()) {
       );
       assert.deepEqual((await s.message(accepted.json().data.id)).text, {
         body: 'Your order shipped',
+      });
+    });
+
+    test('free text queued in the window and sent after it closed: the provider accepts it, then fails it with 131047; credit released', async (t) => {
+      const s = await messagingSetup(t, backend, { credit: 100, workers: false });
+      await s.provider.sandbox.cloud.writeIn({
+        phoneNumberId: s.numbers[0]!,
+        from: '16505552323',
+        text: 'Can you call me?',
+      });
+      const res = await s.send({
+        to: '+16505552323',
+        from: s.numbers[0],
+        type: 'text',
+        text: { body: 'We will call you tomorrow.' },
+      });
+      assert.equal(res.statusCode, 202, res.body);
+      const id = res.json().data.id as string;
+      // The message waits in the queue until the window has closed (on the provider's clock).
+      s.provider.sandbox.advanceTime(25 * 3600 * 1000);
+      await s.services.messaging.startWorkers();
+      await eventually(
+        async () => (await s.message(id)).status === 'failed',
+        'failed by its status webhook',
+      );
+      const failed = await s.message(id);
+      assert.match(String(failed.providerMessageId), /^wamid\./, 'the provider accepted it');
+      assert.deepEqual(failed.error, { code: '131047', title: 'Re-engagement message' });
+      assert.equal(s.provider.sandbox.cloud.sendsOf(id), 1);
+      assert.deepEqual(await s.services.messaging.credit({ portalId: s.portalId }), {
+        balance: 100,
+        reserved: 0,
+        currency: 'EUR',
       });
     });
 

@@ -73,7 +73,19 @@ const STATUSES = (phoneNumberId: string) => ({
       errors: [{ code: 131026, title: 'quoted +16505550000 input', error_data: { details: 'x' } }],
       unknown_field: { kept: 'ignored' },
     },
-    { id: 'wamid.DEF', status: 'delivered', timestamp: 1764000001, recipient_id: '1650555' },
+    {
+      id: 'wamid.DEF',
+      status: 'delivered',
+      timestamp: 1764000001,
+      recipient_id: '1650555',
+      // As documented: the conversation (its expiry on the first status only) and the pricing.
+      conversation: {
+        id: '6a1f0c2e9b7d4e3a8c5b2d1e0f9a8b7c',
+        expiration_timestamp: '1764086400',
+        origin: { type: 'utility' },
+      },
+      pricing: { billable: true, pricing_model: 'PMP', type: 'regular', category: 'utility' },
+    },
     { id: 'wamid.BAD', status: 'exploded', timestamp: '1', recipient_id: '1' },
   ],
 });
@@ -162,6 +174,7 @@ for (const backend of backends()) {
           status: 'delivered',
           timestamp: new Date(1764000001 * 1000),
           recipientId: '1650555',
+          pricing: { billable: true, category: 'utility', pricingModel: 'PMP' },
           errors: [],
         },
       ]);

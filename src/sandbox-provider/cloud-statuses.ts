@@ -1,0 +1,104 @@
+/**
+ * The status webhooks of a send, as the Cloud API posts them (`field: messages`, `value:
+ * {messaging_product, metadata, statuses: [item]}`), one per step, each after the previous
+ * one's delivery:
+ *
+ * - a message that goes through: `sent`, `delivered`, `read`, each item carrying its
+ *   `conversation: {id, origin: {type}}` (one id for every message of the conversation, and
+ *   `expiration_timestamp`, Unix seconds as a string, on the first status of the message that
+ *   opened it) and `pricing: {billable, pricing_model: "CBP", category}`;
+ * - a message that fails (`PhoneMessage.failure`): one `failed` with `errors: [{code, title,
+ *   message, error_data: {details}, href}]` and no conversation.
+ *
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples#message-status-updates
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/components#statuses-object
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
+ */
+import { describePhoneNumber, type PhoneMessage } from './cloud-state.ts';
+import { deliverWithRetries, wabaNotification } from './cloud-webhooks.ts';
+import type { SandboxState } from './sandbox-state.ts';
+
+/** The failures a sent message may end in, by Cloud API code. */
+const FAILURES: Record<number, { title: string; details: string }> = {
+  131026: { title: 'Message undeliverable', details: 'Message Undeliverable.' },
+  131047: {
+    title: 'Re-engagement message',
+    details:
+      'Message failed to send because more than 24 hours have passed since the customer last replied to this number.',
+  },
+};
+
+const ERROR_CODES_URL =
+  'https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes/';
+
+/** The `errors[]` item of a failed status for `code`. */
+function statusError(code: number) {
+  const { title, details } = FAILURES[code] ?? { title: 'Unknown error', details: 'Unknown' };
+  return { code, title, message: title, error_data: { details }, href: ERROR_CODES_URL };
+}
+
+/** The `statuses[]` item of a status webhook; `first` for the message's first status. */
+function statusItem(
+  m: PhoneMessage,
+  status: PhoneMessage['status'],
+  data: string | undefined,
+  nowMs: number,
+  first: boolean,
+) {
+  const c = m.conversation;
+  return {
+    id: m.wamid,
+    status,
+    timestamp: String(Math.floor(nowMs / 1000)),
+    recipient_id: m.waId,
+    ...(data !== undefined && { biz_opaque_callback_data: data }),
+    ...(m.failure !== undefined && { errors: [statusError(m.failure)] }),
+    ...(c && {
+      conversation: {
+        id: c.id,
+        ...(c.opened && first && { expiration_timestamp: String(Math.floor(c.expiresAt / 1000)) }),
+        origin: { type: c.category },
+      },
+      pricing: { billable: true, pricing_model: 'CBP', category: c.category },
+    }),
+  };
+}
+
+/**
+ * Schedule the message's status webhooks to `appId`, one after the other: each step waits for
+ * the previous delivery to end, then the rest of its delay (so they arrive in order, as the
+ * provider mostly sends them; an app must still cope with any order).
+ */
+export function scheduleStatuses(
+  state: SandboxState,
+  appId: string,
+  wabaId: string,
+  m: PhoneMessage,
+  data: string | undefined,
+): void {
+  const number = describePhoneNumber(m.phoneNumberId);
+  const steps: PhoneMessage['status'][] =
+    m.failure !== undefined ? ['failed'] : ['sent', 'delivered', 'read'];
+  const delays = state.cloud.options.statusDelaysMs;
+  const step = (i: number) => {
+    const status = steps[i];
+    if (status === undefined) return;
+    const wait = (delays[i] ?? 0) - (delays[i - 1] ?? 0);
+    state.cloud.schedule(Math.max(wait, 0), async () => {
+      m.status = status;
+      const value = {
+        messaging_product: 'whatsapp',
+        metadata: { display_phone_number: number.digits, phone_number_id: m.phoneNumberId },
+        statuses: [statusItem(m, status, data, state.now(), i === 0)],
+      };
+      await deliverWithRetries(
+        state,
+        appId,
+        'messages',
+        wabaNotification(wabaId, 'messages', value, state.now()),
+      );
+      step(i + 1);
+    });
+  };
+  step(0);
+}

@@ -1,0 +1,248 @@
+/**
+ * The sandbox's sends and status webhooks as the Cloud API has them, over raw HTTP in Graph's
+ * wire format (a receiver stands in for the app): free text outside the 24-hour customer
+ * service window is accepted and then fails with 131047; statuses carry one conversation per
+ * business number, person and category for 24 hours (`expiration_timestamp` on its first
+ * status), pricing, and `errors[].error_data` on a failure; `hello_world` has no variables, as
+ * the provider's own. Every body the sandbox sends passes Portico's webhook parser whole.
+ */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import { parseProviderWebhook } from '../../src/partner/cloud-api/provider-webhook-payload.ts';
+import { createProviderClient } from '../../src/partner/provider-client.ts';
+import {
+  recordAppWebhooks,
+  startTestProvider,
+  type RecordedWebhooks,
+  type StatusItem,
+  type TestProvider,
+} from '../helpers/provider.ts';
+
+const DAY_MS = 24 * 3600 * 1000;
+
+/** A person's long-lived token, their first WABA and its two phone number ids. */
+async function granted(p: TestProvider, userId: string) {
+  const client = createProviderClient({
+    graphBaseUrl: p.sandbox.url,
+    apiVersion: 'v21.0',
+    appId: p.appId,
+    appSecret: p.appSecret,
+    redirectUri: p.redirectUri,
+    timeoutMs: 5_000,
+  });
+  const code = p.sandbox.authorize({ appId: p.appId, redirectUri: p.redirectUri, userId });
+  const short = await client.exchangeCode(code);
+  const { accessToken: token } = await client.exchangeForLongLived(short.accessToken);
+  const info = await client.inspectToken(token);
+  const wabaId = info.granularScopes.find((g) => g.scope === 'whatsapp_business_management')!
+    .targetIds[0]!;
+  const numbers = await client.cloud(token).listPhoneNumbers(wabaId);
+  return { token, wabaId, numbers: numbers.map((n) => n.id) };
+}
+
+/** POST `/{phone-number-id}/messages` as the Cloud API takes it; the status and the JSON. */
+async function send(p: TestProvider, token: string, from: string, message: object) {
+  const res = await fetch(`${p.sandbox.url}/v21.0/${from}/messages`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ messaging_product: 'whatsapp', ...message }),
+  });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+/** The wamid of an accepted send (200 with `messages[0].id`). */
+async function accepted(p: TestProvider, token: string, from: string, message: object) {
+  const res = await send(p, token, from, message);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  const wamid = (res.body.messages as { id: string }[])[0]!.id;
+  assert.match(wamid, /^wamid\./);
+  return wamid;
+}
+
+const text = (to: string, body: string) => ({ to, type: 'text', text: { body } });
+const template = (to: string, name: string, parameters: string[] = []) => ({
+  to,
+  type: 'template',
+  template: {
+    name,
+    language: { code: 'en_US' },
+    ...(parameters.length > 0 && {
+      components: [
+        { type: 'body', parameters: parameters.map((t) => ({ type: 'text', text: t })) },
+      ],
+    }),
+  },
+});
+
+/** Every recorded body parses whole with Portico's parser: nothing skipped. */
+function assertParsedWhole(hooks: RecordedWebhooks) {
+  assert.ok(hooks.bodies.length > 0);
+  for (const body of hooks.bodies) {
+    const parsed = parseProviderWebhook(body);
+    assert.ok(parsed.ok, JSON.stringify(body));
+    assert.equal(parsed.skipped, 0, JSON.stringify(body));
+  }
+}
+
+describe('the sandbox sends and reports as the Cloud API does', () => {
+  test('free text outside the window: 200 with a wamid, then one failed status with 131047 and error_data.details', async (t) => {
+    const p = await startTestProvider(t);
+    const hooks = await recordAppWebhooks(t, p);
+    const { token, numbers } = await granted(p, '5501');
+    const [a, b] = numbers as [string, string];
+    const outside = await accepted(p, token, a, text('+1 650 555 1234', 'Where is my parcel?'));
+    const [failed, ...more] = await hooks.waitForStatuses(outside, 1);
+    assert.deepEqual(more, []);
+    assert.equal(failed!.status, 'failed');
+    assert.equal(failed!.recipient_id, '16505551234');
+    assert.equal(failed!.conversation, undefined, 'a failed message opens no conversation');
+    assert.equal(failed!.pricing, undefined);
+    assert.equal(failed!.errors?.length, 1);
+    const [error] = failed!.errors;
+    assert.deepEqual(
+      [error!.code, error!.title, error!.message],
+      [131047, 'Re-engagement message', 'Re-engagement message'],
+    );
+    assert.match(error!.error_data.details, /more than 24 hours have passed/);
+    assert.match(error!.href, /^https:\/\/developers\.facebook\.com\/.*error-codes/);
+    assert.equal(p.sandbox.cloud.messages.find((m) => m.wamid === outside)?.status, 'failed');
+
+    // The window is the person's with one business number: writing to A opens it for A only.
+    await p.sandbox.cloud.writeIn({ phoneNumberId: a, from: '16505551234', text: 'hi' });
+    const fromB = await accepted(p, token, b, text('16505551234', 'From the other number'));
+    const fromA = await accepted(p, token, a, text('16505551234', 'On its way'));
+    assert.equal((await hooks.waitForStatuses(fromB, 1))[0]!.errors?.[0]?.code, 131047);
+    const inWindow = await hooks.waitForStatuses(fromA, 3);
+    assert.deepEqual(
+      inWindow.map((s) => [s.status, s.errors]),
+      [
+        ['sent', undefined],
+        ['delivered', undefined],
+        ['read', undefined],
+      ],
+    );
+    // 24 hours after the person's message the window is closed again.
+    p.sandbox.advanceTime(DAY_MS + 1000);
+    const late = await accepted(p, token, a, text('16505551234', 'Anything else?'));
+    assert.equal((await hooks.waitForStatuses(late, 1))[0]!.errors?.[0]?.code, 131047);
+
+    assertParsedWhole(hooks);
+    const events = hooks.bodies.flatMap((body) => {
+      const parsed = parseProviderWebhook(body);
+      return parsed.ok
+        ? parsed.changes.flatMap((c) => (c.kind === 'statuses' ? c.events : []))
+        : [];
+    });
+    assert.deepEqual(events.find((e) => e.wamid === outside)?.errors, [
+      { code: 131047, title: 'Re-engagement message' },
+    ]);
+  });
+
+  test('statuses carry one conversation per number, person and category for 24 hours, its expiration_timestamp first, and pricing', async (t) => {
+    const p = await startTestProvider(t);
+    const hooks = await recordAppWebhooks(t, p);
+    const { token, wabaId, numbers } = await granted(p, '5502');
+    const [a, b] = numbers as [string, string];
+    p.sandbox.cloud.templatesOf(wabaId).push({
+      id: '5502000001',
+      name: 'spring_sale',
+      language: 'en_US',
+      category: 'MARKETING',
+      status: 'APPROVED',
+      components: [{ type: 'BODY', text: 'Our spring sale starts today.' }],
+      appId: undefined,
+    });
+    const sends: [string, string, string][] = [
+      ['first', a, '16505551234'],
+      ['same conversation', a, '16505551234'],
+      ['other person', a, '16505554321'],
+      ['other number', b, '16505551234'],
+    ];
+    const wamids = new Map<string, string>();
+    for (const [what, from, to] of sends)
+      wamids.set(what, await accepted(p, token, from, template(to, 'hello_world')));
+    wamids.set('marketing', await accepted(p, token, a, template('16505551234', 'spring_sale')));
+    const undeliverable = await accepted(p, token, a, template('16505550000', 'hello_world'));
+
+    const statuses = new Map<string, StatusItem[]>();
+    for (const [what, wamid] of wamids) statuses.set(what, await hooks.waitForStatuses(wamid, 3));
+    for (const [what, items] of statuses) {
+      assert.deepEqual(
+        items.map((s) => s.status),
+        ['sent', 'delivered', 'read'],
+        what,
+      );
+      const category = what === 'marketing' ? 'marketing' : 'utility';
+      const ids = new Set(items.map((s) => s.conversation?.id));
+      assert.equal(ids.size, 1, `${what}: one conversation id on every status`);
+      assert.match(String([...ids][0]), /^[0-9a-f]{32}$/);
+      for (const s of items) {
+        assert.deepEqual(s.conversation?.origin, { type: category }, what);
+        assert.deepEqual(s.pricing, { billable: true, pricing_model: 'CBP', category }, what);
+        assert.equal(s.errors, undefined, what);
+      }
+      // The message that opened its conversation says when it ends, on its first status only.
+      const opened = what !== 'same conversation';
+      const [sent, ...later] = items;
+      if (opened) {
+        const expires = Number(sent!.conversation!.expiration_timestamp);
+        assert.equal(typeof sent!.conversation!.expiration_timestamp, 'string');
+        assert.ok(Math.abs(expires - Number(sent!.timestamp) - 86_400) <= 2, `${what}: ${expires}`);
+      } else assert.equal(sent!.conversation!.expiration_timestamp, undefined, what);
+      for (const s of later) assert.equal(s.conversation!.expiration_timestamp, undefined, what);
+    }
+    const idOf = (what: string) => statuses.get(what)![0]!.conversation!.id;
+    assert.equal(idOf('same conversation'), idOf('first'));
+    const distinct = ['first', 'other person', 'other number', 'marketing'].map(idOf);
+    assert.equal(new Set(distinct).size, 4, 'person, number and category each part a conversation');
+
+    // After 24 hours the next message opens a new conversation.
+    p.sandbox.advanceTime(DAY_MS + 1000);
+    const next = await hooks.waitForStatuses(
+      await accepted(p, token, a, template('16505551234', 'hello_world')),
+      3,
+    );
+    assert.notEqual(next[0]!.conversation!.id, idOf('first'));
+    assert.equal(typeof next[0]!.conversation!.expiration_timestamp, 'string');
+
+    // An undeliverable message: one failed status with the error's details, no conversation.
+    const [failed] = await hooks.waitForStatuses(undeliverable, 1);
+    assert.equal(failed!.status, 'failed');
+    assert.equal(failed!.conversation, undefined);
+    assert.deepEqual(
+      failed!.errors?.map((e) => [e.code, e.title, typeof e.error_data.details]),
+      [[131026, 'Message undeliverable', 'string']],
+    );
+    assertParsedWhole(hooks);
+  });
+
+  test("hello_world is the provider's own: a header, a body and a footer without variables; a parameter → 132000", async (t) => {
+    const p = await startTestProvider(t);
+    await recordAppWebhooks(t, p);
+    const { token, wabaId, numbers } = await granted(p, '5503');
+    const res = await fetch(`${p.sandbox.url}/v21.0/${wabaId}/message_templates`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    const { data } = (await res.json()) as {
+      data: { name: string; category: string; components: { type: string; text: string }[] }[];
+    };
+    const hello = data.find((x) => x.name === 'hello_world')!;
+    assert.equal(hello.category, 'UTILITY');
+    assert.deepEqual(
+      hello.components.map((c) => c.type),
+      ['HEADER', 'BODY', 'FOOTER'],
+    );
+    assert.equal(hello.components[0]!.text, 'Hello World');
+    assert.match(hello.components[1]!.text, /^Welcome and congratulations!! /);
+    assert.ok(!hello.components.some((c) => c.text.includes('{{')), 'no variables');
+    await accepted(p, token, numbers[0]!, template('16505551234', 'hello_world'));
+    const withParameter = await send(
+      p,
+      token,
+      numbers[0]!,
+      template('16505551234', 'hello_world', ['Ada']),
+    );
+    assert.equal(withParameter.status, 400);
+    assert.equal((withParameter.body.error as { code: number }).code, 132000);
+  });
+});
