@@ -202,8 +202,8 @@ function pgliteStartParams(defaults: readonly string[]): string[] {
  * Run WebAssembly on V8's baseline compiler (Liftoff) only: PGlite's module, compiled after
  * this, is never recompiled by the optimising compiler (TurboFan). By default V8 tiers up
  * every hot function of PGlite's PostgreSQL in background threads, which cost more CPU than
- * a CLI command or a test process ever wins back, and memory. Measured (docs/decisions.md,
- * "Speed (issue 15)"): a CLI command on the embedded database 1.05 → 0.69 s of CPU and 228 →
+ * a CLI command or a test process ever wins back, and memory. Measured (docs/decisions/0019-speed.md):
+ * a CLI command on the embedded database 1.05 → 0.69 s of CPU and 228 →
  * 155 MB resident; opening an in-memory database from the template 1.30 → 0.92 s of CPU;
  * queries after warm-up within 10 % of the optimised code, since PGlite's time is mostly in
  * its JavaScript. Process-wide (V8 has no per-module setting); the only other WebAssembly in

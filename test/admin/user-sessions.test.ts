@@ -1,6 +1,6 @@
 /**
  * A password change ends every session of the user; `user sign-out` ends them on demand; the
- * settings page shows how many are live (issue 13, item 1).
+ * settings page shows how many are live.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

@@ -1,7 +1,7 @@
 /**
  * The repository's root folder: the nearest folder above this module that holds a
  * `package.json`. The same whether the tests run from `test/` (through tsx) or from the suite's
- * bundle under `test-output/suite/` (`npm test`; docs/decisions.md "Speed (issue 15)").
+ * bundle under `test-output/suite/` (`npm test`; docs/decisions/0020-tests.md).
  */
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';

@@ -1,5 +1,5 @@
 /**
- * The callback's hardening (issue 13): the state is bound to the session that started the flow
+ * The callback's hardening: the state is bound to the session that started the flow
  * (item 5), and every failure of the callback ends on `/auth-error`, a storage failure included
  * (item 6).
  */

@@ -1,7 +1,7 @@
 /**
  * Disconnect (and a refused grant) revokes the app's permissions at the provider, after the
  * local cleanup; a failure there is retried a bounded number of times and never blocks the
- * local revocation (issue 13, item 14). Over real HTTP to the sandbox provider.
+ * local revocation. Over real HTTP to the sandbox provider.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';

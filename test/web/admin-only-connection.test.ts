@@ -1,6 +1,6 @@
 /**
- * Only the main administrator connects and disconnects the provider account (issue 13, item
- * 13): the pages say so to other users, and consent, start, callback and disconnect refuse them
+ * Only the main administrator connects and disconnects the provider account: the
+ * pages say so to other users, and consent, start, callback and disconnect refuse them
  * with a page, changing nothing.
  */
 import assert from 'node:assert/strict';

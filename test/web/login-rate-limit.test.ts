@@ -1,6 +1,6 @@
 /**
  * `POST /login` is rate-limited per account and address, per address, and per account, on
- * failures only, before any password hashing (issue 13, item 8). Counters shared through Redis
+ * failures only, before any password hashing. Counters shared through Redis
  * when REDIS_URL is configured.
  */
 import assert from 'node:assert/strict';

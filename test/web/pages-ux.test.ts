@@ -1,5 +1,5 @@
 /**
- * Issue 14's "Pages": scopes in words, the token's last use, the audit log in the customer's
+ * The pages: scopes in words, the token's last use, the audit log in the customer's
  * words (paged, cancelled and declined attempts), the connection card, error pages, the
  * favicon, `/authorized` signed in, and the development host redirect. In-process (real
  * storage, real HTTP to the sandbox provider); the browser suite covers the same pages in
@@ -30,7 +30,7 @@ const HTML = { accept: 'text/html,application/xhtml+xml' };
 const text = (html: string) => html.replace(/<[^>]+>/g, ' ').replace(/\s+/g, ' ');
 
 for (const backend of backends()) {
-  describe(`pages of issue 14 (${backend.name})`, () => {
+  describe(`pages: scopes, token use, audit log (${backend.name})`, () => {
     test('settings: scopes in words with the identifier in small print; last used, written at most once a minute', async (t) => {
       const { app, services } = await buildTestApp(t, backend);
       const portal = await portalWithPassword(services);
@@ -237,7 +237,7 @@ for (const backend of backends()) {
     });
   });
 
-  describe(`the connection flow's pages of issue 14 (${backend.name})`, () => {
+  describe(`the connection flow's pages (${backend.name})`, () => {
     test('a callback without any cookie names the 127.0.0.1/localhost cause and the address to use', async (t) => {
       const flow = await buildFlowApp(t, backend);
       const res = await flow.app.inject({ url: callbackUrl({ code: 'x', state: 'y' }) });

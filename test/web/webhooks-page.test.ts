@@ -1,5 +1,5 @@
 /**
- * `/settings/webhooks` (issue 12): the main administrator adds an endpoint (secret shown once),
+ * `/settings/webhooks`: the main administrator adds an endpoint (secret shown once),
  * sends a test event, sees the delivery and resends it; bad input and other users change
  * nothing.
  */

@@ -161,7 +161,7 @@ export async function authorizationRoutes(
       // A destructive action is confirmed on its own page first (web/settings-routes.tsx), which
       // says what stops working; a form without the confirmation goes there.
       if (request.body.confirm !== 'yes') return reply.redirect('/settings/disconnect', 303);
-      // The one revocation cleanup (issue 4): ciphertext deleted, inactive, audit record with
+      // The one revocation cleanup: ciphertext deleted, inactive, audit record with
       // this user as the actor, outbound calls stopped. Idempotent.
       const { revoked } = await partner.revokeConnection(session.portalId, {
         actor: { type: 'user', id: String(session.userId) },
