@@ -81,6 +81,8 @@ legend { font-weight: 600; padding: 0 var(--s-1); }
 .check input { width: 1.1rem; height: 1.1rem; }
 .field-row { display: flex; flex-wrap: wrap; gap: 0 var(--s-4); align-items: flex-end; }
 .field-row > .field { flex: 1 1 10rem; min-width: 0; }
+figure.template-body { margin: var(--s-3) 0; }
+figure.template-body blockquote { margin: var(--s-1) 0 0; padding: var(--s-2) var(--s-3); border-left: 3px solid var(--c-accent); background: var(--c-bg); white-space: pre-wrap; overflow-wrap: anywhere; }
 
 /* Buttons */
 button, .button { display: inline-flex; align-items: center; justify-content: center; min-height: 2.5rem; padding: var(--s-2) var(--s-4); border: 1px solid transparent; border-radius: var(--radius-sm); background: var(--c-accent); color: var(--c-accent-fg); font: inherit; font-weight: 600; text-decoration: none; cursor: pointer; white-space: nowrap; }
@@ -105,6 +107,10 @@ button.link { background: none; border: 0; color: var(--c-accent); padding: 0; m
 .flash-bad { background: var(--c-bad-soft); border-color: #e7a9ab; color: var(--c-bad); }
 .flash-info { background: var(--c-accent-soft); border-color: #a9c3ea; color: var(--c-fg); }
 .flash p { margin: 0; }
+.flash p + p, .flash p + ul, .flash ul + p { margin-top: var(--s-2); }
+.note { background: var(--c-warn-soft); border: 1px solid var(--c-warn-line); border-radius: var(--radius-sm); padding: var(--s-3) var(--s-4); margin: 0 0 var(--s-4); }
+.note p { margin: 0; }
+.note p + p { margin-top: var(--s-2); }
 .empty { text-align: center; padding: var(--s-5) var(--s-4); border: 1px dashed var(--c-line); border-radius: var(--radius-sm); color: var(--c-muted); }
 .empty p { margin: 0 0 var(--s-2); }
 .empty strong { color: var(--c-fg); }
@@ -134,6 +140,7 @@ td { text-align: left; padding: var(--s-2); border-bottom: 1px solid var(--c-lin
 td.long, td .long { overflow-wrap: anywhere; }
 td.nowrap, td.short { white-space: nowrap; }
 tbody tr:hover { background: #fafbfc; }
+tbody tr:target { background: var(--c-accent-soft); }
 
 /* Filters */
 form.filters { display: flex; flex-wrap: wrap; gap: 0 var(--s-3); align-items: flex-end; }
