@@ -52,6 +52,7 @@ details.menu[open] > summary { background: var(--c-neutral-soft); }
 .menu-panel { position: absolute; left: 0; right: 0; top: 3.3rem; z-index: 3; background: var(--c-surface); border-bottom: 1px solid var(--c-line); padding: var(--s-3) var(--s-4); box-shadow: 0 6px 16px #0002; }
 .menu-panel .nav { flex-direction: column; }
 .menu-panel .shell-user { margin: var(--s-3) 0 0; padding-top: var(--s-3); border-top: 1px solid var(--c-line); justify-content: space-between; }
+.agent-bar { flex-wrap: wrap; gap: var(--s-2) var(--s-4); }
 .sandbox-banner { background: var(--c-warn-soft); color: var(--c-warn); border-bottom: 1px solid var(--c-warn-line); text-align: center; padding: var(--s-1) var(--s-4); font-size: var(--t-sm); }
 main { max-width: 48rem; margin: var(--s-5) auto var(--s-6); padding: 0 var(--s-5); }
 main.wide { max-width: 72rem; }
@@ -146,6 +147,7 @@ tbody tr:target { background: var(--c-accent-soft); }
 form.filters { display: flex; flex-wrap: wrap; gap: 0 var(--s-3); align-items: flex-end; }
 form.filters .field { flex: 1 1 9rem; margin: 0; }
 form.filters button { margin-top: var(--s-3); }
+form.filters.choice .field { flex-basis: 16rem; }
 
 /* Chart: the SVG scales, its labels are HTML in CSS pixels and do not */
 figure.chart { margin: 0; }

@@ -25,7 +25,7 @@ const WINDOW_HELP =
 /** The choice of what to send (a GET: it only changes which send form is shown). */
 function Choice(p: { templates: ComposerTemplate[]; chosen: string; error?: string | undefined }) {
   return (
-    <form method="get" action="/messages#composer" class="filters" aria-label="What to send">
+    <form method="get" action="/messages#composer" class="filters choice" aria-label="What to send">
       <Field
         name="compose"
         id="c-compose"
@@ -139,6 +139,7 @@ function SendForm({ view, csrfToken }: { view: ComposerView; csrfToken: string }
           error={errors.text}
           help={WINDOW_HELP}
           maxLength={4096}
+          required
         />
       )}
       <Actions>
