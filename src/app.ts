@@ -190,6 +190,7 @@ async function registerPages(
       templates: services.templates,
       drafts: services.drafts,
       log: services.messaging,
+      send: services.messaging,
     },
     webhooks: services.webhooks,
     tickets: services.tickets,

@@ -27,6 +27,10 @@ export const FLASHES = {
       `Imported: ${n0(n, 'created')} created, ${n0(n, 'updated')} updated, ` +
       `${n0(n, 'unchanged')} unchanged, ${n0(n, 'failed')} not imported.`,
   },
+  connected: {
+    tone: 'ok',
+    text: () => 'Your provider account is connected.',
+  },
   disconnected: {
     tone: 'ok',
     text: () => 'Your provider account is disconnected and the stored access is deleted.',
@@ -84,15 +88,29 @@ export function flashText(key: FlashKey, counts: FlashCounts = {}): string {
   return entry.text(counts);
 }
 
-/** A flash message (role=status), or nothing. */
+/**
+ * A flash message (role=status), or nothing. `link` is the page's own (the thing the outcome
+ * concerns, which the page found itself), never an address taken from the URL.
+ */
 export function Flash(p: {
   flash?: { key: FlashKey; counts?: FlashCounts | undefined } | null | undefined;
+  link?: { href: string; label: string } | undefined;
 }) {
   if (!p.flash) return null;
   const entry: FlashEntry = FLASHES[p.flash.key];
   return (
     <div class={`flash flash-${entry.tone}`} role="status" data-testid="notice">
-      <p>{entry.text(p.flash.counts ?? {})}</p>
+      <p>
+        {entry.text(p.flash.counts ?? {})}
+        {p.link && (
+          <>
+            {' '}
+            <a href={p.link.href} data-testid="notice-link">
+              {p.link.label}
+            </a>
+          </>
+        )}
+      </p>
     </div>
   );
 }

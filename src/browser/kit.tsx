@@ -15,6 +15,8 @@
  *   secondary and danger buttons, spaced.
  * - {@link Badge}: a status word in a colour of its tone.
  * - {@link EmptyState}: what is missing and the link that fixes it.
+ * - {@link Note}: a highlighted paragraph of the page itself (a caution, an explanation), not
+ *   an outcome (those are flashes).
  * - {@link Flash} (flash.ts): a message from a fixed vocabulary.
  * - {@link ConfirmStep}: the confirmation every destructive action goes through.
  *
@@ -162,7 +164,7 @@ export function Field(
           ))}
         </select>
       ) : rows ? (
-        <textarea {...common} rows={rows} maxLength={input.maxLength}>
+        <textarea {...common} rows={rows} maxLength={input.maxLength} required={input.required}>
           {value ?? ''}
         </textarea>
       ) : (
@@ -287,6 +289,24 @@ export function EmptyState(p: {
       </p>
       {p.children && <p>{p.children}</p>}
       {p.action && <ButtonLink href={p.action.href}>{p.action.label}</ButtonLink>}
+    </div>
+  );
+}
+
+/** A highlighted note of the page: `warn` for a caution, `bad` for a refusal (role=alert). */
+export function Note(p: {
+  tone?: 'warn' | 'bad' | undefined;
+  testid?: string | undefined;
+  children: ComponentChildren;
+}) {
+  const bad = p.tone === 'bad';
+  return (
+    <div
+      class={bad ? 'flash flash-bad' : 'note'}
+      role={bad ? 'alert' : undefined}
+      data-testid={p.testid}
+    >
+      {p.children}
     </div>
   );
 }

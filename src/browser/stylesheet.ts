@@ -52,6 +52,7 @@ details.menu[open] > summary { background: var(--c-neutral-soft); }
 .menu-panel { position: absolute; left: 0; right: 0; top: 3.3rem; z-index: 3; background: var(--c-surface); border-bottom: 1px solid var(--c-line); padding: var(--s-3) var(--s-4); box-shadow: 0 6px 16px #0002; }
 .menu-panel .nav { flex-direction: column; }
 .menu-panel .shell-user { margin: var(--s-3) 0 0; padding-top: var(--s-3); border-top: 1px solid var(--c-line); justify-content: space-between; }
+.agent-bar { flex-wrap: wrap; gap: var(--s-2) var(--s-4); }
 .sandbox-banner { background: var(--c-warn-soft); color: var(--c-warn); border-bottom: 1px solid var(--c-warn-line); text-align: center; padding: var(--s-1) var(--s-4); font-size: var(--t-sm); }
 main { max-width: 48rem; margin: var(--s-5) auto var(--s-6); padding: 0 var(--s-5); }
 main.wide { max-width: 72rem; }
@@ -81,6 +82,8 @@ legend { font-weight: 600; padding: 0 var(--s-1); }
 .check input { width: 1.1rem; height: 1.1rem; }
 .field-row { display: flex; flex-wrap: wrap; gap: 0 var(--s-4); align-items: flex-end; }
 .field-row > .field { flex: 1 1 10rem; min-width: 0; }
+figure.template-body { margin: var(--s-3) 0; }
+figure.template-body blockquote { margin: var(--s-1) 0 0; padding: var(--s-2) var(--s-3); border-left: 3px solid var(--c-accent); background: var(--c-bg); white-space: pre-wrap; overflow-wrap: anywhere; }
 
 /* Buttons */
 button, .button { display: inline-flex; align-items: center; justify-content: center; min-height: 2.5rem; padding: var(--s-2) var(--s-4); border: 1px solid transparent; border-radius: var(--radius-sm); background: var(--c-accent); color: var(--c-accent-fg); font: inherit; font-weight: 600; text-decoration: none; cursor: pointer; white-space: nowrap; }
@@ -105,6 +108,10 @@ button.link { background: none; border: 0; color: var(--c-accent); padding: 0; m
 .flash-bad { background: var(--c-bad-soft); border-color: #e7a9ab; color: var(--c-bad); }
 .flash-info { background: var(--c-accent-soft); border-color: #a9c3ea; color: var(--c-fg); }
 .flash p { margin: 0; }
+.flash p + p, .flash p + ul, .flash ul + p { margin-top: var(--s-2); }
+.note { background: var(--c-warn-soft); border: 1px solid var(--c-warn-line); border-radius: var(--radius-sm); padding: var(--s-3) var(--s-4); margin: 0 0 var(--s-4); }
+.note p { margin: 0; }
+.note p + p { margin-top: var(--s-2); }
 .empty { text-align: center; padding: var(--s-5) var(--s-4); border: 1px dashed var(--c-line); border-radius: var(--radius-sm); color: var(--c-muted); }
 .empty p { margin: 0 0 var(--s-2); }
 .empty strong { color: var(--c-fg); }
@@ -134,11 +141,13 @@ td { text-align: left; padding: var(--s-2); border-bottom: 1px solid var(--c-lin
 td.long, td .long { overflow-wrap: anywhere; }
 td.nowrap, td.short { white-space: nowrap; }
 tbody tr:hover { background: #fafbfc; }
+tbody tr:target { background: var(--c-accent-soft); }
 
 /* Filters */
 form.filters { display: flex; flex-wrap: wrap; gap: 0 var(--s-3); align-items: flex-end; }
 form.filters .field { flex: 1 1 9rem; margin: 0; }
 form.filters button { margin-top: var(--s-3); }
+form.filters.choice .field { flex-basis: 16rem; }
 
 /* Chart: the SVG scales, its labels are HTML in CSS pixels and do not */
 figure.chart { margin: 0; }

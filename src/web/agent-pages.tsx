@@ -10,7 +10,8 @@
 import type { ComponentChildren } from 'preact';
 import type { DeskEntry, DeskTicket } from '../tickets/agent-desk-service.ts';
 import { ErrorFlash } from '../browser/flash.tsx';
-import { Badge, DataTable, EmptyState, PageHeader } from '../browser/kit.tsx';
+import { Badge, Button, DataTable, EmptyState, Field, PageHeader } from '../browser/kit.tsx';
+import { TicketForms, type AgentForm, type AgentFormState } from './pages/agent-ticket-forms.tsx';
 import {
   durationWords,
   QUEUE_STATUSES,
@@ -23,7 +24,13 @@ interface Signed {
   csrfToken: string;
 }
 
-export function AgentFrame(props: { title: string; agent?: Signed; children: ComponentChildren }) {
+export function AgentFrame(props: {
+  title: string;
+  agent?: Signed;
+  /** The navigation entry this page is (marked as the current page). */
+  current?: 'queue' | undefined;
+  children: ComponentChildren;
+}) {
   return (
     <html lang="en">
       <head>
@@ -35,28 +42,48 @@ export function AgentFrame(props: { title: string; agent?: Signed; children: Com
         <link rel="stylesheet" href="/assets/portico.css" />
       </head>
       <body>
-        <header>
+        <a class="skip" href="#main">
+          Skip to the content
+        </a>
+        <header class="shell-bar agent-bar">
           <a class="brand" href="/agent">
+            <img src="/assets/favicon.svg" alt="" width="26" height="26" />
             Portico support
           </a>
           {props.agent && (
-            <nav>
-              <a href="/agent">Queue</a>
-              <form method="post" action="/agent/logout">
-                <span class="muted who">{props.agent.name}</span>
-                <input type="hidden" name="csrf" value={props.agent.csrfToken} />
-                <button type="submit" class="secondary">
-                  Sign out
-                </button>
-              </form>
-            </nav>
+            <>
+              <nav aria-label="Main">
+                <ul class="nav">
+                  <li>
+                    <a href="/agent" aria-current={props.current === 'queue' ? 'page' : undefined}>
+                      Queue
+                    </a>
+                  </li>
+                </ul>
+              </nav>
+              <div class="shell-user">
+                <span class="who">{props.agent.name}</span>
+                <form method="post" action="/agent/logout">
+                  <input type="hidden" name="csrf" value={props.agent.csrfToken} />
+                  <button type="submit" class="secondary">
+                    Sign out
+                  </button>
+                </form>
+              </div>
+            </>
           )}
         </header>
-        <main class="wide">{props.children}</main>
+        <main id="main" class="wide">
+          {props.children}
+        </main>
       </body>
     </html>
   );
 }
+
+const option = (value: string) => ({ value, label: value });
+
+export type { AgentForm, AgentFormState };
 
 /** The queue's filters as the form holds them. */
 export interface QueueFilterForm {
@@ -67,26 +94,6 @@ export interface QueueFilterForm {
   assigned?: string | undefined;
 }
 
-function Select(props: {
-  name: string;
-  label: string;
-  value?: string | undefined;
-  options: readonly (readonly [string, string])[];
-}) {
-  return (
-    <label>
-      {props.label}
-      <select name={props.name}>
-        {props.options.map(([value, words]) => (
-          <option key={value} value={value} selected={value === (props.value ?? '')}>
-            {words}
-          </option>
-        ))}
-      </select>
-    </label>
-  );
-}
-
 export function QueuePage(props: {
   agent: Signed;
   items: DeskTicket[];
@@ -95,36 +102,43 @@ export function QueuePage(props: {
 }) {
   const { filter } = props;
   return (
-    <AgentFrame title="Queue" agent={props.agent}>
+    <AgentFrame title="Queue" agent={props.agent} current="queue">
       <PageHeader title="Ticket queue" lead="Every portal's tickets, newest first." />
-      <form class="filters" method="get" action="/agent">
-        <Select
+      <form class="filters" method="get" action="/agent" role="search">
+        <Field
           name="status"
+          id="q-status"
           label="Status"
           value={filter.status}
-          options={[['', 'Any'], ...QUEUE_STATUSES.map((s) => [s, s] as const)]}
+          options={[{ value: '', label: 'Any' }, ...QUEUE_STATUSES.map(option)]}
         />
-        <Select
+        <Field
           name="priority"
+          id="q-priority"
           label="Priority"
           value={filter.priority}
-          options={[['', 'Any'], ...TICKET_PRIORITY_NAMES.map((p) => [p, p] as const)]}
+          options={[{ value: '', label: 'Any' }, ...TICKET_PRIORITY_NAMES.map(option)]}
         />
-        <label>
-          Portal code
-          <input type="text" name="portal" value={filter.portal ?? ''} inputmode="numeric" />
-        </label>
-        <Select
+        <Field
+          name="portal"
+          id="q-portal"
+          label="Portal code"
+          value={filter.portal}
+          inputMode="numeric"
+          maxLength={20}
+        />
+        <Field
           name="assigned"
+          id="q-assigned"
           label="Assigned"
           value={filter.assigned}
           options={[
-            ['', 'Anyone'],
-            ['me', 'To me'],
-            ['none', 'Unassigned'],
+            { value: '', label: 'Anyone' },
+            { value: 'me', label: 'To me' },
+            { value: 'none', label: 'Unassigned' },
           ]}
         />
-        <button type="submit">Filter</button>
+        <Button kind="secondary">Filter</Button>
       </form>
       {props.items.length === 0 ? (
         <EmptyState title="No tickets match." testid="queue-empty" />
@@ -199,16 +213,18 @@ export function AgentTicketPage(props: {
   ticket: DeskTicket;
   thread: DeskEntry[];
   agents: { agentId: number; name: string }[];
+  /** A refusal that concerns no form field (an expired form, a closed ticket). */
   error?: string | undefined;
+  /** A refused form, its error shown next to its field with the values kept. */
+  refused?: AgentFormState | undefined;
 }) {
-  const { ticket: t, agent } = props;
-  const base = `/agent/tickets/${t.id}`;
+  const { ticket: t, refused } = props;
   const closed = t.status === 'closed';
   return (
-    <AgentFrame title={t.subject} agent={agent}>
+    <AgentFrame title={t.subject} agent={props.agent}>
       <section>
         <h1>{t.subject}</h1>
-        <ErrorFlash>{props.error}</ErrorFlash>
+        <ErrorFlash>{props.error ?? (closed ? refused?.error : undefined)}</ErrorFlash>
         <dl class="facts">
           <dt>Portal</dt>
           <dd>
@@ -238,73 +254,7 @@ export function AgentTicketPage(props: {
           ))}
         </ul>
       </section>
-      {!closed && (
-        <section>
-          <h2>Reply to the customer</h2>
-          <form method="post" action={`${base}/reply`}>
-            <input type="hidden" name="csrf" value={agent.csrfToken} />
-            <label for="reply">Reply</label>
-            <textarea id="reply" name="body" rows={5} maxLength={10000} required />
-            <label for="reply-status">Then set status</label>
-            <select id="reply-status" name="status">
-              <option value="">Keep ({t.status === 'new' ? 'open' : t.status})</option>
-              <option value="pending">pending</option>
-              <option value="solved">solved</option>
-            </select>
-            <button type="submit">Send reply</button>
-          </form>
-          <h2>Internal note</h2>
-          <form method="post" action={`${base}/note`}>
-            <input type="hidden" name="csrf" value={agent.csrfToken} />
-            <label for="note">Note (agents only)</label>
-            <textarea id="note" name="body" rows={3} maxLength={10000} required />
-            <button type="submit" class="secondary">
-              Add note
-            </button>
-          </form>
-          <h2>Assignment and status</h2>
-          <div class="actions">
-            <form method="post" action={`${base}/assign`}>
-              <input type="hidden" name="csrf" value={agent.csrfToken} />
-              <input type="hidden" name="to" value={String(agent.agentId)} />
-              <button type="submit">Assign to me</button>
-            </form>
-            <form method="post" action={`${base}/assign`}>
-              <input type="hidden" name="csrf" value={agent.csrfToken} />
-              <label for="assign-to">Assign to</label>
-              <select id="assign-to" name="to">
-                <option value="">Nobody</option>
-                {props.agents.map((a) => (
-                  <option
-                    key={a.agentId}
-                    value={String(a.agentId)}
-                    selected={a.agentId === t.assigneeAgentId}
-                  >
-                    {a.name}
-                  </option>
-                ))}
-              </select>
-              <button type="submit" class="secondary">
-                Assign
-              </button>
-            </form>
-            <form method="post" action={`${base}/status`}>
-              <input type="hidden" name="csrf" value={agent.csrfToken} />
-              <label for="set-status">Status</label>
-              <select id="set-status" name="status">
-                {(['open', 'pending', 'solved'] as const).map((s) => (
-                  <option key={s} value={s} selected={s === t.status}>
-                    {s}
-                  </option>
-                ))}
-              </select>
-              <button type="submit" class="secondary">
-                Set status
-              </button>
-            </form>
-          </div>
-        </section>
-      )}
+      {!closed && <TicketForms {...props} />}
     </AgentFrame>
   );
 }

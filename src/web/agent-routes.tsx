@@ -16,7 +16,7 @@ import type { AgentSession } from '../browser/session-store.ts';
 import { safeEqual } from '../platform/crypto.ts';
 import { AppError } from '../platform/errors.ts';
 import { AGENT_STATUSES, type AgentStatus } from '../tickets/ticket-lifecycle.ts';
-import { AgentTicketPage, QueuePage } from './agent-pages.tsx';
+import { AgentTicketPage, QueuePage, type AgentForm, type AgentFormState } from './agent-pages.tsx';
 import { agentOr, agentSignInRoutes, type AgentRoutesOptions } from './agent-sign-in-routes.tsx';
 import { FormField, HtmlPage, Redirect } from './web-options.ts';
 
@@ -57,6 +57,7 @@ type TicketPageFn = (
   id: string,
   error?: string,
   status?: number,
+  refused?: AgentFormState,
 ) => Promise<FastifyReply>;
 
 /** The queue and a ticket's page; returns the ticket page's renderer for the forms. */
@@ -111,6 +112,7 @@ function agentConsoleRoutes(app: FastifyInstance, opts: AgentRoutesOptions): Tic
     id: string,
     error?: string,
     status = 200,
+    refused?: AgentFormState,
   ) {
     const { ticket, thread } = await desk.ticket(id);
     const agents = (await opts.agents.listAgents())
@@ -124,6 +126,7 @@ function agentConsoleRoutes(app: FastifyInstance, opts: AgentRoutesOptions): Tic
         thread={thread}
         agents={agents}
         error={error}
+        refused={refused}
       />,
       status,
     );
@@ -154,7 +157,7 @@ function agentTicketForms(
 
   /** A form of the ticket page: agent and CSRF checked, then `act`; a refusal re-renders. */
   function ticketForm(
-    path: string,
+    path: AgentForm,
     act: (
       agent: AgentSession,
       id: string,
@@ -168,7 +171,7 @@ function agentTicketForms(
         schema: {
           params: TicketParams,
           body: TicketForm,
-          response: { 303: Redirect, 302: Redirect, 403: HtmlPage, 409: HtmlPage },
+          response: { 303: Redirect, 302: Redirect, 400: HtmlPage, 403: HtmlPage, 409: HtmlPage },
         },
       },
       async (request, reply) => {
@@ -191,7 +194,14 @@ function agentTicketForms(
             err instanceof AppError &&
             (err.code === 'conflict' || err.code === 'invalid_request')
           ) {
-            return ticketPage(reply, agent, id, err.message, err.status);
+            const { body, status, to } = request.body;
+            return ticketPage(reply, agent, id, undefined, err.status, {
+              form: path,
+              error: err.message,
+              body,
+              status,
+              to,
+            });
           }
           throw err;
         }

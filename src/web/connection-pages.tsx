@@ -83,6 +83,8 @@ export async function connectionPages(app: FastifyInstance, opts: WebRoutesOptio
     },
     async (request, reply) => {
       const query = request.validationError ? {} : request.query;
+      // Signed in (the usual case): the app shell, so the way on is one click away.
+      const session = await sessions.read(request);
       const reason = isAuthorizationFailure(query.reason) ? query.reason : null;
       // Only capabilities worded by our catalog are shown: the query cannot be used to put
       // arbitrary text on the page.
@@ -100,6 +102,7 @@ export async function connectionPages(app: FastifyInstance, opts: WebRoutesOptio
           missingCapabilities={missing}
           cookiesMissing={reason === 'state' && query.cause === 'cookies'}
           signInUrl={`${opts.appBaseUrl}/login`}
+          signedIn={session ? { email: session.email, csrfToken: session.csrfToken } : undefined}
         />,
       );
     },

@@ -8,7 +8,17 @@
  * @see docs/support.md "The API"
  */
 import { ErrorFlash } from '../browser/flash.tsx';
-import { Badge, ConfirmStep, DataTable, EmptyState, PageHeader } from '../browser/kit.tsx';
+import {
+  Actions,
+  Badge,
+  Button,
+  ConfirmStep,
+  DataTable,
+  EmptyState,
+  Field,
+  PageHeader,
+  PostButton,
+} from '../browser/kit.tsx';
 import { Layout } from '../browser/layout.tsx';
 import type { Ticket } from '../tickets/ticket-schemas.ts';
 import type { TicketComment } from '../tickets/ticket-thread-schemas.ts';
@@ -21,12 +31,34 @@ interface Signed {
 
 const when = (iso: string) => `${iso.slice(0, 16).replace('T', ' ')} UTC`;
 
+/** The new-ticket form as typed, and its errors next to their fields. */
+export interface NewTicketForm {
+  subject?: string | undefined;
+  description?: string | undefined;
+  priority?: string | undefined;
+  errors: { subject?: string | undefined; description?: string | undefined };
+}
+
+/** The reply form of a ticket as typed, and its error. */
+export interface ReplyForm {
+  body?: string | undefined;
+  error?: string | undefined;
+}
+
+const PRIORITY_OPTIONS = (['low', 'normal', 'high', 'urgent'] as const).map((p) => ({
+  value: p,
+  label: p,
+}));
+
 export function SupportListPage(props: {
   signedIn: Signed;
   items: Ticket[];
   nextHref: string | null;
+  /** A refusal of the service that concerns no one field. */
   error?: string | undefined;
+  form?: NewTicketForm | undefined;
 }) {
+  const form = props.form;
   return (
     <Layout title="Support" signedIn={props.signedIn} current="support" wide>
       <PageHeader title="Support" lead="Ask Portico's support team and follow their answers." />
@@ -35,19 +67,37 @@ export function SupportListPage(props: {
         <ErrorFlash>{props.error}</ErrorFlash>
         <form method="post" action="/support/tickets">
           <input type="hidden" name="csrf" value={props.signedIn.csrfToken} />
-          <label for="subject">Subject</label>
-          <input id="subject" name="subject" type="text" maxLength={200} required />
-          <label for="description">What happened?</label>
-          <textarea id="description" name="description" rows={5} maxLength={10000} required />
-          <label for="priority">Priority</label>
-          <select id="priority" name="priority">
-            {(['low', 'normal', 'high', 'urgent'] as const).map((p) => (
-              <option key={p} value={p} selected={p === 'normal'}>
-                {p}
-              </option>
-            ))}
-          </select>
-          <button type="submit">Open ticket</button>
+          <Field
+            name="subject"
+            id="subject"
+            label="Subject"
+            value={form?.subject}
+            error={form?.errors.subject}
+            help="One line, up to 200 characters."
+            maxLength={200}
+            required
+          />
+          <Field
+            name="description"
+            id="description"
+            label="What happened?"
+            rows={5}
+            value={form?.description}
+            error={form?.errors.description}
+            help="What you did, what you expected and what you saw instead; no passwords or API tokens."
+            maxLength={10000}
+            required
+          />
+          <Field
+            name="priority"
+            id="priority"
+            label="Priority"
+            value={form?.priority ?? 'normal'}
+            options={PRIORITY_OPTIONS}
+          />
+          <Actions>
+            <Button>Open ticket</Button>
+          </Actions>
         </form>
       </section>
       <section>
@@ -93,7 +143,9 @@ export function SupportTicketPage(props: {
   signedIn: Signed;
   ticket: Ticket;
   comments: TicketComment[];
+  /** A refusal that concerns no field (a status change, a form of a closed ticket). */
   error?: string | undefined;
+  reply?: ReplyForm | undefined;
 }) {
   const { ticket: t, signedIn } = props;
   const base = `/support/tickets/${t.id}`;
@@ -104,7 +156,9 @@ export function SupportTicketPage(props: {
           <a href="/support">← All tickets</a>
         </p>
         <h1>{t.subject}</h1>
-        <ErrorFlash>{props.error}</ErrorFlash>
+        <ErrorFlash>
+          {props.error ?? (t.status === 'closed' ? props.reply?.error : undefined)}
+        </ErrorFlash>
         <dl class="facts">
           <dt>Status</dt>
           <dd data-testid="status">{t.status}</dd>
@@ -137,26 +191,31 @@ export function SupportTicketPage(props: {
         <section>
           <form method="post" action={`${base}/comments`}>
             <input type="hidden" name="csrf" value={signedIn.csrfToken} />
-            <label for="reply">Reply</label>
-            <textarea id="reply" name="body" rows={5} maxLength={10000} required />
-            <button type="submit">Send reply</button>
+            <Field
+              name="body"
+              id="reply"
+              label="Reply"
+              rows={5}
+              value={props.reply?.body}
+              error={props.reply?.error}
+              help="Up to 10,000 characters. Replying to a pending or solved ticket reopens it."
+              maxLength={10000}
+            />
+            <Actions>
+              <Button>Send reply</Button>
+            </Actions>
           </form>
           <div class="actions">
             {(t.status === 'pending' || t.status === 'solved') && (
               <form method="post" action={`${base}/status`}>
                 <input type="hidden" name="csrf" value={signedIn.csrfToken} />
                 <input type="hidden" name="status" value="open" />
-                <button type="submit" class="secondary">
-                  Reopen
-                </button>
+                <Button kind="secondary">Reopen</Button>
               </form>
             )}
-            <form method="post" action={`${base}/close`}>
-              <input type="hidden" name="csrf" value={signedIn.csrfToken} />
-              <button type="submit" class="secondary">
-                Close ticket
-              </button>
-            </form>
+            <PostButton action={`${base}/close`} csrf={signedIn.csrfToken}>
+              Close ticket
+            </PostButton>
           </div>
         </section>
       ) : (

@@ -16,7 +16,12 @@ import type { WebSession } from '../browser/session-store.ts';
 import { csrfOk } from '../browser/web-session.ts';
 import { AppError } from '../platform/errors.ts';
 import type { TicketsService } from '../tickets/tickets-service.ts';
-import { SupportCloseConfirmPage, SupportListPage, SupportTicketPage } from './support-pages.tsx';
+import {
+  SupportCloseConfirmPage,
+  SupportListPage,
+  SupportTicketPage,
+  type NewTicketForm,
+} from './support-pages.tsx';
 import { FormField, HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
 
 const TicketParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
@@ -52,26 +57,39 @@ function refusalWords(err: unknown): string | null {
     : null;
 }
 
+/** A ticket's page; `refused`: a form's refusal (next to the reply box when `form` is it). */
 async function ticketPage(
   tickets: TicketsService,
   reply: FastifyReply,
   session: WebSession,
   id: string,
-  error?: string,
-  status = 200,
+  refused?: { error: string; replyBody?: string | undefined; status: number },
 ) {
   const ticket = await tickets.getTicket(session, id);
   const comments = await tickets.listComments(session, id, { limit: 100 });
+  const onReply = refused?.replyBody !== undefined;
   return sendPage(
     reply,
     <SupportTicketPage
       signedIn={signedIn(session)}
       ticket={ticket}
       comments={comments.items}
-      error={error}
+      error={onReply ? undefined : refused?.error}
+      reply={onReply ? { body: refused.replyBody, error: refused.error } : undefined}
     />,
-    status,
+    refused?.status ?? 200,
   );
+}
+
+/** The new-ticket form's errors next to their fields (none: it may be sent). */
+function newTicketErrors(subject: string, description: string): NewTicketForm['errors'] {
+  const errors: NewTicketForm['errors'] = {};
+  if (!/\S/.test(subject)) errors.subject = 'Write a subject.';
+  else if (subject.length > 200) errors.subject = 'A subject is up to 200 characters.';
+  if (!/\S/.test(description)) errors.description = 'Describe what happened.';
+  else if (description.length > 10_000)
+    errors.description = 'A description is up to 10,000 characters.';
+  return errors;
 }
 export async function supportPages(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
   const { sessions } = opts;
@@ -81,7 +99,7 @@ export async function supportPages(app: FastifyInstance, opts: WebRoutesOptions)
     reply: FastifyReply,
     session: WebSession,
     cursor?: string,
-    error?: string,
+    refused?: { form: NewTicketForm; error?: string | undefined; status: number },
   ) {
     const page = await tickets.listTickets(session, { limit: 20, cursor });
     const nextHref = page.nextCursor
@@ -93,9 +111,10 @@ export async function supportPages(app: FastifyInstance, opts: WebRoutesOptions)
         signedIn={signedIn(session)}
         items={page.items}
         nextHref={nextHref}
-        error={error}
+        form={refused?.form}
+        error={refused?.error}
       />,
-      error ? 400 : 200,
+      refused?.status ?? 200,
     );
   }
 
@@ -114,7 +133,7 @@ export async function supportPages(app: FastifyInstance, opts: WebRoutesOptions)
     {
       schema: {
         body: NewTicketBody,
-        response: { 303: Redirect, 302: Redirect, 400: HtmlPage, 403: HtmlPage },
+        response: { 303: Redirect, 302: Redirect, 400: HtmlPage, 403: HtmlPage, 409: HtmlPage },
       },
     },
     async (request, reply) => {
@@ -122,25 +141,24 @@ export async function supportPages(app: FastifyInstance, opts: WebRoutesOptions)
       if (!session) return reply;
       if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
       const { subject = '', description = '' } = request.body;
-      if (
-        !/\S/.test(subject) ||
-        !/\S/.test(description) ||
-        subject.length > 200 ||
-        description.length > 10_000
-      ) {
-        return listPage(
-          reply,
-          session,
-          undefined,
-          'A subject (up to 200 characters) and a description (up to 10,000) are both needed.',
-        );
-      }
       const priority = PRIORITIES.find((p) => p === request.body.priority) ?? 'normal';
-      const created = await tickets.createTicket({
-        principal: principalOf(session),
-        input: { subject, description, priority },
-        requestId: request.id,
-      });
+      const errors = newTicketErrors(subject, description);
+      const form = { subject, description, priority, errors };
+      if (Object.keys(errors).length > 0)
+        return listPage(reply, session, undefined, { form, status: 400 });
+      let created;
+      try {
+        created = await tickets.createTicket({
+          principal: principalOf(session),
+          input: { subject, description, priority },
+          requestId: request.id,
+        });
+      } catch (err) {
+        const words = refusalWords(err);
+        if (words && err instanceof AppError)
+          return listPage(reply, session, undefined, { form, error: words, status: err.status });
+        throw err;
+      }
       return reply.redirect(`/support/tickets/${created.body.data.id}`, 303);
     },
   );
@@ -184,7 +202,10 @@ function supportTicketForms(app: FastifyInstance, opts: WebRoutesOptions): void 
       if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
       const body = request.body.body ?? '';
       if (!/\S/.test(body) || body.length > 10_000) {
-        return ticketPage(tickets, reply, session, id, 'A reply is 1 to 10,000 characters.', 400);
+        const error = /\S/.test(body)
+          ? 'A reply is up to 10,000 characters.'
+          : 'Write your reply first.';
+        return ticketPage(tickets, reply, session, id, { error, replyBody: body, status: 400 });
       }
       try {
         await tickets.addComment({
@@ -196,7 +217,11 @@ function supportTicketForms(app: FastifyInstance, opts: WebRoutesOptions): void 
       } catch (err) {
         const words = refusalWords(err);
         if (words && err instanceof AppError)
-          return ticketPage(tickets, reply, session, id, words, err.status);
+          return ticketPage(tickets, reply, session, id, {
+            error: words,
+            replyBody: body,
+            status: err.status,
+          });
         throw err;
       }
       return reply.redirect(`/support/tickets/${id}`, 303);
@@ -233,20 +258,16 @@ function supportTicketForms(app: FastifyInstance, opts: WebRoutesOptions): void 
       }
       const status = request.body.status === 'open' ? request.body.status : null;
       if (!status)
-        return ticketPage(
-          tickets,
-          reply,
-          session,
-          id,
-          'Choose to close or to reopen the ticket.',
-          400,
-        );
+        return ticketPage(tickets, reply, session, id, {
+          error: 'Choose to close or to reopen the ticket.',
+          status: 400,
+        });
       try {
         await tickets.updateTicket(session, id, { status });
       } catch (err) {
         const words = refusalWords(err);
         if (words && err instanceof AppError)
-          return ticketPage(tickets, reply, session, id, words, err.status);
+          return ticketPage(tickets, reply, session, id, { error: words, status: err.status });
         throw err;
       }
       return reply.redirect(`/support/tickets/${id}`, 303);
@@ -284,7 +305,7 @@ function supportCloseForm(app: FastifyInstance, opts: WebRoutesOptions): void {
       } catch (err) {
         const words = refusalWords(err);
         if (words && err instanceof AppError)
-          return ticketPage(tickets, reply, session, id, words, err.status);
+          return ticketPage(tickets, reply, session, id, { error: words, status: err.status });
         throw err;
       }
       return reply.redirect(`/support/tickets/${id}`, 303);

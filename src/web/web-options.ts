@@ -15,6 +15,7 @@ import type { DraftsService } from '../messaging/drafts/drafts-service.ts';
 import type { ProviderAdapter } from '../messaging/provider/provider-adapter.ts';
 import type { TemplatesService } from '../messaging/templates/templates-service.ts';
 import type { PartnerService } from '../partner/partner-service.ts';
+import type { MessagingService } from '../messaging/messaging-types.ts';
 import type { MessagingReads } from './messages-page-data.ts';
 import type { WebhooksService } from '../webhooks/webhooks-service.ts';
 import type { SignInLimitSettings } from './sign-in-limits.ts';
@@ -54,14 +55,16 @@ export interface WebRoutesOptions {
     | 'resend'
     | 'setCreditLowThreshold'
   >;
-  /** What `/messages` shows. */
+  /** What `/messages` shows and sends. */
   messaging: {
     /** The connected account's numbers (cached); also the connection card of /settings. */
-    provider: Pick<ProviderAdapter, 'numbers'>;
+    provider: Pick<ProviderAdapter, 'numbers' | 'templates'>;
     templates: Pick<TemplatesService, 'listTemplates'>;
     drafts: Pick<DraftsService, 'listDrafts'>;
     /** The messaging engine's log, reports and credit. */
     log: MessagingReads;
+    /** The composer's sends: the API's own send (checks, credit reservation, queue). */
+    send: Pick<MessagingService, 'sendMessage'>;
   };
   /** `/support`: the portal's tickets, as the API serves them. */
   tickets: TicketsService;

@@ -19,6 +19,7 @@ import { confirmRoutes } from './confirm-routes.tsx';
 import { connectionPages } from './connection-pages.tsx';
 import { contactsPages } from './contacts-routes.tsx';
 import { messagesPages } from './messages-page-routes.tsx';
+import { messagesSendRoutes } from './messages-send-routes.tsx';
 import { settingsRoutes } from './settings-routes.tsx';
 import { webhooksPages } from './webhooks-routes.tsx';
 import { signInRoutes } from './sign-in-routes.tsx';
@@ -68,6 +69,7 @@ export async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): P
   await app.register(connectionPages, opts);
   await app.register(contactsPages, opts);
   await app.register(messagesPages, opts);
+  await app.register(messagesSendRoutes, opts);
   await app.register(webhooksPages, opts);
   await app.register(supportPages, opts);
   await app.register(agentRoutes, opts);

@@ -3,7 +3,8 @@
  * walks them in development (`NODE_ENV=development`, as `npm start`): 127.0.0.1 is sent to
  * APP_BASE_URL, every page is found from the navigation (the current one marked), the
  * regenerated token is selected whole by one click, destructive actions ask first, the
- * connection card names the provider, errors are pages. On every page, at both widths: no
+ * connection card names the provider, the composer of /messages says to connect first and
+ * then shows a refusal next to its field, errors are pages. On every page, at both widths: no
  * horizontal overflow, no word broken inside a table cell's short value, and no axe-core
  * violation of impact serious or critical.
  *
@@ -169,6 +170,19 @@ describe('browser: every page at 1280 px and 390 px', () => {
       await page.reload();
       assert.equal(await page.$('[data-testid=new-token]'), null, 'shown once');
       assert.match((await page.textContent('main')) ?? '', /shown once/);
+      const reference = await page.request.get(
+        new URL((await page.getAttribute('a[href="/docs/"]', 'href')) ?? '', appUrl).href,
+      );
+      assert.equal(reference.status(), 200, 'the API reference is linked from /settings');
+
+      // Not connected yet: the composer says what to do next, with the way there.
+      await page.goto(`${appUrl}/messages`);
+      assert.equal(
+        await page.getAttribute('[data-testid=composer-not-connected] a', 'href'),
+        '/connect',
+      );
+      await look(page, 'messages-not-connected', width);
+      await page.goto(`${appUrl}/settings`);
 
       // Connect, see the card, reconnect page, disconnect confirmation.
       await Promise.all([
@@ -195,7 +209,26 @@ describe('browser: every page at 1280 px and 390 px', () => {
       assert.match((await page.textContent('#connection')) ?? '', /WABA \d+/);
       await look(page, 'settings-connected', width);
       await page.goto(`${appUrl}/messages`);
+      assert.match((await page.textContent('[data-testid=template-body]')) ?? '', /\{\{1\}\}/);
       await look(page, 'messages', width);
+      // Free text to someone who never wrote in (not a contact): the refusal, next to the text.
+      await page.goto(`${appUrl}/messages?compose=text`);
+      await page.fill('#c-to', '+44 20 7946 0001');
+      await page.fill('#c-text', 'Your parcel is at the door.');
+      await Promise.all([
+        page.waitForURL(`${appUrl}/messages/send`),
+        page.click('[data-testid=send]'),
+      ]);
+      assert.match((await page.textContent('#c-text-error')) ?? '', /last 24 hours/);
+      assert.equal(await page.inputValue('#c-text'), 'Your parcel is at the door.');
+      await look(page, 'messages-composer-refused', width);
+      // A form whose CSRF token does not match: a page that says so, nothing sent.
+      await page.$eval('[data-testid=composer-form] input[name=csrf]', (el) => {
+        (el as HTMLInputElement).value = 'stale';
+      });
+      await page.click('[data-testid=send]');
+      await page.waitForSelector('h1:has-text("This form has expired")');
+      await look(page, 'form-expired', width);
       await page.goto(`${sandbox.url}/sandbox/phone`);
       await look(page, 'sandbox-phone', width);
       await page.goto(`${appUrl}/connect?reconnect=1`);
@@ -287,6 +320,9 @@ describe('browser: every page at 1280 px and 390 px', () => {
       assert.equal(missing?.status(), 404);
       assert.equal(await page.textContent('h1'), 'Page not found');
       await look(page, 'not-found', width);
+      const mangled = await page.goto(`${appUrl}/messages?since=last-week`);
+      assert.equal(mangled?.status(), 400);
+      await look(page, 'bad-request', width);
       await page.goto(`${appUrl}/auth-error?reason=state&cause=cookies`);
       assert.match((await page.textContent('main')) ?? '', /127\.0\.0\.1/);
       await look(page, 'auth-error-cookies', width);

@@ -154,5 +154,79 @@ for (const backend of backends()) {
       // The note's marker is on no customer-facing page or response.
       for (const res of customer.responses) assert.ok(!res.body.includes(NOTE_MARKER));
     });
+
+    test("the forms are the kit's fields: a refusal stands next to its field, what was typed is kept", async (t) => {
+      const { app, services } = await buildTestApp(t, backend);
+      const portal = await portalWithPassword(services);
+      const customer = new Browser(app);
+      await customer.signIn(portal.email);
+      const list = await customer.get('/support');
+      const refused = await customer.post('/support/tickets', {
+        csrf: csrfOf(list.body),
+        subject: '   ',
+        description: 'Sends fail since 9:00.',
+        priority: 'high',
+      });
+      assert.equal(refused.statusCode, 400);
+      assert.match(refused.body, /<input[^>]*id="subject"[^>]*aria-invalid="true"/);
+      assert.match(refused.body, /id="subject-error">Write a subject\.</);
+      assert.match(refused.body, /id="description"[^>]*>Sends fail since 9:00\.<\/textarea>/);
+      assert.match(refused.body, /<option value="high" selected/);
+      assert.doesNotMatch(refused.body, /id="description-error"/);
+      const none = await app.inject({ url: TICKETS, headers: { authorization: portal.token } });
+      assert.deepEqual(none.json().data.items, [], 'nothing opened');
+
+      const created = await app.inject({
+        method: 'POST',
+        url: TICKETS,
+        headers: { authorization: portal.token },
+        payload: { subject: 'Numbers missing', description: 'Our second number is gone.' },
+      });
+      const id: string = created.json().data.id;
+      const view = await customer.get(`/support/tickets/${id}`);
+      const empty = await customer.post(`/support/tickets/${id}/comments`, {
+        csrf: csrfOf(view.body),
+        body: ' \n ',
+      });
+      assert.equal(empty.statusCode, 400);
+      assert.match(empty.body, /<textarea[^>]*id="reply"[^>]*aria-invalid="true"/);
+      assert.match(empty.body, /id="reply-error">Write your reply first\.</);
+
+      await services.agents.createAgent({
+        email: 'ada@operator.test',
+        name: 'Ada',
+        password: TEST_PASSWORD,
+        actor: CLI_ACTOR,
+      });
+      const agent = new Browser(app);
+      const login = await agent.get('/agent/login');
+      await agent.post('/agent/login', {
+        email: 'ada@operator.test',
+        password: TEST_PASSWORD,
+        csrf: csrfOf(login.body),
+      });
+      const page = await agent.get(`/agent/tickets/${id}`);
+      const csrf = csrfOf(page.body);
+      const note = await agent.post(`/agent/tickets/${id}/note`, { csrf, body: '   ' });
+      assert.equal(note.statusCode, 400);
+      assert.match(
+        note.body,
+        /<textarea[^>]*id="note"[^>]*aria-invalid="true"[^>]*> {3}<\/textarea>/,
+      );
+      assert.match(note.body, /id="note-error">Write something first\.</);
+      assert.doesNotMatch(note.body, /id="reply-error"/);
+      const reply = await agent.post(`/agent/tickets/${id}/reply`, {
+        csrf,
+        body: ' ',
+        status: 'solved',
+      });
+      assert.match(reply.body, /id="reply-error">Write something first\.</);
+      assert.match(reply.body, /<option value="solved" selected/);
+      const status = await agent.post(`/agent/tickets/${id}/status`, { csrf, status: 'closed' });
+      assert.match(status.body, /id="set-status-error">Choose open, pending or solved\.</);
+      const after = await agent.get(`/agent/tickets/${id}`);
+      assert.match(after.body, /data-testid="status">new</);
+      assert.doesNotMatch(after.body, /data-kind="note"/);
+    });
   });
 }

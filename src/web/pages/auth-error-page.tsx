@@ -1,16 +1,21 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 import type { ComponentChildren } from 'preact';
+import { Actions, ButtonLink, Card, Note, PageHeader } from '../../browser/kit.tsx';
 import { Layout } from '../../browser/layout.tsx';
 import type { AuthorizationFailure } from '../../partner/oauth/authorization-outcome.ts';
 
+const BACK = (
+  <ButtonLink href="/settings" kind="secondary">
+    Back to settings
+  </ButtonLink>
+);
+
 const RETRY = (
-  <p class="actions">
-    <a class="button" href="/connect">
-      Try again
-    </a>{' '}
-    <a href="/settings">Back to settings</a>
-  </p>
+  <Actions>
+    <ButtonLink href="/connect">Try again</ButtonLink>
+    {BACK}
+  </Actions>
 );
 
 const NOT_ADMIN = (
@@ -19,9 +24,7 @@ const NOT_ADMIN = (
       Only the main administrator of this portal can connect or disconnect the provider account.
       Nothing was connected and nothing changed.
     </p>
-    <p>
-      <a href="/settings">Back to settings</a>
-    </p>
+    <Actions>{BACK}</Actions>
   </>
 );
 
@@ -30,12 +33,14 @@ function StartAgain({ cookiesMissing, signInUrl }: { cookiesMissing: boolean; si
   return (
     <>
       {cookiesMissing && (
-        <p class="warning" data-testid="cause-cookies">
-          Your browser sent none of Portico's cookies with this answer, so it could not be matched
-          to your sign-in. If you signed in at a different address than this one (for example{' '}
-          <code>127.0.0.1</code> instead of <code>localhost</code>): a browser keeps sign-ins per
-          address, so sign in at <a href={signInUrl}>{signInUrl}</a> and connect from there.
-        </p>
+        <Note testid="cause-cookies">
+          <p>
+            Your browser sent none of Portico's cookies with this answer, so it could not be matched
+            to your sign-in. If you signed in at a different address than this one (for example{' '}
+            <code>127.0.0.1</code> instead of <code>localhost</code>): a browser keeps sign-ins per
+            address, so sign in at <a href={signInUrl}>{signInUrl}</a> and connect from there.
+          </p>
+        </Note>
       )}
       <p>
         We could not match this answer from the provider to a connection you started here, so we
@@ -60,6 +65,7 @@ export function AuthErrorPage({
   missingCapabilities,
   cookiesMissing = false,
   signInUrl,
+  signedIn,
 }: {
   /** null: an unknown reason; the page stays generic. */
   reason: AuthorizationFailure | null;
@@ -71,6 +77,8 @@ export function AuthErrorPage({
   cookiesMissing?: boolean;
   /** APP_BASE_URL's sign-in page, the address to use. */
   signInUrl: string;
+  /** The app shell's user when the visitor is signed in (none: a bare page). */
+  signedIn?: { email: string; csrfToken: string } | undefined;
 }) {
   let title: string;
   let body: ComponentChildren;
@@ -103,9 +111,7 @@ export function AuthErrorPage({
             configured with. They must match exactly (scheme, host, port, path and trailing slash,
             with no query). Also check <code>PROVIDER_APP_ID</code> and the app secret.
           </p>
-          <p>
-            <a href="/settings">Back to settings</a>
-          </p>
+          <Actions>{BACK}</Actions>
         </>
       );
       break;
@@ -161,11 +167,9 @@ export function AuthErrorPage({
       break;
   }
   return (
-    <Layout title={title}>
-      <section>
-        <h1>{title}</h1>
-        {body}
-      </section>
+    <Layout title={title} signedIn={signedIn} current={signedIn ? 'settings' : undefined}>
+      <PageHeader title={title} />
+      <Card title="What happened">{body}</Card>
     </Layout>
   );
 }

@@ -1,5 +1,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
+import { ErrorFlash } from '../../browser/flash.tsx';
+import { Actions, Button, ButtonLink, Card, Note, PageHeader } from '../../browser/kit.tsx';
 import { Layout } from '../../browser/layout.tsx';
 
 /**
@@ -27,30 +29,36 @@ export function ConnectPage({
   /** Set when start sent the visitor back (no recent consent). */
   refused?: boolean;
 }) {
+  const back = (
+    <ButtonLink href="/settings" kind="secondary">
+      Back to settings
+    </ButtonLink>
+  );
   return (
     <Layout
       title={reconnect ? `Reconnect ${providerName}` : `Connect ${providerName}`}
       signedIn={{ email, csrfToken }}
       current="settings"
     >
-      <section>
-        <h1>
-          {reconnect
+      <PageHeader
+        title={
+          reconnect
             ? `Reconnect your ${providerName} account`
-            : `Connect your ${providerName} account`}
-        </h1>
-        {reconnect && (
-          <p class="warning" data-testid="reconnect-note">
+            : `Connect your ${providerName} account`
+        }
+        lead="Portico sends and receives your business's WhatsApp messages through it."
+      />
+      {refused && <ErrorFlash>Please confirm below to start connecting.</ErrorFlash>}
+      {reconnect && (
+        <Note testid="reconnect-note">
+          <p>
             The new connection replaces the current one in place, for example to share another
             business account. The current connection keeps working until the new one is made; if you
             cancel at {providerName}, nothing changes.
           </p>
-        )}
-        {refused && (
-          <p class="error" role="alert">
-            Please confirm below to start connecting.
-          </p>
-        )}
+        </Note>
+      )}
+      <Card title="What connecting does">
         <p>
           Connecting lets Portico act for your business at the provider: send and receive messages,
           and read the business assets you choose. You will be taken to {providerName} to sign in
@@ -61,20 +69,23 @@ export function ConnectPage({
           Settings, or remove Portico in your provider account settings.
         </p>
         {isMainAdmin ? (
-          <form method="post" action="/api/auth/partner/consent">
+          <form method="post" action="/api/auth/partner/consent" class="actions">
             <input type="hidden" name="csrf" value={csrfToken} />
-            <button type="submit">Continue to {providerName}</button>
+            <Button>Continue to {providerName}</Button>
+            {back}
           </form>
         ) : (
-          <p class="error" role="alert" data-testid="not-admin">
-            Only the main administrator of this portal can connect or disconnect the provider
-            account. Ask them to connect it.
-          </p>
+          <>
+            <Note tone="bad" testid="not-admin">
+              <p>
+                Only the main administrator of this portal can connect or disconnect the provider
+                account. Ask them to connect it.
+              </p>
+            </Note>
+            <Actions>{back}</Actions>
+          </>
         )}
-        <p>
-          <a href="/settings">Back to settings</a>
-        </p>
-      </section>
+      </Card>
     </Layout>
   );
 }

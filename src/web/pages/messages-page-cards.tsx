@@ -11,7 +11,7 @@ import { Card as KitCard, DataTable, EmptyState } from '../../browser/kit.tsx';
 import type { MessageTemplate, PhoneNumber } from '../../messaging/provider/provider-adapter.ts';
 
 /** A card's content, or why it could not be read (the provider failed or did not answer). */
-export type Card<T> = { ok: true; value: T } | { ok: false; message: string };
+export type Card<T> = { ok: true; value: T } | { ok: false; message: string; code?: string };
 
 /** A card of the page: its content, or the sentence of the failure that kept it empty. */
 export function CardOf<T>(p: {

@@ -1,9 +1,9 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 /**
- * `/messages`: the message log (filters as a plain GET form, pages), the chart of the last 14
- * days, the credit balance and its recent transactions, the sender numbers and templates of the
- * connected account, and the drafts. Each card that depends on the provider or on the
+ * `/messages`: the composer (message-composer.tsx), the message log (filters as a plain GET
+ * form, pages), the chart of the last 14 days, the credit balance and its recent transactions,
+ * the sender numbers and templates of the connected account, and the drafts. Each card that depends on the provider or on the
  * messaging engine shows its own failure as a sentence; the page itself always renders.
  */
 import {
@@ -15,9 +15,12 @@ import {
   Field,
   PageHeader,
 } from '../../browser/kit.tsx';
+import { Flash, type FlashCounts, type FlashKey } from '../../browser/flash.tsx';
 import { Layout } from '../../browser/layout.tsx';
 import type { Draft } from '../../messaging/drafts/drafts-schemas.ts';
 import type { MessageTemplate, PhoneNumber } from '../../messaging/provider/provider-adapter.ts';
+import type { ComposerView } from '../message-composer.ts';
+import { Composer } from './message-composer.tsx';
 import { Account, CardOf, type Card } from './messages-page-cards.tsx';
 
 export type { Card };
@@ -68,6 +71,12 @@ export interface MessagesPageProps {
   numbers: Card<PhoneNumber[]>;
   templates: Card<MessageTemplate[]>;
   drafts: Draft[];
+  /** The composer: what it can send, the choice, and a form sent back with its errors. */
+  composer: ComposerView;
+  /** The outcome of the last send (`?done=message_sent`). */
+  flash?: { key: FlashKey; counts: FlashCounts } | null | undefined;
+  /** The message a `message_sent` flash links to, when the log shows it. */
+  sentMessageId?: string | undefined;
 }
 
 /** Minor units as money, e.g. 1234 EUR → "€12.34". */
@@ -146,7 +155,8 @@ function Log(p: Pick<MessagesPageProps, 'log' | 'filters'>) {
               />
             ) : (
               <EmptyState title="No messages yet.">
-                Messages sent through the Portico API appear here with their status.
+                Messages sent from this page or through the Portico API appear here with their
+                status.
               </EmptyState>
             )
           ) : (
@@ -267,8 +277,15 @@ export function MessagesPage(p: MessagesPageProps) {
     <Layout title="Messages" signedIn={p.signedIn} current="messages" wide>
       <PageHeader
         title="Messages"
-        lead="What was sent, how it went, and what it cost. Times in UTC."
+        lead="Send messages, see how they went and what they cost. Times in UTC."
       />
+      <Flash
+        flash={p.flash}
+        link={
+          p.sentMessageId ? { href: `#m-${p.sentMessageId}`, label: 'See the message' } : undefined
+        }
+      />
+      <Composer view={p.composer} csrfToken={p.signedIn.csrfToken} />
       <CardOf title="Last 14 days" id="chart" card={p.chart}>
         {(days) => <DailyChart days={days} />}
       </CardOf>

@@ -89,6 +89,9 @@ function ApiToken(p: SettingsPageProps) {
       ) : (
         <p>This portal has no API token.</p>
       )}
+      <p class="muted">
+        How to call the API with it: <a href="/docs/">the API reference</a>.
+      </p>
       {p.user.isMainAdmin ? (
         p.token && (
           <p class="actions">
