@@ -25,7 +25,8 @@ export function AuditTable({ rows }: { rows: readonly AuditRow[] }) {
         { label: 'When (UTC)', cell: (r) => <time datetime={r.at}>{r.when}</time> },
         { label: 'What', kind: 'text', cell: (r) => r.what },
         { label: 'Who', kind: 'text', cell: (r) => r.who },
-        { label: 'Why', kind: 'text', cell: (r) => r.why ?? '' },
+        // Names ids (an endpoint's `ep_…`) that may be wider than a phone's column.
+        { label: 'Why', kind: 'long', cell: (r) => r.why ?? '' },
       ]}
     />
   );
