@@ -1,6 +1,7 @@
 /**
  * The benchmark table as an SVG bar chart (requests/s per server, with p50/p99 and peak RSS
- * beside each bar, and the target line at 0.85 × the floor).
+ * beside each bar, and a dashed line at the reference row's requests/s: the Fastify constant
+ * route with the access line).
  *
  * Built from elements, never by pasting data into markup: every attribute value and text node
  * goes through `escapeXml`.
@@ -22,8 +23,9 @@ interface Record {
   cpus: number;
   load: { connections: number; durationSeconds: number };
   loadAverage: { before: number[] };
-  targets: { reqRatio: number };
-  /** The reference: mean of the floor runs. */
+  /** The row the dashed line marks. */
+  reference?: { label: string; reqPerSec: number } | undefined;
+  /** Mean of the floor runs. */
   floor: { reqPerSec: number };
   rows: Row[];
 }
@@ -67,7 +69,6 @@ export function renderChart(record: Record): string {
   const width = labelW + barMax + noteW + 20;
   const height = top + rows.length * rowH + 44;
   const max = Math.max(...rows.map((r) => r.reqPerSec), 1);
-  const floor = record.floor.reqPerSec;
   const x = (v: number) => labelW + (v / max) * barMax;
   const font = { 'font-family': 'system-ui, sans-serif', 'font-size': 13 };
 
@@ -115,30 +116,32 @@ export function renderChart(record: Record): string {
       ),
     );
   });
-  const targetX = x(floor * record.targets.reqRatio);
   const bottom = top + rows.length * rowH;
-  children.push(
-    el('line', {
-      x1: targetX,
-      x2: targetX,
-      y1: top - 2,
-      y2: bottom,
-      stroke: '#c0392b',
-      'stroke-dasharray': '4 3',
-    }),
-    el(
-      'text',
-      {
-        x: targetX,
-        y: bottom + 16,
-        ...font,
-        'font-size': 11,
-        fill: '#c0392b',
-        'text-anchor': 'middle',
-      },
-      `target: ${record.targets.reqRatio} × floor (mean of the two floor runs)`,
-    ),
-  );
+  if (record.reference) {
+    const refX = x(record.reference.reqPerSec);
+    children.push(
+      el('line', {
+        x1: refX,
+        x2: refX,
+        y1: top - 2,
+        y2: bottom,
+        stroke: '#c0392b',
+        'stroke-dasharray': '4 3',
+      }),
+      el(
+        'text',
+        {
+          x: refX,
+          y: bottom + 16,
+          ...font,
+          'font-size': 11,
+          fill: '#c0392b',
+          'text-anchor': 'middle',
+        },
+        `reference: ${record.reference.label}`,
+      ),
+    );
+  }
   return `${serialize(
     el(
       'svg',

@@ -1,13 +1,15 @@
 /**
  * The two timings a person feels that are not requests: a CLI command while the server runs,
- * and `npm start` until `/readyz` answers (on an empty data directory, then on a restart). Both
- * run exactly what the README tells a user to run (`npm start`, `npm run cli -- …`), so npm's
- * own start and the build before each command are included.
+ * and the server's start until `/readyz` answers (on an empty data directory, then restarts on
+ * it). Both run the entries themselves, as a process manager or an operator's shell does:
+ * `node --enable-source-maps dist/main.js` and `node --enable-source-maps dist/cli.js …` (what
+ * `npm start` and `npm run cli` run after npm's own start and the build check). The build runs
+ * once before, untimed.
  *
  * Wall time is the figure a person waits; CPU time (user + system of the process tree, from
  * `getrusage` of the finished children) is the one that does not move with the machine's load.
  */
-import { spawn, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -27,13 +29,20 @@ export interface CommandTiming {
 }
 
 export interface StartupTimings {
-  /** `npm start` to the first 200 of `/readyz`, empty data directory (milliseconds). */
+  /** `node dist/main.js` to the first 200 of `/readyz`, empty data directory (milliseconds). */
   emptyMs: number;
-  /** The same, restarting on the data directory of the first start (milliseconds). */
+  /** The same, restarting on the data directory of the first start: median of the restarts. */
   restartMs: number;
-  /** `npm run cli -- token regenerate` while that server runs, median of 5. */
+  /** Each restart's time, in milliseconds. */
+  restartsMs: number[];
+  /** `node dist/cli.js token regenerate` while that server runs, median of 5. */
   cli: CommandTiming;
 }
+
+/** Restarts timed (the median is the figure). */
+const RESTARTS = 3;
+const SERVER_ENTRY = ['--enable-source-maps', 'dist/main.js'];
+const CLI_ENTRY = ['--enable-source-maps', 'dist/cli.js'];
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 
@@ -46,22 +55,24 @@ function env(dataDir: string): NodeJS.ProcessEnv {
     PORT: String(PORT),
     HOST: '127.0.0.1',
     LOG_LEVEL: 'warn',
+    // The development sandbox beside it, on a port of its own (not the default 3001).
+    SANDBOX_PROVIDER_PORT: String(PORT + 1),
     // No background calls to the sandbox while measuring.
     PROVIDER_HEALTH_CHECK_INTERVAL_MS: '0',
   };
 }
 
-/** Start `npm start` (in its own process group) and wait for `/readyz`; returns ms and a stop. */
+/** Start the server's entry (in its own process group) and wait for `/readyz`; ms and a stop. */
 async function start(dataDir: string): Promise<{ ms: number; stop: () => Promise<void> }> {
   const began = performance.now();
-  const child = spawn('npm', ['start', '--silent'], {
+  const child = spawn(process.execPath, SERVER_ENTRY, {
     cwd: ROOT,
     env: env(dataDir),
     stdio: process.env.BENCH_DEBUG ? 'inherit' : 'ignore',
     detached: true,
   });
-  // npm does not pass SIGTERM on, and exits before its node child has: signal the whole group
-  // and wait until no process of it is left (the next start needs the data directory's lock).
+  // Signal the whole group and wait until no process of it is left (the next start needs the
+  // data directory's lock).
   const groupAlive = () => {
     try {
       process.kill(-child.pid!, 0);
@@ -87,14 +98,18 @@ async function start(dataDir: string): Promise<{ ms: number; stop: () => Promise
     await new Promise((r) => setTimeout(r, 20));
   }
   await stop();
-  throw new Error(`npm start did not answer /readyz within ${START_DEADLINE_MS} ms`);
+  throw new Error(
+    child.exitCode !== null
+      ? `dist/main.js exited (${child.exitCode}) before /readyz answered (BENCH_DEBUG=1 shows its output)`
+      : `dist/main.js did not answer /readyz within ${START_DEADLINE_MS} ms`,
+  );
 }
 
-/** Run `npm run cli -- args` and time it (wall and CPU of its finished process tree). */
+/** Run the CLI's entry with `args` and time it (wall and CPU of its finished process tree). */
 function timeCli(dataDir: string, args: string[]): { wallMs: number; cpuMs: number } {
   const cpuBefore = childrenCpuMs();
   const began = performance.now();
-  const run = spawnSync('npm', ['run', '--silent', 'cli', '--', ...args], {
+  const run = spawnSync(process.execPath, [...CLI_ENTRY, ...args], {
     cwd: ROOT,
     env: env(dataDir),
     encoding: 'utf8',
@@ -117,13 +132,24 @@ function childrenCpuMs(): number {
   return (Number(fields[13]) + Number(fields[14])) * 10;
 }
 
-/** Measure the empty start, the restart, and five CLI commands against the restarted server. */
+/**
+ * Measure the empty start, RESTARTS restarts, and five CLI commands against the last restarted
+ * server (after the build, untimed).
+ */
 export async function measureStartupAndCli(portalCode = '4242'): Promise<StartupTimings> {
+  execFileSync('sh', ['scripts/build.sh'], { cwd: ROOT, stdio: 'inherit' });
   const dataDir = mkdtempSync(join(tmpdir(), 'portico-bench-start-'));
   try {
     const first = await start(dataDir);
     await first.stop();
-    const second = await start(dataDir);
+    const restartsMs: number[] = [];
+    let second = await start(dataDir);
+    restartsMs.push(second.ms);
+    while (restartsMs.length < RESTARTS) {
+      await second.stop();
+      second = await start(dataDir);
+      restartsMs.push(second.ms);
+    }
     try {
       timeCli(dataDir, [
         'portal',
@@ -141,7 +167,8 @@ export async function measureStartupAndCli(portalCode = '4242'): Promise<Startup
       }
       return {
         emptyMs: first.ms,
-        restartMs: second.ms,
+        restartMs: median(restartsMs),
+        restartsMs,
         cli: {
           wallMs: median(runs.map((r) => r.wallMs)),
           cpuMs: median(runs.map((r) => r.cpuMs)),

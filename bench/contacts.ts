@@ -10,8 +10,10 @@
  *   statement's execution time in the database.
  *
  * The app runs in this process, listening on 127.0.0.1, and is called over real HTTP. Writes
- * `bench/results/contacts-<time>.json`. PostgreSQL at BENCH_DATABASE_URL (a throwaway database,
- * dropped after); its rows are skipped when it does not answer.
+ * `bench/results/contacts-<time>.json` and redraws its section of docs/performance.md
+ * (`performance-doc.ts`; BENCH_WRITE_DOC=0 leaves the page alone). PostgreSQL at
+ * BENCH_DATABASE_URL (a throwaway database, dropped after); its rows are skipped when it does
+ * not answer.
  */
 import { execSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
@@ -29,12 +31,18 @@ import { listFilter } from '../src/contacts/contact-filter.ts';
 import { contactCursor } from '../src/contacts/contacts-service.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { createServices } from '../src/services.ts';
+import { figure, redrawSection, runContext, table, verdict } from './performance-doc.ts';
 import { createThrowawayDatabase } from './postgres.ts';
 
 const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
 const IMPORT_TRIALS = Number(process.env.BENCH_IMPORT_TRIALS ?? 5);
 const LIST_REQUESTS = Number(process.env.BENCH_LIST_REQUESTS ?? 300);
 const SEEDED = 100_000;
+const WRITE_DOC = process.env.BENCH_WRITE_DOC !== '0';
+const TARGET_IMPORT_MS = 300;
+const TARGET_LIST_P99_MS = 20;
+/** The shapes the list target applies to. */
+const TARGETED = new Set(['first page', 'tag=vip', 'consent=opted_in']);
 
 const SHAPES: Record<string, string> = {
   'first page': '',
@@ -210,8 +218,75 @@ async function run(kind: 'pglite' | 'postgres', url?: string) {
   }
 }
 
+type Run = Awaited<ReturnType<typeof run>>;
+
+/** The contacts section of docs/performance.md: the imports, then each list shape. */
+function docSection(context: ReturnType<typeof runContext>, runs: Record<string, Run>): string {
+  const kinds = Object.keys(runs);
+  const label = (k: string) => (k === 'pglite' ? 'PGlite' : 'PostgreSQL');
+  const ms = (v: number) => `${figure(v)} ms`;
+  const importRows = [
+    [
+      'import of 1,000 new (median of 5)',
+      ...kinds.map((k) => ms(runs[k]!.importNew1000MedianMs!)),
+      '',
+      '',
+    ],
+    [
+      'import of 1,000 updates',
+      ...kinds.map((k) => ms(runs[k]!.importUpdate1000Ms)),
+      `≤ ${TARGET_IMPORT_MS} ms`,
+      kinds.map((k) => verdict(runs[k]!.importUpdate1000Ms <= TARGET_IMPORT_MS)).join(' / '),
+    ],
+  ];
+  const listRows = Object.keys(SHAPES).map((name) => {
+    const cells = kinds.map((k) => runs[k]!.list[name] as unknown as ListResult);
+    const first = cells.at(-1)!;
+    const targeted = TARGETED.has(name) || name.startsWith('q=');
+    return [
+      name.includes('=')
+        ? `\`${name.split(' ')[0]}\`${name.slice(name.split(' ')[0]!.length)}`
+        : name,
+      first.indexes.map((i) => `\`${i}\``).join(', '),
+      ...cells.map(
+        (c) => `${figure(c.p50Ms)} / ${figure(c.p99Ms)} ms (${figure(c.executionMs)} ms)`,
+      ),
+      targeted ? `≤ ${TARGET_LIST_P99_MS} ms` : '',
+      targeted ? cells.map((c) => verdict(c.p99Ms <= TARGET_LIST_P99_MS)).join(' / ') : '',
+    ];
+  });
+  return [
+    context.line('npm run bench:contacts'),
+    table(['figure', ...kinds.map(label), 'target', kinds.map(label).join(' / ')], importRows, [
+      false,
+      ...kinds.map(() => true),
+      false,
+      false,
+    ]),
+    table(
+      [
+        'list page',
+        `index (${label(kinds.at(-1)!)})`,
+        ...kinds.map((k) => `${label(k)} p50 / p99 (database)`),
+        'target p99',
+        kinds.map(label).join(' / '),
+      ],
+      listRows,
+      [false, false, ...kinds.map(() => true), false, false],
+    ),
+  ].join('\n\n');
+}
+
+interface ListResult {
+  p50Ms: number;
+  p99Ms: number;
+  indexes: string[];
+  executionMs: number;
+}
+
 async function main(): Promise<void> {
   mkdirSync(RESULTS, { recursive: true });
+  const context = runContext();
   const uptimeBefore = execSync('uptime').toString().trim();
   const loadBefore = loadavg();
   console.log(`contacts bench: node ${process.version}, ${cpus().length} CPUs; ${uptimeBefore}`);
@@ -245,6 +320,13 @@ async function main(): Promise<void> {
   const path = join(RESULTS, `contacts-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(path, `${JSON.stringify(record, null, 2)}\n`);
   console.log(`${String(record.uptimeAfter)}\nwritten ${path}`);
+  const runs = Object.fromEntries(
+    (['pglite', 'postgres'] as const).flatMap((k) => (record[k] ? [[k, record[k] as Run]] : [])),
+  );
+  if (WRITE_DOC) {
+    await redrawSection('contacts', docSection(context, runs));
+    console.log('redrew the contacts section of docs/performance.md');
+  }
 }
 
 await main();

@@ -8,6 +8,10 @@
  *   instance's services, with the monotonic time (ns) at which the call returned;
  * - `{type: 'profile-start'}` / `{type: 'profile-stop', path}` record a V8 CPU profile of the
  *   main thread between the two (the steady state only, without start-up) into `path`;
+ * - `{type: 'pages-seed', portalCode, rows}` gives the portal's administrator a password and
+ *   fills its pages' tables (`pages-seed.ts`), answering `pages-seeded` with the sign-in;
+ * - `{type: 'trace-start'}` / `{type: 'trace-stop'}` record the statements the app sends to the
+ *   database between the two and answer `traced` with each read's plan (`pages-seed.ts`);
  * - closes and exits on `{type: 'stop'}`.
  *
  * `fastify-logged` is the Fastify constant route with the app's logging (its logger, access line
@@ -25,6 +29,7 @@ import { Session } from 'node:inspector';
 import type { AddressInfo } from 'node:net';
 import { dirname } from 'node:path';
 import Fastify from 'fastify';
+import type { PagesSeeded, StatementTrace, TracedStatement } from './pages-seed.ts';
 
 export type ServerKind = 'floor' | 'fastify' | 'fastify-logged' | 'app';
 
@@ -33,6 +38,9 @@ export type ToServer =
   | { type: 'regenerate'; portalCode: string }
   | { type: 'profile-start' }
   | { type: 'profile-stop'; path: string }
+  | { type: 'pages-seed'; portalCode: string; rows: number }
+  | { type: 'trace-start' }
+  | { type: 'trace-stop' }
   | { type: 'stop' };
 
 export type FromServer =
@@ -46,6 +54,9 @@ export type FromServer =
     }
   | { type: 'regenerated'; token: string; returnedAtNs: string }
   | { type: 'profiled'; path: string | null }
+  | ({ type: 'pages-seeded' } & PagesSeeded)
+  | { type: 'trace-started' }
+  | { type: 'traced'; statements: TracedStatement[] }
   | { type: 'error'; message: string };
 
 /** The same body shape as a verify answer, so the floor serialises as much as the app does. */
@@ -176,6 +187,7 @@ async function main(kind: ServerKind): Promise<void> {
       await storage.close();
       await new Promise<void>((resolve) => logger.flush(() => resolve()));
     };
+    let trace: StatementTrace | undefined;
     onMessage = async (message) => {
       if (message.type === 'stats') {
         const { trusted, size, hits, misses } = services.tokenVerification.cache.stats();
@@ -185,6 +197,16 @@ async function main(kind: ServerKind): Promise<void> {
           cpuMicros: cpuMicros(),
           cache: { trusted, size, hits, misses },
         });
+      } else if (message.type === 'pages-seed') {
+        const { seedPages } = await import('./pages-seed.ts');
+        send({ type: 'pages-seeded', ...(await seedPages(storage, services, message)) });
+      } else if (message.type === 'trace-start') {
+        const { statementTrace } = await import('./pages-seed.ts');
+        trace ??= statementTrace(storage);
+        trace.start();
+        send({ type: 'trace-started' });
+      } else if (message.type === 'trace-stop' && trace) {
+        send({ type: 'traced', statements: await trace.stop() });
       } else if (message.type === 'regenerate') {
         const { token } = await services.accounts.regenerateToken({
           portalCode: message.portalCode,

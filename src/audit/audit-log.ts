@@ -4,8 +4,9 @@
  *
  * @see docs/partner-connection.md "Revocation" (every path writes one record)
  */
-import { and, desc, eq, lt } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
+import { keysetClauses, type PagePosition } from '../db/keyset-page.ts';
 import { auditEvents } from '../db/schema/index.ts';
 
 export type ActorType = 'user' | 'provider' | 'system' | 'agent';
@@ -84,25 +85,33 @@ export async function recordAuditEvent(
 }
 
 /**
- * A portal's events, newest first.
+ * A portal's events, newest first: a keyset page on `(occurred_at, id)` (db/keyset-page.ts),
+ * served by the `audit_events_portal_page` index whatever the page's depth.
  *
- * @param options.limit 1–500 (default 50); `before` an event id to page backwards.
+ * @param options.limit 1–500 (default 50); `after` the position of the last event of the
+ *   previous page (`auditPosition`).
  */
 export async function listAuditEvents(
   db: Database,
   portalId: number,
-  options: { limit?: number | undefined; before?: number | undefined } = {},
+  options: { limit?: number | undefined; after?: PagePosition | undefined } = {},
 ): Promise<AuditEvent[]> {
   const limit = Math.min(Math.max(options.limit ?? 50, 1), 500);
+  const { where, orderBy } = keysetClauses(
+    { createdAt: auditEvents.occurredAt, id: auditEvents.id },
+    [eq(auditEvents.portalId, portalId)],
+    options.after,
+  );
   const rows = await db
     .select()
     .from(auditEvents)
-    .where(
-      options.before === undefined
-        ? eq(auditEvents.portalId, portalId)
-        : and(eq(auditEvents.portalId, portalId), lt(auditEvents.id, options.before)),
-    )
-    .orderBy(desc(auditEvents.occurredAt), desc(auditEvents.id))
+    .where(where)
+    .orderBy(...orderBy)
     .limit(limit);
   return rows.map((r) => ({ ...r, occurredAt: r.occurredAt.toISOString() }));
+}
+
+/** An event's position in the newest-first order: where the page after it starts. */
+export function auditPosition(event: Pick<AuditEvent, 'id' | 'occurredAt'>): PagePosition {
+  return { createdAt: new Date(event.occurredAt), id: String(event.id) };
 }

@@ -16,6 +16,7 @@ import type {
   SummaryQuery,
 } from './messages/messages-schemas.ts';
 import type { ProviderWebhookSink } from '../partner/partner-service.ts';
+import type { DayCounts } from './reports/daily-counts.ts';
 
 export type PortalOf = Pick<Principal, 'portalId'>;
 
@@ -65,6 +66,13 @@ export interface MessagingService {
 
   /** Counts per status, delivery rate and cost per UTC day or hour. */
   summary(principal: PortalOf, query: SummaryQuery): Promise<SummaryPeriod[]>;
+
+  /**
+   * How many messages created on each UTC day of `[since, until)` (`YYYY-MM-DD`) are now sent,
+   * delivered, read or failed, oldest day first (days without any absent), from the
+   * maintained daily counts: a few rows whatever the number of messages.
+   */
+  dailyCounts(principal: PortalOf, range: { since: string; until: string }): Promise<DayCounts[]>;
 
   /** The portal's credit (an account of 0 in the configured currency when never topped up). */
   credit(principal: PortalOf): Promise<Credit>;

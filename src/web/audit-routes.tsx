@@ -2,15 +2,19 @@
 /** @jsxImportSource preact */
 /**
  * `/audit`: the portal's audit log in the customer's words, 50 events a page, newest first,
- * paged by event id (`?before=`). `/settings` shows the first few through `readAuditRows`.
+ * keyset pages on `(occurred_at, id)` (`?cursor=`, the API's opaque cursor of the last event
+ * shown): every page costs the same, however deep. `/settings` shows the first few through
+ * `readAuditRows`.
  *
  * @see docs/decisions/0009-pages.md
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { PortalSummary } from '../accounts/accounts-service.ts';
+import { auditPosition } from '../audit/audit-log.ts';
 import { sendPage } from '../browser/render.ts';
 import type { WebSession } from '../browser/session-store.ts';
+import { keysetCursor } from '../external-api/keyset-cursor.ts';
 import { auditRows, type AuditRow } from './audit-words.ts';
 import { AuditPage } from './pages/audit-table.tsx';
 import { HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
@@ -18,23 +22,28 @@ import { HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-opti
 /** Events on one page of `/audit`. */
 export const AUDIT_PAGE_SIZE = 50;
 
+/** The cursor of `/audit`'s pages: an event's time and id. */
+const auditCursor = keysetCursor(/^[1-9][0-9]{0,15}$/);
+
 const AuditQuery = Type.Object({
-  before: Type.Optional(Type.Integer({ minimum: 1, maximum: Number.MAX_SAFE_INTEGER })),
+  cursor: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,200}$' })),
 });
 
 /**
- * A page of the portal's events in the customer's words, and whether older ones exist (one
- * more is read than shown).
+ * A page of the portal's events in the customer's words, and the cursor of the next (older)
+ * page, null on the last (one more event is read than shown).
+ *
+ * @throws AppError `invalid_request` for a cursor this service did not produce.
  */
 export async function readAuditRows(
   opts: Pick<WebRoutesOptions, 'auditEvents' | 'partner'>,
   session: WebSession,
   portal: PortalSummary,
-  page: { limit: number; before?: number | undefined },
-): Promise<{ rows: AuditRow[]; olderBefore: number | null }> {
+  page: { limit: number; cursor?: string | undefined },
+): Promise<{ rows: AuditRow[]; olderCursor: string | null }> {
   const events = await opts.auditEvents(session.portalId, {
     limit: page.limit + 1,
-    before: page.before,
+    after: auditCursor.after(page.cursor),
   });
   const shown = events.slice(0, page.limit);
   const rows = auditRows(shown, {
@@ -43,7 +52,11 @@ export async function readAuditRows(
     tokenIssuedAt: portal.token?.createdAt ?? null,
   });
   const last = shown.at(-1);
-  return { rows, olderBefore: events.length > page.limit && last ? last.id : null };
+  return {
+    rows,
+    olderCursor:
+      events.length > page.limit && last ? auditCursor.encodeCursor(auditPosition(last)) : null,
+  };
 }
 
 export async function auditRoutes(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
@@ -55,18 +68,18 @@ export async function auditRoutes(app: FastifyInstance, opts: WebRoutesOptions):
       const session = await sessionOr(sessions, request, reply, '/audit');
       if (!session) return reply;
       const portal = await accounts.showPortal(session.portalCode);
-      const { before } = request.query;
-      const { rows, olderBefore } = await readAuditRows(opts, session, portal, {
+      const { cursor } = request.query;
+      const { rows, olderCursor } = await readAuditRows(opts, session, portal, {
         limit: AUDIT_PAGE_SIZE,
-        before,
+        cursor,
       });
       return sendPage(
         reply,
         <AuditPage
           signedIn={{ email: session.email, csrfToken: session.csrfToken }}
           rows={rows}
-          olderBefore={olderBefore}
-          paged={before !== undefined}
+          olderCursor={olderCursor}
+          paged={cursor !== undefined}
         />,
       );
     },

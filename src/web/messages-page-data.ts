@@ -1,6 +1,6 @@
 /**
  * The messaging engine's read side as `/messages` shows it: the log page, the counts per UTC
- * day of the last days (from the reports summary: each message counted under the furthest
+ * day of the last days (the maintained daily counts: each message counted under the furthest
  * status it reached), and the credit with its latest transactions.
  *
  * @see README.md "Messaging"
@@ -13,7 +13,7 @@ import type { CreditView, LoggedMessage, MessageFilters } from './pages/messages
 /** What `/messages` reads of the messaging service. */
 export type MessagingReads = Pick<
   MessagingService,
-  'listMessages' | 'summary' | 'credit' | 'listCreditTransactions'
+  'listMessages' | 'dailyCounts' | 'credit' | 'listCreditTransactions'
 >;
 
 const DAY_MS = 86_400_000;
@@ -63,7 +63,10 @@ export async function messageLogPage(
   };
 }
 
-/** Counts per UTC day of the last `days` days, today included (days without messages omitted). */
+/**
+ * Counts per UTC day of the last `days` days, today included (days without messages omitted),
+ * from the messaging engine's maintained daily counts.
+ */
 export async function dailyCounts(
   messaging: MessagingReads,
   portalId: number,
@@ -72,17 +75,10 @@ export async function dailyCounts(
 ): Promise<DailyCounts[]> {
   const until = new Date(utcDay(now).getTime() + DAY_MS);
   const since = new Date(until.getTime() - days * DAY_MS);
-  const periods = await messaging.summary(
+  return messaging.dailyCounts(
     { portalId },
-    { since: since.toISOString(), until: until.toISOString(), granularity: 'day' },
+    { since: since.toISOString().slice(0, 10), until: until.toISOString().slice(0, 10) },
   );
-  return periods.map((p) => ({
-    day: p.start.slice(0, 10),
-    sent: p.counts.sent,
-    delivered: p.counts.delivered,
-    read: p.counts.read,
-    failed: p.counts.failed,
-  }));
 }
 
 /** The credit and its 10 latest transactions. */

@@ -69,7 +69,7 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
         newToken={extra.newToken}
         connection={{ providerName: partner.providerName, connection, businessAccounts }}
         auditRows={audit.rows}
-        moreAudit={audit.olderBefore !== null}
+        moreAudit={audit.olderCursor !== null}
         flash={extra.flash}
       />,
     );

@@ -8,6 +8,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AccountsService } from '../accounts/accounts-service.ts';
 import type { AuditEvent } from '../audit/audit-log.ts';
+import type { PagePosition } from '../db/keyset-page.ts';
 import { redirectToLogin, type PageSessions } from '../browser/web-session.ts';
 import type { WebSession } from '../browser/session-store.ts';
 import type { ContactsService } from '../contacts/contacts-service.ts';
@@ -71,10 +72,10 @@ export interface WebRoutesOptions {
   /** The agent console: agents' sign-in and the desk over every portal's tickets. */
   agents: Pick<AgentsService, 'authenticateAgent' | 'listAgents'>;
   desk: AgentDeskService;
-  /** A page of the portal's audit events, newest first (`before`: an event id, exclusive). */
+  /** A page of the portal's audit events, newest first (`after`: the previous page's last). */
   auditEvents: (
     portalId: number,
-    page: { limit: number; before?: number | undefined },
+    page: { limit: number; after?: PagePosition | undefined },
   ) => Promise<AuditEvent[]>;
 }
 

@@ -117,15 +117,26 @@ for (const backend of backends()) {
       assert.equal(first.statusCode, 200);
       const rowsOf = (html: string) => (html.match(/<tr>/g) ?? []).length - 1; // minus the head
       assert.equal(rowsOf(first.body), 50);
-      const older = /href="(\/audit\?before=\d+)"/.exec(first.body);
+      const older = /href="(\/audit\?cursor=[\w-]+)"/.exec(first.body);
       assert.ok(older, 'a link to older events');
       const second = await b.get(older[1]!);
       assert.equal(rowsOf(second.body), total - 50);
       assert.doesNotMatch(second.body, /data-testid="audit-older"/);
       assert.match(second.body, /href="\/audit">Newest events/);
-      const bad = await b.get('/audit?before=abc', HTML);
-      assert.equal(bad.statusCode, 400);
-      assert.match(String(bad.headers['content-type']), /text\/html/);
+      // The two pages are the events newest first, each once.
+      const ids = (html: string) =>
+        [...html.matchAll(/<time datetime="([^"]+)"/g)].map((m) => m[1]);
+      const shown = [...ids(first.body), ...ids(second.body)];
+      const events = await listAuditEvents(db, portal.portalId, { limit: 500 });
+      assert.deepEqual(
+        shown,
+        events.map((e) => e.occurredAt),
+      );
+      for (const bad of ['/audit?cursor=abc', '/audit?cursor=%25%25']) {
+        const res = await b.get(bad, HTML);
+        assert.equal(res.statusCode, 400, bad);
+        assert.match(String(res.headers['content-type']), /text\/html/);
+      }
     });
 
     test('errors of the pages are pages; the API keeps its envelope; a favicon; a strict CSP', async (t) => {

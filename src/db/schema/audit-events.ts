@@ -4,6 +4,9 @@ import { portals } from './portals.ts';
 /**
  * Append-only audit log. Invariant: never holds a secret (no token, code, state or key), only
  * who did what to which portal, why, and when. Rows are never updated or deleted by the app.
+ * Pages are keyset pages on `(occurred_at, id)`, newest first (db/keyset-page.ts), served by
+ * the ascending page index scanned backwards; times have millisecond precision so the cursor
+ * compares exactly.
  */
 export const auditEvents = pgTable(
   'audit_events',
@@ -20,7 +23,9 @@ export const auditEvents = pgTable(
     action: text('action').notNull(),
     reason: text('reason'),
     requestId: text('request_id'),
-    occurredAt: timestamp('occurred_at', { withTimezone: true }).notNull().defaultNow(),
+    occurredAt: timestamp('occurred_at', { withTimezone: true, precision: 3 })
+      .notNull()
+      .defaultNow(),
   },
-  (t) => [index('audit_events_portal_time').on(t.portalId, t.occurredAt)],
+  (t) => [index('audit_events_portal_page').on(t.portalId, t.occurredAt, t.id)],
 );

@@ -16,3 +16,4 @@ export * from './credit.ts';
 export * from './message-drafts.ts';
 export * from './webhooks.ts';
 export * from './service-windows.ts';
+export * from './message-daily-counts.ts';

@@ -2,12 +2,14 @@
  * Queries over `messages`. Invariant (docs/security.md, tenant isolation): every statement
  * filters by portal id in the statement itself. Status changes are conditional UPDATEs, so a
  * status never moves backwards whatever the order or number of the events (docs/messaging.md
- * "Statuses").
+ * "Statuses"); each is counted in the portal's daily counts in the same transaction
+ * (reports/daily-counts.ts).
  */
 import { and, eq, gte, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { messages } from '../../db/schema/messages.ts';
 import { readKeysetPage, type KeysetPage, type PagePosition } from '../../db/keyset-page.ts';
+import { countStatusChanges } from '../reports/daily-counts.ts';
 
 /** Drizzle's transaction handle (same query API as the database). */
 export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
@@ -106,6 +108,7 @@ export async function failIfQueued(
       and(eq(messages.id, id), eq(messages.status, 'queued'), isNull(messages.providerMessageId)),
     )
     .returning();
+  if (row) await countFailedFromQueued(tx, row.portalId, [row]);
   return row ?? null;
 }
 
@@ -121,7 +124,7 @@ export async function failQueuedOfPortal(
   error: { code: string; title: string },
   at: Date,
 ): Promise<MessageRow[]> {
-  return tx
+  const rows = await tx
     .update(messages)
     .set({ status: 'failed', failedAt: at, errorCode: error.code, errorTitle: error.title })
     .where(
@@ -132,6 +135,17 @@ export async function failQueuedOfPortal(
       ),
     )
     .returning();
+  await countFailedFromQueued(tx, portalId, rows);
+  return rows;
+}
+
+/** Count messages just failed from `queued` in the portal's daily counts. */
+function countFailedFromQueued(tx: Tx, portalId: number, rows: readonly MessageRow[]) {
+  return countStatusChanges(
+    tx,
+    portalId,
+    rows.map((r) => ({ id: r.id, createdAt: r.createdAt, from: 'queued', to: 'failed' })),
+  );
 }
 
 function filterConditions(portalId: number, filter: MessageFilter): SQL[] {
@@ -228,7 +242,7 @@ export async function failQueuedOfPerson(
   error: { code: string; title: string },
   at: Date,
 ): Promise<MessageRow[]> {
-  return tx
+  const rows = await tx
     .update(messages)
     .set({ status: 'failed', failedAt: at, errorCode: error.code, errorTitle: error.title })
     .where(
@@ -239,6 +253,8 @@ export async function failQueuedOfPerson(
       ),
     )
     .returning();
+  await countFailedFromQueued(tx, contact.portalId, rows);
+  return rows;
 }
 
 /**

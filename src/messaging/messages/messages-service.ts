@@ -31,6 +31,7 @@ import type { SummaryQuery } from './messages-schemas.ts';
 import type { MessagingService, PortalOf } from '../messaging-types.ts';
 import type { ProviderAdapter } from '../provider/provider-adapter.ts';
 import { createSenderPacing } from '../delivery/sender-pacing.ts';
+import { readDailyCounts } from '../reports/daily-counts.ts';
 import { createWebhookSink, type MessagingEventSteps } from '../provider-webhooks/status-events.ts';
 
 export interface MessagingServiceDeps {
@@ -110,6 +111,8 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
     },
 
     summary: (principal, query) => summaryOf(db, principal, query, prices.currency),
+
+    dailyCounts: (principal, range) => readDailyCounts(db, principal.portalId, range),
 
     credit: (principal) => readCredit(db, principal.portalId, prices.currency),
 

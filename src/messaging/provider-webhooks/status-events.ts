@@ -8,7 +8,8 @@
  * first event past `queued` captures the reserved price; `failed` from `queued` releases it
  * (from `sent` it was captured already: the failure is recorded, the charge stays). Events are
  * matched by Portico's id (`biz_opaque_callback_data`) when present, else by wamid, always
- * within the portal; an unknown message is ignored.
+ * within the portal; an unknown message is ignored. A status change is counted in the portal's
+ * daily counts in the same transaction (reports/daily-counts.ts).
  *
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples#message-status-updates
  * @see docs/messaging.md "Statuses"
@@ -25,6 +26,7 @@ import { capture, release } from '../credit/credit-ledger.ts';
 import type { TemplateStatusEvent } from '../../partner/partner-service.ts';
 import type { MessageStatusEvent, MessagingWebhookSink } from '../messaging-types.ts';
 import { recordServiceWindow } from '../messages/service-windows.ts';
+import { countStatusChanges } from '../reports/daily-counts.ts';
 import {
   lockMessageForStatus,
   updateMessage,
@@ -121,6 +123,10 @@ async function applyStatus(
     return 'unchanged';
   }
   await updateMessage(tx, portalId, row.id, { ...changes, ...wamid });
+  if (changes.status)
+    await countStatusChanges(tx, portalId, [
+      { id: row.id, createdAt: row.createdAt, from: row.status, to: changes.status },
+    ]);
   const money = { portalId, amount: row.priceMinor, currency: row.currency, messageId: row.id };
   if (row.status === 'queued' && changes.status === 'failed') {
     await release(tx, portalId, [money], PROVIDER_ACTOR);

@@ -36,8 +36,8 @@ export function AuditTable({ rows }: { rows: readonly AuditRow[] }) {
 export function AuditPage(p: {
   signedIn: { email: string; csrfToken: string };
   rows: readonly AuditRow[];
-  /** The id to ask `?before=` for the next (older) page; null on the last page. */
-  olderBefore: number | null;
+  /** The cursor of the next (older) page; null on the last page. */
+  olderCursor: string | null;
   /** Whether this is a later page (show a way back to the newest). */
   paged: boolean;
 }) {
@@ -51,8 +51,8 @@ export function AuditPage(p: {
         <AuditTable rows={p.rows} />
         <p class="pager">
           {p.paged ? <a href="/audit">Newest events</a> : <span />}
-          {p.olderBefore !== null && (
-            <a href={`/audit?before=${p.olderBefore}`} data-testid="audit-older">
+          {p.olderCursor !== null && (
+            <a href={`/audit?cursor=${p.olderCursor}`} data-testid="audit-older">
               Older events
             </a>
           )}
