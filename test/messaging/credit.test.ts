@@ -1,16 +1,80 @@
 /**
  * The credit ledger and the queue's set-up on both backends: top-ups, the credit routes, a send
- * refused without a connection (nothing queued or reserved), concurrent reservations that never
- * overdraw.
+ * refused without a connection (nothing queued or reserved); and the escrow blocks sends reserve
+ * from (docs/decisions/0024-credit-escrow.md), with two instances over one database: concurrent
+ * sends never overdraw and a refusal means the credit as a whole does not cover the price, a
+ * block's unused part reads as available, a stopped instance gives its blocks back, a block
+ * held by an instance that died is settled by another, and the dead one's later send finds its
+ * block gone.
  */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { randomBytes } from 'node:crypto';
+import { describe, test, type TestContext } from 'node:test';
+import { sql } from 'drizzle-orm';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
-import { readCredit, reserve } from '../../src/messaging/credit/credit-ledger.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
-import { backends } from '../helpers/storage.ts';
+import { openInstances, type Instance } from '../helpers/instances.ts';
+import { hello, MESSAGES } from '../helpers/messaging.ts';
+import { connectPortal, startTestProvider } from '../helpers/provider.ts';
+import { queryRows } from '../helpers/sql.ts';
+import { backends, type Backend } from '../helpers/storage.ts';
 
 const API = '/api/v1/external/messaging';
+
+/**
+ * Two instances (own services, own escrow; own pools on PostgreSQL) over one database, the
+ * portal connected through the sandbox with `credit` minor units; `hello_world` costs 4.
+ */
+async function twoInstances(t: TestContext, backend: Backend, amount: number) {
+  const provider = await startTestProvider(t);
+  const instances: Instance[] = [];
+  // Registered first, so it runs before openInstances closes the storage.
+  t.after(async () => {
+    for (const i of instances) await i.services.stop();
+  });
+  instances.push(
+    ...(await openInstances(t, backend, 2, {
+      ...provider.env,
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      // One key for both, as instances of one deployment share it (the provider token).
+      TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+    })),
+  );
+  const [a, b] = instances as [Instance, Instance];
+  const portal = await createPortal(a.services);
+  const portalId = await a.services.accounts.portalIdFor(portal.portalCode);
+  await connectPortal(a.services, provider, { portalId, userId: portal.userId });
+  await a.services.messaging.addCredit({ portalId, amount, note: 'n', actor: CLI_ACTOR });
+  for (const i of instances) await i.services.messaging.start();
+  const [from] = (await a.services.messagingProvider.numbers(portalId)).map((n) => n.id);
+  let next = 0;
+  const send = (instance: Instance) =>
+    instance.app.inject({
+      method: 'POST',
+      url: MESSAGES,
+      headers: { authorization: portal.token },
+      payload: hello(`+1650555${String(1000 + next++)}`, from!),
+    });
+  const credit = (instance: Instance) => instance.services.messaging.credit({ portalId });
+  const count = async (what: 'messages' | 'reserves' | 'leases') => {
+    const query = {
+      messages: sql`select count(*)::int as n from messages where portal_id = ${portalId}`,
+      reserves: sql`select count(*)::int as n from credit_transactions
+        where portal_id = ${portalId} and kind = 'reserve'`,
+      leases: sql`select count(*)::int as n from credit_leases where portal_id = ${portalId}`,
+    }[what];
+    const [row] = await queryRows<{ n: number }>(a.services.storage, query);
+    return Number(row!.n);
+  };
+  const accountRow = async () => {
+    const [row] = await queryRows<{ balance: unknown; reserved: unknown }>(
+      a.services.storage,
+      sql`select balance, reserved from credit_accounts where portal_id = ${portalId}`,
+    );
+    return { balance: Number(row!.balance), reserved: Number(row!.reserved) };
+  };
+  return { a, b, portalId, send, credit, count, accountRow };
+}
 
 for (const backend of backends()) {
   describe(`messaging credit (${backend.name})`, () => {
@@ -96,31 +160,53 @@ for (const backend of backends()) {
       });
     });
 
-    test('20 concurrent reservations with credit for 5: exactly 5 succeed', async (t) => {
-      const { services } = await buildTestApp(t, backend);
-      const portal = await createPortal(services);
-      const portalId = await services.accounts.portalIdFor(portal.portalCode);
-      await services.messaging.addCredit({ portalId, amount: 50, note: 'n', actor: CLI_ACTOR });
-      const db = services.storage.db;
-      const results = await Promise.all(
-        Array.from({ length: 20 }, (_, i) =>
-          db.transaction((tx) =>
-            reserve(tx, {
-              portalId,
-              amount: 10,
-              currency: 'EUR',
-              messageId: `msg_${i}`,
-              actor: 'api',
-            }),
-          ),
-        ),
+    test('20 concurrent sends on two instances with credit for 5: exactly 5 queued, the rest reserve nothing', async (t) => {
+      const s = await twoInstances(t, backend, 20);
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => s.send(i % 2 === 0 ? s.a : s.b)),
       );
-      assert.equal(results.filter(Boolean).length, 5);
-      assert.deepEqual(await readCredit(db, portalId, 'EUR'), {
-        balance: 50,
-        reserved: 50,
-        currency: 'EUR',
-      });
+      const statuses = answers.map((r) => r.statusCode);
+      assert.equal(statuses.filter((c) => c === 202).length, 5, statuses.join(','));
+      for (const r of answers.filter((x) => x.statusCode !== 202)) {
+        assert.equal(r.statusCode, 402, r.body);
+        assert.equal(r.json().error.code, 'insufficient_credit');
+      }
+      for (const instance of [s.a, s.b])
+        assert.deepEqual(await s.credit(instance), { balance: 20, reserved: 20, currency: 'EUR' });
+      assert.equal(await s.count('messages'), 5);
+      assert.equal(await s.count('reserves'), 5);
+      assert.equal(await s.a.services.messaging.waitingJobs(), 5);
+    });
+
+    test("a block's unused part reads as available; a stopped instance gives its blocks back", async (t) => {
+      const s = await twoInstances(t, backend, 100);
+      for (let i = 0; i < 2; i++) assert.equal((await s.send(s.a)).statusCode, 202);
+      // A holds one block (half of the 100: 50) and has reserved 8 of it.
+      assert.equal(await s.count('leases'), 1);
+      assert.deepEqual(await s.accountRow(), { balance: 100, reserved: 50 });
+      for (const instance of [s.a, s.b])
+        assert.deepEqual(await s.credit(instance), { balance: 100, reserved: 8, currency: 'EUR' });
+      await s.a.services.messaging.stop();
+      assert.equal(await s.count('leases'), 0);
+      assert.deepEqual(await s.accountRow(), { balance: 100, reserved: 8 });
+      assert.deepEqual(await s.credit(s.b), { balance: 100, reserved: 8, currency: 'EUR' });
+    });
+
+    test('a block held by an instance that died is settled by another; its later send finds it gone', async (t) => {
+      const s = await twoInstances(t, backend, 40);
+      assert.equal((await s.send(s.a)).statusCode, 202);
+      // A "dies" holding a block of 20 with 16 unused: it never sends or stops again (below).
+      const statuses: number[] = [];
+      for (let i = 0; i < 10; i++) statuses.push((await s.send(s.b)).statusCode);
+      // B gets the 36 left, A's unused 16 included (it settles A's block when short), no more.
+      assert.deepEqual(statuses, [...Array<number>(9).fill(202), 402]);
+      assert.deepEqual(await s.credit(s.b), { balance: 40, reserved: 40, currency: 'EUR' });
+      // A's block is gone: A's next send may not reserve from the 16 A still counts in memory.
+      const late = await s.send(s.a);
+      assert.equal(late.statusCode, 402, late.body);
+      assert.equal(await s.count('reserves'), 10);
+      assert.equal(await s.count('messages'), 10);
+      assert.deepEqual(await s.credit(s.a), { balance: 40, reserved: 40, currency: 'EUR' });
     });
   });
 }

@@ -2,14 +2,15 @@
  * The credit ledger: a portal's balance and reservations in integer minor units, and the
  * append-only transactions that moved them (docs/messaging.md "Credit").
  *
- * Invariants: 0 ≤ reserved ≤ balance (also CHECK constraints); a reservation is one
- * conditional UPDATE (`balance - reserved >= price`), so concurrent sends on any number of
- * instances never overdraw (PostgreSQL serialises the row's updates; a loser re-reads the row
- * and its condition fails). Every change writes its transaction row in the same transaction.
+ * Invariants: 0 ≤ reserved ≤ balance (also CHECK constraints). Sends reserve from escrow
+ * blocks leased from the account (credit-leases.ts, credit-escrow.ts), never from the account
+ * row itself: `credit_accounts.reserved` holds the blocks whole, and a balance read counts the
+ * part of each open block not yet reserved as available again. Every movement of a message's
+ * credit writes its transaction row in the same transaction.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { randomBase62 } from '../../platform/crypto.ts';
-import { creditAccounts, creditTransactions } from '../../db/schema/credit.ts';
+import { creditAccounts, creditLeases, creditTransactions } from '../../db/schema/credit.ts';
 import { readKeysetPage, type KeysetPage, type PagePosition } from '../../db/keyset-page.ts';
 import type { Db, Tx } from '../messages/messages-repository.ts';
 
@@ -21,21 +22,29 @@ export function newCreditTransactionId(): string {
   return `ctx_${randomBase62(16)}`;
 }
 
-/** A portal's account as stored, or zero in `currency` when it never had one. */
+/**
+ * A portal's credit as its users see it, or zero in `currency` when it never had an account:
+ * `balance` (owned) and `reserved` (held by queued messages), so `balance − reserved` is what
+ * sends can still reserve. The escrow blocks' unused parts are not reserved: the account row
+ * holds each open block whole, and this read gives back `amount − reservations made from it`
+ * of each, all in one snapshot.
+ */
 export async function readCredit(
   db: Db,
   portalId: number,
   currency: string,
 ): Promise<{ balance: number; reserved: number; currency: string }> {
-  const [row] = await db
-    .select({
-      balance: creditAccounts.balance,
-      reserved: creditAccounts.reserved,
-      currency: creditAccounts.currency,
-    })
-    .from(creditAccounts)
-    .where(eq(creditAccounts.portalId, portalId));
-  return row ?? { balance: 0, reserved: 0, currency };
+  const result: unknown = await db.execute(sql`
+    select a.balance, a.currency, a.reserved
+      - coalesce((select sum(l.amount) from ${creditLeases} l where l.portal_id = a.portal_id), 0)
+      + coalesce((select sum(t.amount) from ${creditTransactions} t
+          join ${creditLeases} l on l.id = t.lease_id
+          where l.portal_id = a.portal_id and t.kind = 'reserve'), 0) as reserved
+    from ${creditAccounts} a where a.portal_id = ${portalId}`);
+  const [row] = (result as { rows: { balance: unknown; reserved: unknown; currency: string }[] })
+    .rows;
+  if (!row) return { balance: 0, reserved: 0, currency };
+  return { balance: Number(row.balance), reserved: Number(row.reserved), currency: row.currency };
 }
 
 async function record(
@@ -84,34 +93,6 @@ export async function topUp(
     actor: args.actor,
   });
   return { balance: row!.balance, reserved: row!.reserved, currency: row!.currency, transactionId };
-}
-
-/**
- * Hold `amount` for a message, if the available credit (balance − reserved) covers it. A price
- * of 0 always succeeds and writes nothing.
- *
- * @returns the available credit (balance − reserved, minor units) after the reservation, or
- *   false when the credit does not cover it (nothing changed); null for a price of 0.
- */
-export async function reserve(
-  tx: Tx,
-  args: { portalId: number; amount: number; currency: string; messageId: string; actor: string },
-): Promise<{ availableAfter: number } | null | false> {
-  if (args.amount === 0) return null;
-  const updated = await tx
-    .update(creditAccounts)
-    .set({ reserved: sql`${creditAccounts.reserved} + ${args.amount}`, updatedAt: sql`now()` })
-    .where(
-      and(
-        eq(creditAccounts.portalId, args.portalId),
-        sql`${creditAccounts.balance} - ${creditAccounts.reserved} >= ${args.amount}`,
-      ),
-    )
-    .returning({ balance: creditAccounts.balance, reserved: creditAccounts.reserved });
-  const [after] = updated;
-  if (!after) return false;
-  await record(tx, { ...args, kind: 'reserve' });
-  return { availableAfter: after.balance - after.reserved };
 }
 
 /**

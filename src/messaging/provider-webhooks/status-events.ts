@@ -92,15 +92,22 @@ export interface MessagingEventSteps {
   ): Promise<void>;
   templateStatusUpdated(tx: Tx, portalId: number, e: TemplateStatusEvent): Promise<void>;
   /**
-   * A send reserved credit: the available credit (balance − reserved) went from
-   * `availableBefore` to `availableAfter`, minor units of `currency`. Only a reservation lowers
-   * it (a capture spends what was reserved; releases and top-ups raise it).
+   * A send reserved credit that may have taken the available credit (balance − reserved) below
+   * the `creditLowThreshold`: it went from `availableBefore` to `availableAfter`, minor units of
+   * `currency`, exactly (the sends that can cross the threshold run one at a time). Only a
+   * reservation lowers it (a capture spends what was reserved; releases and top-ups raise it).
+   * Sends whose escrow block keeps the available credit above the threshold skip this step.
    */
   creditReserved?(
     tx: Tx,
     portalId: number,
     e: { availableBefore: number; availableAfter: number; currency: string },
   ): Promise<void>;
+  /**
+   * The portal's `credit.low` threshold in minor units, or null when it has none: where
+   * `creditReserved` may emit. Read again at most every second per portal and instance.
+   */
+  creditLowThreshold?(portalId: number): Promise<number | null>;
 }
 
 async function applyStatus(
