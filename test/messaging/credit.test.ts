@@ -8,73 +8,13 @@
  * block gone.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { describe, test, type TestContext } from 'node:test';
-import { sql } from 'drizzle-orm';
+import { describe, test } from 'node:test';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
-import { openInstances, type Instance } from '../helpers/instances.ts';
-import { hello, MESSAGES } from '../helpers/messaging.ts';
-import { connectPortal, startTestProvider } from '../helpers/provider.ts';
-import { queryRows } from '../helpers/sql.ts';
-import { backends, type Backend } from '../helpers/storage.ts';
+import { messagingInstances as twoInstances } from '../helpers/messaging.ts';
+import { backends } from '../helpers/storage.ts';
 
 const API = '/api/v1/external/messaging';
-
-/**
- * Two instances (own services, own escrow; own pools on PostgreSQL) over one database, the
- * portal connected through the sandbox with `credit` minor units; `hello_world` costs 4.
- */
-async function twoInstances(t: TestContext, backend: Backend, amount: number) {
-  const provider = await startTestProvider(t);
-  const instances: Instance[] = [];
-  // Registered first, so it runs before openInstances closes the storage.
-  t.after(async () => {
-    for (const i of instances) await i.services.stop();
-  });
-  instances.push(
-    ...(await openInstances(t, backend, 2, {
-      ...provider.env,
-      RATE_LIMIT_PER_MINUTE: '1000000',
-      // One key for both, as instances of one deployment share it (the provider token).
-      TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-    })),
-  );
-  const [a, b] = instances as [Instance, Instance];
-  const portal = await createPortal(a.services);
-  const portalId = await a.services.accounts.portalIdFor(portal.portalCode);
-  await connectPortal(a.services, provider, { portalId, userId: portal.userId });
-  await a.services.messaging.addCredit({ portalId, amount, note: 'n', actor: CLI_ACTOR });
-  for (const i of instances) await i.services.messaging.start();
-  const [from] = (await a.services.messagingProvider.numbers(portalId)).map((n) => n.id);
-  let next = 0;
-  const send = (instance: Instance) =>
-    instance.app.inject({
-      method: 'POST',
-      url: MESSAGES,
-      headers: { authorization: portal.token },
-      payload: hello(`+1650555${String(1000 + next++)}`, from!),
-    });
-  const credit = (instance: Instance) => instance.services.messaging.credit({ portalId });
-  const count = async (what: 'messages' | 'reserves' | 'leases') => {
-    const query = {
-      messages: sql`select count(*)::int as n from messages where portal_id = ${portalId}`,
-      reserves: sql`select count(*)::int as n from credit_transactions
-        where portal_id = ${portalId} and kind = 'reserve'`,
-      leases: sql`select count(*)::int as n from credit_leases where portal_id = ${portalId}`,
-    }[what];
-    const [row] = await queryRows<{ n: number }>(a.services.storage, query);
-    return Number(row!.n);
-  };
-  const accountRow = async () => {
-    const [row] = await queryRows<{ balance: unknown; reserved: unknown }>(
-      a.services.storage,
-      sql`select balance, reserved from credit_accounts where portal_id = ${portalId}`,
-    );
-    return { balance: Number(row!.balance), reserved: Number(row!.reserved) };
-  };
-  return { a, b, portalId, send, credit, count, accountRow };
-}
 
 for (const backend of backends()) {
   describe(`messaging credit (${backend.name})`, () => {

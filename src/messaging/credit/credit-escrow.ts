@@ -103,8 +103,9 @@ class PortalEscrow {
       if (b && Date.now() - b.takenAt > (LEASE_MAX_AGE_S * 1000) / 2) this.retire(b);
       else if (b && b.remaining >= price) {
         const hold = this.take(b, price);
-        // Lease the next block before this one runs out.
-        if (!this.refilling && b.remaining < b.amount / 4 + (b.threshold ?? 0))
+        // Lease the next block before this one runs out (not in the zone: the credit is low).
+        const spare = b.remaining - (b.threshold ?? 0);
+        if (!this.refilling && !b.zone && spare < (b.amount - (b.threshold ?? 0)) / 4)
           this.refill(price, false).catch((err: unknown) =>
             this.ctx.log.warn({ portalId: this.portalId, err }, 'leasing a credit block failed'),
           );
