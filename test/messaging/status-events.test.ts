@@ -13,7 +13,7 @@ import { createHmac } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { settleLease, takeLease } from '../../src/messaging/credit/credit-leases.ts';
-import { createDeliveryQueue } from '../../src/messaging/delivery/delivery-queue.ts';
+import { deliveryJobStatements } from '../../src/messaging/delivery/delivery-queue.ts';
 import { insertQueuedMessage } from '../../src/messaging/messages/message-insert.ts';
 import { newMessageId } from '../../src/messaging/messages/message-sending.ts';
 import {
@@ -29,15 +29,10 @@ async function queuedMessage(services: Services, portalId: number, wamid: string
   const db = services.storage.db;
   const { config } = services;
   await services.messaging.start();
-  const queue = createDeliveryQueue({
-    jobs: services.jobs,
-    settings: {
-      retryLimit: config.MESSAGING_RETRY_LIMIT,
-      retryDelayS: config.MESSAGING_RETRY_DELAY_S,
-      expireS: config.MESSAGING_JOB_EXPIRE_S,
-      batchSize: 1,
-      pollingIntervalS: 1,
-    },
+  const queue = deliveryJobStatements({
+    retryLimit: config.MESSAGING_RETRY_LIMIT,
+    retryDelayS: config.MESSAGING_RETRY_DELAY_S,
+    expireS: config.MESSAGING_JOB_EXPIRE_S,
   });
   const { lease } = await takeLease(db, {
     portalId,

@@ -8,6 +8,8 @@ CREATE TABLE "credit_leases" (
 );
 --> statement-breakpoint
 ALTER TABLE "credit_transactions" ADD COLUMN "lease_id" bigint;--> statement-breakpoint
+ALTER TABLE "credit_transactions" ADD COLUMN "posted" boolean DEFAULT true NOT NULL;--> statement-breakpoint
 ALTER TABLE "credit_leases" ADD CONSTRAINT "credit_leases_portal_id_portals_id_fk" FOREIGN KEY ("portal_id") REFERENCES "public"."portals"("id") ON DELETE cascade ON UPDATE no action;--> statement-breakpoint
 CREATE INDEX "credit_leases_portal" ON "credit_leases" USING btree ("portal_id");--> statement-breakpoint
-CREATE INDEX "credit_transactions_lease" ON "credit_transactions" USING btree ("lease_id") WHERE "credit_transactions"."lease_id" is not null;
+CREATE INDEX "credit_transactions_lease" ON "credit_transactions" USING btree ("lease_id") WHERE "credit_transactions"."lease_id" is not null;--> statement-breakpoint
+CREATE INDEX "credit_transactions_unposted" ON "credit_transactions" USING btree ("portal_id") WHERE not "credit_transactions"."posted";

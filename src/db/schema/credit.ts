@@ -1,5 +1,14 @@
 import { sql } from 'drizzle-orm';
-import { bigint, check, index, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import {
+  bigint,
+  boolean,
+  check,
+  index,
+  integer,
+  pgTable,
+  text,
+  timestamp,
+} from 'drizzle-orm/pg-core';
 import { portals } from './portals.ts';
 
 /**
@@ -58,7 +67,8 @@ export const creditLeases = pgTable(
 /**
  * What moved credit: `topup` adds to the balance (an operator), `reserve` holds a message's
  * price, `capture` spends it (the provider sent the message), `release` frees it (the message
- * failed). Append-only; `amount` is positive, in minor units; `note` never holds a secret.
+ * failed). Append-only but for `posted`; `amount` is positive, in minor units; `note` never
+ * holds a secret.
  */
 export const CREDIT_TRANSACTION_KINDS = ['topup', 'reserve', 'capture', 'release'] as const;
 
@@ -81,6 +91,12 @@ export const creditTransactions = pgTable(
     /** The escrow block (`credit_leases.id`) a `reserve` was taken from. No foreign key: the
      * block's row is deleted when it is settled, the reservation stays. */
     leaseId: bigint('lease_id', { mode: 'number' }),
+    /**
+     * Whether `credit_accounts` includes this movement. A `capture` or `release` is written
+     * unposted (no update of the account row, which would serialise the portal's status
+     * webhooks) and posted later in bulk; balance reads count the unposted ones.
+     */
+    posted: boolean('posted').notNull().default(true),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [
@@ -89,6 +105,9 @@ export const creditTransactions = pgTable(
     index('credit_transactions_lease')
       .on(t.leaseId)
       .where(sql`${t.leaseId} is not null`),
+    index('credit_transactions_unposted')
+      .on(t.portalId)
+      .where(sql`not ${t.posted}`),
     check('credit_transactions_amount_positive', sql`${t.amount} > 0`),
   ],
 );

@@ -19,6 +19,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { creditAccounts, creditLeases, creditTransactions } from '../../db/schema/credit.ts';
 import type { Tx } from '../messages/messages-repository.ts';
+import { postLocked } from './credit-ledger.ts';
 
 /** A block as the database holds it: its id and its size in minor units. */
 export interface Lease {
@@ -82,7 +83,8 @@ export function settleLease(db: Database, portalId: number, leaseId: number): Pr
 }
 
 /**
- * Take a block for `holder` in one short transaction: lock the account, settle the portal's
+ * Take a block for `holder` in one short transaction: lock the account, post its unposted
+ * captures and releases (credit-ledger.ts), settle the portal's
  * blocks older than `maxAgeS` (their holder is gone or idle), and when what is not leased does
  * not cover `price` and `settleAll` is set, settle every other block too (each waits for the
  * sends holding it), so that a refusal means the portal's credit as a whole does not cover the
@@ -103,9 +105,10 @@ export function takeLease(
   },
 ): Promise<{ lease: Lease | null; settled: number[] }> {
   return db.transaction(async (tx) => {
-    const first = await lockAccount(tx, args.portalId);
-    if (first === null) return { lease: null, settled: [] };
-    let unleased = first;
+    if ((await lockAccount(tx, args.portalId)) === null) return { lease: null, settled: [] };
+    // What the provider's events released counts before the division below.
+    await postLocked(tx, args.portalId);
+    let unleased = (await lockAccount(tx, args.portalId)) ?? 0;
     const open = rowsOf<{ id: string | number; stale: boolean }>(
       await tx.execute(sql`select id, created_at < now() - make_interval(secs => ${args.maxAgeS})
           as stale from ${creditLeases} where portal_id = ${args.portalId} order by id`),

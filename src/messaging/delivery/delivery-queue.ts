@@ -81,6 +81,26 @@ export interface DeliveryQueue {
   waiting(): Promise<number>;
 }
 
+/**
+ * The statements of a delivery job for a statement of the caller's (`queueRow`, `jobInsert`):
+ * the row `send` would write with this queue's options (`jobs/job-insert.ts`).
+ */
+export function deliveryJobStatements(
+  settings: Pick<DeliveryQueueSettings, 'retryLimit' | 'retryDelayS' | 'expireS'>,
+): Pick<DeliveryQueue, 'queueRow' | 'jobInsert'> {
+  const options: JobInsertOptions = {
+    retryLimit: settings.retryLimit,
+    retryDelayS: settings.retryDelayS,
+    retryBackoff: true,
+    expireInSeconds: settings.expireS,
+    deadLetter: DEAD_LETTER_QUEUE,
+  };
+  return {
+    queueRow: () => queueRow(SEND_QUEUE),
+    jobInsert: (source, data) => jobInsert(source, data, options),
+  };
+}
+
 export function createDeliveryQueue(deps: {
   jobs: JobQueue;
   settings: DeliveryQueueSettings;
@@ -97,14 +117,6 @@ export function createDeliveryQueue(deps: {
     ...retryOptions,
     expireInSeconds: settings.expireS,
     // On the job too, so jobs of a queue created before the dead-letter queue existed get it.
-    deadLetter: DEAD_LETTER_QUEUE,
-  };
-
-  const insertOptions: JobInsertOptions = {
-    retryLimit: settings.retryLimit,
-    retryDelayS: settings.retryDelayS,
-    retryBackoff: true,
-    expireInSeconds: settings.expireS,
     deadLetter: DEAD_LETTER_QUEUE,
   };
 
@@ -127,8 +139,7 @@ export function createDeliveryQueue(deps: {
       return started;
     },
 
-    queueRow: () => queueRow(SEND_QUEUE),
-    jobInsert: (source, data) => jobInsert(source, data, insertOptions),
+    ...deliveryJobStatements(settings),
 
     async work(handle) {
       await boss.work<SendJobData>(

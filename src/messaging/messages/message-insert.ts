@@ -50,19 +50,19 @@ export type InsertOutcome =
   | { kind: 'no_queue' };
 
 /**
- * Insert the message, its reservation from block `reservation.leaseId` (none for a price of 0)
- * and its job. Run it on the database (its own transaction) or in the caller's.
+ * The statement of `insertQueuedMessage`, for it and for the benchmark (which runs it under
+ * `pgbench`): one row of `queues`, `leases` (1 without a reservation) and the message's
+ * `queued_at`, `created_at` (null when nothing was inserted).
  */
-export async function insertQueuedMessage(
-  db: Db,
+export function queuedMessageStatement(
   m: QueuedMessage,
-  reservation: { leaseId: number; actor: string } | null,
+  reservation: { leaseId: number; actor: string; transactionId: string } | null,
   jobs: JobStatements,
-): Promise<InsertOutcome> {
+): SQL {
   const data: SendJobData = { messageId: m.id, portalId: m.portalId };
   const params = m.templateParameters === null ? null : JSON.stringify(m.templateParameters);
   const lease = reservation ? sql`, lease` : sql``;
-  const result: unknown = await db.execute(sql`
+  return sql`
     with ${reservation ? sql`lease as (${leaseFence(reservation.leaseId)}),` : sql``}
     q as (${jobs.queueRow()}),
     message as (
@@ -80,8 +80,8 @@ export async function insertQueuedMessage(
         ? sql`reservation as (
       insert into ${creditTransactions} (id, portal_id, kind, amount, currency, message_id,
         actor, lease_id)
-      select ${newCreditTransactionId()}::text, ${m.portalId}::int, 'reserve', ${m.priceMinor}::int,
-        ${m.currency}::text, message.id, ${reservation.actor}::text, lease.id
+      select ${reservation.transactionId}::text, ${m.portalId}::int, 'reserve',
+        ${m.priceMinor}::int, ${m.currency}::text, message.id, ${reservation.actor}::text, lease.id
       from message, lease),`
         : sql``
     }
@@ -89,7 +89,26 @@ export async function insertQueuedMessage(
     select (select count(*) from q)::int as queues,
       ${reservation ? sql`(select count(*) from lease)::int` : sql`1`} as leases,
       message.queued_at, message.created_at
-    from (select 1) as one left join message on true`);
+    from (select 1) as one left join message on true`;
+}
+
+/**
+ * Insert the message, its reservation from block `reservation.leaseId` (none for a price of 0)
+ * and its job. Run it on the database (its own transaction) or in the caller's.
+ */
+export async function insertQueuedMessage(
+  db: Db,
+  m: QueuedMessage,
+  reservation: { leaseId: number; actor: string } | null,
+  jobs: JobStatements,
+): Promise<InsertOutcome> {
+  const result: unknown = await db.execute(
+    queuedMessageStatement(
+      m,
+      reservation && { ...reservation, transactionId: newCreditTransactionId() },
+      jobs,
+    ),
+  );
   const [row] = (
     result as {
       rows: { queues: number; leases: number; queued_at: unknown; created_at: unknown }[];

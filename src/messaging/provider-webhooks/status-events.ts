@@ -6,7 +6,8 @@
  * event at or below the current status changes nothing (a `delivered` after `read`, any
  * duplicate); a higher one fills the times it implies (`read` fills `delivered_at` too). The
  * first event past `queued` captures the reserved price; `failed` from `queued` releases it
- * (from `sent` it was captured already: the failure is recorded, the charge stays). Events are
+ * (from `sent` it was captured already: the failure is recorded, the charge stays); both are
+ * ledger rows posted to the account row in bulk afterwards (credit-ledger.ts). Events are
  * matched by Portico's id (`biz_opaque_callback_data`) when present, else by wamid, always
  * within the portal; an unknown message is ignored.
  *
@@ -21,7 +22,7 @@ import {
 } from '../../contacts/contacts-lookup.ts';
 import type { Database } from '../../db/client.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { capture, release } from '../credit/credit-ledger.ts';
+import { capture, postCredit, release } from '../credit/credit-ledger.ts';
 import type { TemplateStatusEvent } from '../../partner/partner-service.ts';
 import type { MessageStatusEvent, MessagingWebhookSink } from '../messaging-types.ts';
 import { recordServiceWindow } from '../messages/service-windows.ts';
@@ -33,6 +34,8 @@ import {
 } from '../messages/messages-repository.ts';
 
 const RANK = { queued: 0, sent: 1, delivered: 2, read: 3 } as const;
+/** How often this instance posts a portal's captures and releases (ms). */
+const POST_INTERVAL_MS = 1000;
 const PROVIDER_ACTOR = 'provider';
 
 /** The changes one status event makes to a message, or null for none. */
@@ -156,6 +159,7 @@ export function createWebhookSink(deps: {
   const steps = deps.eventSteps;
   const { db } = deps;
   const log = deps.logger.child({ component: 'messaging-webhooks' });
+  const postedAt = new Map<number, number>();
   return {
     async messageStatuses(portalId, _phoneNumberId, events) {
       // One transaction per event: one bad event never undoes the others.
@@ -163,6 +167,15 @@ export function createWebhookSink(deps: {
         const result = await db.transaction((tx) => applyStatus(tx, portalId, event, steps));
         if (result === 'unknown')
           log.info({ portalId, status: event.status }, 'status for an unknown message ignored');
+      }
+      // The captures and releases written above reach the account row in bulk, at most once
+      // a second per portal on this instance (balance reads count them meanwhile).
+      const last = postedAt.get(portalId) ?? 0;
+      if (Date.now() - last >= POST_INTERVAL_MS) {
+        postedAt.set(portalId, Date.now());
+        await postCredit(db, portalId).catch((err: unknown) =>
+          log.warn({ portalId, err }, 'posting the credit movements failed'),
+        );
       }
     },
 
