@@ -1,10 +1,18 @@
 /**
  * `npm run bench:messaging`: the messaging area on PostgreSQL, against the sandbox provider.
  *
- * 1. Accepted sends per second: autocannon, 50 connections, 10 s, `POST /messaging/messages`
- *    (a template) to the app in this process (workers off, so the figure is the API's).
- * 2. End to end: BENCH_E2E messages sent 20 per second with the workers on; the time from the
- *    202 to the message being `delivered` in the database (polled every 10 ms): p50 and p99, ms.
+ * 1. Accepted sends per second for one portal: autocannon in this process, 50 connections,
+ *    BENCH_DURATION_S (10) seconds of `POST /messaging/messages` (a template), to Portico in a
+ *    process of its own (bench/messaging-server.ts: `services.start()`, so the delivery workers
+ *    deliver meanwhile; the access log written), twice: with the sandbox provider inside the
+ *    server's process (the development default) and in this process (as the real provider is
+ *    remote). Right after each, in the same run, `pgbench` with as many clients for as long:
+ *    single-row inserts into a throwaway table (bench/pgbench.ts); the target is set on
+ *    accepted ÷ inserts. Then `pgbench` runs the send's own statement (message-insert.ts: the
+ *    message, its reservation from an escrow block, its job) with the same clients: what the
+ *    database alone commits of this design.
+ * 2. End to end (sandbox inside): BENCH_E2E messages sent 20 per second; the time from the 202
+ *    to the message being `delivered` in the database (polled every 10 ms): p50 and p99, ms.
  *    The sandbox's default status delays (sent 200 ms, delivered 400 ms after the send) are in it.
  * 3. Two spawned instances (dist/main.js) on one database: BENCH_KILL_RUN messages sent by 50
  *    clients to both, one instance SIGKILLed as soon as the sandbox has received half of them
@@ -13,8 +21,9 @@
  *    the deadline), duplicated at the provider (sends per biz_opaque_callback_data > 1), and the
  *    instances' log lines at level error or above.
  *
- * `BENCH_ONLY=accepted|kill` runs one part. Writes `bench/results/messaging-<time>.json` and the
- * instances' logs beside it; prints the figures with the load average.
+ * `BENCH_ONLY=accepted|kill` runs one part; `BENCH_PROFILE=1` writes a CPU profile of the
+ * server during each accepted run beside the results. Writes `bench/results/messaging-<time>.json`
+ * and the instances' logs beside it; prints the figures with the load average.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -22,25 +31,19 @@ import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, writeFileSync 
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import autocannon from 'autocannon';
 import { sql } from 'drizzle-orm';
-import { buildApp } from '../src/app.ts';
 import { CLI_ACTOR } from '../src/audit/audit-log.ts';
 import { parseConfig } from '../src/config.ts';
 import { openStorage } from '../src/db/client.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { startSandboxProvider } from '../src/sandbox-provider/sandbox-provider.tsx';
 import { createServices } from '../src/services.ts';
+import { acceptedRun, body, sleep, waitFor } from './messaging-accepted.ts';
 import { createThrowawayDatabase } from './postgres.ts';
 
 const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
-const E2E = Number(process.env.BENCH_E2E ?? 200);
 const KILL_RUN = Number(process.env.BENCH_KILL_RUN ?? 5000);
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 async function setUp(dbUrl: string, env: Record<string, string>) {
   const appId = '424242424';
@@ -99,108 +102,6 @@ async function setUp(dbUrl: string, env: Record<string, string>) {
     providerEnv,
     appId,
   };
-}
-
-/** A send of `hello_world` to a distinct number that never ends in 0000 (the sandbox fails those). */
-const body = (from: string, i: number) =>
-  JSON.stringify({
-    to: `+1650${2_000_000 + ((i * 10 + 1) % 7_000_000)}`,
-    from,
-    type: 'template',
-    template: { name: 'hello_world', language: 'en_US' },
-  });
-
-async function acceptedAndEndToEnd(dbUrl: string, _logDir: string) {
-  const s = await setUp(dbUrl, {});
-  const app = await buildApp({ services: s.services, logger: createLogger('warn') });
-  const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  s.sandbox.configureApp(s.appId, {
-    webhookUrl: `${url}/api/provider/webhooks`,
-    webhookVerifyToken: 'bench-verify-token-0001',
-  });
-  const result = await autocannon({
-    url: `${url}/api/v1/external/messaging/messages`,
-    connections: 50,
-    duration: 10,
-    method: 'POST',
-    headers: { authorization: s.portal.token, 'content-type': 'application/json' },
-    body: body(s.from, 1),
-  });
-  const accepted = {
-    perSecond: result.requests.average,
-    non2xx: result.non2xx,
-    p99Ms: result.latency.p99,
-  };
-  // Drain what autocannon queued before measuring end to end (no backlog in the figures): fail
-  // those messages and release exactly their reservations, in one statement, so a send still in
-  // flight when autocannon stopped keeps the ledger consistent.
-  await s.storage.db.execute(
-    sql`with drained as (
-          update messages set status = 'failed', failed_at = now(), error_code = 'bench_drained'
-          where status = 'queued' returning portal_id, price_minor)
-        update credit_accounts c set reserved = c.reserved - d.total
-        from (select portal_id, sum(price_minor) as total from drained group by portal_id) d
-        where c.portal_id = d.portal_id`,
-  );
-  console.log('accepted', JSON.stringify(accepted));
-  await s.services.messaging.startWorkers();
-  await waitFor(async () => (await s.services.messaging.waitingJobs()) === 0, 120_000);
-  const sentAt = new Map<string, number>();
-  const latencies: number[] = [];
-  for (let i = 0; i < E2E; i++) {
-    const res = await fetch(`${url}/api/v1/external/messaging/messages`, {
-      method: 'POST',
-      headers: { authorization: s.portal.token, 'content-type': 'application/json' },
-      body: body(s.from, 100 + i),
-    });
-    const answer = (await res.json()) as { data?: { id: string } };
-    if (!answer.data) throw new Error(`send refused: ${res.status} ${JSON.stringify(answer)}`);
-    sentAt.set(answer.data.id, performance.now());
-    await sleep(50);
-    await collect(s, sentAt, latencies);
-  }
-  await waitFor(async () => (await collect(s, sentAt, latencies), sentAt.size === 0), 60_000);
-  latencies.sort((a, b) => a - b);
-  await app.close();
-  await s.services.stop();
-  await s.sandbox.close();
-  await s.storage.close();
-  return {
-    accepted,
-    endToEnd: {
-      messages: latencies.length,
-      p50Ms: percentile(latencies, 50),
-      p99Ms: percentile(latencies, 99),
-    },
-  };
-}
-
-async function collect(
-  s: Awaited<ReturnType<typeof setUp>>,
-  pending: Map<string, number>,
-  latencies: number[],
-) {
-  if (pending.size === 0) return;
-  const result: unknown = await s.storage.db.execute(
-    sql`select id from messages where status in ('delivered','read') and id in (${sql.join(
-      [...pending.keys()].map((id) => sql`${id}`),
-      sql`, `,
-    )})`,
-  );
-  const now = performance.now();
-  for (const r of (result as { rows: { id: string }[] }).rows) {
-    latencies.push(now - pending.get(r.id)!);
-    pending.delete(r.id);
-  }
-}
-
-async function waitFor(cond: () => Promise<boolean>, ms: number) {
-  const deadline = Date.now() + ms;
-  while (!(await cond())) {
-    if (Date.now() > deadline) return false;
-    await sleep(10);
-  }
-  return true;
 }
 
 function startInstance(
@@ -347,22 +248,43 @@ function errorLines(file: string): number {
     .filter((line) => /"level":(5|6)\d/.test(line)).length;
 }
 
+/** Part 1 and 2: each placement of the sandbox on a database of its own. */
+async function acceptedParts(logDir: string) {
+  const runs: Record<string, unknown>[] = [];
+  for (const placement of ['inside', 'outside'] as const) {
+    const db = await createThrowawayDatabase();
+    if ('error' in db) throw new Error(`PostgreSQL: ${db.error}`);
+    try {
+      runs.push(
+        await acceptedRun(db.url, placement, {
+          endToEnd: placement === 'inside',
+          acceptStatement: placement === 'outside',
+          profile:
+            process.env.BENCH_PROFILE === '1'
+              ? join(logDir, `server-${placement}.cpuprofile`)
+              : undefined,
+        }),
+      );
+    } finally {
+      await db.drop();
+    }
+  }
+  return runs;
+}
+
 async function main() {
   const results: Record<string, unknown> = { cpus: cpus().length, loadBefore: loadavg() };
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const logDir = join(RESULTS, `messaging-${stamp}-logs`);
   mkdirSync(logDir, { recursive: true });
   const only = process.env.BENCH_ONLY;
-  for (const [name, run] of [
-    ['acceptedAndEndToEnd', acceptedAndEndToEnd],
-    ['killedInstance', killedInstance],
-  ] as const) {
-    if (only && !name.toLowerCase().startsWith(only)) continue;
+  if (!only || only === 'accepted') results.accepted = await acceptedParts(logDir);
+  if (!only || only === 'kill') {
     const db = await createThrowawayDatabase();
     if ('error' in db) throw new Error(`PostgreSQL: ${db.error}`);
     try {
-      results[name] = await run(db.url, logDir);
-      console.log(name, JSON.stringify(results[name]));
+      results.killedInstance = await killedInstance(db.url, logDir);
+      console.log('killedInstance', JSON.stringify(results.killedInstance));
     } finally {
       await db.drop();
     }
@@ -371,7 +293,24 @@ async function main() {
   const file = join(RESULTS, `messaging-${stamp}.json`);
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   console.log(JSON.stringify(results, null, 2));
+  for (const run of (results.accepted ?? []) as Record<string, unknown>[]) summary(run);
   console.log(`written ${file}`);
+}
+
+/** One line per placement: accepted/s, p99, the pgbench reference and the ratio. */
+function summary(run: Record<string, unknown>) {
+  const sends = run.accepted as { perSecond: number; p99Ms: number };
+  const inserts = run.pgbenchSingleInserts as { tps?: number; missing?: string };
+  const reference =
+    inserts.tps === undefined
+      ? `no pgbench reference: ${inserts.missing}`
+      : `pgbench single inserts ${inserts.tps.toFixed(0)}/s, ratio ${(run.ratio as number).toFixed(3)} (target ≥ 0.25)`;
+  console.log(
+    `sandbox ${String(run.placement)} the server's process: ${sends.perSecond.toFixed(0)} accepted/s, p99 ${sends.p99Ms} ms; ${reference}`,
+  );
+  const statement = run.pgbenchAcceptStatement as { tps?: number } | undefined;
+  if (statement?.tps !== undefined)
+    console.log(`pgbench, the send's statement: ${statement.tps.toFixed(0)}/s`);
 }
 
 await main();

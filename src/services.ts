@@ -161,6 +161,7 @@ export function createServices(deps: {
         ...(e.reason !== undefined && { reason: e.reason }),
       }),
     creditReserved: (tx, portalId, e) => webhooks.creditChanged(tx, portalId, e),
+    creditLowThreshold: (portalId) => webhooks.creditLowThreshold(portalId),
   });
   const ticketSteps = { updated: steps.ticketUpdated, commentAdded: steps.ticketCommentAdded };
   return {

@@ -3,7 +3,8 @@
  * (PGlite or PostgreSQL, through `job-queue-db.ts`), one pg-boss schema, one maintenance. The
  * features create their own queues on it — messaging's `message.send` (and its dead-letter
  * queue), the webhooks' `webhook.deliver` — and send their jobs through the transaction of the
- * change they are about (`inTransaction`), so a job exists exactly when that change committed.
+ * change they are about (`inTransaction`), or insert them in the very statement of that change
+ * (`job-insert.ts`), so a job exists exactly when that change committed.
  *
  * `services.ts` creates it once and owns its life cycle: started before any feature's queue,
  * stopped after every feature's workers and before storage closes.
@@ -14,6 +15,7 @@
 import PgBoss from 'pg-boss';
 import type { Database, Storage } from '../db/client.ts';
 import type { Logger } from '../platform/logger.ts';
+import { JOB_SCHEMA } from './job-insert.ts';
 import { storageJobDb, transactionJobDb } from './job-queue-db.ts';
 
 /** A Drizzle transaction a job can be sent through. */
@@ -49,6 +51,7 @@ export function createJobQueue(deps: {
   const log = deps.logger.child({ component: 'job-queue' });
   const boss = new PgBoss({
     db: storageJobDb(deps.storage),
+    schema: JOB_SCHEMA,
     schedule: false,
     supervise: true,
     maintenanceIntervalSeconds: deps.maintenanceIntervalS,

@@ -3,14 +3,19 @@
  * Cloud API emulation, statuses delivered as signed webhooks to this app over real HTTP), the
  * app listening on a free port, a portal connected through the sandbox with credit and, in each
  * of its WABAs, the provider's `hello_world` and an approved `greeting` with one variable, and
- * the delivery queue started (workers only when asked).
+ * the delivery queue started (workers only when asked). Or two instances over one database
+ * (`messagingInstances`), for what the credit's escrow blocks must keep across instances.
  */
+import { randomBytes } from 'node:crypto';
 import type { TestContext } from 'node:test';
+import { sql } from 'drizzle-orm';
 import type { LightMyRequestResponse as LightResponse } from 'fastify';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import type { CloudOptions } from '../../src/sandbox-provider/sandbox-provider.tsx';
 import { buildTestApp, createPortal, type TestApp } from './app.ts';
+import { openInstances, type Instance } from './instances.ts';
 import { connectPortal, startTestProvider, type TestProvider } from './provider.ts';
+import { queryRows } from './sql.ts';
 import type { Backend } from './storage.ts';
 
 export const MESSAGES = '/api/v1/external/messaging/messages';
@@ -125,4 +130,61 @@ export async function messagingSetup(
       return res.json<{ data: Awaited<ReturnType<MessagingSetup['message']>> }>().data;
     },
   };
+}
+
+/**
+ * Two instances (own services, own credit escrow; own pools on PostgreSQL) over one database, as
+ * behind a load balancer, the portal connected through the sandbox with `amount` minor units of
+ * credit and both delivery queues started (no workers); `hello_world` costs 4. Both stop (their
+ * escrow blocks settled) before the storage closes.
+ */
+export async function messagingInstances(t: TestContext, backend: Backend, amount: number) {
+  const provider = await startTestProvider(t);
+  const instances: Instance[] = [];
+  // Registered first, so it runs before openInstances closes the storage.
+  t.after(async () => {
+    for (const i of instances) await i.services.stop();
+  });
+  instances.push(
+    ...(await openInstances(t, backend, 2, {
+      ...provider.env,
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      // One key for both, as instances of one deployment share it (the provider token).
+      TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+    })),
+  );
+  const [a, b] = instances as [Instance, Instance];
+  const portal = await createPortal(a.services);
+  const portalId = await a.services.accounts.portalIdFor(portal.portalCode);
+  await connectPortal(a.services, provider, { portalId, userId: portal.userId });
+  await a.services.messaging.addCredit({ portalId, amount, note: 'n', actor: CLI_ACTOR });
+  for (const i of instances) await i.services.messaging.start();
+  const [from] = (await a.services.messagingProvider.numbers(portalId)).map((n) => n.id);
+  let next = 0;
+  const send = (instance: Instance) =>
+    instance.app.inject({
+      method: 'POST',
+      url: MESSAGES,
+      headers: { authorization: portal.token },
+      payload: hello(`+1650555${String(1000 + next++)}`, from!),
+    });
+  const credit = (instance: Instance) => instance.services.messaging.credit({ portalId });
+  const count = async (what: 'messages' | 'reserves' | 'leases') => {
+    const query = {
+      messages: sql`select count(*)::int as n from messages where portal_id = ${portalId}`,
+      reserves: sql`select count(*)::int as n from credit_transactions
+        where portal_id = ${portalId} and kind = 'reserve'`,
+      leases: sql`select count(*)::int as n from credit_leases where portal_id = ${portalId}`,
+    }[what];
+    const [row] = await queryRows<{ n: number }>(a.services.storage, query);
+    return Number(row!.n);
+  };
+  const accountRow = async () => {
+    const [row] = await queryRows<{ balance: unknown; reserved: unknown }>(
+      a.services.storage,
+      sql`select balance, reserved from credit_accounts where portal_id = ${portalId}`,
+    );
+    return { balance: Number(row!.balance), reserved: Number(row!.reserved) };
+  };
+  return { a, b, portalId, send, credit, count, accountRow };
 }

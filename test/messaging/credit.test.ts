@@ -1,13 +1,17 @@
 /**
  * The credit ledger and the queue's set-up on both backends: top-ups, the credit routes, a send
- * refused without a connection (nothing queued or reserved), concurrent reservations that never
- * overdraw.
+ * refused without a connection (nothing queued or reserved); and the escrow blocks sends reserve
+ * from (docs/decisions/0024-credit-escrow.md), with two instances over one database: concurrent
+ * sends never overdraw and a refusal means the credit as a whole does not cover the price, a
+ * block's unused part reads as available, a stopped instance gives its blocks back, a block
+ * held by an instance that died is settled by another, and the dead one's later send finds its
+ * block gone.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
-import { readCredit, reserve } from '../../src/messaging/credit/credit-ledger.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
+import { messagingInstances as twoInstances } from '../helpers/messaging.ts';
 import { backends } from '../helpers/storage.ts';
 
 const API = '/api/v1/external/messaging';
@@ -96,31 +100,53 @@ for (const backend of backends()) {
       });
     });
 
-    test('20 concurrent reservations with credit for 5: exactly 5 succeed', async (t) => {
-      const { services } = await buildTestApp(t, backend);
-      const portal = await createPortal(services);
-      const portalId = await services.accounts.portalIdFor(portal.portalCode);
-      await services.messaging.addCredit({ portalId, amount: 50, note: 'n', actor: CLI_ACTOR });
-      const db = services.storage.db;
-      const results = await Promise.all(
-        Array.from({ length: 20 }, (_, i) =>
-          db.transaction((tx) =>
-            reserve(tx, {
-              portalId,
-              amount: 10,
-              currency: 'EUR',
-              messageId: `msg_${i}`,
-              actor: 'api',
-            }),
-          ),
-        ),
+    test('20 concurrent sends on two instances with credit for 5: exactly 5 queued, the rest reserve nothing', async (t) => {
+      const s = await twoInstances(t, backend, 20);
+      const answers = await Promise.all(
+        Array.from({ length: 20 }, (_, i) => s.send(i % 2 === 0 ? s.a : s.b)),
       );
-      assert.equal(results.filter(Boolean).length, 5);
-      assert.deepEqual(await readCredit(db, portalId, 'EUR'), {
-        balance: 50,
-        reserved: 50,
-        currency: 'EUR',
-      });
+      const statuses = answers.map((r) => r.statusCode);
+      assert.equal(statuses.filter((c) => c === 202).length, 5, statuses.join(','));
+      for (const r of answers.filter((x) => x.statusCode !== 202)) {
+        assert.equal(r.statusCode, 402, r.body);
+        assert.equal(r.json().error.code, 'insufficient_credit');
+      }
+      for (const instance of [s.a, s.b])
+        assert.deepEqual(await s.credit(instance), { balance: 20, reserved: 20, currency: 'EUR' });
+      assert.equal(await s.count('messages'), 5);
+      assert.equal(await s.count('reserves'), 5);
+      assert.equal(await s.a.services.messaging.waitingJobs(), 5);
+    });
+
+    test("a block's unused part reads as available; a stopped instance gives its blocks back", async (t) => {
+      const s = await twoInstances(t, backend, 100);
+      for (let i = 0; i < 2; i++) assert.equal((await s.send(s.a)).statusCode, 202);
+      // A holds one block (half of the 100: 50) and has reserved 8 of it.
+      assert.equal(await s.count('leases'), 1);
+      assert.deepEqual(await s.accountRow(), { balance: 100, reserved: 50 });
+      for (const instance of [s.a, s.b])
+        assert.deepEqual(await s.credit(instance), { balance: 100, reserved: 8, currency: 'EUR' });
+      await s.a.services.messaging.stop();
+      assert.equal(await s.count('leases'), 0);
+      assert.deepEqual(await s.accountRow(), { balance: 100, reserved: 8 });
+      assert.deepEqual(await s.credit(s.b), { balance: 100, reserved: 8, currency: 'EUR' });
+    });
+
+    test('a block held by an instance that died is settled by another; its later send finds it gone', async (t) => {
+      const s = await twoInstances(t, backend, 40);
+      assert.equal((await s.send(s.a)).statusCode, 202);
+      // A "dies" holding a block of 20 with 16 unused: it never sends or stops again (below).
+      const statuses: number[] = [];
+      for (let i = 0; i < 10; i++) statuses.push((await s.send(s.b)).statusCode);
+      // B gets the 36 left, A's unused 16 included (it settles A's block when short), no more.
+      assert.deepEqual(statuses, [...Array<number>(9).fill(202), 402]);
+      assert.deepEqual(await s.credit(s.b), { balance: 40, reserved: 40, currency: 'EUR' });
+      // A's block is gone: A's next send may not reserve from the 16 A still counts in memory.
+      const late = await s.send(s.a);
+      assert.equal(late.statusCode, 402, late.body);
+      assert.equal(await s.count('reserves'), 10);
+      assert.equal(await s.count('messages'), 10);
+      assert.deepEqual(await s.credit(s.a), { balance: 40, reserved: 40, currency: 'EUR' });
     });
   });
 }

@@ -4,41 +4,69 @@
  * captures and `failed` releases the credit, inbound messages open the window, a revoked
  * connection fails the queued messages and releases their credit.
  *
- * The messages are written as a send writes them (row + reservation in one transaction); the
- * send itself is covered end to end in send.test.ts.
+ * The messages are written as a send writes them (row, reservation from an escrow block and job
+ * in one statement; the block then settled, as its holder does); the send itself is covered end
+ * to end in send.test.ts.
  */
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
-import { reserve } from '../../src/messaging/credit/credit-ledger.ts';
+import { settleLease, takeLease } from '../../src/messaging/credit/credit-leases.ts';
+import { deliveryJobStatements } from '../../src/messaging/delivery/delivery-queue.ts';
+import { insertQueuedMessage } from '../../src/messaging/messages/message-insert.ts';
 import { newMessageId } from '../../src/messaging/messages/message-sending.ts';
-import { insertMessage, findMessage } from '../../src/messaging/messages/messages-repository.ts';
+import {
+  findMessage,
+  recordProviderMessageId,
+} from '../../src/messaging/messages/messages-repository.ts';
 import type { Services } from '../../src/services.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
 import { connectPortal, startTestProvider } from '../helpers/provider.ts';
 import { backends } from '../helpers/storage.ts';
 
 async function queuedMessage(services: Services, portalId: number, wamid: string | null = null) {
+  const db = services.storage.db;
+  const { config } = services;
+  await services.messaging.start();
+  const queue = deliveryJobStatements({
+    retryLimit: config.MESSAGING_RETRY_LIMIT,
+    retryDelayS: config.MESSAGING_RETRY_DELAY_S,
+    expireS: config.MESSAGING_JOB_EXPIRE_S,
+  });
+  const { lease } = await takeLease(db, {
+    portalId,
+    holder: 'test',
+    price: 10,
+    desired: 10,
+    settleAll: true,
+    maxAgeS: 60,
+  });
+  assert.ok(lease, 'the credit covers the message');
   const id = newMessageId();
-  await services.storage.db.transaction(async (tx) => {
-    await insertMessage(tx, {
+  const outcome = await insertQueuedMessage(
+    db,
+    {
       id,
       portalId,
       to: '+16505550101',
+      contactId: null,
       from: '1234567891',
       type: 'template',
+      textBody: null,
       templateName: 'hello',
       templateLanguage: 'en_US',
       templateCategory: 'MARKETING',
+      templateParameters: null,
       priceMinor: 10,
       currency: 'EUR',
-      providerMessageId: wamid,
-    });
-    assert.ok(
-      await reserve(tx, { portalId, amount: 10, currency: 'EUR', messageId: id, actor: 'api' }),
-    );
-  });
+    },
+    { leaseId: lease.id, actor: 'api' },
+    queue,
+  );
+  assert.equal(outcome.kind, 'queued');
+  assert.equal(await settleLease(db, portalId, lease.id), true);
+  if (wamid) await recordProviderMessageId(db, id, wamid);
   return id;
 }
 

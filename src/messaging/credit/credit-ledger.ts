@@ -2,15 +2,20 @@
  * The credit ledger: a portal's balance and reservations in integer minor units, and the
  * append-only transactions that moved them (docs/messaging.md "Credit").
  *
- * Invariants: 0 ≤ reserved ≤ balance (also CHECK constraints); a reservation is one
- * conditional UPDATE (`balance - reserved >= price`), so concurrent sends on any number of
- * instances never overdraw (PostgreSQL serialises the row's updates; a loser re-reads the row
- * and its condition fails). Every change writes its transaction row in the same transaction.
+ * Invariants: 0 ≤ reserved ≤ balance (also CHECK constraints). No movement of one message
+ * updates the account row, which would make it the portal's one hot row: sends reserve from
+ * escrow blocks leased from the account (credit-leases.ts, credit-escrow.ts) and captures and
+ * releases are written unposted, then posted in bulk (`postCredit`). `credit_accounts.reserved`
+ * holds the blocks whole; a balance read (`readCredit`) counts the part of each open block not
+ * yet reserved as available, and applies the unposted captures and releases, in one snapshot.
+ * Every movement of a message's credit writes its transaction row in the same transaction as
+ * the message's change.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { randomBase62 } from '../../platform/crypto.ts';
-import { creditAccounts, creditTransactions } from '../../db/schema/credit.ts';
+import { creditAccounts, creditLeases, creditTransactions } from '../../db/schema/credit.ts';
 import { readKeysetPage, type KeysetPage, type PagePosition } from '../../db/keyset-page.ts';
+import type { Database } from '../../db/client.ts';
 import type { Db, Tx } from '../messages/messages-repository.ts';
 
 export type CreditTransactionRow = typeof creditTransactions.$inferSelect;
@@ -21,21 +26,62 @@ export function newCreditTransactionId(): string {
   return `ctx_${randomBase62(16)}`;
 }
 
-/** A portal's account as stored, or zero in `currency` when it never had one. */
+/**
+ * A portal's credit as its users see it, or zero in `currency` when it never had an account:
+ * `balance` (owned) and `reserved` (held by queued messages), so `balance − reserved` is what
+ * sends can still reserve. From the account row, in one snapshot: the unposted captures taken
+ * from both, the unposted releases from `reserved`, and each open escrow block's part not yet
+ * reserved given back to what is available.
+ */
 export async function readCredit(
   db: Db,
   portalId: number,
   currency: string,
 ): Promise<{ balance: number; reserved: number; currency: string }> {
-  const [row] = await db
-    .select({
-      balance: creditAccounts.balance,
-      reserved: creditAccounts.reserved,
-      currency: creditAccounts.currency,
-    })
-    .from(creditAccounts)
-    .where(eq(creditAccounts.portalId, portalId));
-  return row ?? { balance: 0, reserved: 0, currency };
+  const result: unknown = await db.execute(sql`
+    with unposted as (
+      select coalesce(sum(amount) filter (where kind = 'capture'), 0) as captured,
+        coalesce(sum(amount), 0) as settled
+      from ${creditTransactions} where portal_id = ${portalId} and not posted),
+    unused as (
+      select coalesce(sum(l.amount), 0)
+        - coalesce((select sum(t.amount) from ${creditTransactions} t
+            join ${creditLeases} b on b.id = t.lease_id
+            where b.portal_id = ${portalId} and t.kind = 'reserve'), 0) as amount
+      from ${creditLeases} l where l.portal_id = ${portalId})
+    select a.balance - unposted.captured as balance, a.currency,
+      a.reserved - unposted.settled - unused.amount as reserved
+    from ${creditAccounts} a, unposted, unused where a.portal_id = ${portalId}`);
+  const [row] = (result as { rows: { balance: unknown; reserved: unknown; currency: string }[] })
+    .rows;
+  if (!row) return { balance: 0, reserved: 0, currency };
+  return { balance: Number(row.balance), reserved: Number(row.reserved), currency: row.currency };
+}
+
+/**
+ * Post the portal's unposted captures and releases to its account row, in the caller's
+ * transaction, which must hold the account row (`FOR UPDATE`, credit-leases.ts's lock order):
+ * balance − captures, reserved − captures − releases. Each movement is posted once (a
+ * concurrent posting waits for the account row, then finds them posted).
+ */
+export async function postLocked(tx: Tx, portalId: number): Promise<void> {
+  await tx.execute(sql`
+    with posted as (
+      update ${creditTransactions} set posted = true
+      where portal_id = ${portalId} and not posted returning kind, amount)
+    update ${creditAccounts} a
+    set balance = a.balance - p.captured, reserved = a.reserved - p.settled, updated_at = now()
+    from (select coalesce(sum(amount) filter (where kind = 'capture'), 0) as captured,
+        coalesce(sum(amount), 0) as settled from posted) p
+    where a.portal_id = ${portalId} and p.settled > 0`);
+}
+
+/** Post the portal's unposted captures and releases in a short transaction of its own. */
+export function postCredit(db: Database, portalId: number): Promise<void> {
+  return db.transaction(async (tx) => {
+    await tx.execute(sql`select 1 from ${creditAccounts} where portal_id = ${portalId} for update`);
+    await postLocked(tx, portalId);
+  });
 }
 
 async function record(
@@ -48,6 +94,7 @@ async function record(
     messageId?: string | null;
     note?: string | null;
     actor: string;
+    posted?: boolean;
   },
 ): Promise<string> {
   const id = newCreditTransactionId();
@@ -58,7 +105,7 @@ async function record(
 /**
  * Add `amount` minor units to the portal's balance, creating the account in `currency`.
  *
- * @returns the account after the top-up and the transaction id.
+ * @returns the credit after the top-up, as `readCredit` reads it, and the transaction id.
  */
 export async function topUp(
   tx: Tx,
@@ -83,60 +130,25 @@ export async function topUp(
     note: args.note,
     actor: args.actor,
   });
-  return { balance: row!.balance, reserved: row!.reserved, currency: row!.currency, transactionId };
+  return { ...(await readCredit(tx, args.portalId, row!.currency)), transactionId };
 }
 
 /**
- * Hold `amount` for a message, if the available credit (balance − reserved) covers it. A price
- * of 0 always succeeds and writes nothing.
- *
- * @returns the available credit (balance − reserved, minor units) after the reservation, or
- *   false when the credit does not cover it (nothing changed); null for a price of 0.
- */
-export async function reserve(
-  tx: Tx,
-  args: { portalId: number; amount: number; currency: string; messageId: string; actor: string },
-): Promise<{ availableAfter: number } | null | false> {
-  if (args.amount === 0) return null;
-  const updated = await tx
-    .update(creditAccounts)
-    .set({ reserved: sql`${creditAccounts.reserved} + ${args.amount}`, updatedAt: sql`now()` })
-    .where(
-      and(
-        eq(creditAccounts.portalId, args.portalId),
-        sql`${creditAccounts.balance} - ${creditAccounts.reserved} >= ${args.amount}`,
-      ),
-    )
-    .returning({ balance: creditAccounts.balance, reserved: creditAccounts.reserved });
-  const [after] = updated;
-  if (!after) return false;
-  await record(tx, { ...args, kind: 'reserve' });
-  return { availableAfter: after.balance - after.reserved };
-}
-
-/**
- * Spend a message's reservation (the provider sent it): balance and reserved both go down.
- * Call once per message, when it leaves `queued` for a sent status.
+ * Spend a message's reservation (the provider sent it): balance and reserved both go down, once
+ * posted. Call once per message, when it leaves `queued` for a sent status. Writes one
+ * unposted transaction row, nothing else.
  */
 export async function capture(
   tx: Tx,
   args: { portalId: number; amount: number; currency: string; messageId: string; actor: string },
 ): Promise<void> {
   if (args.amount === 0) return;
-  await tx
-    .update(creditAccounts)
-    .set({
-      balance: sql`${creditAccounts.balance} - ${args.amount}`,
-      reserved: sql`${creditAccounts.reserved} - ${args.amount}`,
-      updatedAt: sql`now()`,
-    })
-    .where(eq(creditAccounts.portalId, args.portalId));
-  await record(tx, { ...args, kind: 'capture' });
+  await record(tx, { ...args, kind: 'capture', posted: false });
 }
 
 /**
- * Free the reservations of failed messages (one transaction row each): reserved goes down.
- * Call once per message, when it leaves `queued` for `failed`.
+ * Free the reservations of failed messages (one unposted transaction row each): reserved goes
+ * down, once posted. Call once per message, when it leaves `queued` for `failed`.
  */
 export async function release(
   tx: Tx,
@@ -146,11 +158,6 @@ export async function release(
 ): Promise<void> {
   const charged = items.filter((i) => i.amount > 0);
   if (charged.length === 0) return;
-  const total = charged.reduce((sum, i) => sum + i.amount, 0);
-  await tx
-    .update(creditAccounts)
-    .set({ reserved: sql`${creditAccounts.reserved} - ${total}`, updatedAt: sql`now()` })
-    .where(eq(creditAccounts.portalId, portalId));
   await tx.insert(creditTransactions).values(
     charged.map((i) => ({
       id: newCreditTransactionId(),
@@ -160,6 +167,7 @@ export async function release(
       currency: i.currency,
       messageId: i.messageId,
       actor,
+      posted: false,
     })),
   );
 }

@@ -1,8 +1,9 @@
 /**
  * The durable delivery queue: one pg-boss queue (`message.send`) on the service's one job queue
- * (`jobs/job-queue.ts`, in the service's own database, PGlite or PostgreSQL). A job is inserted in the transaction that
- * writes its message and credit reservation, so a queued message always has its job and a job
- * whose transaction rolled back never exists.
+ * (`jobs/job-queue.ts`, in the service's own database, PGlite or PostgreSQL). A job is inserted
+ * by the statement that inserts its message and credit reservation (`jobInsert`, pg-boss's
+ * `send` row written by `jobs/job-insert.ts`), so a queued message always has its job and a job
+ * whose statement rolled back never exists.
  *
  * At least once: a job whose worker died (an instance killed) expires after
  * `MESSAGING_JOB_EXPIRE_S` and is taken again; a retryable provider failure is retried with
@@ -15,8 +16,9 @@
  * @see https://github.com/timgit/pg-boss/blob/10.4.2/docs/readme.md
  * @see docs/messaging.md "The queue"
  */
+import type { SQL } from 'drizzle-orm';
+import { jobInsert, queueRow, type JobInsertOptions } from '../../jobs/job-insert.ts';
 import type { JobQueue } from '../../jobs/job-queue.ts';
-import type { Tx } from '../messages/messages-repository.ts';
 
 /** The queue's name. */
 export const SEND_QUEUE = 'message.send';
@@ -51,10 +53,15 @@ export interface DeliveryQueueSettings {
 }
 
 export interface DeliveryQueue {
-  /** Start the job queue and create this queue (idempotent). Needed before `enqueue`. */
+  /** Start the job queue and create this queue (idempotent). Needed before any job insert. */
   start(): Promise<void>;
-  /** Queue a delivery inside the caller's transaction. */
-  enqueue(tx: Tx, data: SendJobData): Promise<void>;
+  /** The queue's row (`jobs/job-insert.ts` `queueRow`), for a statement's `WITH` entry `q`. */
+  queueRow(): SQL;
+  /**
+   * A delivery job's insert for a statement of the caller's: one job per row of `source`
+   * (which exposes the queue's row as `q`), with `data` (a `SendJobData` as jsonb).
+   */
+  jobInsert(source: SQL, data: SQL): SQL;
   /**
    * Start taking jobs: `handle` gets each fetched batch and says, per job, whether to retry it
    * (it is failed in pg-boss, which retries it later) — every other job completes.
@@ -72,6 +79,26 @@ export interface DeliveryQueue {
   stopWorkers(): Promise<void>;
   /** Jobs waiting (created or retry), for tests and the benchmark. */
   waiting(): Promise<number>;
+}
+
+/**
+ * The statements of a delivery job for a statement of the caller's (`queueRow`, `jobInsert`):
+ * the row `send` would write with this queue's options (`jobs/job-insert.ts`).
+ */
+export function deliveryJobStatements(
+  settings: Pick<DeliveryQueueSettings, 'retryLimit' | 'retryDelayS' | 'expireS'>,
+): Pick<DeliveryQueue, 'queueRow' | 'jobInsert'> {
+  const options: JobInsertOptions = {
+    retryLimit: settings.retryLimit,
+    retryDelayS: settings.retryDelayS,
+    retryBackoff: true,
+    expireInSeconds: settings.expireS,
+    deadLetter: DEAD_LETTER_QUEUE,
+  };
+  return {
+    queueRow: () => queueRow(SEND_QUEUE),
+    jobInsert: (source, data) => jobInsert(source, data, options),
+  };
 }
 
 export function createDeliveryQueue(deps: {
@@ -112,9 +139,7 @@ export function createDeliveryQueue(deps: {
       return started;
     },
 
-    async enqueue(tx, data) {
-      await boss.send(SEND_QUEUE, data, { ...sendOptions, db: jobs.inTransaction(tx) });
-    },
+    ...deliveryJobStatements(settings),
 
     async work(handle) {
       await boss.work<SendJobData>(

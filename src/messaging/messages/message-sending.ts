@@ -1,9 +1,14 @@
 /**
- * Sending: the checks (send-rules.ts), then — in one transaction — the `Idempotency-Key` claim,
- * the message row, the credit reservation (402 when it does not cover the price) and the
- * delivery job. All or nothing: a refusal leaves no row, no reservation, no job and no key.
+ * Sending: the checks (send-rules.ts), then the price held from this instance's escrow block
+ * (credit-escrow.ts; 402 when the portal's credit does not cover it, before anything is
+ * written), then the message, its reservation and its delivery job in ONE statement
+ * (message-insert.ts). All or nothing: a refusal leaves no row, no reservation, no job and no
+ * key. With an `Idempotency-Key`, or when the send may take the credit below the `credit.low`
+ * threshold, that statement runs in a transaction with the key's claim and response, or with
+ * the exact credit check and its event.
  *
  * @see docs/messaging.md "Sending"
+ * @see docs/decisions/0026-credit-escrow.md
  * @see https://datatracker.ietf.org/doc/draft-ietf-httpapi-idempotency-key-header/
  */
 import type { Database } from '../../db/client.ts';
@@ -14,10 +19,11 @@ import {
 } from '../../idempotency/idempotency-repository.ts';
 import { randomBase62 } from '../../platform/crypto.ts';
 import { AppError } from '../../platform/errors.ts';
-import { reserve } from '../credit/credit-ledger.ts';
-import type { DeliveryQueue } from '../delivery/delivery-queue.ts';
+import type { CreditEscrow, Hold } from '../credit/credit-escrow.ts';
+import { lockCreditZone } from '../credit/credit-leases.ts';
+import { readCredit } from '../credit/credit-ledger.ts';
 import { toMessage } from './message-view.ts';
-import { insertMessage, type Tx } from './messages-repository.ts';
+import { insertQueuedMessage, type JobStatements, type QueuedMessage } from './message-insert.ts';
 import type { SendMessageBody } from './messages-schemas.ts';
 import type { MessagingEventSteps } from '../provider-webhooks/status-events.ts';
 import type { PortalOf, SendMessageResult } from '../messaging-types.ts';
@@ -39,25 +45,89 @@ export function newMessageId(): string {
 
 const SEND_ROUTE = 'POST /messaging/messages';
 
-/** `sendMessage` over its dependencies (see messaging-types.ts for its contract). */
-export function createSendMessage(deps: {
+/** The block under a hold was settled before its statement: lease again (nothing written). */
+class LeaseClosed extends Error {}
+
+/** Blocks one send may find settled under it before it gives up. */
+const MAX_LEASE_RETRIES = 8;
+
+const insufficientCredit = () =>
+  new AppError(
+    'insufficient_credit',
+    "The portal's credit does not cover this message; ask your operator to top it up.",
+  );
+
+interface SendDeps {
   db: Database;
   provider: SendRulesProvider;
-  queue: Pick<DeliveryQueue, 'enqueue'>;
+  queue: JobStatements;
+  escrow: CreditEscrow;
   prices: MessagingPrices;
   now: () => Date;
-  /** Run in the send's transaction after a reservation lowered the available credit. */
+  /**
+   * Run in the send's transaction when its reservation may have lowered the available credit
+   * below the `credit.low` threshold (a zone hold, see credit-escrow.ts).
+   */
   creditReserved?: MessagingEventSteps['creditReserved'] | undefined;
-}) {
-  const { db, provider, queue, prices, now } = deps;
-  const priceOf = (c: CheckedSend) => (c.template ? prices[c.template.category] : prices.text);
+}
 
-  async function queueIt(
-    tx: Tx,
-    portalId: number,
-    checked: CheckedSend,
-    key: { idempotencyKey: string | undefined; requestHash: string },
-  ): Promise<SendMessageResult> {
+interface KeyOf {
+  idempotencyKey: string | undefined;
+  requestHash: string;
+}
+
+function messageOf(
+  portalId: number,
+  checked: CheckedSend,
+  price: number,
+  currency: string,
+): QueuedMessage {
+  return {
+    id: newMessageId(),
+    portalId,
+    to: checked.to,
+    contactId: checked.contactId,
+    from: checked.from,
+    type: checked.type,
+    textBody: checked.textBody,
+    templateName: checked.template?.name ?? null,
+    templateLanguage: checked.template?.language ?? null,
+    templateCategory: checked.template?.category ?? null,
+    templateParameters: checked.template?.parameters ?? null,
+    priceMinor: price,
+    currency,
+  };
+}
+
+/** The statement, on the database or in a transaction; throws LeaseClosed when nothing was written. */
+async function insert(
+  db: Parameters<typeof insertQueuedMessage>[0],
+  queue: JobStatements,
+  m: QueuedMessage,
+  hold: Hold | null,
+): Promise<SendMessageResult> {
+  const outcome = await insertQueuedMessage(
+    db,
+    m,
+    hold ? { leaseId: hold.leaseId, actor: 'api' } : null,
+    queue,
+  );
+  if (outcome.kind === 'lease_closed') throw new LeaseClosed();
+  if (outcome.kind === 'no_queue') throw new Error('the delivery queue is not started');
+  return { status: 202, body: { success: true, data: toMessage(outcome.row) }, replayed: false };
+}
+
+/** One attempt with one hold: the statement alone, or in a transaction when it needs one. */
+async function queueOnce(
+  deps: SendDeps,
+  m: QueuedMessage,
+  hold: Hold | null,
+  key: KeyOf,
+): Promise<SendMessageResult> {
+  const { db, queue } = deps;
+  const { portalId } = m;
+  if (key.idempotencyKey === undefined && !hold?.zone) return insert(db, queue, m, hold);
+  return db.transaction(async (tx) => {
     if (key.idempotencyKey !== undefined) {
       const first = await claimOrReplay(tx, portalId, key.idempotencyKey, key.requestHash);
       if (first)
@@ -67,54 +137,61 @@ export function createSendMessage(deps: {
           replayed: true,
         };
     }
-    const id = newMessageId();
-    const price = priceOf(checked);
-    const row = await insertMessage(tx, {
-      id,
-      portalId,
-      to: checked.to,
-      contactId: checked.contactId,
-      from: checked.from,
-      type: checked.type,
-      textBody: checked.textBody,
-      templateName: checked.template?.name ?? null,
-      templateLanguage: checked.template?.language ?? null,
-      templateCategory: checked.template?.category ?? null,
-      templateParameters: checked.template?.parameters ?? null,
-      priceMinor: price,
-      currency: prices.currency,
-    });
-    await queue.enqueue(tx, { messageId: id, portalId });
-    const result = {
-      status: 202,
-      body: { success: true as const, data: toMessage(row) },
-      replayed: false,
-    };
+    // One zone send of the portal at a time, each seeing the ones before it committed.
+    if (hold?.zone) await lockCreditZone(tx, portalId);
+    const result = await insert(tx, queue, m, hold);
     if (key.idempotencyKey !== undefined)
       await saveIdempotentResponse(tx, portalId, key.idempotencyKey, result);
-    // Last: the credit row is the portal's one hot row, so its lock is held only for this
-    // UPDATE and the commit (a refusal rolls everything above back).
-    const money = {
-      portalId,
-      amount: price,
-      currency: prices.currency,
-      messageId: id,
-      actor: 'api',
-    };
-    const reserved = await reserve(tx, money);
-    if (reserved === false) {
-      throw new AppError(
-        'insufficient_credit',
-        "The portal's credit does not cover this message; ask your operator to top it up.",
-      );
-    }
-    if (reserved && deps.creditReserved)
+    if (hold?.zone && deps.creditReserved) {
+      const credit = await readCredit(tx, portalId, m.currency);
+      const availableAfter = credit.balance - credit.reserved;
       await deps.creditReserved(tx, portalId, {
-        availableBefore: reserved.availableAfter + price,
-        availableAfter: reserved.availableAfter,
-        currency: prices.currency,
+        availableBefore: availableAfter + m.priceMinor,
+        availableAfter,
+        currency: credit.currency,
       });
+    }
     return result;
+  });
+}
+
+/** `sendMessage` over its dependencies (see messaging-types.ts for its contract). */
+export function createSendMessage(deps: SendDeps) {
+  const { db, provider, prices, now } = deps;
+  const priceOf = (c: CheckedSend) => (c.template ? prices[c.template.category] : prices.text);
+
+  async function queueIt(
+    portalId: number,
+    checked: CheckedSend,
+    key: KeyOf,
+  ): Promise<SendMessageResult> {
+    const price = priceOf(checked);
+    for (let attempt = 0; ; attempt++) {
+      const hold = price > 0 ? await deps.escrow.hold(portalId, price) : null;
+      if (price > 0 && !hold) throw insufficientCredit();
+      let result: SendMessageResult;
+      try {
+        result = await queueOnce(
+          deps,
+          messageOf(portalId, checked, price, prices.currency),
+          hold,
+          key,
+        );
+      } catch (err) {
+        if (err instanceof LeaseClosed) {
+          hold?.lost();
+          if (attempt < MAX_LEASE_RETRIES) continue;
+          throw new AppError('unavailable', 'Credit could not be reserved; try again.');
+        }
+        // A refusal before the statement wrote nothing; any other failure may have committed.
+        if (err instanceof AppError) hold?.unused();
+        else hold?.done();
+        throw err;
+      }
+      if (result.replayed) hold?.unused();
+      else hold?.done();
+      return result;
+    }
   }
 
   async function sendMessage(args: {
@@ -146,9 +223,7 @@ export function createSendMessage(deps: {
       input: args.input,
       now: now(),
     });
-    return db.transaction((tx) =>
-      queueIt(tx, portalId, checked, { idempotencyKey: args.idempotencyKey, requestHash }),
-    );
+    return queueIt(portalId, checked, { idempotencyKey: args.idempotencyKey, requestHash });
   }
   return sendMessage;
 }

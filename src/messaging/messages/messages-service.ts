@@ -1,6 +1,6 @@
 /**
- * The messaging service: sending (checks, then the message row, the credit reservation and the
- * delivery job in one transaction), the message log and its summary, the credit ledger, the
+ * The messaging service: sending (checks, then the message row, the credit reservation from
+ * this instance's escrow block and the delivery job in one statement), the message log and its summary, the credit ledger, the
  * provider's webhook events, and the delivery workers.
  *
  * The pieces: checks in send-rules.ts, queries in messages-repository.ts and credit-ledger.ts,
@@ -13,6 +13,7 @@ import { recordAuditEvent } from '../../audit/audit-log.ts';
 import type { Database, Storage } from '../../db/client.ts';
 import { AppError, UsageError } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { createCreditEscrow } from '../credit/credit-escrow.ts';
 import { listTransactionPage, readCredit, topUp } from '../credit/credit-ledger.ts';
 import { createSendMessage, type MessagingPrices } from './message-sending.ts';
 import type { JobQueue } from '../../jobs/job-queue.ts';
@@ -58,8 +59,9 @@ export interface MessagingRuntime extends MessagingService {
   /** Start this instance's delivery workers (after `start`). */
   startWorkers(): Promise<void>;
   /**
-   * Stop this instance's workers, aborting their provider calls; the batches in hand end
-   * before the job queue stops (`JobQueue.stop` waits for them).
+   * Stop this instance's workers, aborting their provider calls (the batches in hand end
+   * before the job queue stops: `JobQueue.stop` waits for them), and settle this instance's
+   * escrow blocks of credit.
    */
   stop(): Promise<void>;
   /** Jobs waiting in the queue (tests, benchmark). */
@@ -78,10 +80,16 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
     pacing: createSenderPacing(deps.ratePerNumber),
     logger,
   });
+  const escrow = createCreditEscrow({
+    db,
+    logger,
+    threshold: deps.eventSteps?.creditLowThreshold?.bind(deps.eventSteps),
+  });
   const sendMessage = createSendMessage({
     db,
     provider,
     queue,
+    escrow,
     prices,
     now,
     creditReserved: deps.eventSteps?.creditReserved?.bind(deps.eventSteps),
@@ -141,6 +149,8 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
     async stop() {
       worker.abort();
       await queue.stopWorkers();
+      // The sends have ended (the app closed first): this instance's credit blocks go back.
+      await escrow.close();
     },
     waitingJobs: () => queue.waiting(),
   };

@@ -6,7 +6,8 @@
  * event at or below the current status changes nothing (a `delivered` after `read`, any
  * duplicate); a higher one fills the times it implies (`read` fills `delivered_at` too). The
  * first event past `queued` captures the reserved price; `failed` from `queued` releases it
- * (from `sent` it was captured already: the failure is recorded, the charge stays). Events are
+ * (from `sent` it was captured already: the failure is recorded, the charge stays); both are
+ * ledger rows posted to the account row in bulk afterwards (credit-ledger.ts). Events are
  * matched by Portico's id (`biz_opaque_callback_data`) when present, else by wamid, always
  * within the portal; an unknown message is ignored. A status change is counted in the portal's
  * daily counts in the same transaction (reports/daily-counts.ts).
@@ -22,7 +23,7 @@ import {
 } from '../../contacts/contacts-lookup.ts';
 import type { Database } from '../../db/client.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { capture, release } from '../credit/credit-ledger.ts';
+import { capture, postCredit, release } from '../credit/credit-ledger.ts';
 import type { TemplateStatusEvent } from '../../partner/partner-service.ts';
 import type { MessageStatusEvent, MessagingWebhookSink } from '../messaging-types.ts';
 import { recordServiceWindow } from '../messages/service-windows.ts';
@@ -35,6 +36,8 @@ import {
 } from '../messages/messages-repository.ts';
 
 const RANK = { queued: 0, sent: 1, delivered: 2, read: 3 } as const;
+/** How often this instance posts a portal's captures and releases (ms). */
+const POST_INTERVAL_MS = 1000;
 const PROVIDER_ACTOR = 'provider';
 
 /** The changes one status event makes to a message, or null for none. */
@@ -94,15 +97,22 @@ export interface MessagingEventSteps {
   ): Promise<void>;
   templateStatusUpdated(tx: Tx, portalId: number, e: TemplateStatusEvent): Promise<void>;
   /**
-   * A send reserved credit: the available credit (balance − reserved) went from
-   * `availableBefore` to `availableAfter`, minor units of `currency`. Only a reservation lowers
-   * it (a capture spends what was reserved; releases and top-ups raise it).
+   * A send reserved credit that may have taken the available credit (balance − reserved) below
+   * the `creditLowThreshold`: it went from `availableBefore` to `availableAfter`, minor units of
+   * `currency`, exactly (the sends that can cross the threshold run one at a time). Only a
+   * reservation lowers it (a capture spends what was reserved; releases and top-ups raise it).
+   * Sends whose escrow block keeps the available credit above the threshold skip this step.
    */
   creditReserved?(
     tx: Tx,
     portalId: number,
     e: { availableBefore: number; availableAfter: number; currency: string },
   ): Promise<void>;
+  /**
+   * The portal's `credit.low` threshold in minor units, or null when it has none: where
+   * `creditReserved` may emit. Read again at most every second per portal and instance.
+   */
+  creditLowThreshold?(portalId: number): Promise<number | null>;
 }
 
 async function applyStatus(
@@ -155,6 +165,7 @@ export function createWebhookSink(deps: {
   const steps = deps.eventSteps;
   const { db } = deps;
   const log = deps.logger.child({ component: 'messaging-webhooks' });
+  const postedAt = new Map<number, number>();
   return {
     async messageStatuses(portalId, _phoneNumberId, events) {
       // One transaction per event: one bad event never undoes the others.
@@ -162,6 +173,15 @@ export function createWebhookSink(deps: {
         const result = await db.transaction((tx) => applyStatus(tx, portalId, event, steps));
         if (result === 'unknown')
           log.info({ portalId, status: event.status }, 'status for an unknown message ignored');
+      }
+      // The captures and releases written above reach the account row in bulk, at most once
+      // a second per portal on this instance (balance reads count them meanwhile).
+      const last = postedAt.get(portalId) ?? 0;
+      if (Date.now() - last >= POST_INTERVAL_MS) {
+        postedAt.set(portalId, Date.now());
+        await postCredit(db, portalId).catch((err: unknown) =>
+          log.warn({ portalId, err }, 'posting the credit movements failed'),
+        );
       }
     },
 
