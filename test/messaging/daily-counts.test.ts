@@ -11,7 +11,6 @@ import { describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { messageDailyCounts } from '../../src/db/schema/index.ts';
-import { reserve } from '../../src/messaging/credit/credit-ledger.ts';
 import {
   failQueuedMessage,
   failQueuedOfErased,
@@ -31,6 +30,7 @@ const DAY_2 = '2026-11-21';
 const LATE = new Date(`${DAY_1}T23:59:59.999Z`);
 const EARLY = new Date(`${DAY_2}T00:00:00.000Z`);
 
+/** A queued message created at `createdAt` (its credit is not this test's concern). */
 async function queued(services: Services, portalId: number, createdAt: Date, to = '+16505550101') {
   const id = newMessageId();
   await services.storage.db.transaction(async (tx) => {
@@ -46,9 +46,6 @@ async function queued(services: Services, portalId: number, createdAt: Date, to 
       createdAt,
       queuedAt: createdAt,
     });
-    assert.ok(
-      await reserve(tx, { portalId, amount: 1, currency: 'EUR', messageId: id, actor: 'api' }),
-    );
   });
   return id;
 }
