@@ -209,7 +209,11 @@ describe('browser: every page at 1280 px and 390 px', () => {
       assert.match((await page.textContent('#connection')) ?? '', /WABA \d+/);
       await look(page, 'settings-connected', width);
       await page.goto(`${appUrl}/messages`);
-      assert.match((await page.textContent('[data-testid=template-body]')) ?? '', /\{\{1\}\}/);
+      // The composer opens on the account's first approved template, the provider's hello_world.
+      assert.match(
+        (await page.textContent('[data-testid=template-body]')) ?? '',
+        /Welcome and congratulations/,
+      );
       await look(page, 'messages', width);
       // Free text to someone who never wrote in (not a contact): the refusal, next to the text.
       await page.goto(`${appUrl}/messages?compose=text`);
