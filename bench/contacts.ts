@@ -244,7 +244,7 @@ function docSection(context: ReturnType<typeof runContext>, runs: Record<string,
     const first = cells.at(-1)!;
     const targeted = TARGETED.has(name) || name.startsWith('q=');
     return [
-      name.includes('=')
+      name.includes('=') || name.startsWith('updatedSince')
         ? `\`${name.split(' ')[0]}\`${name.slice(name.split(' ')[0]!.length)}`
         : name,
       first.indexes.map((i) => `\`${i}\``).join(', '),

@@ -189,6 +189,8 @@ async function runBackend(kind: 'pglite' | 'postgres', databaseUrl?: string) {
       BENCH_CREATE_PORTAL: '1',
       APP_BASE_URL: `http://${HOST}`,
       PROVIDER_HEALTH_CHECK_INTERVAL_MS: '0',
+      // The seed's statements run longer than a request may on a loaded machine.
+      DATABASE_STATEMENT_TIMEOUT_MS: '0',
       ...(dataDir ? { DATA_DIR: dataDir } : { DATABASE_URL: databaseUrl! }),
     },
   });

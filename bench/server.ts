@@ -244,7 +244,13 @@ async function main(kind: ServerKind): Promise<void> {
       send({ type: 'stats', maxRssBytes: maxRssBytes(), cpuMicros: cpuMicros() });
     } else {
       onMessage(message).catch((err: unknown) =>
-        send({ type: 'error', message: err instanceof Error ? err.message : String(err) }),
+        send({
+          type: 'error',
+          message:
+            err instanceof Error
+              ? `${err.message}${err.cause instanceof Error ? `: ${err.cause.message}` : ''}`
+              : String(err),
+        }),
       );
     }
   });
