@@ -83,8 +83,10 @@ export async function connectionPages(app: FastifyInstance, opts: WebRoutesOptio
     },
     async (request, reply) => {
       const query = request.validationError ? {} : request.query;
-      // Signed in (the usual case): the app shell, so the way on is one click away.
-      const session = await sessions.read(request);
+      // Signed in (the usual case): the app shell, so the way on is one click away. The page
+      // needs no storage: it is where a storage failure of the flow lands, so a session that
+      // cannot be read gives the page without the shell.
+      const session = await sessions.read(request).catch(() => null);
       const reason = isAuthorizationFailure(query.reason) ? query.reason : null;
       // Only capabilities worded by our catalog are shown: the query cannot be used to put
       // arbitrary text on the page.
