@@ -1,7 +1,7 @@
 /**
  * The credit ledger and the queue's set-up on both backends: top-ups, the credit routes, a send
  * refused without a connection (nothing queued or reserved); and the escrow blocks sends reserve
- * from (docs/decisions/0024-credit-escrow.md), with two instances over one database: concurrent
+ * from (docs/decisions/0026-credit-escrow.md), with two instances over one database: concurrent
  * sends never overdraw and a refusal means the credit as a whole does not cover the price, a
  * block's unused part reads as available, a stopped instance gives its blocks back, a block
  * held by an instance that died is settled by another, and the dead one's later send finds its
