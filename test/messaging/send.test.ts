@@ -251,6 +251,7 @@ for (const backend of backends()) {
             from: '16505552222',
             timestamp: new Date(Date.now() - hoursAgo * 3600_000),
             type: 'text',
+            content: { type: 'text', text: { body: 'hi' } },
           },
         ]);
       // 25 hours after the person's last message: closed.

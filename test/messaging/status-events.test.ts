@@ -20,6 +20,7 @@ import {
   findMessage,
   recordProviderMessageId,
 } from '../../src/messaging/messages/messages-repository.ts';
+import type { InboundMessageEvent } from '../../src/partner/cloud-api/provider-webhook-events.ts';
 import type { Services } from '../../src/services.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
 import { connectPortal, startTestProvider } from '../helpers/provider.ts';
@@ -262,12 +263,12 @@ for (const backend of backends()) {
       const { services } = await buildTestApp(t, backend);
       const portal = await createPortal(services);
       const portalId = await services.accounts.portalIdFor(portal.portalCode);
-      const inbound = (second: number) => ({
+      const inbound = (second: number): InboundMessageEvent => ({
         wamid: `wamid.in${second}`,
         from: '16505550199',
         timestamp: at(second),
         type: 'text',
-        text: 'hi',
+        content: { type: 'text', text: { body: 'hi' } },
       });
       await services.messaging.webhookSink.inboundMessages(portalId, 'x', [inbound(20)]);
       const page = await services.contacts.listContacts({ portalId }, { limit: 10 });
@@ -298,7 +299,13 @@ for (const backend of backends()) {
       const portal = await createPortal(services);
       const portalId = await services.accounts.portalIdFor(portal.portalCode);
       await services.messaging.webhookSink.inboundMessages(portalId, 'x', [
-        { wamid: 'wamid.odd', from: '999123', timestamp: at(20), type: 'text', text: 'hi' },
+        {
+          wamid: 'wamid.odd',
+          from: '999123',
+          timestamp: at(20),
+          type: 'text',
+          content: { type: 'text', text: { body: 'hi' } },
+        },
       ]);
       const page = await services.contacts.listContacts({ portalId }, { limit: 10 });
       assert.deepEqual(

@@ -109,8 +109,16 @@ for (const backend of backends()) {
       assert.equal(inbound.portalId, c.portalId);
       assert.equal(inbound.phoneNumberId, c.phoneNumberId);
       assert.deepEqual(
-        inbound.events.map((e) => [e.wamid, e.from, e.type, e.text, e.profileName]),
-        [[wamid, '447700900123', 'text', 'Is my order ready?', 'Grace']],
+        inbound.events.map((e) => [e.wamid, e.from, e.type, e.content, e.profileName]),
+        [
+          [
+            wamid,
+            '447700900123',
+            'text',
+            { type: 'text', text: { body: 'Is my order ready?' } },
+            'Grace',
+          ],
+        ],
       );
       const reply = await c.t.services.partner.withCloudApi(c.portalId, 'send', (cloud) =>
         cloud.sendMessage(

@@ -38,7 +38,7 @@ for (const backend of backends()) {
           from: '14155550142',
           timestamp: new Date(),
           type: 'text',
-          text: 'a private reply',
+          content: { type: 'text', text: { body: 'a private reply' } },
         },
       ]);
       const [inbound] = await receiver.waitFor(1);

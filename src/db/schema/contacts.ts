@@ -5,8 +5,11 @@ import { portals } from './portals.ts';
 /** WhatsApp consent states of a contact; new contacts are `unknown`. */
 export const CONSENT_STATES = ['opted_in', 'opted_out', 'unknown'] as const;
 
-/** How a consent state was last set: the API, an import (API or CSV), a page, or the provider. */
-export const CONSENT_SOURCES = ['api', 'import', 'web', 'provider'] as const;
+/**
+ * How a consent state was last set: the API, an import (API or CSV), a page, the provider, or a
+ * keyword the person sent (docs/messaging.md "Opt-out keywords").
+ */
+export const CONSENT_SOURCES = ['api', 'import', 'web', 'provider', 'keyword'] as const;
 
 /**
  * The people a portal messages (CRM contacts). Invariants: every read filters by `portal_id`

@@ -17,3 +17,4 @@ export * from './message-drafts.ts';
 export * from './webhooks.ts';
 export * from './service-windows.ts';
 export * from './message-daily-counts.ts';
+export * from './conversations.ts';

@@ -9,6 +9,7 @@ import {
   timestamp,
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
+import type { SealedValue } from '../../platform/keyring.ts';
 import { contacts } from './contacts.ts';
 import { portals } from './portals.ts';
 
@@ -56,6 +57,11 @@ export const messages = pgTable(
     templateCategory: text('template_category', { enum: TEMPLATE_CATEGORIES }),
     /** The template body's variables, in order. */
     templateParameters: jsonb('template_parameters').$type<string[]>(),
+    /**
+     * The message's content (the text, a template's parameters) sealed with the keyring, the
+     * portal and message id bound as associated data; null once expired or erased.
+     */
+    content: jsonb('content').$type<SealedValue>(),
     status: text('status', { enum: MESSAGE_STATUSES }).notNull().default('queued'),
     /** The provider's message id (wamid), once the provider accepted the message. */
     providerMessageId: text('provider_message_id'),

@@ -127,6 +127,7 @@ export async function insertQueuedMessage(
       deliveredAt: null,
       readAt: null,
       failedAt: null,
+      content: null,
       errorCode: null,
       errorTitle: null,
       createdAt: new Date(row.created_at as string),

@@ -26,15 +26,78 @@ export interface MessageStatusEvent {
   errors: { code: number; title: string }[];
 }
 
+/** Media kinds of inbound messages; each carries the provider's media object. */
+export const INBOUND_MEDIA_TYPES = ['image', 'audio', 'video', 'document', 'sticker'] as const;
+export type InboundMediaType = (typeof INBOUND_MEDIA_TYPES)[number];
+
+/** An inbound medium as the webhook describes it (the bytes stay at the provider). */
+export interface InboundMedia {
+  /** The provider's media id (for `GET /{media-id}`). */
+  providerMediaId: string;
+  mimeType: string;
+  /** Lower-case hex SHA-256 of the bytes (the webhook gives base64), when given. */
+  sha256?: string;
+  caption?: string;
+  /** A document's file name, as the person's phone named it (untrusted). */
+  filename?: string;
+  /** A sticker: animated or not. */
+  animated?: boolean;
+}
+
+/** A contact card the person shared (`contacts[]` of a `contacts` message), camelCased. */
+export interface SharedContact {
+  name: { formattedName: string; firstName?: string; lastName?: string };
+  phones?: { phone?: string; waId?: string; type?: string }[];
+  emails?: { email?: string; type?: string }[];
+  org?: { company?: string; department?: string; title?: string };
+  urls?: { url?: string; type?: string }[];
+}
+
+/**
+ * What one inbound message says, by type: the Cloud API's object for that type, camelCased,
+ * with `media` for the five media types. A type Portico does not know (or the provider's
+ * `unsupported`) is kept as `unsupported` with the provider's type and error codes.
+ */
+export type InboundContent =
+  | { type: 'text'; text: { body: string } }
+  | { type: InboundMediaType; media: InboundMedia }
+  | {
+      type: 'location';
+      location: {
+        latitude: number;
+        longitude: number;
+        name?: string;
+        address?: string;
+        url?: string;
+      };
+    }
+  | { type: 'contacts'; contacts: SharedContact[] }
+  | {
+      type: 'interactive';
+      interactive:
+        | { type: 'button_reply'; buttonReply: { id: string; title: string } }
+        | { type: 'list_reply'; listReply: { id: string; title: string; description?: string } };
+    }
+  /** A template's quick-reply button tapped. */
+  | { type: 'button'; button: { payload: string; text: string } }
+  /** `emoji` empty: the person removed their reaction. */
+  | { type: 'reaction'; reaction: { providerMessageId: string; emoji: string } }
+  | {
+      type: 'unsupported';
+      unsupported: { providerType: string; errors: { code: number; title: string }[] };
+    };
+
 /** One entry of `messages[]`: a message a person sent to a business number. */
 export interface InboundMessageEvent {
   wamid: string;
   /** The sender's WhatsApp id (digits, no `+`). */
   from: string;
   timestamp: Date;
-  /** `text`, `image`, `button`, … (only `text` carries `text`). */
+  /** The provider's `type` as received (`text`, `image`, `order`, …). */
   type: string;
-  text?: string;
+  content: InboundContent;
+  /** `context`: the message this one replies to (a wamid), and whether it was forwarded. */
+  context?: { providerMessageId?: string; from?: string; forwarded?: boolean };
   /** The sender's WhatsApp profile name (`contacts[].profile.name`), when given. */
   profileName?: string;
 }

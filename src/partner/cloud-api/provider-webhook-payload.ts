@@ -216,7 +216,10 @@ function messages(wabaId: string, value: Static<typeof MessagesValue>): Parsed {
       from: m.from,
       timestamp,
       type: m.type,
-      ...(m.text !== undefined && { text: m.text.body }),
+      content:
+        m.text !== undefined
+          ? { type: 'text', text: { body: m.text.body } }
+          : { type: 'unsupported', unsupported: { providerType: m.type, errors: [] } },
       ...(profileName !== undefined && { profileName }),
     });
   }

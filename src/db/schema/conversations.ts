@@ -1,0 +1,180 @@
+import { sql } from 'drizzle-orm';
+import {
+  bigserial,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+import type { SealedValue } from '../../platform/keyring.ts';
+import { CONSENT_SOURCES, CONSENT_STATES, contacts } from './contacts.ts';
+import { portals } from './portals.ts';
+
+const at = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
+
+/**
+ * Messages people sent to a portal's business numbers (the `messages` webhook field), one row
+ * per wamid and portal. Invariants: every read filters by `portal_id`; `content` is the
+ * message's type-specific content (text, caption, file name, location, shared contacts, reply,
+ * reaction) as JSON sealed with the keyring, the portal and the message id bound as associated
+ * data, and is null once the retention period passed or the contact was erased; nothing else
+ * in the row is message content. `type` is the provider's type as received (an unknown type is
+ * kept, never dropped).
+ *
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/components#messages-object
+ * @see docs/messaging.md "Inbound messages"
+ */
+export const inboundMessages = pgTable(
+  'inbound_messages',
+  {
+    /** Public id: `msg_` + base62, in the same space as outbound message ids. */
+    id: text('id').primaryKey(),
+    portalId: integer('portal_id')
+      .notNull()
+      .references(() => portals.id, { onDelete: 'cascade' }),
+    /** The contact who wrote; null once the contact is erased. */
+    contactId: text('contact_id').references(() => contacts.id, { onDelete: 'set null' }),
+    /** The sender, E.164 (the provider's `from`, with `+`). */
+    from: text('from').notNull(),
+    /** The business number written to: the provider's phone number id. */
+    phoneNumberId: text('phone_number_id').notNull(),
+    /** The provider's message id (wamid). */
+    providerMessageId: text('provider_message_id').notNull(),
+    type: text('type').notNull(),
+    /** Sealed JSON of the content; null when expired or erased. */
+    content: jsonb('content').$type<SealedValue>(),
+    /** Our medium (`med_…`) for image, audio, video, document and sticker messages. */
+    mediaId: text('media_id'),
+    /** The wamid this message replies to or reacts to (`context.id`, `reaction.message_id`). */
+    contextProviderMessageId: text('context_provider_message_id'),
+    /** Our message (either direction) that wamid names, when Portico knows it. */
+    contextMessageId: text('context_message_id'),
+    /** When the provider says the person sent it (`timestamp`). */
+    receivedAt: at('received_at').notNull(),
+    /** When the business read it (marked read through Portico). */
+    readAt: at('read_at'),
+    createdAt: at('created_at').notNull().defaultNow(),
+  },
+  (t) => [
+    uniqueIndex('inbound_messages_portal_wamid').on(t.portalId, t.providerMessageId),
+    // Ascending: scanned backwards they serve the newest-first keyset pages.
+    index('inbound_messages_portal_page').on(t.portalId, t.receivedAt, t.id),
+    index('inbound_messages_portal_contact_page').on(t.portalId, t.contactId, t.receivedAt, t.id),
+    index('inbound_messages_content_expiry')
+      .on(t.receivedAt)
+      .where(sql`${t.content} IS NOT NULL`),
+  ],
+);
+
+/**
+ * Inbound media: what the provider told about a medium (its id, type, checksum). The bytes are
+ * never stored: they are fetched from the provider when asked for. Invariants: every read filters
+ * by `portal_id`; a medium belongs to one message.
+ *
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media
+ */
+export const media = pgTable(
+  'media',
+  {
+    /** Public id: `med_` + base62. */
+    id: text('id').primaryKey(),
+    portalId: integer('portal_id')
+      .notNull()
+      .references(() => portals.id, { onDelete: 'cascade' }),
+    messageId: text('message_id').notNull(),
+    /** The provider's media id. */
+    providerMediaId: text('provider_media_id').notNull(),
+    mimeType: text('mime_type').notNull(),
+    /** Lower-case hex SHA-256 of the bytes, as the webhook gave it (base64 there); null if none. */
+    sha256: text('sha256'),
+    /** Bytes, once known (the provider's `file_size`). */
+    fileSize: integer('file_size'),
+    createdAt: at('created_at').notNull().defaultNow(),
+  },
+  (t) => [uniqueIndex('media_portal_provider_id').on(t.portalId, t.providerMediaId)],
+);
+
+/**
+ * One conversation per contact and business number: the newest activity in either direction,
+ * the unread inbound count, and the service window. Maintained in the transaction of each
+ * inbound message, outbound send and read (docs/messaging.md "Conversations"). Invariants: every
+ * read filters by `portal_id`; `last_message_at` only moves forward; `unread_count` ≥ 0.
+ */
+export const conversations = pgTable(
+  'conversations',
+  {
+    /** Public id: `cnv_` + base62. */
+    id: text('id').notNull().unique(),
+    portalId: integer('portal_id')
+      .notNull()
+      .references(() => portals.id, { onDelete: 'cascade' }),
+    contactId: text('contact_id')
+      .notNull()
+      .references(() => contacts.id, { onDelete: 'cascade' }),
+    /** The business number: the provider's phone number id. */
+    phoneNumberId: text('phone_number_id').notNull(),
+    /** The newest message, either direction (`msg_…`). */
+    lastMessageId: text('last_message_id').notNull(),
+    lastMessageAt: at('last_message_at').notNull(),
+    lastDirection: text('last_direction', { enum: ['inbound', 'outbound'] }).notNull(),
+    unreadCount: integer('unread_count').notNull().default(0),
+    /** The person's newest message here: the service window runs 24 hours from it. */
+    lastInboundAt: at('last_inbound_at'),
+    /** When `conversation.window_closing` was emitted for the current window. */
+    windowClosingNotifiedAt: at('window_closing_notified_at'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.portalId, t.contactId, t.phoneNumberId] }),
+    index('conversations_portal_page').on(t.portalId, t.lastMessageAt, t.id),
+    index('conversations_window').on(t.lastInboundAt),
+    check('conversations_unread_not_negative', sql`${t.unreadCount} >= 0`),
+  ],
+);
+
+/**
+ * The history of a contact's WhatsApp consent: each change, from what, to what, by which source,
+ * and the inbound message that caused it (a keyword). Append-only; goes with its contact.
+ */
+export const consentChanges = pgTable(
+  'consent_changes',
+  {
+    id: bigserial('id', { mode: 'number' }).primaryKey(),
+    portalId: integer('portal_id')
+      .notNull()
+      .references(() => portals.id, { onDelete: 'cascade' }),
+    contactId: text('contact_id')
+      .notNull()
+      .references(() => contacts.id, { onDelete: 'cascade' }),
+    fromState: text('from_state', { enum: CONSENT_STATES }).notNull(),
+    toState: text('to_state', { enum: CONSENT_STATES }).notNull(),
+    source: text('source', { enum: CONSENT_SOURCES }).notNull(),
+    /** The inbound message (`msg_…`) whose keyword made the change. */
+    messageId: text('message_id'),
+    occurredAt: at('occurred_at').notNull().defaultNow(),
+  },
+  (t) => [index('consent_changes_contact').on(t.portalId, t.contactId, t.occurredAt)],
+);
+
+/**
+ * A portal's messaging settings; a portal without a row has the defaults (docs/messaging.md
+ * "Opt-out keywords"). Keywords are stored upper-case and trimmed.
+ */
+export const messagingSettings = pgTable('messaging_settings', {
+  portalId: integer('portal_id')
+    .primaryKey()
+    .references(() => portals.id, { onDelete: 'cascade' }),
+  optOutKeywords: text('opt_out_keywords').array().notNull(),
+  optInKeywords: text('opt_in_keywords').array().notNull(),
+  /** A free-text reply sent after an opt-out keyword (inside the window it opened); null: none. */
+  optOutReply: text('opt_out_reply'),
+  optInReply: text('opt_in_reply'),
+  /** Mark an inbound message read at the provider when it is opened on the inbox. */
+  autoMarkRead: boolean('auto_mark_read').notNull().default(false),
+  updatedAt: at('updated_at').notNull().defaultNow(),
+});
