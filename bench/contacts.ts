@@ -33,6 +33,7 @@ import { createLogger } from '../src/platform/logger.ts';
 import { createServices } from '../src/services.ts';
 import { figure, redrawSection, runContext, table, verdict } from './performance-doc.ts';
 import { createThrowawayDatabase } from './postgres.ts';
+import { seedContacts } from './pages-seed.ts';
 
 const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
 const IMPORT_TRIALS = Number(process.env.BENCH_IMPORT_TRIALS ?? 5);
@@ -70,17 +71,7 @@ function contactsBatch(start: number, count: number) {
 }
 
 async function seed(storage: Storage, portalId: number): Promise<void> {
-  await storage.db.execute(sql`
-    insert into contacts (id, portal_id, phone, email, first_name, last_name, tags,
-      consent_whatsapp, created_at, updated_at, consent_updated_at)
-    select 'ctc_bench' || g, ${portalId}, '+1650' || lpad(g::text, 7, '0'),
-      'user' || g || '@example.test',
-      (array['Ada','Bob','Cleo','Dan','Eve','Finn','Gus','Hana'])[1 + g % 8] || g, 'Last' || g,
-      case when g % 10 = 0 then array['vip'] else array['std'] end,
-      (array['opted_in','opted_out','unknown'])[1 + g % 3],
-      now() - make_interval(secs => g), now() - make_interval(secs => g),
-      now() - make_interval(secs => g)
-    from generate_series(1, ${SEEDED}) g`);
+  await seedContacts(storage.db, portalId, SEEDED);
   await storage.db.execute(sql`analyze contacts`);
 }
 

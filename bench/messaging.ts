@@ -23,7 +23,8 @@
  *
  * `BENCH_ONLY=accepted|kill` runs one part; `BENCH_PROFILE=1` writes a CPU profile of the
  * server during each accepted run beside the results. Writes `bench/results/messaging-<time>.json`
- * and the instances' logs beside it; prints the figures with the load average.
+ * and the instances' logs beside it; prints the figures with the load average; a whole run
+ * redraws the messaging section of docs/performance.md (bench/messaging-doc.ts).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -39,6 +40,8 @@ import { createLogger } from '../src/platform/logger.ts';
 import { startSandboxProvider } from '../src/sandbox-provider/sandbox-provider.tsx';
 import { createServices } from '../src/services.ts';
 import { acceptedRun, body, sleep, waitFor } from './messaging-accepted.ts';
+import { messagingSection, type AcceptedRunResult, type KillRunResult } from './messaging-doc.ts';
+import { redrawSection, runContext } from './performance-doc.ts';
 import { createThrowawayDatabase } from './postgres.ts';
 
 const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
@@ -158,6 +161,7 @@ async function killedInstance(dbUrl: string, logDir: string) {
     let next = 0;
     let killedAtSends = -1;
     let retriedAfterKill = 0;
+    let retriedUnavailable = 0;
     const send = async (base: string, i: number) =>
       fetch(`${base}/api/v1/external/messaging/messages`, {
         method: 'POST',
@@ -185,6 +189,13 @@ async function killedInstance(dbUrl: string, logDir: string) {
           } catch {
             // The kill cut this request off: the send may or may not have been queued.
             retriedAfterKill++;
+            res = await send(a.url, i);
+          }
+          // 503 `unavailable` asks the client to retry later (storage answered too slowly, as
+          // on a loaded machine): a client retries with the same Idempotency-Key.
+          for (let tries = 0; res.status === 503 && tries < 10; tries++) {
+            retriedUnavailable++;
+            await sleep(500);
             res = await send(a.url, i);
           }
           if (res.status !== 202) throw new Error(`send ${i}: ${res.status} ${await res.text()}`);
@@ -219,6 +230,7 @@ async function killedInstance(dbUrl: string, logDir: string) {
       queuedInS: queuedS,
       killedAtSends,
       retriedAfterKill,
+      retriedUnavailable,
       delivered,
       lost: ids.size - delivered,
       duplicatedAtProvider: stats.duplicates,
@@ -273,6 +285,7 @@ async function acceptedParts(logDir: string) {
 }
 
 async function main() {
+  const context = runContext();
   const results: Record<string, unknown> = { cpus: cpus().length, loadBefore: loadavg() };
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
   const logDir = join(RESULTS, `messaging-${stamp}-logs`);
@@ -295,6 +308,18 @@ async function main() {
   console.log(JSON.stringify(results, null, 2));
   for (const run of (results.accepted ?? []) as Record<string, unknown>[]) summary(run);
   console.log(`written ${file}`);
+  // A partial run (BENCH_ONLY) leaves the page as it is: its figures belong together.
+  if (!only) {
+    await redrawSection(
+      'messaging',
+      messagingSection(
+        context.line('npm run bench:messaging'),
+        results.accepted as AcceptedRunResult[],
+        results.killedInstance as KillRunResult,
+      ),
+    );
+    console.log('docs/performance.md: the messaging section redrawn');
+  }
 }
 
 /** One line per placement: accepted/s, p99, the pgbench reference and the ratio. */

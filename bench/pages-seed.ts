@@ -40,17 +40,7 @@ export async function seedPages(
   });
   const { db } = storage;
   const n = input.rows;
-  await db.execute(sql`
-    insert into contacts (id, portal_id, phone, email, first_name, last_name, tags,
-      consent_whatsapp, created_at, updated_at, consent_updated_at)
-    select 'ctc_bench' || g, ${portalId}, '+1650' || lpad(g::text, 7, '0'),
-      'user' || g || '@example.test',
-      (array['Ada','Bob','Cleo','Dan','Eve','Finn','Gus','Hana'])[1 + g % 8] || g, 'Last' || g,
-      case when g % 10 = 0 then array['vip'] else array['std'] end,
-      (array['opted_in','opted_out','unknown'])[1 + g % 3],
-      now() - make_interval(secs => g), now() - make_interval(secs => g),
-      now() - make_interval(secs => g)
-    from generate_series(1, ${n}) g`);
+  await seedContacts(db, portalId, n);
   // Statuses: the 20 newest still queued, then by g % 20: failed 1, sent 4, delivered 7, read 8.
   await db.execute(sql`
     insert into messages (id, portal_id, "to", "from", type, text_body, status,
@@ -172,4 +162,22 @@ export function statementTrace(storage: Storage) {
       return out;
     },
   };
+}
+
+/**
+ * `n` contacts in `portalId` (`ctc_bench1` …), one second apart, newest first: every tenth
+ * tagged `vip`, the consents spread evenly. One statement.
+ */
+export async function seedContacts(db: Storage['db'], portalId: number, n: number): Promise<void> {
+  await db.execute(sql`
+    insert into contacts (id, portal_id, phone, email, first_name, last_name, tags,
+      consent_whatsapp, created_at, updated_at, consent_updated_at)
+    select 'ctc_bench' || g, ${portalId}, '+1650' || lpad(g::text, 7, '0'),
+      'user' || g || '@example.test',
+      (array['Ada','Bob','Cleo','Dan','Eve','Finn','Gus','Hana'])[1 + g % 8] || g, 'Last' || g,
+      case when g % 10 = 0 then array['vip'] else array['std'] end,
+      (array['opted_in','opted_out','unknown'])[1 + g % 3],
+      now() - make_interval(secs => g), now() - make_interval(secs => g),
+      now() - make_interval(secs => g)
+    from generate_series(1, ${n}) g`);
 }
