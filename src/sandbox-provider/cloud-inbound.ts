@@ -36,7 +36,8 @@ function summary(item: Record<string, unknown>): string | undefined {
   const content = item[String(item.type)] as Record<string, unknown> | undefined;
   if (item.type === 'text') return String(content?.body);
   if (item.type === 'reaction') return `reacted ${String(content?.emoji) || '(removed)'}`;
-  if (item.type === 'location') return `location ${content?.latitude}, ${content?.longitude}`;
+  if (item.type === 'location')
+    return `location ${String(content?.latitude)}, ${String(content?.longitude)}`;
   const caption = content?.caption ?? content?.filename ?? content?.title;
   return typeof caption === 'string' ? caption : undefined;
 }

@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { SAMPLES } from '../../src/sandbox-provider/samples/samples.ts';
 import { recordAppWebhooks, startTestProvider } from '../helpers/provider.ts';
-import { call, granted, inbound, inboundValue } from './sandbox-cloud.ts';
+import { call, granted, inbound, inboundValue, type Item } from './sandbox-cloud.ts';
 
 const PERSON = '16505551234';
 const b64 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('base64');
@@ -45,8 +45,10 @@ describe('inbound messages from the sandbox', () => {
     assert.match(item.timestamp, /^[0-9]{10}$/);
     assert.deepEqual(item.text, { body: 'hello' });
 
-    const itemOf = async (message: object) =>
-      inboundValue(hooks, await write(message)).value.messages[0];
+    const itemOf = async (message: object): Promise<Item> => {
+      const { value } = inboundValue(hooks, await write(message));
+      return (value.messages as Item[])[0]!;
+    };
 
     const image = await itemOf({ type: 'image', image: { caption: 'My parcel' } });
     assert.deepEqual(Object.keys(image.image).sort(), ['caption', 'id', 'mime_type', 'sha256']);
