@@ -35,9 +35,11 @@ export type InboundOutcome =
 function summary(item: Record<string, unknown>): string | undefined {
   const content = item[String(item.type)] as Record<string, unknown> | undefined;
   if (item.type === 'text') return String(content?.body);
-  if (item.type === 'reaction') return `reacted ${String(content?.emoji) || '(removed)'}`;
+  if (item.type === 'reaction') return String(content?.emoji) || '(removed)';
   if (item.type === 'location')
-    return `location ${String(content?.latitude)}, ${String(content?.longitude)}`;
+    return [content?.name, `${String(content?.latitude)}, ${String(content?.longitude)}`]
+      .filter((x) => typeof x === 'string')
+      .join(' ');
   const caption = content?.caption ?? content?.filename ?? content?.title;
   return typeof caption === 'string' ? caption : undefined;
 }

@@ -24,6 +24,7 @@ const PHONE_STYLE = `
 .thread li.mine{margin-left:auto;background:#e7f6e9}
 .meta{color:var(--c-muted);font-size:.85rem}
 details{margin:var(--s-2) 0}summary{cursor:pointer;color:var(--c-accent);min-height:1.5rem}
+.outcome p{overflow-wrap:anywhere}
 fieldset{border:1px solid var(--c-line);border-radius:6px;margin:var(--s-2) 0;min-width:0}
 .row{display:flex;flex-wrap:wrap;gap:var(--s-2)}.row label{flex:1 1 8rem}
 `;
@@ -168,6 +169,9 @@ function Person(p: { waId: string; messages: PhoneMessage[] }) {
                 {status}
               </span>
               <br />
+              {m.inbound?.context !== undefined && m.type !== 'reaction' && (
+                <span class="meta">replying to a message: </span>
+              )}
               {describe(m)}
               {m.reaction !== undefined && <span class="meta"> · you reacted {m.reaction}</span>}
               {!mine && <ReceivedActions m={m} />}
