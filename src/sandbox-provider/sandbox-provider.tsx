@@ -19,7 +19,7 @@
  * - cloud-messages.ts   `POST /{version}/{phone-number-id}/messages`     sends + status webhooks
  * - sandbox-phone.tsx   `/sandbox/phone`, `POST /sandbox/inbound`, `GET /sandbox/stats`  the
  *   people's phones (what they send are inbound webhooks) and send counts
- * - signals-page.tsx    `POST /sandbox/signals/{number,template}`  account signals (apps page)
+ * - signals-page.tsx    `POST /sandbox/signals/{number,template,account}`  account signals
  * - cloud-media.ts      `GET /{version}/{media-id}` and its download URL  media people sent
  *   (read receipts, `status: "read"`, are on the messages path: cloud-read.ts)
  *
@@ -48,7 +48,7 @@ import type { CloudOptions, PhoneMessage, SandboxTemplate } from './cloud-state.
 import { cloudTemplateRoutes } from './cloud-templates.ts';
 import { sandboxPhoneRoutes } from './sandbox-phone.tsx';
 import { signalRoutes } from './signals-page.tsx';
-import { changeNumber, changeTemplate } from './cloud-signals.ts';
+import { accountUpdate, changeNumber, changeTemplate } from './cloud-signals.ts';
 import type { SandboxMedium } from './cloud-media-store.ts';
 import { graphError } from './graph-errors.ts';
 import { SandboxState, type SandboxAppConfig, type SandboxCall } from './sandbox-state.ts';
@@ -131,6 +131,8 @@ export interface SandboxProvider {
     changeNumber: OmitFirst<typeof changeNumber>;
     /** As the apps page's buttons: a template's quality, pause or resume (sends the webhook). */
     changeTemplate: OmitFirst<typeof changeTemplate>;
+    /** As the apps page's buttons: an `account_update` webhook (violation or restriction). */
+    accountUpdate: OmitFirst<typeof accountUpdate>;
   };
 }
 
@@ -253,6 +255,7 @@ function testHooks(
       deleteMedium: (id) => state.cloud.media.delete(id),
       changeNumber: (...args) => changeNumber(state, ...args),
       changeTemplate: (...args) => changeTemplate(state, ...args),
+      accountUpdate: (...args) => accountUpdate(state, ...args),
     },
   };
 }
