@@ -43,7 +43,13 @@ import { personRoutes } from './person.tsx';
 import { cloudMediaRoutes } from './cloud-media.ts';
 import { cloudMessageRoutes } from './cloud-messages.ts';
 import { cloudPhoneNumberRoutes } from './cloud-phone-numbers.ts';
-import { writeIn, type InboundInput, type InboundOutcome } from './cloud-inbound.ts';
+import {
+  writeIn,
+  writeInBatch,
+  type BatchOutcome,
+  type InboundInput,
+  type InboundOutcome,
+} from './cloud-inbound.ts';
 import type { CloudOptions, PhoneMessage, SandboxTemplate } from './cloud-state.ts';
 import { cloudTemplateRoutes } from './cloud-templates.ts';
 import { sandboxPhoneRoutes } from './sandbox-phone.tsx';
@@ -119,6 +125,11 @@ export interface SandboxProvider {
     deliveries: SandboxState['cloud']['deliveries'];
     /** A person writes in (as `POST /sandbox/inbound`). */
     writeIn(input: InboundInput): Promise<InboundOutcome>;
+    /** Several messages to one number in one webhook (benchmarks: batches of 100). */
+    writeInBatch(
+      phoneNumberId: string,
+      inputs: Omit<InboundInput, 'phoneNumberId'>[],
+    ): Promise<BatchOutcome>;
     /** A WABA's templates, live (a test may add one in any status or category). */
     templatesOf(wabaId: string): SandboxTemplate[];
     /** Change the delays and the rate. */
@@ -247,6 +258,7 @@ function testHooks(
       messages: state.cloud.messages,
       deliveries: state.cloud.deliveries,
       writeIn: (input) => writeIn(state, input),
+      writeInBatch: (phoneNumberId, inputs) => writeInBatch(state, phoneNumberId, inputs),
       templatesOf: (wabaId) => state.cloud.templatesOf(wabaId),
       configure: (patch) => {
         state.cloud.options = { ...state.cloud.options, ...patch };
