@@ -162,7 +162,7 @@ describe('media, read receipts and account signals', () => {
     assert.equal(readAt(toB), undefined);
     assert.equal((await call(p, 'POST', `/v21.0/${b}/messages`, { body: {} })).status, 400);
     const page = await (await fetch(`${p.sandbox.url}/sandbox/phone`)).text();
-    assert.match(page, /read<\/span>|· read/);
+    assert.match(page, /class="ticks read">read ✓✓/);
   });
 
   test('account signals: quality, tier, template quality and pause reach the app and the listings', async (t) => {
