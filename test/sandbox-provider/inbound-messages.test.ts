@@ -151,6 +151,49 @@ describe('inbound messages from the sandbox', () => {
     assert.equal(p.sandbox.cloud.medium(doc.document.id)?.mimeType, 'application/pdf');
   });
 
+  test('a batch: 100 messages of three people in one signed webhook', async (t) => {
+    const p = await startTestProvider(t);
+    const hooks = await recordAppWebhooks(t, p);
+    const { numbers } = await granted(p, '6603');
+    const people = ['16505550101', '16505550102', '16505550103'];
+    const inputs = Array.from({ length: 100 }, (_, i) => ({
+      from: people[i % 3]!,
+      name: `Person ${i % 3}`,
+      text: `message ${i}`,
+    }));
+    const outcome = await p.sandbox.cloud.writeInBatch(numbers[0], inputs);
+    assert.ok(outcome.ok);
+    assert.equal(outcome.wamids.length, 100);
+    assert.deepEqual(
+      outcome.deliveries.map((d) => d.status),
+      [200],
+    );
+    assert.equal(hooks.bodies.length, 1);
+    const { value } = inboundValue(hooks, outcome.wamids[0]!);
+    assert.deepEqual(
+      value.contacts,
+      people.map((wa_id, i) => ({ profile: { name: `Person ${i}` }, wa_id })),
+    );
+    const messages = value.messages as Item[];
+    assert.deepEqual(
+      messages.map((m) => String(m.id)),
+      outcome.wamids,
+    );
+    assert.deepEqual(messages[42], {
+      from: people[0],
+      id: outcome.wamids[42],
+      timestamp: messages[42]!.timestamp,
+      type: 'text',
+      text: { body: 'message 42' },
+    });
+    const refused = await p.sandbox.cloud.writeInBatch(numbers[0], [
+      { from: people[0]!, text: 'fine' },
+      { from: people[0]! },
+    ]);
+    assert.deepEqual(refused, { ok: false, reason: 'no_message' });
+    assert.equal(hooks.bodies.length, 1, 'a batch with a bad message sends nothing');
+  });
+
   test('bad input gets the error envelope and records nothing', async (t) => {
     const p = await startTestProvider(t);
     const hooks = await recordAppWebhooks(t, p);

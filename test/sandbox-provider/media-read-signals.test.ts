@@ -4,8 +4,8 @@
  * same bearer token, refused without it, gone after 5 minutes on the sandbox clock; an unknown
  * or deleted medium → code 100 `GraphMethodException`. `status: "read"` marks a person's
  * messages read. The apps page's buttons send `phone_number_quality_update`,
- * `message_template_quality_update` and `message_template_status_update` (PAUSED), and the
- * listings report the change.
+ * `message_template_quality_update`, `message_template_status_update` (PAUSED) and
+ * `account_update`, and the listings report the change.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
@@ -162,7 +162,7 @@ describe('media, read receipts and account signals', () => {
     assert.equal(readAt(toB), undefined);
     assert.equal((await call(p, 'POST', `/v21.0/${b}/messages`, { body: {} })).status, 400);
     const page = await (await fetch(`${p.sandbox.url}/sandbox/phone`)).text();
-    assert.match(page, /read<\/span>|· read/);
+    assert.match(page, /class="ticks read">read ✓✓/);
   });
 
   test('account signals: quality, tier, template quality and pause reach the app and the listings', async (t) => {
@@ -288,6 +288,21 @@ describe('media, read receipts and account signals', () => {
       action: 'resume',
     });
     assert.equal((await send()).status, 200);
+
+    // The account: a policy violation and a 24-hour restriction.
+    await form('/sandbox/signals/account', { waba_id: wabaId, event: 'ACCOUNT_VIOLATION' });
+    await p.sandbox.cloud.accountUpdate(wabaId, 'ACCOUNT_RESTRICTION');
+    const [violation, restriction] = changesOf(hooks, 'account_update').map((c) => c.value as Item);
+    assert.deepEqual(violation, {
+      event: 'ACCOUNT_VIOLATION',
+      violation_info: { violation_type: 'SCAM' },
+    });
+    assert.equal(restriction!.event, 'ACCOUNT_RESTRICTION');
+    assert.equal(
+      restriction!.restriction_info[0].restriction_type,
+      'RESTRICTED_BIZ_INITIATED_MESSAGING',
+    );
+    assert.ok(restriction!.restriction_info[0].expiration > Date.now() / 1000 + 23 * 3600);
     const unknown = await form('/sandbox/signals/template', {
       waba_id: wabaId,
       template_id: '1',
