@@ -40,7 +40,12 @@ function summary(item: Record<string, unknown>): string | undefined {
     return [content?.name, `${String(content?.latitude)}, ${String(content?.longitude)}`]
       .filter((x) => typeof x === 'string')
       .join(' ');
-  const caption = content?.caption ?? content?.filename ?? content?.title;
+  if (item.type === 'contacts') {
+    const [first] = item.contacts as { name?: { formatted_name?: unknown } }[];
+    return typeof first?.name?.formatted_name === 'string' ? first.name.formatted_name : undefined;
+  }
+  const reply = (content?.button_reply ?? content?.list_reply) as { title?: unknown } | undefined;
+  const caption = content?.caption ?? content?.filename ?? content?.text ?? reply?.title;
   return typeof caption === 'string' ? caption : undefined;
 }
 
