@@ -40,7 +40,12 @@ function summary(item: Record<string, unknown>): string | undefined {
     return [content?.name, `${String(content?.latitude)}, ${String(content?.longitude)}`]
       .filter((x) => typeof x === 'string')
       .join(' ');
-  const caption = content?.caption ?? content?.filename ?? content?.title;
+  if (item.type === 'contacts') {
+    const [first] = item.contacts as { name?: { formatted_name?: unknown } }[];
+    return typeof first?.name?.formatted_name === 'string' ? first.name.formatted_name : undefined;
+  }
+  const reply = (content?.button_reply ?? content?.list_reply) as { title?: unknown } | undefined;
+  const caption = content?.caption ?? content?.filename ?? content?.text ?? reply?.title;
   return typeof caption === 'string' ? caption : undefined;
 }
 
@@ -95,7 +100,8 @@ export async function writeInBatch(
     if ('error' in one) return { ok: false, reason: one.error };
     const wamid = newWamid();
     const item = { from: input.from, id: wamid, timestamp: String(Math.floor(now / 1000)) };
-    made.push({ input, wamid, item: { ...item, ...one.item } });
+    // `from`, `id` and `timestamp` first and the sandbox's own, whatever the message carried.
+    made.push({ input, wamid, item: { ...item, ...one.item, ...item } });
   }
   const contacts = new Map<string, { profile: { name: string }; wa_id: string }>();
   for (const { input, wamid, item } of made) {
