@@ -11,6 +11,10 @@ import { createTokenVerification, type TokenVerification } from './accounts/toke
 import { createSessionStore, type SessionStore } from './browser/session-store.ts';
 import type { Config } from './config.ts';
 import { createContactsService, type ContactsService } from './contacts/contacts-service.ts';
+import {
+  createConversationsService,
+  type ConversationsService,
+} from './messaging/conversations/conversations-service.ts';
 import type { Storage } from './db/client.ts';
 import { anonymiseMessagesOnErasure } from './messaging/messages/message-erasure.ts';
 import { failQueuedOnRevocation } from './messaging/messages/message-failures.ts';
@@ -68,6 +72,11 @@ export interface Services {
    * (its workers run after `start()`).
    */
   messaging: MessagingRuntime;
+  /**
+   * Conversations: their list, messages of both directions, opt-out keywords, and the sweep
+   * (windows closing, content retention) started by `start()`.
+   */
+  conversations: ConversationsService;
   /**
    * Messaging's one adapter of the provider: connected or not, the sender numbers and
    * templates of the connected WhatsApp Business account (cached), sends.
@@ -163,6 +172,15 @@ export function createServices(deps: {
     creditReserved: (tx, portalId, e) => webhooks.creditChanged(tx, portalId, e),
     creditLowThreshold: (portalId) => webhooks.creditLowThreshold(portalId),
   });
+  const conversations = createConversationsService({
+    db: storage.db,
+    logger,
+    keyring,
+    retentionDays: config.MESSAGING_CONTENT_RETENTION_DAYS,
+    steps: { windowClosing: steps.windowClosing },
+    optedOutSteps: [steps.optedOut],
+    send: (args) => messaging.sendMessage(args),
+  });
   const ticketSteps = { updated: steps.ticketUpdated, commentAdded: steps.ticketCommentAdded };
   return {
     config,
@@ -195,6 +213,7 @@ export function createServices(deps: {
     }),
     partner,
     messaging,
+    conversations,
     messagingProvider,
     templates: createTemplatesService({ provider: messagingProvider }),
     drafts: createDraftsService({
@@ -212,10 +231,12 @@ export function createServices(deps: {
       await webhooks.start();
       await webhooks.startWorker();
       partner.startHealthChecker();
+      conversations.start();
     },
     stop: () =>
       stopInOrder([
         () => partner.stopHealthChecker(),
+        () => conversations.stop(),
         () => webhooks.stopWorker(),
         () => messaging.stop(),
         () => jobs.stop(),

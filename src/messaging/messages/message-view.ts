@@ -15,6 +15,7 @@ const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
 export function toMessage(row: MessageRow): Message {
   return {
     id: row.id,
+    direction: 'outbound',
     to: row.to,
     contactId: row.contactId,
     from: row.from,
