@@ -37,7 +37,7 @@ import {
   type TemplatesService,
 } from './messaging/templates/templates-service.ts';
 import { createPartnerService, type PartnerService } from './partner/partner-service.ts';
-import { loadKeyring } from './platform/keyring.ts';
+import { loadKeyring, type Keyring } from './platform/keyring.ts';
 import type { Logger } from './platform/logger.ts';
 import { createAgentDeskService, type AgentDeskService } from './tickets/agent-desk-service.ts';
 import { createTicketsService, type TicketsService } from './tickets/tickets-service.ts';
@@ -172,15 +172,7 @@ export function createServices(deps: {
     creditReserved: (tx, portalId, e) => webhooks.creditChanged(tx, portalId, e),
     creditLowThreshold: (portalId) => webhooks.creditLowThreshold(portalId),
   });
-  const conversations = createConversationsService({
-    db: storage.db,
-    logger,
-    keyring,
-    retentionDays: config.MESSAGING_CONTENT_RETENTION_DAYS,
-    steps: { windowClosing: steps.windowClosing },
-    optedOutSteps: [steps.optedOut],
-    send: (args) => messaging.sendMessage(args),
-  });
+  const conversations = createConversations(config, storage, logger, keyring, steps, messaging);
   const ticketSteps = { updated: steps.ticketUpdated, commentAdded: steps.ticketCommentAdded };
   return {
     config,
@@ -281,5 +273,25 @@ function createMessaging(
       batchSize: config.MESSAGING_WORKER_BATCH,
       pollingIntervalS: 0.5,
     },
+  });
+}
+
+/** Conversations over messaging's send path, with the retention setting and their events. */
+function createConversations(
+  config: Config,
+  storage: Storage,
+  logger: Logger,
+  keyring: Keyring,
+  steps: ReturnType<typeof webhookEventSteps>,
+  messaging: MessagingRuntime,
+): ConversationsService {
+  return createConversationsService({
+    db: storage.db,
+    logger,
+    keyring,
+    retentionDays: config.MESSAGING_CONTENT_RETENTION_DAYS,
+    steps: { windowClosing: steps.windowClosing },
+    optedOutSteps: [steps.optedOut],
+    send: (args) => messaging.sendMessage(args),
   });
 }
