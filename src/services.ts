@@ -157,9 +157,10 @@ export function createServices(deps: {
     partner,
     cacheMs: config.MESSAGING_PROVIDER_CACHE_MS,
   });
-  const messaging = createMessaging(config, storage, logger, jobs, messagingProvider, {
+  const messaging = createMessaging(config, storage, logger, jobs, messagingProvider, keyring, {
     statusChanged: steps.messageStatus,
     received: steps.messageReceived,
+    reacted: steps.messageReaction,
     templateStatusUpdated: (tx, portalId, e) =>
       steps.templateStatusUpdated(tx, portalId, {
         templateId: e.templateId,
@@ -250,11 +251,13 @@ function createMessaging(
   logger: Logger,
   jobs: JobQueue,
   provider: ProviderAdapter,
+  keyring: Keyring,
   eventSteps: MessagingEventSteps,
 ): MessagingRuntime {
   return createMessagingService({
     storage,
     logger,
+    keyring,
     jobs,
     eventSteps,
     provider,
