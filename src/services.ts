@@ -11,6 +11,7 @@ import { createTokenVerification, type TokenVerification } from './accounts/toke
 import { createSessionStore, type SessionStore } from './browser/session-store.ts';
 import type { Config } from './config.ts';
 import { createContactsService, type ContactsService } from './contacts/contacts-service.ts';
+import type { InboundTextStep } from './messaging/inbound/inbound-ingestion.ts';
 import {
   createConversationsService,
   type ConversationsService,
@@ -157,22 +158,16 @@ export function createServices(deps: {
     partner,
     cacheMs: config.MESSAGING_PROVIDER_CACHE_MS,
   });
-  const messaging = createMessaging(config, storage, logger, jobs, messagingProvider, keyring, {
-    statusChanged: steps.messageStatus,
-    received: steps.messageReceived,
-    reacted: steps.messageReaction,
-    templateStatusUpdated: (tx, portalId, e) =>
-      steps.templateStatusUpdated(tx, portalId, {
-        templateId: e.templateId,
-        name: e.name,
-        language: e.language,
-        status: e.status,
-        wabaId: e.wabaId,
-        ...(e.reason !== undefined && { reason: e.reason }),
-      }),
-    creditReserved: (tx, portalId, e) => webhooks.creditChanged(tx, portalId, e),
-    creditLowThreshold: (portalId) => webhooks.creditLowThreshold(portalId),
-  });
+  const messaging = createMessaging(
+    config,
+    storage,
+    logger,
+    jobs,
+    messagingProvider,
+    keyring,
+    messagingEventSteps(steps, webhooks),
+    [(tx, text) => conversations.inboundTextStep(tx, text)],
+  );
   const conversations = createConversations(config, storage, logger, keyring, steps, messaging);
   const ticketSteps = { updated: steps.ticketUpdated, commentAdded: steps.ticketCommentAdded };
   return {
@@ -253,6 +248,7 @@ function createMessaging(
   provider: ProviderAdapter,
   keyring: Keyring,
   eventSteps: MessagingEventSteps,
+  inboundTextSteps: readonly InboundTextStep[],
 ): MessagingRuntime {
   return createMessagingService({
     storage,
@@ -260,6 +256,7 @@ function createMessaging(
     keyring,
     jobs,
     eventSteps,
+    inboundTextSteps,
     provider,
     prices: {
       currency: config.MESSAGING_CURRENCY,
@@ -297,4 +294,27 @@ function createConversations(
     optedOutSteps: [steps.optedOut],
     send: (args) => messaging.sendMessage(args),
   });
+}
+
+/** The webhooks' steps of messaging's events. */
+function messagingEventSteps(
+  steps: ReturnType<typeof webhookEventSteps>,
+  webhooks: Pick<WebhooksService, 'creditChanged' | 'creditLowThreshold'>,
+): MessagingEventSteps {
+  return {
+    statusChanged: steps.messageStatus,
+    received: steps.messageReceived,
+    reacted: steps.messageReaction,
+    templateStatusUpdated: (tx, portalId, e) =>
+      steps.templateStatusUpdated(tx, portalId, {
+        templateId: e.templateId,
+        name: e.name,
+        language: e.language,
+        status: e.status,
+        wabaId: e.wabaId,
+        ...(e.reason !== undefined && { reason: e.reason }),
+      }),
+    creditReserved: (tx, portalId, e) => webhooks.creditChanged(tx, portalId, e),
+    creditLowThreshold: (portalId) => webhooks.creditLowThreshold(portalId),
+  };
 }

@@ -22,6 +22,7 @@ import type {
 } from '../messages/message-content.ts';
 import type { Tx } from '../messages/messages-repository.ts';
 import type { ListMessagesQuery } from '../messages/messages-schemas.ts';
+import type { InboundTextStep } from '../inbound/inbound-ingestion.ts';
 import type { PortalOf } from '../messaging-types.ts';
 import {
   applyConsentKeyword,
@@ -83,6 +84,8 @@ export interface ConversationsService {
   keywordStep(tx: Tx, message: KeywordMessage): Promise<KeywordOutcome | null>;
   /** After that transaction committed: send the confirmation reply, if any (failures logged). */
   afterKeyword(outcome: KeywordOutcome | null): Promise<void>;
+  /** Both, as the inbound ingestion's text step (inbound-ingestion.ts `InboundTextStep`). */
+  inboundTextStep: InboundTextStep;
   /** One sweep: windows closing, content expired. Returns what it did. */
   sweep(): Promise<{ windowsClosing: number; expired: { inbound: number; outbound: number } }>;
   /** Start the periodic sweep on this instance (idempotent). */
@@ -150,6 +153,18 @@ export function createConversationsService(deps: ConversationsServiceDeps): Conv
           'the keyword confirmation could not be sent',
         ),
       );
+    },
+
+    async inboundTextStep(tx, text) {
+      const outcome = await this.keywordStep(tx, {
+        portalId: text.portalId,
+        messageId: text.messageId,
+        contactId: text.contactId,
+        phoneNumberId: text.phoneNumberId,
+        type: 'text',
+        text: text.body,
+      });
+      return outcome?.reply ? () => this.afterKeyword(outcome) : undefined;
     },
 
     sweep,

@@ -21,7 +21,7 @@ import {
   type OutboundContent,
   type StoredInboundContent,
 } from '../messages/message-content.ts';
-import { messageCursor, toMessage } from '../messages/message-view.ts';
+import { messageCursor, outboundContentOf, toMessage } from '../messages/message-view.ts';
 import { findMessage, type MessageRow } from '../messages/messages-repository.ts';
 import type { ListMessagesQuery, Message } from '../messages/messages-schemas.ts';
 import { listMessageKeys, messagesByIds } from './message-thread-repository.ts';
@@ -52,12 +52,13 @@ export function openOrNull<T extends OutboundContent | StoredInboundContent>(
 
 /** An outbound row as the API shows it, its text and parameters from the sealed content. */
 export function outboundView(deps: MessageListDeps, row: MessageRow): Message {
-  const content = openOrNull<OutboundContent>(deps, row.portalId, row.id, row.content);
-  return toMessage({
-    ...row,
-    textBody: row.textBody ?? content?.text?.body ?? null,
-    templateParameters: row.templateParameters ?? content?.template?.parameters ?? null,
-  });
+  let content: OutboundContent | null = null;
+  try {
+    content = outboundContentOf(deps.keyring, row);
+  } catch {
+    deps.logger.warn({ portalId: row.portalId, messageId: row.id }, 'content could not be opened');
+  }
+  return toMessage(row, content);
 }
 
 async function mediaOf(
