@@ -21,6 +21,7 @@ import {
   type MessagingRuntime,
 } from './messaging/messages/messages-service.ts';
 import type { MessagingEventSteps } from './messaging/provider-webhooks/status-events.ts';
+import type { AccountSignalSteps } from './messaging/provider-webhooks/account-signals.ts';
 import {
   createProviderAdapter,
   type ProviderAdapter,
@@ -168,6 +169,9 @@ export function createServices(deps: {
       }),
     creditReserved: (tx, portalId, e) => webhooks.creditChanged(tx, portalId, e),
     creditLowThreshold: (portalId) => webhooks.creditLowThreshold(portalId),
+    // The provider's account signals.
+    phoneNumberQualityUpdated: steps.phoneNumberQualityUpdated,
+    templateQualityUpdated: (tx, portalId, e) => steps.templateStatusUpdated(tx, portalId, e),
   });
   const ticketSteps = { updated: steps.ticketUpdated, commentAdded: steps.ticketCommentAdded };
   return {
@@ -260,13 +264,14 @@ function createMessaging(
   logger: Logger,
   jobs: JobQueue,
   provider: ProviderAdapter,
-  eventSteps: MessagingEventSteps,
+  steps: MessagingEventSteps & AccountSignalSteps,
 ): MessagingRuntime {
   return createMessagingService({
     storage,
     logger,
     jobs,
-    eventSteps,
+    eventSteps: steps,
+    signalSteps: steps,
     provider,
     prices: {
       currency: config.MESSAGING_CURRENCY,

@@ -83,7 +83,13 @@ export function webhookEventSteps(webhooks: Pick<WebhooksService, 'emit'>) {
     /** For messaging's inbound messages (no text). */
     messageReceived: (tx: Tx, portalId: number, data: EventData['message.received']) =>
       webhooks.emit(tx, portalId, 'message.received', data),
-    /** For messaging's template status updates. */
+    /** For messaging's account signals: a number's quality rating or tier. */
+    phoneNumberQualityUpdated: (
+      tx: Tx,
+      portalId: number,
+      data: EventData['phone_number.quality_updated'],
+    ) => webhooks.emit(tx, portalId, 'phone_number.quality_updated', data),
+    /** For messaging's template status updates and template quality signals. */
     templateStatusUpdated: (tx: Tx, portalId: number, data: EventData['template.status_updated']) =>
       webhooks.emit(tx, portalId, 'template.status_updated', data),
   };

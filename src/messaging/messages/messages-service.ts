@@ -34,14 +34,23 @@ import type { ProviderAdapter } from '../provider/provider-adapter.ts';
 import { createSenderPacing } from '../delivery/sender-pacing.ts';
 import { readDailyCounts } from '../reports/daily-counts.ts';
 import { createWebhookSink, type MessagingEventSteps } from '../provider-webhooks/status-events.ts';
+import {
+  createAccountSignalSink,
+  type AccountSignalSteps,
+} from '../provider-webhooks/account-signals.ts';
 
 export interface MessagingServiceDeps {
   storage: Storage;
   logger: Logger;
   /** Other features' steps of the provider's events (webhooks'), in their transactions. */
   eventSteps?: MessagingEventSteps;
+  /** Other features' steps of the provider's account signals (webhooks'). */
+  signalSteps?: AccountSignalSteps;
   /** The provider (numbers and templates for the checks, sends, the cache a webhook drops). */
-  provider: Pick<ProviderAdapter, 'numbers' | 'templates' | 'sendMessage' | 'invalidate'>;
+  provider: Pick<
+    ProviderAdapter,
+    'numbers' | 'templates' | 'sendMessage' | 'invalidate' | 'cachedNumbers'
+  >;
   prices: MessagingPrices;
   /** Sends per second per sender number on this instance. */
   ratePerNumber: number;
@@ -134,12 +143,15 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
 
     addCredit: (args) => addCreditTo(db, args, prices.currency),
 
-    webhookSink: createWebhookSink({
-      db,
-      logger,
-      onTemplateChange: (id) => provider.invalidate(id),
-      eventSteps: deps.eventSteps,
-    }),
+    webhookSink: {
+      ...createWebhookSink({
+        db,
+        logger,
+        onTemplateChange: (id) => provider.invalidate(id),
+        eventSteps: deps.eventSteps,
+      }),
+      ...createAccountSignalSink({ db, provider, steps: deps.signalSteps }),
+    },
 
     start: () => queue.start(),
     async startWorkers() {

@@ -39,7 +39,7 @@ const MAX_PAGES = 50;
 const GRAPH_ID = /^[0-9]{1,30}$/;
 const TEMPLATE_NAME = /^[a-z0-9_]{1,512}$/;
 const PHONE_FIELDS = 'id,display_phone_number,verified_name,quality_rating,messaging_limit_tier';
-const TEMPLATE_FIELDS = 'id,name,language,category,status,components';
+const TEMPLATE_FIELDS = 'id,name,language,category,status,quality_score,components';
 
 /** The Cloud API calls made with one token and abort signal (what `withCloudApi` hands out). */
 export type CloudApi = ReturnType<ReturnType<typeof createCloudApi>>;
