@@ -36,7 +36,7 @@ import {
   type TemplatesService,
 } from './messaging/templates/templates-service.ts';
 import { createPartnerService, type PartnerService } from './partner/partner-service.ts';
-import { loadKeyring } from './platform/keyring.ts';
+import { loadKeyring, type Keyring } from './platform/keyring.ts';
 import type { Logger } from './platform/logger.ts';
 import { createAgentDeskService, type AgentDeskService } from './tickets/agent-desk-service.ts';
 import { createTicketsService, type TicketsService } from './tickets/tickets-service.ts';
@@ -155,9 +155,10 @@ export function createServices(deps: {
     partner,
     cacheMs: config.MESSAGING_PROVIDER_CACHE_MS,
   });
-  const messaging = createMessaging(config, storage, logger, jobs, messagingProvider, {
+  const messaging = createMessaging(config, storage, logger, jobs, messagingProvider, keyring, {
     statusChanged: steps.messageStatus,
     received: steps.messageReceived,
+    reacted: steps.messageReaction,
     templateStatusUpdated: (tx, portalId, e) =>
       steps.templateStatusUpdated(tx, portalId, {
         templateId: e.templateId,
@@ -169,7 +170,6 @@ export function createServices(deps: {
       }),
     creditReserved: (tx, portalId, e) => webhooks.creditChanged(tx, portalId, e),
     creditLowThreshold: (portalId) => webhooks.creditLowThreshold(portalId),
-    // The provider's account signals.
     phoneNumberQualityUpdated: steps.phoneNumberQualityUpdated,
     templateQualityUpdated: (tx, portalId, e) => steps.templateStatusUpdated(tx, portalId, e),
   });
@@ -207,7 +207,7 @@ export function createServices(deps: {
     messaging,
     messagingProvider,
     templates: createTemplatesService({ provider: messagingProvider }),
-    ...inboundServices(config, storage, messagingProvider),
+    ...inboundServices(config, storage, messagingProvider, keyring),
     drafts: createDraftsService({
       db: storage.db,
       // One message per recipient through the send service of POST /messaging/messages.
@@ -246,11 +246,13 @@ function inboundServices(
   config: Config,
   storage: Storage,
   provider: ProviderAdapter,
+  keyring: Keyring,
 ): Pick<Services, 'media' | 'readReceipts'> {
   return {
     media: createMediaService({
       db: storage.db,
       provider,
+      keyring,
       maxBytes: config.MESSAGING_MEDIA_MAX_BYTES,
     }),
     readReceipts: createReadReceipts({ db: storage.db, provider }),
@@ -264,11 +266,13 @@ function createMessaging(
   logger: Logger,
   jobs: JobQueue,
   provider: ProviderAdapter,
+  keyring: Keyring,
   steps: MessagingEventSteps & AccountSignalSteps,
 ): MessagingRuntime {
   return createMessagingService({
     storage,
     logger,
+    keyring,
     jobs,
     eventSteps: steps,
     signalSteps: steps,

@@ -61,23 +61,35 @@ export interface Keyring {
    * @param portalId bound into the ciphertext as additional authenticated data.
    * @param purpose also bound (default `connection`, the provider token): a value sealed for
    *   one purpose (e.g. `webhook-secret`) never opens as another.
+   * @param subject also bound when given (e.g. a message id, 1–128 characters): a value sealed
+   *   for one subject never opens as another's.
    */
-  seal(plaintext: string, portalId: number, purpose?: SealPurpose): SealedValue;
+  seal(plaintext: string, portalId: number, purpose?: SealPurpose, subject?: string): SealedValue;
   /**
    * Open a value sealed for `portalId`.
    *
    * @throws DecryptionError when the tag does not verify (tampered, sealed for another portal)
    *   or the key id is unknown.
    */
-  open(sealed: SealedValue, portalId: number, purpose?: SealPurpose): string;
+  open(sealed: SealedValue, portalId: number, purpose?: SealPurpose, subject?: string): string;
 }
 
-/** What a sealed value is: a provider token (`connection`) or a webhook signing secret. */
-export type SealPurpose = 'connection' | 'webhook-secret';
+/**
+ * What a sealed value is: a provider token (`connection`), a webhook signing secret, or a
+ * message's content (`message-content`, with the message id as its subject).
+ */
+export type SealPurpose = 'connection' | 'webhook-secret' | 'message-content';
 
-/** The additional authenticated data binding a ciphertext to its tenant and purpose. */
-function aadFor(portalId: number, purpose: SealPurpose): Buffer {
-  return Buffer.from(`portico:${purpose}:portal:${portalId}`, 'utf8');
+/**
+ * The additional authenticated data binding a ciphertext to its tenant, purpose and (when given)
+ * subject. A subject is length-prefixed, so no two (purpose, subject) pairs share a text.
+ */
+function aadFor(portalId: number, purpose: SealPurpose, subject: string | undefined): Buffer {
+  const base = `portico:${purpose}:portal:${portalId}`;
+  return Buffer.from(
+    subject === undefined ? base : `${base}:subject:${subject.length}:${subject}`,
+    'utf8',
+  );
 }
 
 /**
@@ -118,11 +130,11 @@ export function createKeyring(keys: Map<string, Buffer>): Keyring {
   return {
     activeKeyId,
     keyIds: [...keys.keys()],
-    seal(plaintext, portalId, purpose = 'connection') {
+    seal(plaintext, portalId, purpose = 'connection', subject) {
       const key = keys.get(activeKeyId)!;
       const iv = randomBytes(IV_BYTES);
       const cipher = createCipheriv(ALGORITHM, key, iv, { authTagLength: TAG_BYTES });
-      cipher.setAAD(aadFor(portalId, purpose));
+      cipher.setAAD(aadFor(portalId, purpose, subject));
       const ciphertext = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
       return {
         ciphertext: ciphertext.toString('base64'),
@@ -131,7 +143,7 @@ export function createKeyring(keys: Map<string, Buffer>): Keyring {
         keyId: activeKeyId,
       };
     },
-    open(sealed, portalId, purpose = 'connection') {
+    open(sealed, portalId, purpose = 'connection', subject) {
       const key = keys.get(sealed.keyId);
       if (!key) throw new DecryptionError('The stored value was sealed with an unknown key.');
       const iv = Buffer.from(sealed.iv, 'base64');
@@ -139,7 +151,7 @@ export function createKeyring(keys: Map<string, Buffer>): Keyring {
       if (iv.length !== IV_BYTES || tag.length !== TAG_BYTES) throw new DecryptionError();
       try {
         const decipher = createDecipheriv(ALGORITHM, key, iv, { authTagLength: TAG_BYTES });
-        decipher.setAAD(aadFor(portalId, purpose));
+        decipher.setAAD(aadFor(portalId, purpose, subject));
         decipher.setAuthTag(tag);
         return Buffer.concat([
           decipher.update(Buffer.from(sealed.ciphertext, 'base64')),

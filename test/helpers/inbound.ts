@@ -111,7 +111,7 @@ export async function readState(s: MessagingSetup, w: Pick<Written, 'contactId'>
   const messages = await queryRows<{ id: string; read_at: unknown }>(
     s.services.storage,
     sql`select id, read_at from inbound_messages
-      where portal_id = ${s.portalId} and contact_id = ${w.contactId} order by received_at, id`,
+      where portal_id = ${s.portalId} and contact_id = ${w.contactId} order by received_at, created_at`,
   );
   return { unread: Number(conversation?.unread_count), messages };
 }

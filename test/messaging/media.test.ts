@@ -67,7 +67,18 @@ for (const backend of backends()) {
       assert.equal(pdf.statusCode, 200, pdf.body);
       assert.ok(pdf.rawPayload.equals(doc.bytes!));
       assert.equal(pdf.headers['content-type'], 'application/pdf');
-      assert.match(pdf.headers['content-disposition'] as string, /^attachment; filename=\S+\.pdf$/);
+      // The document's own name (sealed in the message's content), as the person's phone gave it.
+      assert.equal(pdf.headers['content-disposition'], 'attachment; filename=sandbox-invoice.pdf');
+      const named = await personWrites(s, '16505550101', {
+        type: 'document',
+        document: { filename: '../../Ré\u202Esumé "final".pdf' },
+      });
+      const renamed = await get(s, named.mediaId!);
+      assert.equal(renamed.statusCode, 200, renamed.body);
+      assert.equal(
+        renamed.headers['content-disposition'],
+        `attachment; filename="R?_sum? _final_.pdf"; filename*=UTF-8''R%C3%A9_sum%C3%A9%20_final_.pdf`,
+      );
 
       for (const r of [res, pdf]) assertNoProviderSecrets(s, JSON.stringify(r.headers));
       assertNoProviderSecrets(s, s.logs.join('\n'));

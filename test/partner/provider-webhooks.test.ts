@@ -221,7 +221,7 @@ for (const backend of backends()) {
               from: '16505551234',
               timestamp: new Date(1764000100 * 1000),
               type: 'text',
-              text: 'a secret reply',
+              content: { type: 'text', text: { body: 'a secret reply' } },
               profileName: 'Ada',
             },
           ],

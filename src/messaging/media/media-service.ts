@@ -16,11 +16,16 @@
  */
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
-import { media } from '../../db/schema/conversations.ts';
+import { inboundMessages, media } from '../../db/schema/conversations.ts';
 import { ConnectionInactiveError, ProviderError } from '../../partner/partner-service.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { ProviderAdapter } from '../provider/provider-adapter.ts';
 import { providerAppError } from '../provider/provider-errors.ts';
+import {
+  openContent,
+  type ContentKeyring,
+  type StoredInboundContent,
+} from '../messages/message-content.ts';
 import { attachmentHeader, contentTypeOf, safeFileName } from './media-files.ts';
 
 /** A medium ready to send: its bytes (checked) and the headers that describe them. */
@@ -39,11 +44,8 @@ export interface MediaServiceDeps {
   provider: Pick<ProviderAdapter, 'fetchMedium'>;
   /** The most bytes served (`MESSAGING_MEDIA_MAX_BYTES`). */
   maxBytes: number;
-  /**
-   * The file name the person's phone gave a document, from the message's sealed content;
-   * undefined when none (the medium's id and extension are offered instead).
-   */
-  fileNameOf?: (portalId: number, messageId: string) => Promise<string | undefined>;
+  /** Opens the message's sealed content, for a document's file name. */
+  keyring: ContentKeyring;
 }
 
 export type MediaService = ReturnType<typeof createMediaService>;
@@ -84,7 +86,7 @@ export function createMediaService(deps: MediaServiceDeps) {
           .update(media)
           .set({ fileSize: bytes.length })
           .where(and(eq(media.portalId, portalId), eq(media.id, id), isNull(media.fileSize)));
-      const given = await deps.fileNameOf?.(portalId, row.messageId);
+      const given = await fileNameOf(db, deps.keyring, portalId, row.messageId);
       const fileName = safeFileName(given, row.id, row.mimeType);
       return {
         bytes,
@@ -94,6 +96,29 @@ export function createMediaService(deps: MediaServiceDeps) {
       };
     },
   };
+}
+
+/**
+ * The file name the person's phone gave a document, from its message's sealed content; undefined
+ * when there is none (another type, content expired or erased).
+ */
+async function fileNameOf(
+  db: Database,
+  keyring: ContentKeyring,
+  portalId: number,
+  messageId: string,
+): Promise<string | undefined> {
+  const [message] = await db
+    .select({ content: inboundMessages.content })
+    .from(inboundMessages)
+    .where(and(eq(inboundMessages.portalId, portalId), eq(inboundMessages.id, messageId)));
+  const content = openContent<StoredInboundContent>(
+    keyring,
+    portalId,
+    messageId,
+    message?.content ?? null,
+  );
+  return content !== null && 'media' in content ? content.media.filename : undefined;
 }
 
 function tooLarge(): AppError {

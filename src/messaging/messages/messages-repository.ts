@@ -269,7 +269,7 @@ export async function anonymiseMessagesOf(
 ): Promise<number> {
   const rows = await tx
     .update(messages)
-    .set({ to: 'erased', textBody: null, templateParameters: null, contactId: null })
+    .set({ to: 'erased', textBody: null, templateParameters: null, content: null, contactId: null })
     .where(messagesOfPerson(contact))
     .returning({ id: messages.id });
   return rows.length;

@@ -22,6 +22,7 @@ import { createDeliveryWorker } from '../delivery/delivery-worker.ts';
 import { failUndelivered } from './message-failures.ts';
 import {
   messageCursor,
+  outboundContentOf,
   toMessage,
   toPeriods,
   toTransaction,
@@ -38,10 +39,16 @@ import {
   createAccountSignalSink,
   type AccountSignalSteps,
 } from '../provider-webhooks/account-signals.ts';
+import { createInboundIngestion, type InboundTextStep } from '../inbound/inbound-ingestion.ts';
+import type { ContentKeyring } from './message-content.ts';
 
 export interface MessagingServiceDeps {
   storage: Storage;
   logger: Logger;
+  /** Seals and opens messages' content (message-content.ts). */
+  keyring: ContentKeyring;
+  /** Steps run for each new inbound text in its transaction (opt-out keywords). */
+  inboundTextSteps?: readonly InboundTextStep[];
   /** Other features' steps of the provider's events (webhooks'), in their transactions. */
   eventSteps?: MessagingEventSteps;
   /** Other features' steps of the provider's account signals (webhooks'). */
@@ -85,6 +92,7 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
   const queue = createDeliveryQueue({ jobs: deps.jobs, settings: deps.queue });
   const worker = createDeliveryWorker({
     db,
+    keyring: deps.keyring,
     provider,
     pacing: createSenderPacing(deps.ratePerNumber),
     logger,
@@ -96,6 +104,7 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
   });
   const sendMessage = createSendMessage({
     db,
+    keyring: deps.keyring,
     provider,
     queue,
     escrow,
@@ -118,13 +127,15 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
           until: query.until === undefined ? undefined : new Date(query.until),
         },
       });
-      return messageCursor.page(page, toMessage);
+      return messageCursor.page(page, (row) =>
+        toMessage(row, outboundContentOf(deps.keyring, row)),
+      );
     },
 
     async getMessage(principal, id) {
       const row = await findMessage(db, principal.portalId, id);
       if (!row) throw new AppError('not_found', 'No message with this id.');
-      return toMessage(row);
+      return toMessage(row, outboundContentOf(deps.keyring, row));
     },
 
     summary: (principal, query) => summaryOf(db, principal, query, prices.currency),
@@ -149,6 +160,13 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
         logger,
         onTemplateChange: (id) => provider.invalidate(id),
         eventSteps: deps.eventSteps,
+        inbound: createInboundIngestion({
+          db,
+          keyring: deps.keyring,
+          logger,
+          eventSteps: deps.eventSteps,
+          textSteps: deps.inboundTextSteps,
+        }),
       }),
       ...createAccountSignalSink({ db, provider, steps: deps.signalSteps }),
     },

@@ -13,7 +13,7 @@
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/guides/mark-message-as-read
  * @see docs/messaging.md "Read receipts"
  */
-import { and, desc, eq, isNull, lte, sql } from 'drizzle-orm';
+import { and, desc, eq, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import {
   conversations,
@@ -68,7 +68,15 @@ export function createReadReceipts(deps: ReadReceiptsDeps) {
           : and(
               eq(inboundMessages.contactId, message.contactId),
               eq(inboundMessages.phoneNumberId, message.phoneNumberId),
-              lte(inboundMessages.receivedAt, message.receivedAt),
+              // Earlier: sent before it, or in the same second (the provider's unit) and
+              // received by Portico no later.
+              or(
+                lt(inboundMessages.receivedAt, message.receivedAt),
+                and(
+                  eq(inboundMessages.receivedAt, message.receivedAt),
+                  lte(inboundMessages.createdAt, message.createdAt),
+                ),
+              ),
             );
       const marked = await tx
         .update(inboundMessages)
@@ -123,7 +131,7 @@ export function createReadReceipts(deps: ReadReceiptsDeps) {
           eq(inboundMessages.phoneNumberId, conversation.phoneNumberId),
         ),
       )
-      .orderBy(desc(inboundMessages.receivedAt), desc(inboundMessages.id))
+      .orderBy(desc(inboundMessages.receivedAt), desc(inboundMessages.createdAt))
       .limit(1);
     if (!newest || newest.readAt !== null) return null;
     return markRead(portalId, newest.id);

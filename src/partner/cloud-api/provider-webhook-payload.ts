@@ -14,6 +14,7 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { providerErrorTitle } from '../provider-error.ts';
 import { parseAccountSignal, type AccountSignalChange } from './provider-account-signals.ts';
+import { parseInboundContent, parseInboundContext } from './inbound-message-parse.ts';
 import type {
   InboundMessageEvent,
   MessageStatusEvent,
@@ -77,7 +78,6 @@ const Inbound = Type.Object({
   from: Type.String({ pattern: '^[0-9]{1,20}$' }),
   timestamp: Timestamp,
   type: Type.String({ minLength: 1, maxLength: 64 }),
-  text: Type.Optional(Type.Object({ body: Type.String({ maxLength: 65_536 }) })),
 });
 const Contact = Type.Object({
   wa_id: Type.String(),
@@ -215,15 +215,14 @@ function messages(wabaId: string, value: Static<typeof MessagesValue>): Parsed {
       continue;
     }
     const profileName = names.get(m.from);
+    const context = parseInboundContext(m);
     inbound.push({
       wamid: m.id,
       from: m.from,
       timestamp,
       type: m.type,
-      content:
-        m.text !== undefined
-          ? { type: 'text', text: { body: m.text.body } }
-          : { type: 'unsupported', unsupported: { providerType: m.type, errors: [] } },
+      content: parseInboundContent(m.type, m),
+      ...(context !== undefined && { context }),
       ...(profileName !== undefined && { profileName }),
     });
   }

@@ -1,0 +1,74 @@
+/**
+ * A message's content at rest, in both directions: the JSON of what the message says (a text, a
+ * template's parameters, an inbound message's type-specific object) sealed with the keyring
+ * (AES-256-GCM), the portal id and the message id bound as associated data, so a database dump
+ * shows no conversation and a content copied to another message or portal never opens.
+ *
+ * Stored in `messages.content` and `inbound_messages.content` (`SealedValue`, jsonb); null once
+ * the retention period passed or the contact was erased.
+ *
+ * @see docs/messaging.md "Content at rest"
+ */
+import {
+  DecryptionError,
+  type Keyring,
+  type SealedValue,
+  type SealPurpose,
+} from '../../platform/keyring.ts';
+import type { InboundContent } from '../../partner/cloud-api/provider-webhook-events.ts';
+
+const PURPOSE: SealPurpose = 'message-content';
+
+/** What an outbound message says: its text, or its template's body variables. */
+export interface OutboundContent {
+  text?: { body: string };
+  template?: { parameters: string[] };
+}
+
+/**
+ * What an inbound message says: its type's content, and what its `context` says that is
+ * personal (who wrote the quoted message, whether it was forwarded). The wamids it names are
+ * metadata, kept in the row.
+ */
+export type StoredInboundContent = InboundContent & {
+  context?: { from?: string; forwarded?: boolean };
+};
+
+/** The keyring's two calls a content needs (a keyring, or a test's). */
+export type ContentKeyring = Pick<Keyring, 'seal' | 'open'>;
+
+/**
+ * Seal `content` (any JSON value) for message `messageId` of `portalId`.
+ *
+ * @returns the sealed value to store, under the keyring's active key.
+ */
+export function sealContent(
+  keyring: ContentKeyring,
+  portalId: number,
+  messageId: string,
+  content: OutboundContent | StoredInboundContent,
+): SealedValue {
+  return keyring.seal(JSON.stringify(content), portalId, PURPOSE, messageId);
+}
+
+/**
+ * Open the content sealed for message `messageId` of `portalId`.
+ *
+ * @returns the content, or null when none is stored (expired or erased).
+ * @throws DecryptionError when it was sealed for another message or portal, was tampered with, or
+ *   its key is unknown (the error never carries the content).
+ */
+export function openContent<T extends OutboundContent | StoredInboundContent>(
+  keyring: ContentKeyring,
+  portalId: number,
+  messageId: string,
+  sealed: SealedValue | null,
+): T | null {
+  if (sealed === null) return null;
+  const json = keyring.open(sealed, portalId, PURPOSE, messageId);
+  try {
+    return JSON.parse(json) as T;
+  } catch (cause) {
+    throw Object.assign(new DecryptionError('The stored content is not JSON.'), { cause });
+  }
+}
