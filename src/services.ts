@@ -17,13 +17,16 @@ import {
   type ConversationsService,
 } from './messaging/conversations/conversations-service.ts';
 import type { Storage } from './db/client.ts';
+import { createMediaService, type MediaService } from './messaging/media/media-service.ts';
 import { anonymiseMessagesOnErasure } from './messaging/messages/message-erasure.ts';
+import { createReadReceipts, type ReadReceipts } from './messaging/messages/read-receipts.ts';
 import { failQueuedOnRevocation } from './messaging/messages/message-failures.ts';
 import {
   createMessagingService,
   type MessagingRuntime,
 } from './messaging/messages/messages-service.ts';
 import type { MessagingEventSteps } from './messaging/provider-webhooks/status-events.ts';
+import type { AccountSignalSteps } from './messaging/provider-webhooks/account-signals.ts';
 import {
   createProviderAdapter,
   type ProviderAdapter,
@@ -85,6 +88,10 @@ export interface Services {
   messagingProvider: ProviderAdapter;
   /** The provider's message templates of the connected account. */
   templates: TemplatesService;
+  /** Inbound media's bytes, fetched from the provider on demand and checked. */
+  media: MediaService;
+  /** Read receipts of inbound messages (the API's, and the inbox's on opening). */
+  readReceipts: ReadReceipts;
   /** Portico-side message drafts and sending them. */
   drafts: DraftsService;
   /** Browser sessions of the web pages. */
@@ -204,6 +211,7 @@ export function createServices(deps: {
     conversations,
     messagingProvider,
     templates: createTemplatesService({ provider: messagingProvider }),
+    ...inboundServices(config, storage, messagingProvider, keyring),
     drafts: createDraftsService({
       db: storage.db,
       // One message per recipient through the send service of POST /messaging/messages.
@@ -239,6 +247,24 @@ async function stopInOrder(stops: readonly (() => Promise<void>)[]): Promise<voi
   if (failures.length > 0) throw failures[0];
 }
 
+/** Inbound media and read receipts, over the provider adapter. */
+function inboundServices(
+  config: Config,
+  storage: Storage,
+  provider: ProviderAdapter,
+  keyring: Keyring,
+): Pick<Services, 'media' | 'readReceipts'> {
+  return {
+    media: createMediaService({
+      db: storage.db,
+      provider,
+      keyring,
+      maxBytes: config.MESSAGING_MEDIA_MAX_BYTES,
+    }),
+    readReceipts: createReadReceipts({ db: storage.db, provider }),
+  };
+}
+
 /** Messaging over its provider adapter, with the MESSAGING_* settings. */
 function createMessaging(
   config: Config,
@@ -247,7 +273,7 @@ function createMessaging(
   jobs: JobQueue,
   provider: ProviderAdapter,
   keyring: Keyring,
-  eventSteps: MessagingEventSteps,
+  eventSteps: MessagingEventSteps & AccountSignalSteps,
   inboundTextSteps: readonly InboundTextStep[],
 ): MessagingRuntime {
   return createMessagingService({
@@ -256,6 +282,7 @@ function createMessaging(
     keyring,
     jobs,
     eventSteps,
+    signalSteps: eventSteps,
     inboundTextSteps,
     provider,
     prices: {
@@ -300,7 +327,7 @@ function createConversations(
 function messagingEventSteps(
   steps: ReturnType<typeof webhookEventSteps>,
   webhooks: Pick<WebhooksService, 'creditChanged' | 'creditLowThreshold'>,
-): MessagingEventSteps {
+): MessagingEventSteps & AccountSignalSteps {
   return {
     statusChanged: steps.messageStatus,
     received: steps.messageReceived,
@@ -316,5 +343,7 @@ function messagingEventSteps(
       }),
     creditReserved: (tx, portalId, e) => webhooks.creditChanged(tx, portalId, e),
     creditLowThreshold: (portalId) => webhooks.creditLowThreshold(portalId),
+    phoneNumberQualityUpdated: steps.phoneNumberQualityUpdated,
+    templateQualityUpdated: (tx, portalId, e) => steps.templateStatusUpdated(tx, portalId, e),
   };
 }

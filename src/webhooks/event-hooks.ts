@@ -89,7 +89,13 @@ export function webhookEventSteps(webhooks: Pick<WebhooksService, 'emit'>) {
     /** For messaging's new inbound reactions (added or removed). */
     messageReaction: (tx: Tx, portalId: number, data: EventData['message.reaction']) =>
       webhooks.emit(tx, portalId, 'message.reaction', data),
-    /** For messaging's template status updates. */
+    /** For messaging's account signals: a number's quality rating or tier. */
+    phoneNumberQualityUpdated: (
+      tx: Tx,
+      portalId: number,
+      data: EventData['phone_number.quality_updated'],
+    ) => webhooks.emit(tx, portalId, 'phone_number.quality_updated', data),
+    /** For messaging's template status updates and template quality signals. */
     templateStatusUpdated: (tx: Tx, portalId: number, data: EventData['template.status_updated']) =>
       webhooks.emit(tx, portalId, 'template.status_updated', data),
   };

@@ -141,14 +141,34 @@ export const EVENT_SCHEMAS = {
       templateId: Type.String({ description: "The provider's template id." }),
       name: Type.String(),
       language: Type.String(),
-      status: Type.String({ description: '`APPROVED`, `REJECTED`, `PAUSED`, `DISABLED`, …' }),
+      status: Type.Optional(
+        Type.String({
+          description:
+            '`APPROVED`, `REJECTED`, `PAUSED`, `DISABLED`, …; absent when only the quality changed.',
+        }),
+      ),
       wabaId: Type.String({ description: 'The WhatsApp Business Account of the template.' }),
       reason: Type.Optional(
-        Type.String({ description: "The provider's reason, when it gives one." }),
+        Type.String({
+          description:
+            "The provider's reason, when it gives one (for `PAUSED`: `FIRST_PAUSE`, `SECOND_PAUSE`, …).",
+        }),
+      ),
+      qualityScore: Type.Optional(
+        Type.Object(
+          {
+            from: Type.String({ description: 'The previous score.' }),
+            to: Type.String({ description: 'The new score.' }),
+          },
+          {
+            description: 'Only when its quality score changed (GREEN, YELLOW, RED, UNKNOWN).',
+          },
+        ),
       ),
     },
     {
-      description: 'The provider reviewed, paused or disabled a template.',
+      description:
+        'The provider reviewed, paused or disabled a template, or rated its quality (a low rating can pause it).',
       examples: [
         {
           templateId: '5938271',
@@ -156,6 +176,54 @@ export const EVENT_SCHEMAS = {
           language: 'en_US',
           status: 'APPROVED',
           wabaId: '102034567801',
+        },
+        {
+          templateId: '5938271',
+          name: 'order_shipped',
+          language: 'en_US',
+          wabaId: '102034567801',
+          qualityScore: { from: 'GREEN', to: 'YELLOW' },
+        },
+      ],
+    },
+  ),
+  'phone_number.quality_updated': Type.Object(
+    {
+      phoneNumberId: Nullable(
+        Type.String(),
+        'The phone number id (as in GET /messaging/numbers) when Portico knows it; match ' +
+          '`displayPhoneNumber` otherwise.',
+      ),
+      displayPhoneNumber: Type.String({
+        description: 'The number in E.164, as the provider names it in the signal.',
+      }),
+      wabaId: Type.String({ description: 'The WhatsApp Business Account of the number.' }),
+      event: Type.String({
+        description:
+          "The provider's word: `FLAGGED` (quality low: the tier may go down), `UNFLAGGED` " +
+          '(quality back), `UPGRADE` / `DOWNGRADE` (messaging limit tier), `ONBOARDING`, ' +
+          '`THROUGHPUT_UPGRADE`, …',
+      }),
+      messagingLimitTier: Nullable(
+        Type.String(),
+        'The messaging limit tier now (`TIER_250`, `TIER_1K`, …, `TIER_UNLIMITED`), when given.',
+      ),
+      previousMessagingLimitTier: Type.Optional(
+        Type.String({ description: 'The tier before, for a tier change.' }),
+      ),
+    },
+    {
+      description:
+        "A business number's quality rating or messaging limit tier changed at the provider; " +
+        'GET /messaging/numbers shows the new `qualityRating` and `messagingLimitTier`.',
+      examples: [
+        {
+          phoneNumberId: '1020345678011',
+          displayPhoneNumber: '+15550783881',
+          wabaId: '102034567801',
+          event: 'DOWNGRADE',
+          messagingLimitTier: 'TIER_250',
+          previousMessagingLimitTier: 'TIER_1K',
         },
       ],
     },

@@ -5,14 +5,18 @@
 import type {
   InboundMessageEvent,
   MessageStatusEvent,
+  PhoneNumberQualityEvent,
   ProviderWebhookSink,
+  TemplateQualityEvent,
   TemplateStatusEvent,
 } from '../../src/partner/partner-service.ts';
 
 export type Recorded =
   | { kind: 'statuses'; portalId: number; phoneNumberId: string; events: MessageStatusEvent[] }
   | { kind: 'inbound'; portalId: number; phoneNumberId: string; events: InboundMessageEvent[] }
-  | { kind: 'template'; portalId: number; event: TemplateStatusEvent };
+  | { kind: 'template'; portalId: number; event: TemplateStatusEvent }
+  | { kind: 'phone_quality'; portalId: number; event: PhoneNumberQualityEvent }
+  | { kind: 'template_quality'; portalId: number; event: TemplateQualityEvent };
 
 /** A sink that keeps what it is given (messaging's stand-in in these tests). */
 export function recordingSink(): { sink: ProviderWebhookSink; recorded: Recorded[] } {
@@ -26,6 +30,10 @@ export function recordingSink(): { sink: ProviderWebhookSink; recorded: Recorded
         void recorded.push({ kind: 'inbound', portalId, phoneNumberId, events }),
       templateStatusUpdated: async (portalId, event) =>
         void recorded.push({ kind: 'template', portalId, event }),
+      phoneNumberQualityUpdated: async (portalId, event) =>
+        void recorded.push({ kind: 'phone_quality', portalId, event }),
+      templateQualityUpdated: async (portalId, event) =>
+        void recorded.push({ kind: 'template_quality', portalId, event }),
     },
   };
 }

@@ -18,6 +18,7 @@ const template = (status: string): MessageTemplate => ({
   language: 'en_US',
   category: 'UTILITY',
   status,
+  qualityScore: 'UNKNOWN',
   components: [],
   wabaId: '102000000101',
 });

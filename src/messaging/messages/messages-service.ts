@@ -35,6 +35,10 @@ import type { ProviderAdapter } from '../provider/provider-adapter.ts';
 import { createSenderPacing } from '../delivery/sender-pacing.ts';
 import { readDailyCounts } from '../reports/daily-counts.ts';
 import { createWebhookSink, type MessagingEventSteps } from '../provider-webhooks/status-events.ts';
+import {
+  createAccountSignalSink,
+  type AccountSignalSteps,
+} from '../provider-webhooks/account-signals.ts';
 import { createInboundIngestion, type InboundTextStep } from '../inbound/inbound-ingestion.ts';
 import type { ContentKeyring } from './message-content.ts';
 
@@ -47,8 +51,13 @@ export interface MessagingServiceDeps {
   inboundTextSteps?: readonly InboundTextStep[];
   /** Other features' steps of the provider's events (webhooks'), in their transactions. */
   eventSteps?: MessagingEventSteps;
+  /** Other features' steps of the provider's account signals (webhooks'). */
+  signalSteps?: AccountSignalSteps;
   /** The provider (numbers and templates for the checks, sends, the cache a webhook drops). */
-  provider: Pick<ProviderAdapter, 'numbers' | 'templates' | 'sendMessage' | 'invalidate'>;
+  provider: Pick<
+    ProviderAdapter,
+    'numbers' | 'templates' | 'sendMessage' | 'invalidate' | 'cachedNumbers'
+  >;
   prices: MessagingPrices;
   /** Sends per second per sender number on this instance. */
   ratePerNumber: number;
@@ -145,19 +154,22 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
 
     addCredit: (args) => addCreditTo(db, args, prices.currency),
 
-    webhookSink: createWebhookSink({
-      db,
-      logger,
-      onTemplateChange: (id) => provider.invalidate(id),
-      eventSteps: deps.eventSteps,
-      inbound: createInboundIngestion({
+    webhookSink: {
+      ...createWebhookSink({
         db,
-        keyring: deps.keyring,
         logger,
+        onTemplateChange: (id) => provider.invalidate(id),
         eventSteps: deps.eventSteps,
-        textSteps: deps.inboundTextSteps,
+        inbound: createInboundIngestion({
+          db,
+          keyring: deps.keyring,
+          logger,
+          eventSteps: deps.eventSteps,
+          textSteps: deps.inboundTextSteps,
+        }),
       }),
-    }),
+      ...createAccountSignalSink({ db, provider, steps: deps.signalSteps }),
+    },
 
     start: () => queue.start(),
     async startWorkers() {

@@ -55,6 +55,8 @@ export type ProviderAdapter = ReturnType<typeof createProviderAdapter>;
 
 interface PortalCache<T> {
   get(portalId: number, wabaIds: readonly string[]): Promise<T[]>;
+  /** The list this instance holds now, if any (never a provider call). */
+  peek(portalId: number): T[] | undefined;
   drop(portalId: number): void;
 }
 
@@ -63,7 +65,7 @@ function portalCache<T>(
   load: (portalId: number, wabaIds: readonly string[]) => Promise<T[]>,
   cacheMs: number,
 ): PortalCache<T> {
-  if (cacheMs === 0) return { get: load, drop: () => undefined };
+  if (cacheMs === 0) return { get: load, peek: () => undefined, drop: () => undefined };
   type Entry = { key: string; items: T[] };
   const cache = new LRUCache<number, Entry, readonly string[]>({
     max: MAX_PORTALS,
@@ -98,8 +100,17 @@ function portalCache<T>(
       }
       return load(portalId, wabaIds);
     },
+    peek: (portalId) => cache.peek(portalId)?.items,
     drop,
   };
+}
+
+/** Every phone number of `wabaIds` (raw provider errors). */
+function allNumbers(withCloudApi: WithCloudApi, portalId: number, wabaIds: readonly string[]) {
+  return withCloudApi(portalId, 'phone numbers read', async (cloud) => {
+    const lists = await Promise.all(wabaIds.map((waba) => cloud.listPhoneNumbers(waba)));
+    return lists.flat();
+  });
 }
 
 /** Every template of `wabaIds`, all pages (raw provider errors). */
@@ -140,11 +151,7 @@ export function createProviderAdapter(deps: ProviderAdapterDeps) {
   }
 
   const numbers = portalCache<PhoneNumber>(
-    (portalId, ids) =>
-      withCloudApi(portalId, 'phone numbers read', async (cloud) => {
-        const lists = await Promise.all(ids.map((waba) => cloud.listPhoneNumbers(waba)));
-        return lists.flat();
-      }),
+    (portalId, ids) => allNumbers(withCloudApi, portalId, ids),
     deps.cacheMs,
   );
   const templates = portalCache<MessageTemplate>(
@@ -175,6 +182,9 @@ export function createProviderAdapter(deps: ProviderAdapterDeps) {
       const ids = await wabaIds(portalId);
       return templates.get(portalId, ids).catch(rethrowAsAppError);
     },
+
+    /** The portal's numbers this instance holds now, if any: no provider call. */
+    cachedNumbers: (portalId: number): PhoneNumber[] | undefined => numbers.peek(portalId),
 
     /** Drop the portal's cached numbers and templates (a template's status changed). */
     invalidate(portalId: number): void {
@@ -240,6 +250,41 @@ export function createProviderAdapter(deps: ProviderAdapterDeps) {
         },
         'send',
       ),
+
+    ...inboundCalls(withCloudApi, call),
+  };
+}
+
+/** The calls about inbound messages: their media, and read receipts. */
+function inboundCalls(
+  withCloudApi: WithCloudApi,
+  call: <T>(portalId: number, what: string, fn: (cloud: CloudApi) => Promise<T>) => Promise<T>,
+) {
+  return {
+    /**
+     * An inbound medium's bytes from the provider: `GET /{media-id}`, then its short-lived URL
+     * downloaded with the token into memory (at most `maxBytes`; a stated `file_size` above it
+     * refuses before downloading). The URL never leaves partner/ and this call. Failures are
+     * raw (the media service reads them: a medium the provider no longer has is `media_gone`).
+     *
+     * @throws ConnectionInactiveError, ProviderError
+     */
+    fetchMedium: (portalId: number, providerMediaId: string, maxBytes: number) =>
+      withCloudApi(portalId, 'media download', async (cloud) => {
+        const { url, ...info } = await cloud.getMedia(providerMediaId);
+        if (info.fileSize !== undefined && info.fileSize > maxBytes)
+          return { info, download: { ok: false as const, reason: 'too_large' as const } };
+        return { info, download: await cloud.downloadMedia(url, maxBytes) };
+      }),
+
+    /**
+     * Mark the inbound message `wamid`, written to `phoneNumberId`, read at the provider.
+     *
+     * @throws AppError `not_connected`, `invalid_request` (a wamid the provider refuses),
+     *   `provider_error`, `provider_timeout`.
+     */
+    markRead: (portalId: number, phoneNumberId: string, wamid: string): Promise<void> =>
+      call(portalId, 'read receipt', (cloud) => cloud.markRead(phoneNumberId, wamid)),
   };
 }
 

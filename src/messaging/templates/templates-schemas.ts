@@ -144,6 +144,11 @@ export const TemplateSchema = Type.Object(
     language: Type.String(),
     category: TemplateCategorySchema,
     status: Type.String({ description: 'APPROVED, PENDING, REJECTED, PAUSED, DISABLED, …' }),
+    qualityScore: Type.String({
+      description:
+        "The provider's quality rating of the template from its recipients' feedback: GREEN, " +
+        'YELLOW, RED, or UNKNOWN (not rated yet). A RED template may be paused.',
+    }),
     components: Type.Array(Type.Unknown()),
     wabaId: Type.String(),
   },

@@ -15,6 +15,7 @@ import type {
 import { asString } from '../graph-call.ts';
 
 const QUALITY: ReadonlySet<string> = new Set(['GREEN', 'YELLOW', 'RED']);
+const TEMPLATE_QUALITY: ReadonlySet<string> = new Set(['GREEN', 'YELLOW', 'RED', 'UNKNOWN']);
 const CATEGORIES: ReadonlySet<string> = new Set(['MARKETING', 'UTILITY', 'AUTHENTICATION']);
 
 export function first(v: unknown): Record<string, unknown> | undefined {
@@ -70,8 +71,15 @@ export function template(t: Record<string, unknown>, wabaId: string): MessageTem
       language: asString(t.language) ?? '',
       category: category as TemplateCategory,
       status: asString(t.status) ?? 'PENDING',
+      qualityScore: qualityScore(t.quality_score),
       components,
       wabaId,
     },
   ];
+}
+
+/** Graph's `quality_score: {score, date}` of a template: its score, UNKNOWN when not given. */
+function qualityScore(q: unknown): string {
+  const score = asString((q as { score?: unknown } | null | undefined)?.score);
+  return score !== undefined && TEMPLATE_QUALITY.has(score) ? score : 'UNKNOWN';
 }

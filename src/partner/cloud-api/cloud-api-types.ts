@@ -33,6 +33,8 @@ export interface MessageTemplate {
   category: TemplateCategory;
   /** APPROVED, PENDING, REJECTED, PAUSED, DISABLED, … (Graph's words, passed on). */
   status: string;
+  /** `quality_score.score`: GREEN, YELLOW, RED, or UNKNOWN (not rated yet, or not said). */
+  qualityScore: string;
   components: TemplateComponent[];
   wabaId: string;
 }

@@ -115,6 +115,34 @@ export interface TemplateStatusEvent {
 }
 
 /**
+ * A `phone_number_quality_update`: a business number was flagged or unflagged for its quality,
+ * or its messaging limit tier or throughput changed. The provider names the number by its display
+ * number only.
+ */
+export interface PhoneNumberQualityEvent {
+  wabaId: string;
+  /** The number as the webhook gives it, digits only (e.g. `15550783881`). */
+  displayPhoneNumber: string;
+  /** `FLAGGED`, `UNFLAGGED`, `UPGRADE`, `DOWNGRADE`, `ONBOARDING`, `THROUGHPUT_UPGRADE`, … */
+  event: string;
+  /** `current_limit` (`TIER_250`, `TIER_1K`, …, `TIER_UNLIMITED`), when given. */
+  messagingLimitTier?: string;
+  /** `old_limit`, for a tier change. */
+  previousMessagingLimitTier?: string;
+}
+
+/** A `message_template_quality_update`: a template's quality score changed. */
+export interface TemplateQualityEvent {
+  wabaId: string;
+  templateId: string;
+  name: string;
+  language: string;
+  /** `GREEN`, `YELLOW`, `RED`, `UNKNOWN`. */
+  qualityScore: string;
+  previousQualityScore: string;
+}
+
+/**
  * Where the receiver hands verified, routed events. Each call is awaited before the provider
  * gets its 200 (DB writes only: never a provider call inside).
  */
@@ -130,6 +158,9 @@ export interface ProviderWebhookSink {
     events: InboundMessageEvent[],
   ): Promise<void>;
   templateStatusUpdated(portalId: number, event: TemplateStatusEvent): Promise<void>;
+  /** Account signals; a sink without them acknowledges them and does nothing. */
+  phoneNumberQualityUpdated?(portalId: number, event: PhoneNumberQualityEvent): Promise<void>;
+  templateQualityUpdated?(portalId: number, event: TemplateQualityEvent): Promise<void>;
 }
 
 /**
@@ -141,4 +172,6 @@ export const IGNORE_MESSAGING_EVENTS: ProviderWebhookSink = {
   messageStatuses: async () => {},
   inboundMessages: async () => {},
   templateStatusUpdated: async () => {},
+  phoneNumberQualityUpdated: async () => {},
+  templateQualityUpdated: async () => {},
 };

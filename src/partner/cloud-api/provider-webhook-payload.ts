@@ -13,6 +13,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
 import { providerErrorTitle } from '../provider-error.ts';
+import { parseAccountSignal, type AccountSignalChange } from './provider-account-signals.ts';
 import { parseInboundContent, parseInboundContext } from './inbound-message-parse.ts';
 import type {
   InboundMessageEvent,
@@ -25,7 +26,8 @@ export type WebhookChange =
   | { kind: 'statuses'; wabaId: string; phoneNumberId: string; events: MessageStatusEvent[] }
   | { kind: 'inbound'; wabaId: string; phoneNumberId: string; events: InboundMessageEvent[] }
   | { kind: 'template'; wabaId: string; event: TemplateStatusEvent }
-  | { kind: 'partner_removed'; wabaId: string; time: Date | undefined };
+  | { kind: 'partner_removed'; wabaId: string; time: Date | undefined }
+  | AccountSignalChange;
 
 export type ParsedWebhook =
   | {
@@ -146,6 +148,8 @@ function parseChange(
   time: number | undefined,
   change: Static<typeof Change>,
 ): Parsed | null {
+  const signal = parseAccountSignal(wabaId, change);
+  if (signal !== undefined) return signal;
   const { field, value } = change;
   if (field === 'messages') return is(MessagesValue, value) ? messages(wabaId, value) : null;
   if (field === 'message_template_status_update') {

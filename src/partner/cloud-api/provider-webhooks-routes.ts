@@ -161,6 +161,10 @@ async function dispatch(
       await sink.messageStatuses(portalId, change.phoneNumberId, change.events);
     else if (change.kind === 'inbound')
       await sink.inboundMessages(portalId, change.phoneNumberId, change.events);
+    else if (change.kind === 'phone_quality')
+      await sink.phoneNumberQualityUpdated?.(portalId, change.event);
+    else if (change.kind === 'template_quality')
+      await sink.templateQualityUpdated?.(portalId, change.event);
     else await sink.templateStatusUpdated(portalId, change.event);
     counts.dispatched++;
   }
