@@ -11,7 +11,7 @@ import type { EventData } from './webhook-events.ts';
 import type { Tx, WebhooksService } from './webhooks-service.ts';
 
 /** The steps, typed structurally so that no feature imports this folder. */
-export function webhookEventSteps(webhooks: Pick<WebhooksService, 'emit'>) {
+export function webhookEventSteps(webhooks: Pick<WebhooksService, 'emit' | 'emitMany'>) {
   return {
     connected: (tx: Tx, c: { portalId: number; connectedAt: Date }) =>
       webhooks.emit(tx, c.portalId, 'connection.connected', {
@@ -83,12 +83,12 @@ export function webhookEventSteps(webhooks: Pick<WebhooksService, 'emit'>) {
     /** For messaging's status events (every status change; never on a duplicate). */
     messageStatus: (tx: Tx, portalId: number, data: EventData['message.status']) =>
       webhooks.emit(tx, portalId, 'message.status', data),
-    /** For messaging's new inbound messages: the API's view, content included. */
-    messageReceived: (tx: Tx, portalId: number, data: EventData['message.received']) =>
-      webhooks.emit(tx, portalId, 'message.received', data),
-    /** For messaging's new inbound reactions (added or removed). */
-    messageReaction: (tx: Tx, portalId: number, data: EventData['message.reaction']) =>
-      webhooks.emit(tx, portalId, 'message.reaction', data),
+    /** For messaging's new inbound messages of a batch: the API's view, content included. */
+    messageReceived: (tx: Tx, portalId: number, data: readonly EventData['message.received'][]) =>
+      webhooks.emitMany(tx, portalId, 'message.received', data),
+    /** For messaging's new inbound reactions of a batch (added or removed). */
+    messageReaction: (tx: Tx, portalId: number, data: readonly EventData['message.reaction'][]) =>
+      webhooks.emitMany(tx, portalId, 'message.reaction', data),
     /** For messaging's account signals: a number's quality rating or tier. */
     phoneNumberQualityUpdated: (
       tx: Tx,

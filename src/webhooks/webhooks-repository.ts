@@ -87,6 +87,16 @@ export async function insertEvent(db: Db, row: typeof webhookEvents.$inferInsert
   await db.insert(webhookEvents).values(row);
 }
 
+/** Many events in one statement. */
+export async function insertEvents(db: Db, rows: (typeof webhookEvents.$inferInsert)[]) {
+  if (rows.length > 0) await db.insert(webhookEvents).values(rows);
+}
+
+/** Many deliveries in one statement. */
+export async function insertDeliveries(db: Db, rows: (typeof webhookDeliveries.$inferInsert)[]) {
+  if (rows.length > 0) await db.insert(webhookDeliveries).values(rows);
+}
+
 export async function insertDelivery(db: Db, row: typeof webhookDeliveries.$inferInsert) {
   await db.insert(webhookDeliveries).values(row);
 }

@@ -105,6 +105,58 @@ async function write(
   return { eventId, deliveryIds };
 }
 
+/** `emitMany`'s writes: events of one type to the endpoints subscribed to it, in `tx`. */
+async function writeMany(
+  queue: Pick<WebhookQueue, 'enqueue'>,
+  tx: repo.Tx,
+  portalId: number,
+  type: EventType,
+  items: readonly object[],
+): Promise<void> {
+  if (items.length === 0) return;
+  const subscribed = await repo.subscribedEndpoints(tx, portalId, type);
+  if (subscribed.length === 0) return;
+  const timestamp = new Date().toISOString();
+  const events = items.map((data) => ({
+    id: `evt_${randomBase62(16)}`,
+    portalId,
+    type,
+    payload: { type, timestamp, data: { ...data } },
+  }));
+  const deliveries = events.flatMap((event) =>
+    subscribed.map((endpoint) => ({
+      id: `dlv_${randomBase62(16)}`,
+      portalId,
+      endpointId: endpoint.id,
+      eventId: event.id,
+      nextAttemptAt: new Date(),
+    })),
+  );
+  await repo.insertEvents(tx, events);
+  await repo.insertDeliveries(tx, deliveries);
+  for (const d of deliveries) await queue.enqueue(tx, { deliveryId: d.id, attempt: 1 });
+}
+
+/** `emitMany`, over the queue. */
+function createBatchEmit(queue: Pick<WebhookQueue, 'enqueue'>) {
+  return {
+    /**
+     * `emit` for many events of one type at once (a provider webhook's batch): one read of the
+     * subscribed endpoints, the events and their deliveries written in one statement each.
+     *
+     * @param tx the caller's transaction; the events commit or roll back with it.
+     */
+    async emitMany<T extends EventType>(
+      tx: repo.Tx,
+      portalId: number,
+      type: T,
+      items: readonly EventData[T][],
+    ): Promise<void> {
+      await writeMany(queue, tx, portalId, type, items);
+    },
+  };
+}
+
 /** *Send test event* and *Resend*. */
 function createManualSends(db: Database, queue: Pick<WebhookQueue, 'enqueue'>) {
   return {
@@ -175,9 +227,9 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       timeoutMs: deps.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
     },
   };
-
   return {
     ...endpoints,
+    ...createBatchEmit(queue),
 
     /**
      * Emit an event inside the transaction of the change that causes it: one delivery per

@@ -53,12 +53,15 @@ export type InboundTextStep = (tx: Tx, text: InboundText) => Promise<void | Afte
 /** Work a step leaves for after its transaction committed. */
 export type AfterCommit = () => Promise<void>;
 
-/** The events of a new inbound message (webhooks' steps, given in services.ts). */
+/**
+ * The events of a batch's new inbound messages (webhooks' steps, given in services.ts), in the
+ * webhook's order, once per batch.
+ */
 export interface InboundEventSteps {
-  /** Any new message but a reaction: `message.received` with the API view. */
-  received(tx: Tx, portalId: number, message: InboundMessage): Promise<void>;
-  /** A new reaction (or its removal, `emoji` empty): `message.reaction`. */
-  reacted?(tx: Tx, portalId: number, message: InboundMessage): Promise<void>;
+  /** The new messages but reactions: `message.received` with the API view. */
+  received(tx: Tx, portalId: number, messages: readonly InboundMessage[]): Promise<void>;
+  /** The new reactions (or their removal, `emoji` empty): `message.reaction`. */
+  reacted?(tx: Tx, portalId: number, messages: readonly InboundMessage[]): Promise<void>;
 }
 
 export interface InboundIngestionDeps {
@@ -105,10 +108,21 @@ export function createInboundIngestion(deps: InboundIngestionDeps) {
       );
       // In the webhook's order: a reply's event before its reaction's.
       const contactOf = new Map(inserted.map((r) => [r.id, r.contactId]));
+      const views: InboundMessage[] = [];
       for (const p of batch) {
         const contactId = contactOf.get(p.row.id);
         if (contactId !== undefined)
-          await afterInsert(deps, tx, { portalId, phoneNumberId, later }, p, contactId);
+          views.push(await afterInsert(deps, tx, { portalId, phoneNumberId, later }, p, contactId));
+      }
+      const steps = deps.eventSteps;
+      if (steps && views.length > 0) {
+        const reactions = views.filter((v) => v.type === 'reaction');
+        await steps.received(
+          tx,
+          portalId,
+          views.filter((v) => v.type !== 'reaction'),
+        );
+        if (reactions.length > 0) await steps.reacted?.(tx, portalId, reactions);
       }
       return inserted.length;
     });
@@ -221,7 +235,7 @@ async function afterInsert(
   }: { portalId: number; phoneNumberId: string; later: AfterCommit[] },
   p: Prepared,
   contactId: string,
-) {
+): Promise<InboundMessage> {
   const { row, content } = p;
   const receivedAt = new Date(row.received_at);
   if (content.type === 'text')
@@ -236,9 +250,7 @@ async function afterInsert(
       });
       if (next) later.push(next);
     }
-  const steps = deps.eventSteps;
-  if (!steps) return;
-  const view = inboundMessageView(
+  return inboundMessageView(
     {
       id: row.id,
       from: row.phone,
@@ -256,8 +268,6 @@ async function afterInsert(
       ? null
       : { id: row.media_id, mimeType: row.mime_type!, sha256: row.sha256, fileSize: null },
   );
-  if (content.type === 'reaction') await steps.reacted?.(tx, portalId, view);
-  else await steps.received(tx, portalId, view);
 }
 
 /** Each sender of the batch once, at their newest message. */
