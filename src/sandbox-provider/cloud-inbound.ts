@@ -2,13 +2,14 @@
  * A person writes to a business number: the sandbox opens the 24-hour customer service window
  * for that pair, keeps the message for the sandbox phone page, and POSTs the signed inbound
  * webhook (`field: messages`, `contacts[{profile:{name},wa_id}]`, `messages[{from,id,timestamp,
- * type:"text",text:{body}}]`) to every app whose WhatsApp grant covers the number's WABA,
- * waiting for their answers.
+ * type,…}]`, the item as inbound-message.ts makes it) to every app whose WhatsApp grant covers
+ * the number's WABA, waiting for their answers.
  *
- * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples#text-messages
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples
  */
 import { appsOfWaba, deliverOnce, wabaNotification } from './cloud-webhooks.ts';
 import { describePhoneNumber, newWamid, wabaOfPhoneNumber } from './cloud-state.ts';
+import { webhookMessage, type InboundMessage, type MediaSource } from './inbound-message.ts';
 import type { SandboxState } from './sandbox-state.ts';
 
 export interface InboundInput {
@@ -16,39 +17,69 @@ export interface InboundInput {
   phoneNumberId: string;
   /** The person's number, digits without `+`. */
   from: string;
-  text: string;
+  /** A text message's body (or give `message`). */
+  text?: string;
+  /** A Cloud API inbound message without `id`, `from` and `timestamp` (inbound-message.ts). */
+  message?: InboundMessage;
+  /** Where a medium without an `id` takes its bytes from (default: the type's sample). */
+  media?: MediaSource;
   /** The person's WhatsApp profile name (default "Sandbox person"). */
   name?: string;
 }
 
 export type InboundOutcome =
   | { ok: true; wamid: string; deliveries: { appId: string; status: number | 'error' }[] }
-  | { ok: false; reason: 'unknown_number' | 'no_app' };
+  | { ok: false; reason: 'unknown_number' | 'no_app' | 'unknown_media' | 'no_message' };
+
+/** A short line the sandbox phone shows for a person's message. */
+function summary(item: Record<string, unknown>): string | undefined {
+  const content = item[String(item.type)] as Record<string, unknown> | undefined;
+  if (item.type === 'text') return String(content?.body);
+  if (item.type === 'reaction') return `reacted ${String(content?.emoji) || '(removed)'}`;
+  if (item.type === 'location') return `location ${content?.latitude}, ${content?.longitude}`;
+  const caption = content?.caption ?? content?.filename ?? content?.title;
+  return typeof caption === 'string' ? caption : undefined;
+}
 
 /**
  * Write in as a person.
  *
  * @returns the wamid and each app's answer (`ok: true` even when an app failed: the message
  *   was written); `unknown_number` for a number the sandbox does not have; `no_app` when no
- *   app's grant covers it (nothing is recorded).
+ *   app's grant covers it; `unknown_media` for a media id the sandbox does not have;
+ *   `no_message` when neither `text` nor `message` is given (nothing is recorded on failure).
  */
 export async function writeIn(state: SandboxState, input: InboundInput): Promise<InboundOutcome> {
   const wabaId = wabaOfPhoneNumber(input.phoneNumberId);
   if (!wabaId) return { ok: false, reason: 'unknown_number' };
   const apps = appsOfWaba(state, wabaId);
   if (apps.length === 0) return { ok: false, reason: 'no_app' };
+  const message: InboundMessage | undefined =
+    input.message ??
+    (input.text !== undefined ? { type: 'text', text: { body: input.text } } : undefined);
+  if (!message) return { ok: false, reason: 'no_message' };
+  const made = webhookMessage(state, wabaId, input.phoneNumberId, input.from, message, input.media);
+  if ('error' in made) return { ok: false, reason: made.error };
   const now = state.now();
   const wamid = newWamid();
+  const item = {
+    from: input.from,
+    id: wamid,
+    timestamp: String(Math.floor(now / 1000)),
+    ...made.item,
+  };
   state.cloud.lastInbound.set(`${input.phoneNumberId}:${input.from}`, now);
+  const text = summary(item);
   state.cloud.messages.push({
     wamid,
     direction: 'sent_by_person',
     phoneNumberId: input.phoneNumberId,
     waId: input.from,
-    type: 'text',
-    text: input.text,
+    type: message.type,
+    ...(text !== undefined && { text }),
     status: 'delivered',
     at: now,
+    inbound: item,
   });
   const value = {
     messaging_product: 'whatsapp',
@@ -57,15 +88,7 @@ export async function writeIn(state: SandboxState, input: InboundInput): Promise
       phone_number_id: input.phoneNumberId,
     },
     contacts: [{ profile: { name: input.name ?? 'Sandbox person' }, wa_id: input.from }],
-    messages: [
-      {
-        from: input.from,
-        id: wamid,
-        timestamp: String(Math.floor(now / 1000)),
-        type: 'text',
-        text: { body: input.text },
-      },
-    ],
+    messages: [item],
   };
   const notification = wabaNotification(wabaId, 'messages', value, now);
   const deliveries = await Promise.all(

@@ -10,6 +10,8 @@
  * 24 hours before (the customer service window, per number and person) and 131026 for a
  * recipient whose number ends in `0000`.
  *
+ * The same path takes read receipts (`status: "read"`, cloud-read.ts).
+ *
  * Refusals (Graph's envelope, HTTP 400): over `sendsPerSecond` on the number → 130429; a
  * template that does not exist in that language or is not APPROVED → 132001; a body parameter
  * count that differs from the template's → 132000; a malformed body → 100.
@@ -28,6 +30,7 @@ import {
   type PhoneMessage,
   type SandboxTemplate,
 } from './cloud-state.ts';
+import { markRead, MarkRead } from './cloud-read.ts';
 import { scheduleStatuses } from './cloud-statuses.ts';
 import { GraphError, graphError, type GraphFault } from './graph-errors.ts';
 import type { SandboxState } from './sandbox-state.ts';
@@ -123,7 +126,7 @@ export async function cloudMessageRoutes(
     {
       schema: {
         params: Params,
-        body: Send,
+        body: Type.Union([Send, MarkRead]),
         response: { 200: Type.Record(Type.String(), Type.Unknown()), '4xx': GraphError },
       },
     },
@@ -132,6 +135,11 @@ export async function cloudMessageRoutes(
       const wabaId = wabaOfPhoneNumber(phoneNumberId) ?? '';
       const access = wabaAccess(request, options, wabaId, [MESSAGING]);
       if ('fault' in access) return graphError(reply, access.status, access.fault);
+      if ('status' in (request.body as object)) {
+        const { message_id: messageId } = request.body as Static<typeof MarkRead>;
+        const fault = markRead(state, phoneNumberId, messageId);
+        return fault ? graphError(reply, 400, fault) : { success: true };
+      }
       if (!state.cloud.admitSend(phoneNumberId, state.now()))
         return graphError(reply, 400, {
           code: 130429,

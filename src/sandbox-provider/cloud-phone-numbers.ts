@@ -1,6 +1,7 @@
 /**
  * A WABA's phone numbers, `GET /{version}/{waba-id}/phone_numbers`: each sandbox WABA has two
- * (stable ids and numbers derived from the WABA id; GREEN, TIER_1K). Graph's default fields
+ * (stable ids and numbers derived from the WABA id; GREEN, TIER_1K until the account signals
+ * of the apps page change them, cloud-signals.ts). Graph's default fields
  * leave `messaging_limit_tier` out; `fields=` names the fields to return, as Graph does.
  * Answers `{"data": […], "paging": {"cursors": {"before", "after"}}}` (one page).
  *
@@ -9,7 +10,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { MANAGEMENT, MESSAGING, wabaAccess } from './cloud-auth.ts';
-import { describePhoneNumber, phoneNumberIdsOf } from './cloud-state.ts';
+import { phoneNumberIdsOf } from './cloud-state.ts';
+import { currentNumber } from './cloud-signals.ts';
 import { GraphError, graphError } from './graph-errors.ts';
 import type { SurfaceOptions } from './surface.ts';
 
@@ -57,7 +59,7 @@ export async function cloudPhoneNumberRoutes(
       const { fields } = request.query as Static<typeof Query>;
       const wanted = fields ? fields.split(',').map((f) => f.trim()) : DEFAULT_FIELDS;
       const data = phoneNumberIdsOf(wabaId).map((id) => {
-        const all = describePhoneNumber(id) as unknown as Record<string, unknown>;
+        const all = currentNumber(options.state, id) as unknown as Record<string, unknown>;
         return Object.fromEntries(
           wanted.filter((f) => f in all && f !== 'digits').map((f) => [f, all[f]]),
         );

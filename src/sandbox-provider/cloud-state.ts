@@ -10,6 +10,7 @@
  */
 import { setMaxListeners } from 'node:events';
 import { randomBytes, randomInt } from 'node:crypto';
+import { MediaStore } from './cloud-media-store.ts';
 
 /** How the emulated Cloud API paces itself (tests shorten the delays). */
 export interface CloudOptions {
@@ -21,6 +22,8 @@ export interface CloudOptions {
   sendsPerSecond: number;
   /** Delay between accepting a send and answering it, in ms (a slow provider; 0 by default). */
   sendAnswerDelayMs: number;
+  /** How long a media download URL from `GET /{media-id}` works, in ms (5 minutes). */
+  mediaUrlTtlMs: number;
 }
 
 export const DEFAULT_CLOUD_OPTIONS: CloudOptions = {
@@ -28,6 +31,7 @@ export const DEFAULT_CLOUD_OPTIONS: CloudOptions = {
   statusDelaysMs: [200, 400, 600],
   sendsPerSecond: 80,
   sendAnswerDelayMs: 0,
+  mediaUrlTtlMs: 5 * 60 * 1000,
 };
 
 export interface SandboxTemplate {
@@ -39,6 +43,17 @@ export interface SandboxTemplate {
   components: Record<string, unknown>[];
   /** The app whose token created it: where its status webhooks go. */
   appId: string | undefined;
+  /** Its quality score (`quality_score.score` in Graph's listing); GREEN unless changed. */
+  quality?: QualityRating;
+}
+
+/** A phone number's or a template's quality rating. */
+export type QualityRating = 'GREEN' | 'YELLOW' | 'RED' | 'UNKNOWN';
+
+/** What the account signals changed on a phone number (over `describePhoneNumber`). */
+export interface NumberSignals {
+  quality_rating?: QualityRating;
+  messaging_limit_tier?: string;
 }
 
 /** A message in the sandbox phone: sent by a business to a recipient, or written in. */
@@ -57,6 +72,12 @@ export interface PhoneMessage {
   conversation?: Conversation;
   /** The Cloud API error code it fails with (its one status webhook is `failed`). */
   failure?: number;
+  /** A message a person wrote: the `messages[]` item its webhook carried (cloud-inbound.ts). */
+  inbound?: Record<string, unknown>;
+  /** When the business marked a person's message read (`status: "read"`), sandbox clock ms. */
+  readAt?: number;
+  /** The person's reaction to a message they received (an emoji), if any. */
+  reaction?: string;
 }
 
 /**
@@ -131,6 +152,10 @@ export class CloudState {
   options: CloudOptions;
   readonly templates = new Map<string, SandboxTemplate[]>();
   readonly messages: PhoneMessage[] = [];
+  /** The media people sent (cloud-media-store.ts). */
+  readonly media = new MediaStore();
+  /** The account signals' changes per phone number id (cloud-signals.ts). */
+  readonly numberSignals = new Map<string, NumberSignals>();
   /** Last inbound per `{phoneNumberId}:{waId}`, ms on the sandbox clock. */
   readonly lastInbound = new Map<string, number>();
   /** The open conversation per `{phoneNumberId}:{waId}:{category}`. */

@@ -1,9 +1,10 @@
 /**
  * A WABA's message templates:
  *
- * - `GET    /{version}/{waba-id}/message_templates?limit&after` → `{"data": [{id, name,
+ * - `GET    /{version}/{waba-id}/message_templates?fields&limit&after` → `{"data": [{id, name,
  *   language, category, status, components}], "paging": {"cursors": {"before", "after"},
- *   "next"?}}` (`next` only when there is a next page; it carries no token).
+ *   "next"?}}` (`next` only when there is a next page; it carries no token); `fields=` picks
+ *   fields, `quality_score` (`{score}`, UNKNOWN until rated, cloud-signals.ts) among them.
  * - `POST   /{version}/{waba-id}/message_templates` JSON `{name, language, category,
  *   components}` → `{"id", "status": "PENDING", "category"}`. After `templateReviewMs` it becomes
  *   APPROVED (REJECTED when the name contains `reject`) and a `message_template_status_update`
@@ -22,6 +23,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { MANAGEMENT, wabaAccess } from './cloud-auth.ts';
 import type { SandboxTemplate } from './cloud-state.ts';
+import { qualityOf } from './cloud-signals.ts';
 import { deliverWithRetries, wabaNotification } from './cloud-webhooks.ts';
 import { GraphError, graphError } from './graph-errors.ts';
 import type { SandboxState } from './sandbox-state.ts';
@@ -52,6 +54,16 @@ const DeleteQuery = Type.Object({ name: Type.String({ maxLength: 512 }) });
 
 const INVALID = { code: 100, message: '(#100) Invalid parameter' };
 const cursor = (i: number) => Buffer.from(String(i)).toString('base64url');
+
+/** The default fields of a template in the listing (`fields=` names others). */
+const DEFAULT_FIELDS = ['id', 'name', 'language', 'category', 'status', 'components'];
+
+/** A template as the listing shows it: the wanted fields (`quality_score: {score}` among them). */
+function listed(t: SandboxTemplate, wanted = DEFAULT_FIELDS): Record<string, unknown> {
+  const { appId: _appId, quality: _quality, ...graph } = t;
+  const all: Record<string, unknown> = { ...graph, quality_score: { score: qualityOf(t) } };
+  return Object.fromEntries(['id', ...wanted].filter((f) => f in all).map((f) => [f, all[f]]));
+}
 
 /** Leave PENDING after the review delay, and tell the creating app. */
 function scheduleReview(state: SandboxState, wabaId: string, t: SandboxTemplate): void {
@@ -99,7 +111,8 @@ export async function cloudTemplateRoutes(
       if (!Number.isInteger(from) || from < 0) return graphError(reply, 400, INVALID);
       const all = state.cloud.templatesOf(wabaId);
       const limit = q.limit ?? 25;
-      const data = all.slice(from, from + limit).map(({ appId: _appId, ...t }) => t);
+      const wanted = q.fields?.split(',').map((f) => f.trim());
+      const data = all.slice(from, from + limit).map((t) => listed(t, wanted));
       const last = from + data.length - 1;
       const more = from + data.length < all.length;
       const { version } = request.params as Static<typeof Params>;

@@ -35,6 +35,9 @@ export interface GraphFault {
   subcode?: number;
   /** A Cloud API error's `error_data.details` (with `messaging_product: whatsapp`). */
   details?: string;
+  /** The error's `type` (default `OAuthException`; Graph says `GraphMethodException` for a node
+   * that does not exist). */
+  type?: 'OAuthException' | 'GraphMethodException';
 }
 
 /**
@@ -46,7 +49,7 @@ export function graphError(reply: FastifyReply, status: number, fault: GraphFaul
   return reply.code(status).send({
     error: {
       message: fault.message,
-      type: 'OAuthException',
+      type: fault.type ?? 'OAuthException',
       code: fault.code,
       ...(fault.subcode !== undefined && { error_subcode: fault.subcode }),
       ...(fault.details !== undefined && {
