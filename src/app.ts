@@ -19,6 +19,8 @@ import { sendNotFoundPage, wantsErrorPage } from './browser/error-pages.tsx';
 import { createPageSessions } from './browser/web-session.ts';
 import { apiReferencePage } from './external-api/docs-page.ts';
 import { draftsRoutes } from './messaging/drafts/drafts-routes.ts';
+import { mediaRoutes } from './messaging/media/media-routes.ts';
+import { readReceiptsRoutes } from './messaging/messages/read-receipts-routes.ts';
 import { numbersRoutes } from './messaging/numbers/numbers-routes.ts';
 import { templatesRoutes } from './messaging/templates/templates-routes.ts';
 import { OPENAPI_PATH, swaggerOptions } from './external-api/openapi.ts';
@@ -148,6 +150,8 @@ export async function buildApp({
       numbersRoutes(services.messagingProvider),
       templatesRoutes(services.templates),
       draftsRoutes(services.drafts),
+      mediaRoutes(services.media),
+      readReceiptsRoutes(services.readReceipts),
     ],
   });
 

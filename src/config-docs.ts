@@ -222,6 +222,11 @@ export const CONFIG_DOCS: Record<keyof typeof ConfigSchema.properties, ConfigVar
     group: 'Messaging',
     meaning: "how long a portal's numbers and templates are cached (ms)",
   },
+  MESSAGING_MEDIA_MAX_BYTES: {
+    group: 'Messaging',
+    meaning:
+      'largest inbound medium GET /messaging/media/{id} serves, in bytes (held in memory while checked)',
+  },
   SANDBOX_PROVIDER_PORT: {
     group: 'Development',
     meaning: 'port of the development sandbox provider',

@@ -32,7 +32,8 @@ section{border-top:1px solid var(--c-line);margin-top:var(--s-4)}
 @media (max-width:639px){main{margin:0;border-radius:0;border-width:0 0 1px;padding:var(--s-3) var(--s-4)}}
 `;
 
-export function Layout(props: { title: string; children: ComponentChildren }) {
+/** A sandbox page; `style` adds page-specific rules after the shared stylesheet. */
+export function Layout(props: { title: string; style?: string; children: ComponentChildren }) {
   return (
     <html lang="en">
       <head>
@@ -40,7 +41,7 @@ export function Layout(props: { title: string; children: ComponentChildren }) {
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="referrer" content="no-referrer" />
         <title>{props.title}</title>
-        <style>{STYLE}</style>
+        <style>{STYLE + (props.style ?? '')}</style>
       </head>
       <body>
         <div class="banner" role="note">
@@ -127,8 +128,12 @@ export function DialogErrorPage(p: { message: string }) {
   );
 }
 
-/** The person's "apps and websites" settings: each grant with the revocation actions. */
-export function AppsPage(p: { grants: (Grant & { appName: string; tokens: number })[] }) {
+/** The person's "apps and websites" settings: each grant with the revocation actions, then
+ * `children` (the account signals). */
+export function AppsPage(p: {
+  grants: (Grant & { appName: string; tokens: number })[];
+  children?: ComponentChildren;
+}) {
   return (
     <Layout title="Apps and websites">
       <h1>Apps and websites</h1>
@@ -164,6 +169,7 @@ export function AppsPage(p: { grants: (Grant & { appName: string; tokens: number
           </tbody>
         </table>
       )}
+      {p.children}
     </Layout>
   );
 }

@@ -4,7 +4,8 @@
  * The person's side of the provider, their "apps and websites" settings:
  *
  * - `GET  /`                        redirects to the apps page.
- * - `GET  /sandbox/apps`            every grant (a person who allowed an app) with its live tokens.
+ * - `GET  /sandbox/apps`            every grant (a person who allowed an app) with its live tokens,
+ *   and the WhatsApp account signals (signals-page.tsx).
  * - `POST /sandbox/grants/{action}` form `app_id`, `user_id`; `action` is one of
  *   `remove` ("Remove the app": deauthorize callback), `delete-data` ("Delete my data":
  *   data-deletion callback) or `revoke-token` ("Revoke the token": the app learns it from error
@@ -22,6 +23,7 @@ import { Type, type Static } from 'typebox';
 import { deleteData, removeApp } from './app-callbacks.ts';
 import { AppsPage, page, ResultPage } from './pages.tsx';
 import type { SandboxState } from './sandbox-state.ts';
+import { SignalsSection } from './signals-page.tsx';
 import { appName, HtmlResponse, type SurfaceOptions } from './surface.ts';
 
 const GrantActionParams = Type.Object({
@@ -105,7 +107,13 @@ export async function personRoutes(app: FastifyInstance, { state }: SurfaceOptio
         (t) => t.appId === g.appId && t.userId === g.userId && !t.revoked,
       ).length,
     }));
-    return reply.type('text/html; charset=utf-8').send(page(<AppsPage grants={grants} />));
+    return reply.type('text/html; charset=utf-8').send(
+      page(
+        <AppsPage grants={grants}>
+          <SignalsSection state={state} />
+        </AppsPage>,
+      ),
+    );
   });
 
   app.post(

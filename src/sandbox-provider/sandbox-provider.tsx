@@ -18,7 +18,10 @@
  * - cloud-templates.ts  `GET|POST|DELETE /{version}/{waba-id}/message_templates`  templates
  * - cloud-messages.ts   `POST /{version}/{phone-number-id}/messages`     sends + status webhooks
  * - sandbox-phone.tsx   `/sandbox/phone`, `POST /sandbox/inbound`, `GET /sandbox/stats`  the
- *   people's phones (replies are inbound webhooks) and send counts
+ *   people's phones (what they send are inbound webhooks) and send counts
+ * - signals-page.tsx    `POST /sandbox/signals/{number,template}`  account signals (apps page)
+ * - cloud-media.ts      `GET /{version}/{media-id}` and its download URL  media people sent
+ *   (read receipts, `status: "read"`, are on the messages path: cloud-read.ts)
  *
  * It keeps the `.tsx` extension of the file it was split from, so that its importers (tests,
  * development.ts) keep their import path.
@@ -37,12 +40,16 @@ import { dialogRoutes } from './dialog.tsx';
 import { graphObjectRoutes } from './graph-objects.ts';
 import { permissionsRevokeRoutes } from './permissions-revoke.ts';
 import { personRoutes } from './person.tsx';
+import { cloudMediaRoutes } from './cloud-media.ts';
 import { cloudMessageRoutes } from './cloud-messages.ts';
 import { cloudPhoneNumberRoutes } from './cloud-phone-numbers.ts';
 import { writeIn, type InboundInput, type InboundOutcome } from './cloud-inbound.ts';
 import type { CloudOptions, PhoneMessage, SandboxTemplate } from './cloud-state.ts';
 import { cloudTemplateRoutes } from './cloud-templates.ts';
 import { sandboxPhoneRoutes } from './sandbox-phone.tsx';
+import { signalRoutes } from './signals-page.tsx';
+import { changeNumber, changeTemplate } from './cloud-signals.ts';
+import type { SandboxMedium } from './cloud-media-store.ts';
 import { graphError } from './graph-errors.ts';
 import { SandboxState, type SandboxAppConfig, type SandboxCall } from './sandbox-state.ts';
 import type { SandboxSurface } from './surface.ts';
@@ -116,8 +123,21 @@ export interface SandboxProvider {
     templatesOf(wabaId: string): SandboxTemplate[];
     /** Change the delays and the rate. */
     configure(patch: Partial<CloudOptions>): void;
+    /** A medium people sent, by media id (undefined once deleted or evicted). */
+    medium(id: string): SandboxMedium | undefined;
+    /** The provider forgets a medium: `GET /{media-id}` then answers code 100. */
+    deleteMedium(id: string): boolean;
+    /** As the apps page's buttons: a number's quality rating or tier (sends the webhook). */
+    changeNumber: OmitFirst<typeof changeNumber>;
+    /** As the apps page's buttons: a template's quality, pause or resume (sends the webhook). */
+    changeTemplate: OmitFirst<typeof changeTemplate>;
   };
 }
+
+/** A function's type without its first parameter (the state). */
+type OmitFirst<F> = F extends (state: SandboxState, ...rest: infer A) => infer R
+  ? (...rest: A) => R
+  : never;
 
 /**
  * The provider surfaces, registered in this order. A new surface (e.g. the WhatsApp Cloud API's
@@ -134,6 +154,9 @@ const SURFACES: readonly SandboxSurface[] = [
   cloudTemplateRoutes,
   cloudMessageRoutes,
   sandboxPhoneRoutes,
+  signalRoutes,
+  // Last: `GET /{version}/{media-id}` is the most general Graph path.
+  cloudMediaRoutes,
 ];
 
 const DEFAULT_USER_ID = '100012345678';
@@ -226,6 +249,10 @@ function testHooks(
       configure: (patch) => {
         state.cloud.options = { ...state.cloud.options, ...patch };
       },
+      medium: (id) => state.cloud.media.get(id),
+      deleteMedium: (id) => state.cloud.media.delete(id),
+      changeNumber: (...args) => changeNumber(state, ...args),
+      changeTemplate: (...args) => changeTemplate(state, ...args),
     },
   };
 }

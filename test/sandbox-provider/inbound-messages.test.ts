@@ -1,0 +1,184 @@
+/**
+ * `POST /sandbox/inbound` writes in every Cloud API inbound message type, and the app receives
+ * it signed (the recording receiver refuses a bad `X-Hub-Signature-256`, which would make the
+ * sandbox answer 502) in the documented shape: `contacts[{profile: {name}, wa_id}]` and one
+ * `messages[]` item with `from`, `id`, `timestamp` and the type's object; media get sandbox
+ * media ids (a bundled sample when no id is given), `context` gets its `from`, `unsupported`
+ * the provider's error. Bad input gets the sandbox's error envelope and records nothing.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { describe, test } from 'node:test';
+import { SAMPLES } from '../../src/sandbox-provider/samples/samples.ts';
+import { recordAppWebhooks, startTestProvider } from '../helpers/provider.ts';
+import { call, granted, inbound, inboundValue } from './sandbox-cloud.ts';
+
+const PERSON = '16505551234';
+const b64 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('base64');
+const sample = (key: string) => SAMPLES.find((s) => s.key === key)!;
+
+describe('inbound messages from the sandbox', () => {
+  test('every type arrives signed, in the Cloud API shape', async (t) => {
+    const p = await startTestProvider(t);
+    const hooks = await recordAppWebhooks(t, p);
+    const { wabaId, numbers } = await granted(p, '6601');
+    const [number] = numbers;
+    const write = (message: object, name?: string) =>
+      inbound(p, { phoneNumberId: number, from: PERSON, message, ...(name && { name }) });
+
+    const hello = await inbound(p, {
+      phoneNumberId: number,
+      from: PERSON,
+      text: 'hello',
+      name: 'Ada',
+    });
+    const first = inboundValue(hooks, hello);
+    assert.equal(first.object, 'whatsapp_business_account');
+    assert.equal(first.wabaId, wabaId);
+    assert.equal(first.value.messaging_product, 'whatsapp');
+    assert.equal(first.value.metadata.phone_number_id, number);
+    assert.match(first.value.metadata.display_phone_number, /^[0-9]{10,15}$/);
+    assert.deepEqual(first.value.contacts, [{ profile: { name: 'Ada' }, wa_id: PERSON }]);
+    const item = first.value.messages[0];
+    assert.deepEqual(Object.keys(item), ['from', 'id', 'timestamp', 'type', 'text']);
+    assert.equal(item.from, PERSON);
+    assert.match(item.timestamp, /^[0-9]{10}$/);
+    assert.deepEqual(item.text, { body: 'hello' });
+
+    const itemOf = async (message: object) =>
+      inboundValue(hooks, await write(message)).value.messages[0];
+
+    const image = await itemOf({ type: 'image', image: { caption: 'My parcel' } });
+    assert.deepEqual(Object.keys(image.image).sort(), ['caption', 'id', 'mime_type', 'sha256']);
+    assert.equal(image.image.caption, 'My parcel');
+    assert.equal(image.image.mime_type, 'image/jpeg');
+    assert.match(image.image.id, /^[0-9]{16}$/);
+    assert.equal(image.image.sha256, b64(sample('jpeg').bytes), 'base64 SHA-256 of the sample');
+
+    const png = await itemOf({ type: 'image', image: { mime_type: 'image/png' } });
+    assert.equal(png.image.mime_type, 'image/png');
+    assert.equal(png.image.caption, undefined);
+
+    const doc = await itemOf({ type: 'document', document: { caption: 'Invoice' } });
+    assert.deepEqual(doc.document, {
+      caption: 'Invoice',
+      filename: 'sandbox-invoice.pdf',
+      mime_type: 'application/pdf',
+      sha256: b64(sample('pdf').bytes),
+      id: doc.document.id,
+    });
+    const audio = await itemOf({ type: 'audio', audio: { voice: true } });
+    assert.deepEqual([audio.audio.mime_type, audio.audio.voice], ['audio/mpeg', true]);
+    const video = await itemOf({ type: 'video', video: {} });
+    assert.equal(video.video.mime_type, 'video/mp4');
+    const sticker = await itemOf({ type: 'sticker', sticker: {} });
+    assert.deepEqual([sticker.sticker.mime_type, sticker.sticker.animated], ['image/webp', false]);
+
+    // A medium the sandbox has, by id: the same medium again.
+    const again = await itemOf({ type: 'image', image: { id: image.image.id, caption: 'Again' } });
+    assert.deepEqual(again.image, { ...image.image, caption: 'Again' });
+
+    const location = { latitude: 52.3676, longitude: 4.9041, name: 'Dam', address: 'Dam 1' };
+    assert.deepEqual((await itemOf({ type: 'location', location })).location, location);
+    const contacts = [
+      {
+        name: { formatted_name: 'Grace Hopper', first_name: 'Grace' },
+        phones: [{ phone: '+1 650 555 0101', type: 'CELL' }],
+      },
+    ];
+    assert.deepEqual((await itemOf({ type: 'contacts', contacts })).contacts, contacts);
+    const buttonReply = { type: 'button_reply', button_reply: { id: 'yes', title: 'Yes' } };
+    assert.deepEqual(
+      (await itemOf({ type: 'interactive', interactive: buttonReply })).interactive,
+      buttonReply,
+    );
+    const listReply = {
+      type: 'list_reply',
+      list_reply: { id: 'row-2', title: 'Tuesday', description: 'Morning' },
+    };
+    assert.deepEqual(
+      (await itemOf({ type: 'interactive', interactive: listReply })).interactive,
+      listReply,
+    );
+
+    // Replies to a business message: the template's quick-reply button, a quote, a reaction.
+    const sent = p.sandbox.cloud.messages.find((m) => m.wamid === hello)!;
+    assert.equal(sent.direction, 'sent_by_person');
+    const business = first.value.metadata.display_phone_number;
+    const button = await itemOf({
+      type: 'button',
+      button: { payload: 'STOP_PROMOS', text: 'Stop promotions' },
+      context: { id: 'wamid.fromthebusiness' },
+    });
+    assert.deepEqual(button.button, { payload: 'STOP_PROMOS', text: 'Stop promotions' });
+    assert.deepEqual(button.context, { id: 'wamid.fromthebusiness', from: business });
+    const quote = await itemOf({
+      type: 'text',
+      text: { body: 'As I said' },
+      context: { id: hello },
+    });
+    assert.deepEqual(
+      quote.context,
+      { id: hello, from: PERSON },
+      'quoting oneself: from is the person',
+    );
+    const reaction = await itemOf({
+      type: 'reaction',
+      reaction: { message_id: hello, emoji: '👍' },
+    });
+    assert.deepEqual(reaction.reaction, { message_id: hello, emoji: '👍' });
+    const removed = await itemOf({ type: 'reaction', reaction: { message_id: hello, emoji: '' } });
+    assert.equal(removed.reaction.emoji, '');
+
+    const unsupported = await itemOf({
+      type: 'unsupported',
+      unsupported: { type: 'poll_creation' },
+    });
+    assert.deepEqual(unsupported.errors, [
+      {
+        code: 131051,
+        title: 'Message type unknown',
+        message: 'Message type unknown',
+        error_data: { details: 'Message type is currently not supported.' },
+      },
+    ]);
+    assert.deepEqual(unsupported.unsupported, { type: 'poll_creation' });
+
+    // Each medium is its own, and the sandbox remembers what the webhook said.
+    assert.notEqual(image.image.id, png.image.id);
+    assert.equal(p.sandbox.cloud.medium(doc.document.id)?.mimeType, 'application/pdf');
+  });
+
+  test('bad input gets the error envelope and records nothing', async (t) => {
+    const p = await startTestProvider(t);
+    const hooks = await recordAppWebhooks(t, p);
+    const { numbers } = await granted(p, '6602');
+    const before = p.sandbox.cloud.messages.length;
+    const post = (body: object) => call(p, 'POST', '/sandbox/inbound', { body });
+    const who = { phoneNumberId: numbers[0], from: PERSON };
+    for (const [body, status, error] of [
+      [
+        { ...who, text: 'hi', message: { type: 'text', text: { body: 'hi' } } },
+        400,
+        'invalid_request',
+      ],
+      [{ ...who }, 400, 'invalid_request'],
+      [{ ...who, message: { type: 'hologram', hologram: {} } }, 400, 'invalid_request'],
+      [{ ...who, message: { type: 'text', text: { body: '' } } }, 400, 'invalid_request'],
+      [
+        { ...who, message: { type: 'location', location: { latitude: 91, longitude: 0 } } },
+        400,
+        'invalid_request',
+      ],
+      [{ ...who, message: { type: 'image', image: { id: '1234567890' } } }, 400, 'unknown_media'],
+      [{ ...who, from: '+16505551234', text: 'hi' }, 400, 'invalid_request'],
+      [{ phoneNumberId: '999', from: PERSON, text: 'hi' }, 404, 'unknown_number'],
+    ] as const) {
+      const res = await post(body);
+      assert.equal(res.status, status, JSON.stringify(body));
+      assert.equal(res.body.error, error, JSON.stringify(res.body));
+    }
+    assert.equal(p.sandbox.cloud.messages.length, before);
+    assert.equal(hooks.bodies.length, 0);
+  });
+});
