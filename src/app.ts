@@ -53,7 +53,6 @@ import {
   type ConversationEvents,
 } from './messaging/conversations/conversation-changes.ts';
 import { loadKeyring } from './platform/keyring.ts';
-import { AppError } from './platform/errors.ts';
 
 /** Largest request body accepted, in bytes (64 KiB). */
 export { BODY_LIMIT_BYTES };
@@ -239,6 +238,15 @@ function inboxReadsOf(services: Services, events: ConversationEvents): InboxRead
     db: services.storage.db,
     keyring: loadKeyring(services.config),
     events,
-    media: () => Promise.reject(new AppError('not_found', 'No medium with this id.')),
+    media: async (portalId, id) => {
+      const medium = await services.media.download(portalId, id);
+      return {
+        contentType: medium.contentType,
+        contentLength: medium.bytes.length,
+        fileName: medium.fileName,
+        body: medium.bytes,
+      };
+    },
+    markReadOnOpen: (portalId, c) => services.readReceipts.markReadOnOpen(portalId, c),
   });
 }
