@@ -8,7 +8,6 @@
  * names the portal's changed conversations (ids only), never another portal's.
  */
 import assert from 'node:assert/strict';
-import { request } from 'node:http';
 import { describe, test } from 'node:test';
 import { and, eq } from 'drizzle-orm';
 import { conversations, inboundMessages, media } from '../../src/db/schema/conversations.ts';
@@ -24,6 +23,7 @@ import type { Services } from '../../src/services.ts';
 import { buildTestApp } from '../helpers/app.ts';
 import { backends } from '../helpers/storage.ts';
 import { Browser, csrfOf, portalWithPassword } from '../helpers/web.ts';
+import { readEvents } from './inbox-events.ts';
 
 /** A person's text (and, with `image`, a photo) stored as messaging stores them. */
 async function personWrites(
@@ -94,46 +94,6 @@ async function personWrites(
   assert.equal(rows.length, 1);
   assert.ok(await findConversation(db, portalId, rows[0]!.id));
   return { contactId, conversationId: rows[0]!.id };
-}
-
-/** Read server-sent events from `url` until `until` says stop (or 5 s pass). */
-function readEvents(
-  url: string,
-  cookie: string,
-  until: (events: { event: string; data: string }[]) => boolean,
-  onOpen: () => Promise<void>,
-): Promise<{ status: number; type: string; events: { event: string; data: string }[] }> {
-  return new Promise((resolve, reject) => {
-    const events: { event: string; data: string }[] = [];
-    const req = request(url, { headers: { cookie, accept: 'text/event-stream' } }, (res) => {
-      let buffer = '';
-      const finish = () => {
-        clearTimeout(deadline);
-        req.destroy();
-        resolve({ status: res.statusCode ?? 0, type: String(res.headers['content-type']), events });
-      };
-      const deadline = setTimeout(finish, 5_000);
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        buffer += chunk;
-        let end;
-        while ((end = buffer.indexOf('\n\n')) >= 0) {
-          const block = buffer.slice(0, end);
-          buffer = buffer.slice(end + 2);
-          const event = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event && data !== undefined) {
-            events.push({ event, data });
-            if (event === 'ready') onOpen().catch(reject);
-          }
-        }
-        if (until(events)) finish();
-      });
-      res.on('end', finish);
-    });
-    req.on('error', reject);
-    req.end();
-  });
 }
 
 for (const backend of backends()) {
