@@ -195,6 +195,8 @@ ol.thread { list-style: none; margin: 0 0 var(--s-3); padding: 0; display: flex;
 .ticks-failed { color: var(--c-bad); }
 .quote { display: block; border-left: 3px solid var(--c-accent); padding: var(--s-1) var(--s-2); margin-bottom: var(--s-1); background: #0000000a; color: var(--c-fg); font-size: var(--t-sm); text-decoration: none; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 ul.reactions { list-style: none; display: flex; gap: var(--s-1); margin: var(--s-1) 0 0; padding: 0; }
+.thread-phone { margin: 0 0 var(--s-3); }
+.reply { border-top: 1px solid var(--c-line); margin-top: var(--s-3); padding-top: var(--s-3); }
 ul.reactions li { background: var(--c-surface); border: 1px solid var(--c-line); border-radius: 999px; padding: 0 var(--s-2); }
 
 @media (max-width: 900px) {

@@ -26,7 +26,7 @@ import { Browser, csrfOf, portalWithPassword } from '../helpers/web.ts';
 import { readEvents } from './inbox-events.ts';
 
 /** A person's text (and, with `image`, a photo) stored as messaging stores them. */
-async function personWrites(
+export async function personWrites(
   services: Services,
   portalId: number,
   input: { phone: string; firstName?: string; text: string; image?: boolean },

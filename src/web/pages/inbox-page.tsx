@@ -207,7 +207,7 @@ export function ThreadPane(p: {
           {window.words}
         </Badge>
       </div>
-      {c.name && <p class="muted">{c.phone}</p>}
+      {c.name && <p class="muted thread-phone">{c.phone}</p>}
       {p.olderHref && (
         <p>
           <a href={p.olderHref}>Older messages</a>

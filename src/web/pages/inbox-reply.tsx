@@ -96,7 +96,7 @@ export function ReplyBox({ view, csrfToken }: { view: ReplyView; csrfToken: stri
             <Field
               name="text"
               id="r-text"
-              label="Reply"
+              label="Your message"
               rows={3}
               value={view.form.text}
               error={view.errors.text}
