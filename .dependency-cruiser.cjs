@@ -48,6 +48,10 @@ const FEATURE_EDGES = {
       to: 'partner',
       why: "a connection's revocation reasons, which the connection.revoked event reports",
     },
+    {
+      to: 'messaging',
+      why: "the inbound message's API schema (inbound-schemas.ts), which message.received and message.reaction carry",
+    },
   ],
   partner: [],
 };

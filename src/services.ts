@@ -35,7 +35,7 @@ import {
   type TemplatesService,
 } from './messaging/templates/templates-service.ts';
 import { createPartnerService, type PartnerService } from './partner/partner-service.ts';
-import { loadKeyring } from './platform/keyring.ts';
+import { loadKeyring, type Keyring } from './platform/keyring.ts';
 import type { Logger } from './platform/logger.ts';
 import { createAgentDeskService, type AgentDeskService } from './tickets/agent-desk-service.ts';
 import { createTicketsService, type TicketsService } from './tickets/tickets-service.ts';
@@ -154,9 +154,10 @@ export function createServices(deps: {
     partner,
     cacheMs: config.MESSAGING_PROVIDER_CACHE_MS,
   });
-  const messaging = createMessaging(config, storage, logger, jobs, messagingProvider, {
+  const messaging = createMessaging(config, storage, logger, jobs, messagingProvider, keyring, {
     statusChanged: steps.messageStatus,
     received: steps.messageReceived,
+    reacted: steps.messageReaction,
     templateStatusUpdated: (tx, portalId, e) =>
       steps.templateStatusUpdated(tx, portalId, {
         templateId: e.templateId,
@@ -260,11 +261,13 @@ function createMessaging(
   logger: Logger,
   jobs: JobQueue,
   provider: ProviderAdapter,
+  keyring: Keyring,
   eventSteps: MessagingEventSteps,
 ): MessagingRuntime {
   return createMessagingService({
     storage,
     logger,
+    keyring,
     jobs,
     eventSteps,
     provider,

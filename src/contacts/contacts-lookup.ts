@@ -8,6 +8,7 @@
  * @see docs/architecture.md "The folders"
  */
 export { newContactId } from './contact-id.ts';
+export { recordInboundStatement } from './contact-inbound.ts';
 export {
   findContact,
   findContactByPhone,

@@ -2,7 +2,7 @@
  * The steps through which other features' changes become webhook events, each run inside the
  * transaction of its change (given to those features at composition, in services.ts; none of
  * them imports this folder). Each builds the event's `data`: ids and the few fields a receiver
- * needs, never a token, a secret, a message's text or a contact's personal data.
+ * needs, never a token or a secret; an inbound message's content only in its own events.
  *
  * @see docs/webhooks.md "Event catalogue"
  */
@@ -80,9 +80,12 @@ export function webhookEventSteps(webhooks: Pick<WebhooksService, 'emit'>) {
     /** For messaging's status events (every status change; never on a duplicate). */
     messageStatus: (tx: Tx, portalId: number, data: EventData['message.status']) =>
       webhooks.emit(tx, portalId, 'message.status', data),
-    /** For messaging's inbound messages (no text). */
+    /** For messaging's new inbound messages: the API's view, content included. */
     messageReceived: (tx: Tx, portalId: number, data: EventData['message.received']) =>
       webhooks.emit(tx, portalId, 'message.received', data),
+    /** For messaging's new inbound reactions (added or removed). */
+    messageReaction: (tx: Tx, portalId: number, data: EventData['message.reaction']) =>
+      webhooks.emit(tx, portalId, 'message.reaction', data),
     /** For messaging's template status updates. */
     templateStatusUpdated: (tx: Tx, portalId: number, data: EventData['template.status_updated']) =>
       webhooks.emit(tx, portalId, 'template.status_updated', data),

@@ -1,14 +1,16 @@
 /**
  * The event catalogue of Portico's outbound webhooks: each type and the `data` it carries. A
  * payload is `{type, timestamp, data}` (Standard Webhooks' recommended shape) with ids and the
- * few fields a receiver needs to act or to fetch the rest through the API; never a token, a
- * secret, a message's text or a contact's personal data. The one text carried is a support
- * agent's reply to the portal's own ticket (`ticket.comment_added`), as the API returns it.
+ * few fields a receiver needs to act or to fetch the rest through the API; never a token or a
+ * secret. Content is carried only where the API returns it to the same portal: an inbound
+ * message (`message.received`, `message.reaction`: the tenant's own conversations) and a support
+ * agent's reply to the portal's own ticket (`ticket.comment_added`).
  *
  * @see https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md#payload-structure
  * @see docs/reference/webhook-events.md
  */
 import { Type, type Static, type TSchema } from 'typebox';
+import { InboundMessageSchema } from '../messaging/inbound/inbound-schemas.ts';
 import { REVOCATION_REASONS, type RevocationReason } from '../partner/partner-service.ts';
 
 /**
@@ -89,27 +91,51 @@ export const EVENT_SCHEMAS = {
       ],
     },
   ),
-  'message.received': Type.Object(
-    {
-      providerMessageId: Type.String({ description: "The provider's id (wamid)." }),
-      contactId: Nullable(Type.String(), 'The contact who wrote (`ctc_…`).'),
-      phoneNumberId: Type.String({ description: 'The business phone number written to.' }),
-      type: Type.String({ description: 'The Cloud API message type (`text`, `image`, …).' }),
-      receivedAt: Iso('When the person sent it.'),
-    },
-    {
-      description: 'A person wrote to one of the business numbers.',
-      examples: [
-        {
-          providerMessageId: 'wamid.HBgLMTY1MDU1NTEyMzQVAgASGBQ',
-          contactId: 'ctc_8fJ2a',
-          phoneNumberId: '1020345678011',
-          type: 'text',
-          receivedAt: '2026-11-23T18:05:00.000Z',
+  'message.received': Type.Object(InboundMessageSchema.properties, {
+    description:
+      'A person wrote to one of the business numbers: the message as `GET /messaging/messages` ' +
+      'returns it, content included (sent only to the portal’s own signed endpoints). Once per ' +
+      'message: a repeated provider webhook sends nothing.',
+    examples: [
+      {
+        id: 'msg_5mR2pQ8xLw',
+        direction: 'inbound',
+        from: '+16505551234',
+        contactId: 'ctc_8fJ2a',
+        phoneNumberId: '1020345678011',
+        providerMessageId: 'wamid.HBgLMTY1MDU1NTEyMzQVAgASGBQ',
+        type: 'text',
+        text: { body: 'Is my order on its way?' },
+        context: null,
+        receivedAt: '2026-11-23T18:05:00.000Z',
+        readAt: null,
+      },
+    ],
+  }),
+  'message.reaction': Type.Object(InboundMessageSchema.properties, {
+    description:
+      'A person reacted to a message (either direction) with an emoji, or removed their ' +
+      'reaction (`reaction.emoji` empty): the reaction as `GET /messaging/messages` returns it.',
+    examples: [
+      {
+        id: 'msg_7hT3kN2bVc',
+        direction: 'inbound',
+        from: '+16505551234',
+        contactId: 'ctc_8fJ2a',
+        phoneNumberId: '1020345678011',
+        providerMessageId: 'wamid.HBgLMTY1MDU1NTEyMzQVAgASGBYz',
+        type: 'reaction',
+        reaction: {
+          messageId: 'msg_3kTq9',
+          providerMessageId: 'wamid.HBgLMTY1MDU1NTEyMzQVAgARGBI',
+          emoji: '👍',
         },
-      ],
-    },
-  ),
+        context: null,
+        receivedAt: '2026-11-23T18:06:00.000Z',
+        readAt: null,
+      },
+    ],
+  }),
   'template.status_updated': Type.Object(
     {
       templateId: Type.String({ description: "The provider's template id." }),

@@ -34,10 +34,16 @@ import type { ProviderAdapter } from '../provider/provider-adapter.ts';
 import { createSenderPacing } from '../delivery/sender-pacing.ts';
 import { readDailyCounts } from '../reports/daily-counts.ts';
 import { createWebhookSink, type MessagingEventSteps } from '../provider-webhooks/status-events.ts';
+import { createInboundIngestion, type InboundTextStep } from '../inbound/inbound-ingestion.ts';
+import type { ContentKeyring } from './message-content.ts';
 
 export interface MessagingServiceDeps {
   storage: Storage;
   logger: Logger;
+  /** Seals and opens messages' content (message-content.ts). */
+  keyring: ContentKeyring;
+  /** Steps run for each new inbound text in its transaction (opt-out keywords). */
+  inboundTextSteps?: readonly InboundTextStep[];
   /** Other features' steps of the provider's events (webhooks'), in their transactions. */
   eventSteps?: MessagingEventSteps;
   /** The provider (numbers and templates for the checks, sends, the cache a webhook drops). */
@@ -139,6 +145,13 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
       logger,
       onTemplateChange: (id) => provider.invalidate(id),
       eventSteps: deps.eventSteps,
+      inbound: createInboundIngestion({
+        db,
+        keyring: deps.keyring,
+        logger,
+        eventSteps: deps.eventSteps,
+        textSteps: deps.inboundTextSteps,
+      }),
     }),
 
     start: () => queue.start(),

@@ -15,18 +15,12 @@
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples#message-status-updates
  * @see docs/messaging.md "Statuses"
  */
-import {
-  findContactByPhone,
-  newContactId,
-  normalisePhone,
-  recordInbound,
-} from '../../contacts/contacts-lookup.ts';
 import type { Database } from '../../db/client.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { capture, postCredit, release } from '../credit/credit-ledger.ts';
 import type { TemplateStatusEvent } from '../../partner/partner-service.ts';
 import type { MessageStatusEvent, MessagingWebhookSink } from '../messaging-types.ts';
-import { recordServiceWindow } from '../messages/service-windows.ts';
+import type { InboundEventSteps, createInboundIngestion } from '../inbound/inbound-ingestion.ts';
 import { countStatusChanges } from '../reports/daily-counts.ts';
 import {
   lockMessageForStatus,
@@ -70,9 +64,10 @@ export function statusChanges(
 /**
  * Steps another feature (webhooks) adds to the provider's events, each run in the transaction
  * that records the event (given at composition in services.ts): a status that changed a message
- * (never a duplicate), an inbound message (no text), a template's new status.
+ * (never a duplicate), a new inbound message or reaction (its API view, content included:
+ * inbound-ingestion.ts), a template's new status.
  */
-export interface MessagingEventSteps {
+export interface MessagingEventSteps extends InboundEventSteps {
   statusChanged(
     tx: Tx,
     portalId: number,
@@ -82,17 +77,6 @@ export interface MessagingEventSteps {
       status: 'sent' | 'delivered' | 'read' | 'failed';
       occurredAt: string;
       error?: { code: number | string; title: string };
-    },
-  ): Promise<void>;
-  received(
-    tx: Tx,
-    portalId: number,
-    e: {
-      providerMessageId: string;
-      contactId: string | null;
-      phoneNumberId: string;
-      type: string;
-      receivedAt: string;
     },
   ): Promise<void>;
   templateStatusUpdated(tx: Tx, portalId: number, e: TemplateStatusEvent): Promise<void>;
@@ -161,6 +145,8 @@ export function createWebhookSink(deps: {
   onTemplateChange: (portalId: number) => void;
   /** The webhooks' steps (none in tests of messaging alone). */
   eventSteps?: MessagingEventSteps | undefined;
+  /** Where inbound messages are stored (inbound/inbound-ingestion.ts). */
+  inbound: Pick<ReturnType<typeof createInboundIngestion>, 'store'>;
 }): MessagingWebhookSink {
   const steps = deps.eventSteps;
   const { db } = deps;
@@ -186,39 +172,7 @@ export function createWebhookSink(deps: {
     },
 
     async inboundMessages(portalId, phoneNumberId, events) {
-      for (const event of events) {
-        // The provider's `wa_id` is the person's WhatsApp address even when the phone library
-        // does not know its numbering plan (a new range, a country's late change): kept as is.
-        const phone = normalisePhone(`+${event.from}`);
-        const e164 = phone.ok ? phone.e164 : `+${event.from}`;
-        if (!phone.ok)
-          log.info({ portalId }, 'inbound message from a phone the library calls invalid');
-        await db.transaction(async (tx) => {
-          await recordInbound(tx, {
-            id: newContactId(),
-            portalId,
-            phone: e164,
-            at: event.timestamp,
-          });
-          const contact = await findContactByPhone(tx, portalId, e164);
-          // The window opens between the person and the business number they wrote to.
-          if (contact)
-            await recordServiceWindow(tx, {
-              portalId,
-              contactId: contact.id,
-              phoneNumberId,
-              at: event.timestamp,
-            });
-          if (!steps) return;
-          await steps.received(tx, portalId, {
-            providerMessageId: event.wamid,
-            contactId: contact?.id ?? null,
-            phoneNumberId,
-            type: event.type,
-            receivedAt: event.timestamp.toISOString(),
-          });
-        });
-      }
+      await deps.inbound.store(portalId, phoneNumberId, events);
     },
 
     async templateStatusUpdated(portalId, event) {

@@ -1,0 +1,267 @@
+/**
+ * The provider's inbound messages, stored (partner/'s `ProviderWebhookSink.inboundMessages`):
+ * per webhook batch and business number, in one transaction, each new message stored once per
+ * (portal, wamid) with its content sealed (message-content.ts), its sender recorded as a contact,
+ * the service window opened, the conversation moved on, a medium row for a media message, and
+ * its reply or reaction linked to our message of that wamid; then, in the same transaction, each
+ * new message's steps: `message.received` (or `message.reaction`) with the API view, and the
+ * text steps (opt-out keywords) for a text. A replay stores nothing and emits nothing.
+ *
+ * A batch that fails is tried again one message per transaction, so one bad message does not
+ * lose the others; a message that fails alone is logged (its wamid, never its content) and left
+ * for the provider's retry only when nothing of the batch could be stored.
+ *
+ * @see docs/messaging.md "Inbound messages"
+ */
+import { newContactId, normalisePhone } from '../../contacts/contacts-lookup.ts';
+import type { Database } from '../../db/client.ts';
+import { randomBase62 } from '../../platform/crypto.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { InboundMessageEvent } from '../../partner/cloud-api/provider-webhook-events.ts';
+import {
+  sealContent,
+  type ContentKeyring,
+  type StoredInboundContent,
+} from '../messages/message-content.ts';
+import type { Tx } from '../messages/messages-repository.ts';
+import type { InboundMessage } from './inbound-schemas.ts';
+import {
+  ingest,
+  messagesByWamid,
+  type IngestPerson,
+  type IngestRow,
+} from './inbound-statements.ts';
+import { inboundMessageView } from './inbound-view.ts';
+
+/** A new inbound text, as the text steps get it (inside the batch's transaction). */
+export interface InboundText {
+  portalId: number;
+  contactId: string;
+  /** Our message (`msg_…`). */
+  messageId: string;
+  body: string;
+  phoneNumberId: string;
+  receivedAt: Date;
+}
+
+/**
+ * A step run for each new inbound text message inside the transaction that stores it (never
+ * for a replay): where the opt-out and opt-in keywords are handled.
+ */
+export type InboundTextStep = (tx: Tx, text: InboundText) => Promise<void>;
+
+/** The events of a new inbound message (webhooks' steps, given in services.ts). */
+export interface InboundEventSteps {
+  /** Any new message but a reaction: `message.received` with the API view. */
+  received(tx: Tx, portalId: number, message: InboundMessage): Promise<void>;
+  /** A new reaction (or its removal, `emoji` empty): `message.reaction`. */
+  reacted?(tx: Tx, portalId: number, message: InboundMessage): Promise<void>;
+}
+
+export interface InboundIngestionDeps {
+  db: Database;
+  keyring: ContentKeyring;
+  logger: Logger;
+  eventSteps?: InboundEventSteps | undefined;
+  textSteps?: readonly InboundTextStep[] | undefined;
+}
+
+/** A message ready to store: its row, its content in clear (for the steps), its sender. */
+interface Prepared {
+  row: IngestRow;
+  content: StoredInboundContent;
+  event: InboundMessageEvent;
+}
+
+export const newInboundMessageId = () => `msg_${randomBase62(16)}`;
+const newMediaId = () => `med_${randomBase62(16)}`;
+const newConversationId = () => `cnv_${randomBase62(16)}`;
+
+/** The ingestion of inbound batches: `store(portalId, phoneNumberId, events)`. */
+export function createInboundIngestion(deps: InboundIngestionDeps) {
+  const { db, keyring } = deps;
+  const log = deps.logger.child({ component: 'messaging-inbound' });
+
+  /** Store `batch` in one transaction; @returns how many messages were new. */
+  async function storeBatch(portalId: number, phoneNumberId: string, batch: Prepared[]) {
+    return db.transaction(async (tx) => {
+      const named = [...new Set(batch.flatMap((p) => p.row.ctx_wamid ?? []))];
+      const known = await messagesByWamid(tx, portalId, named);
+      const inBatch = new Map(batch.map((p) => [p.row.wamid, p.row.id]));
+      for (const p of batch) {
+        const w = p.row.ctx_wamid;
+        if (w !== null) p.row.ctx_message_id = known.get(w) ?? inBatch.get(w) ?? null;
+      }
+      const inserted = await ingest(
+        tx,
+        portalId,
+        phoneNumberId,
+        batch.map((p) => p.row),
+        people(batch),
+      );
+      // In the webhook's order: a reply's event before its reaction's.
+      const contactOf = new Map(inserted.map((r) => [r.id, r.contactId]));
+      for (const p of batch) {
+        const contactId = contactOf.get(p.row.id);
+        if (contactId !== undefined)
+          await afterInsert(deps, tx, portalId, phoneNumberId, p, contactId);
+      }
+      return inserted.length;
+    });
+  }
+
+  return {
+    /**
+     * Store a batch of the provider's inbound messages to `phoneNumberId` (see the module).
+     *
+     * @returns how many were new.
+     * @throws the storage's error when not one message of the batch could be stored.
+     */
+    async store(
+      portalId: number,
+      phoneNumberId: string,
+      events: readonly InboundMessageEvent[],
+    ): Promise<number> {
+      const seen = new Set<string>();
+      const batch: Prepared[] = [];
+      for (const event of events) {
+        if (seen.has(event.wamid)) continue;
+        seen.add(event.wamid);
+        batch.push(prepare(keyring, log, portalId, event));
+      }
+      if (batch.length === 0) return 0;
+      try {
+        return await storeBatch(portalId, phoneNumberId, batch);
+      } catch (err) {
+        if (batch.length === 1) throw err;
+        log.warn({ portalId, messages: batch.length }, 'inbound batch failed: one at a time');
+      }
+      let stored = 0;
+      let firstError: unknown = null;
+      let failed = 0;
+      for (const p of batch) {
+        try {
+          stored += await storeBatch(portalId, phoneNumberId, [p]);
+        } catch (err) {
+          failed++;
+          firstError ??= err;
+          log.error(
+            { portalId, wamid: p.row.wamid, error: err instanceof Error ? err.name : typeof err },
+            'inbound message could not be stored',
+          );
+        }
+      }
+      if (failed === batch.length) throw firstError;
+      return stored;
+    },
+  };
+}
+
+/** A message ready to store: its ids, its content sealed, its links still to resolve. */
+function prepare(
+  keyring: ContentKeyring,
+  log: Logger,
+  portalId: number,
+  event: InboundMessageEvent,
+): Prepared {
+  // The provider's `wa_id` is the person's WhatsApp address even when the phone library does
+  // not know its numbering plan (a new range, a country's late change): kept as is.
+  const phone = normalisePhone(`+${event.from}`);
+  if (!phone.ok) log.info({ portalId }, 'inbound message from a phone the library calls invalid');
+  const id = newInboundMessageId();
+  const content: StoredInboundContent = {
+    ...event.content,
+    ...(event.context &&
+      (event.context.from !== undefined || event.context.forwarded !== undefined) && {
+        context: {
+          ...(event.context.from !== undefined && { from: event.context.from }),
+          ...(event.context.forwarded !== undefined && { forwarded: event.context.forwarded }),
+        },
+      }),
+  };
+  const medium = 'media' in event.content ? event.content.media : null;
+  const ctx =
+    event.content.type === 'reaction'
+      ? event.content.reaction.providerMessageId
+      : (event.context?.providerMessageId ?? null);
+  return {
+    event,
+    content,
+    row: {
+      id,
+      wamid: event.wamid,
+      phone: phone.ok ? phone.e164 : `+${event.from}`,
+      type: event.type,
+      content: sealContent(keyring, portalId, id, content),
+      media_id: medium ? newMediaId() : null,
+      provider_media_id: medium?.providerMediaId ?? null,
+      mime_type: medium?.mimeType ?? null,
+      sha256: medium?.sha256 ?? null,
+      ctx_wamid: ctx,
+      ctx_message_id: null,
+      received_at: event.timestamp.toISOString(),
+    },
+  };
+}
+
+/** A new message's steps: its text's, then its event. */
+async function afterInsert(
+  deps: Pick<InboundIngestionDeps, 'eventSteps' | 'textSteps'>,
+  tx: Tx,
+  portalId: number,
+  phoneNumberId: string,
+  p: Prepared,
+  contactId: string,
+) {
+  const { row, content } = p;
+  const receivedAt = new Date(row.received_at);
+  if (content.type === 'text')
+    for (const step of deps.textSteps ?? [])
+      await step(tx, {
+        portalId,
+        contactId,
+        messageId: row.id,
+        body: content.text.body,
+        phoneNumberId,
+        receivedAt,
+      });
+  const steps = deps.eventSteps;
+  if (!steps) return;
+  const view = inboundMessageView(
+    {
+      id: row.id,
+      from: row.phone,
+      contactId,
+      phoneNumberId,
+      providerMessageId: row.wamid,
+      type: row.type,
+      contextProviderMessageId: row.ctx_wamid,
+      contextMessageId: row.ctx_message_id,
+      receivedAt,
+      readAt: null,
+    },
+    content,
+    row.media_id === null
+      ? null
+      : { id: row.media_id, mimeType: row.mime_type!, sha256: row.sha256, fileSize: null },
+  );
+  if (content.type === 'reaction') await steps.reacted?.(tx, portalId, view);
+  else await steps.received(tx, portalId, view);
+}
+
+/** Each sender of the batch once, at their newest message. */
+function people(batch: readonly Prepared[]): IngestPerson[] {
+  const byPhone = new Map<string, IngestPerson>();
+  for (const { row } of batch) {
+    const person = byPhone.get(row.phone);
+    if (!person)
+      byPhone.set(row.phone, {
+        contact_id: newContactId(),
+        phone: row.phone,
+        at: row.received_at,
+        conversation_id: newConversationId(),
+      });
+    else if (row.received_at > person.at) person.at = row.received_at;
+  }
+  return [...byPhone.values()];
+}

@@ -1,0 +1,147 @@
+/**
+ * The statements of an inbound batch, set-based so a webhook of 100 messages costs two round
+ * trips rather than several per message: `messagesByWamid` (what the batch's replies and
+ * reactions name) and `ingestStatement`, one data-modifying `WITH` that records the senders
+ * (contacts), opens their service windows, stores each new message once per (portal, wamid),
+ * its medium, and moves the conversations on.
+ *
+ * @see https://www.postgresql.org/docs/current/queries-with.html#QUERIES-WITH-MODIFYING
+ * @see docs/messaging.md "Inbound messages"
+ */
+import { sql } from 'drizzle-orm';
+import { recordInboundStatement } from '../../contacts/contacts-lookup.ts';
+import { conversations, inboundMessages, media } from '../../db/schema/conversations.ts';
+import { messages } from '../../db/schema/messages.ts';
+import { serviceWindows } from '../../db/schema/service-windows.ts';
+import type { SealedValue } from '../../platform/keyring.ts';
+import type { Db } from '../messages/messages-repository.ts';
+
+/** One new message of the batch, as the statement takes it (content already sealed). */
+export interface IngestRow {
+  id: string;
+  wamid: string;
+  /** The sender, E.164. */
+  phone: string;
+  /** The provider's type as received. */
+  type: string;
+  content: SealedValue;
+  /** Our medium (`med_…`) and what the webhook said of it; null for other types. */
+  media_id: string | null;
+  provider_media_id: string | null;
+  mime_type: string | null;
+  sha256: string | null;
+  /** The wamid replied or reacted to, and our message of that wamid when known. */
+  ctx_wamid: string | null;
+  ctx_message_id: string | null;
+  received_at: string;
+}
+
+/** One sender of the batch: a new contact's id (used only if the phone is new), the newest time. */
+export interface IngestPerson {
+  contact_id: string;
+  phone: string;
+  at: string;
+  /** A new conversation's id (used only if the contact has none with this number). */
+  conversation_id: string;
+}
+
+/** Both drivers' results carry `rows`; the Database type leaves the result kind open. */
+const rowsOf = <T>(result: unknown): T[] => (result as { rows: T[] }).rows;
+
+/**
+ * Our messages (either direction) of these wamids in the portal.
+ *
+ * @returns wamid → message id (`msg_…`).
+ */
+export async function messagesByWamid(
+  db: Db,
+  portalId: number,
+  wamids: readonly string[],
+): Promise<Map<string, string>> {
+  if (wamids.length === 0) return new Map();
+  const list = sql.join(
+    wamids.map((w) => sql`${w}`),
+    sql`, `,
+  );
+  const result: unknown = await db.execute(sql`
+    select provider_message_id as wamid, id from ${messages}
+      where portal_id = ${portalId} and provider_message_id in (${list})
+    union all
+    select provider_message_id, id from ${inboundMessages}
+      where portal_id = ${portalId} and provider_message_id in (${list})`);
+  return new Map(rowsOf<{ wamid: string; id: string }>(result).map((r) => [r.wamid, r.id]));
+}
+
+/**
+ * Store the batch's messages written to `phoneNumberId`: the senders recorded (contacts), their
+ * windows opened, each message inserted unless its wamid is stored already, a medium per media
+ * message, and each sender's conversation moved on (newest message, unread count, last inbound
+ * time; a reaction is not counted unread).
+ *
+ * @returns the messages inserted now (a replay's are absent) with their contact.
+ */
+export async function ingest(
+  db: Db,
+  portalId: number,
+  phoneNumberId: string,
+  rows: readonly IngestRow[],
+  people: readonly IngestPerson[],
+): Promise<{ id: string; contactId: string }[]> {
+  const input = sql`(select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(id text,
+    wamid text, phone text, type text, content jsonb, media_id text, provider_media_id text,
+    mime_type text, sha256 text, ctx_wamid text, ctx_message_id text, received_at timestamptz))`;
+  const senders = sql`(select * from jsonb_to_recordset(${JSON.stringify(people)}::jsonb)
+    as p(contact_id text, phone text, at timestamptz, conversation_id text))`;
+  const result: unknown = await db.execute(sql`
+    with people as ${senders},
+    input as ${input},
+    contact as (${recordInboundStatement(portalId, sql`people`)}),
+    opened as (
+      insert into ${serviceWindows} (portal_id, contact_id, phone_number_id, last_inbound_at)
+      select ${portalId}::int, contact.id, ${phoneNumberId}::text, people.at
+      from contact join people using (phone)
+      on conflict (contact_id, phone_number_id) do update set last_inbound_at =
+        greatest(${serviceWindows.lastInboundAt}, excluded.last_inbound_at)),
+    inserted as (
+      insert into ${inboundMessages} (id, portal_id, contact_id, "from", phone_number_id,
+        provider_message_id, type, content, media_id, context_provider_message_id,
+        context_message_id, received_at)
+      select r.id, ${portalId}::int, contact.id, r.phone, ${phoneNumberId}::text, r.wamid, r.type,
+        r.content, r.media_id, r.ctx_wamid, r.ctx_message_id, r.received_at
+      from input r join contact on contact.phone = r.phone
+      on conflict (portal_id, provider_message_id) do nothing
+      returning id, contact_id, type, received_at, media_id),
+    medium as (
+      insert into ${media} (id, portal_id, message_id, provider_media_id, mime_type, sha256)
+      select i.media_id, ${portalId}::int, i.id, r.provider_media_id, r.mime_type, r.sha256
+      from inserted i join input r on r.id = i.id
+      where i.media_id is not null
+      on conflict (portal_id, provider_media_id) do nothing),
+    latest as (
+      select distinct on (contact_id) contact_id, id, received_at from inserted
+      order by contact_id, received_at desc, id desc),
+    counts as (
+      select contact_id, (count(*) filter (where type <> 'reaction'))::int as unread,
+        max(received_at) as last_at
+      from inserted group by contact_id),
+    conversation as (
+      insert into ${conversations} (id, portal_id, contact_id, phone_number_id, last_message_id,
+        last_message_at, last_direction, unread_count, last_inbound_at)
+      select people.conversation_id, ${portalId}::int, latest.contact_id, ${phoneNumberId}::text,
+        latest.id, latest.received_at, 'inbound', counts.unread, counts.last_at
+      from latest join counts using (contact_id)
+        join contact on contact.id = latest.contact_id join people using (phone)
+      on conflict (portal_id, contact_id, phone_number_id) do update set
+        last_message_id = case when excluded.last_message_at >= ${conversations.lastMessageAt}
+          then excluded.last_message_id else ${conversations.lastMessageId} end,
+        last_direction = case when excluded.last_message_at >= ${conversations.lastMessageAt}
+          then 'inbound' else ${conversations.lastDirection} end,
+        last_message_at = greatest(${conversations.lastMessageAt}, excluded.last_message_at),
+        unread_count = ${conversations.unreadCount} + excluded.unread_count,
+        last_inbound_at = greatest(${conversations.lastInboundAt}, excluded.last_inbound_at))
+    select id, contact_id from inserted`);
+  return rowsOf<{ id: string; contact_id: string }>(result).map((r) => ({
+    id: r.id,
+    contactId: r.contact_id,
+  }));
+}
