@@ -99,7 +99,7 @@ export function Thread(p: {
 
 /** A delivery status as ticks, with the word for screen readers and as the tooltip. */
 export function Ticks({ status }: { status: 'queued' | 'sent' | 'delivered' | 'read' | 'failed' }) {
-  const marks = { queued: '🕓', sent: '✓', delivered: '✓✓', read: '✓✓', failed: '!' }[status];
+  const marks = { queued: '…', sent: '✓', delivered: '✓✓', read: '✓✓', failed: '!' }[status];
   return (
     <span class={`ticks ticks-${status}`} title={status} data-status={status}>
       <span aria-hidden="true">{marks}</span>
