@@ -222,6 +222,16 @@ export const CONFIG_DOCS: Record<keyof typeof ConfigSchema.properties, ConfigVar
     group: 'Messaging',
     meaning: "how long a portal's numbers and templates are cached (ms)",
   },
+  MESSAGING_MEDIA_MAX_BYTES: {
+    group: 'Messaging',
+    meaning:
+      'largest inbound medium GET /messaging/media/{id} serves, in bytes (held in memory while checked)',
+  },
+  MESSAGING_CONTENT_RETENTION_DAYS: {
+    group: 'Messaging',
+    meaning:
+      'days the content of messages in both directions is kept; then it is erased, metadata stays',
+  },
   SANDBOX_PROVIDER_PORT: {
     group: 'Development',
     meaning: 'port of the development sandbox provider',

@@ -256,6 +256,18 @@ export const ConfigSchema = Type.Object({
     3_600_000,
     30_000,
   ),
+  MESSAGING_MEDIA_MAX_BYTES: Int(
+    'bytes from 1 to 104857600 (100 MiB)',
+    1,
+    100 * 1024 * 1024,
+    100 * 1024 * 1024,
+  ),
+  MESSAGING_CONTENT_RETENTION_DAYS: Int(
+    'days message content (texts, captions, file names, …) is kept, both directions, 1 to 3650',
+    1,
+    3_650,
+    90,
+  ),
   SANDBOX_PROVIDER_PORT: Int('a TCP port from 0 to 65535', 0, 65535, 3001),
 });
 

@@ -12,7 +12,9 @@ import { createSessionStore, type SessionStore } from './browser/session-store.t
 import type { Config } from './config.ts';
 import { createContactsService, type ContactsService } from './contacts/contacts-service.ts';
 import type { Storage } from './db/client.ts';
+import { createMediaService, type MediaService } from './messaging/media/media-service.ts';
 import { anonymiseMessagesOnErasure } from './messaging/messages/message-erasure.ts';
+import { createReadReceipts, type ReadReceipts } from './messaging/messages/read-receipts.ts';
 import { failQueuedOnRevocation } from './messaging/messages/message-failures.ts';
 import {
   createMessagingService,
@@ -75,6 +77,10 @@ export interface Services {
   messagingProvider: ProviderAdapter;
   /** The provider's message templates of the connected account. */
   templates: TemplatesService;
+  /** Inbound media's bytes, fetched from the provider on demand and checked. */
+  media: MediaService;
+  /** Read receipts of inbound messages (the API's, and the inbox's on opening). */
+  readReceipts: ReadReceipts;
   /** Portico-side message drafts and sending them. */
   drafts: DraftsService;
   /** Browser sessions of the web pages. */
@@ -198,6 +204,7 @@ export function createServices(deps: {
     messaging,
     messagingProvider,
     templates: createTemplatesService({ provider: messagingProvider }),
+    ...inboundServices(config, storage, messagingProvider),
     drafts: createDraftsService({
       db: storage.db,
       // One message per recipient through the send service of POST /messaging/messages.
@@ -229,6 +236,22 @@ async function stopInOrder(stops: readonly (() => Promise<void>)[]): Promise<voi
   const failures: unknown[] = [];
   for (const stop of stops) await stop().catch((err: unknown) => failures.push(err));
   if (failures.length > 0) throw failures[0];
+}
+
+/** Inbound media and read receipts, over the provider adapter. */
+function inboundServices(
+  config: Config,
+  storage: Storage,
+  provider: ProviderAdapter,
+): Pick<Services, 'media' | 'readReceipts'> {
+  return {
+    media: createMediaService({
+      db: storage.db,
+      provider,
+      maxBytes: config.MESSAGING_MEDIA_MAX_BYTES,
+    }),
+    readReceipts: createReadReceipts({ db: storage.db, provider }),
+  };
 }
 
 /** Messaging over its provider adapter, with the MESSAGING_* settings. */

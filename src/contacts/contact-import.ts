@@ -5,7 +5,7 @@
  *
  * @see README.md "CRM contacts", import
  */
-import { runOptedOutSteps, type OptedOutStep } from './consent-steps.ts';
+import { recordInitialConsent, runConsentSteps, type OptedOutStep } from './consent-steps.ts';
 import type { Database } from '../db/client.ts';
 import {
   newContactColumns,
@@ -114,19 +114,25 @@ export async function importContacts(
     result.updated = updated.length;
     const before = new Map(existing.map((row) => [row.id, row]));
     for (const after of updated) {
-      await runOptedOutSteps(tx, optedOutSteps, before.get(after.id)!, after);
+      await runConsentSteps(tx, optedOutSteps, before.get(after.id)!, after);
     }
-    const inserted = new Set(
-      await repo.insertContacts(
-        tx,
-        portalId,
-        fresh.map((row) => ({
-          id: newContactId(),
-          ...newContactColumns(row.phone, row.data, source),
-        })),
-      ),
-    );
+    const newRows = fresh.map((row) => ({
+      id: newContactId(),
+      ...newContactColumns(row.phone, row.data, source),
+    }));
+    const inserted = new Set(await repo.insertContacts(tx, portalId, newRows));
     result.created = inserted.size;
+    await recordInitialConsent(
+      tx,
+      newRows
+        .filter((r) => inserted.has(r.phone))
+        .map((r) => ({
+          portalId,
+          id: r.id,
+          consentWhatsapp: r.consentWhatsapp ?? 'unknown',
+          consentSource: r.consentSource ?? source,
+        })),
+    );
     // A phone created meanwhile by another request (after the lock above) is not
     // overwritten blindly: the row is reported so the client can send it again.
     for (const row of fresh) {

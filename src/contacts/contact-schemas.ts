@@ -167,7 +167,7 @@ export const ContactSchema = Type.Object(
       whatsapp: ConsentStateSchema,
       updatedAt: Iso('When the consent state was last set.'),
       source: Type.Enum(CONSENT_SOURCES, {
-        description: 'Who set it: api, import, web, provider.',
+        description: 'Who set it: api, import, web, provider, keyword.',
       }),
     }),
     lastInboundAt: Nullable(Iso('When the contact last wrote in (24-hour service window).')),
@@ -179,6 +179,34 @@ export const ContactSchema = Type.Object(
 export type Contact = Static<typeof ContactSchema>;
 
 export const ContactEnvelopeSchema = Envelope(ContactSchema, { title: 'ContactEnvelope' });
+
+export const ConsentChangeSchema = Type.Object(
+  {
+    from: ConsentStateSchema,
+    to: ConsentStateSchema,
+    source: Type.Enum(CONSENT_SOURCES, {
+      description: 'Who changed it: api, import, web, provider, keyword (the person wrote one).',
+    }),
+    messageId: Nullable(Type.String({ description: 'The inbound message of the keyword.' })),
+    at: Iso('When.'),
+  },
+  { title: 'ConsentChange', description: "A change of the contact's WhatsApp consent." },
+);
+export type ConsentChange = Static<typeof ConsentChangeSchema>;
+
+export const ContactDetailSchema = Type.Object(
+  {
+    ...ContactSchema.properties,
+    consentHistory: Type.Array(ConsentChangeSchema, {
+      description: 'The newest consent changes (up to 20), newest first.',
+    }),
+  },
+  { title: 'ContactDetail', description: 'A CRM contact with its consent history.' },
+);
+export type ContactDetail = Static<typeof ContactDetailSchema>;
+export const ContactDetailEnvelopeSchema = Envelope(ContactDetailSchema, {
+  title: 'ContactDetailEnvelope',
+});
 
 export const ContactPageSchema = Page(ContactSchema, {
   items: 'Newest first.',

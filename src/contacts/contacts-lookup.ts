@@ -17,3 +17,4 @@ export {
 } from './contacts-repository.ts';
 export type { ErasureStep } from './contacts-service.ts';
 export { normalisePhone, PHONE_INPUT_MAX } from './phone.ts';
+export { setConsent, type OptedOutStep } from './consent-steps.ts';

@@ -12,6 +12,7 @@ import { errorResponses, typed, type ApiInstance } from '../external-api/schema-
 import { AppError, type ErrorCode } from '../platform/errors.ts';
 import { jsonBodyParser } from '../platform/json-body.ts';
 import {
+  ContactDetailEnvelopeSchema,
   ContactEnvelopeSchema,
   ContactFieldsSchema,
   ContactPageSchema,
@@ -177,11 +178,16 @@ function getRoute(api: ApiInstance, contacts: ContactsService): void {
       config: READ,
       schema: {
         summary: 'Read a contact',
-        description: "One contact of the token's portal; any other id is 404.",
+        description:
+          "One contact of the token's portal with `consentHistory`: its newest 20 consent " +
+          'changes (from, to, source, the keyword message), newest first; any other id is 404.',
         tags: TAGS,
         params: ContactParamsSchema,
         response: {
-          200: { ...ContactEnvelopeSchema, description: 'The contact.' },
+          200: {
+            ...ContactDetailEnvelopeSchema,
+            description: 'The contact, with its newest consent changes.',
+          },
           ...errorResponses(['invalid_request', 'not_found']),
         },
       },

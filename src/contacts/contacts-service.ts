@@ -14,7 +14,8 @@ import type { Database } from '../db/client.ts';
 import { keysetCursor } from '../external-api/keyset-cursor.ts';
 import { isUniqueViolation } from '../platform/database-errors.ts';
 import { newContactId } from './contact-id.ts';
-import { runOptedOutSteps, type OptedOutStep } from './consent-steps.ts';
+import { recordInitialConsent, runConsentSteps, type OptedOutStep } from './consent-steps.ts';
+import { readConsentHistory, toConsentChange } from './consent-history.ts';
 import { AppError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { claimOrReplay, requestFingerprint } from '../idempotency/idempotency-keys.ts';
@@ -34,6 +35,7 @@ import {
 import { importContacts, type ImportResult } from './contact-import.ts';
 import type {
   Contact,
+  ContactDetail,
   ContactFields,
   ListContactsQuery,
   PatchContactBody,
@@ -110,8 +112,8 @@ export interface ContactsService {
     data: ContactData,
   ): Promise<{ created: boolean; contact: Contact }>;
 
-  /** @throws AppError `not_found` for an unknown id and another portal's alike. */
-  getContact(principal: PortalOf, id: string): Promise<Contact>;
+  /** A contact and its newest consent changes. @throws AppError `not_found` (any other id). */
+  getContact(principal: PortalOf, id: string): Promise<ContactDetail>;
 
   /**
    * Apply a JSON merge patch (RFC 7396).
@@ -196,6 +198,7 @@ async function createContact(
       const existing = await repo.findContactByPhone(tx, principal.portalId, phone);
       throw phoneTaken(existing?.id ?? 'unknown', 'body.phone');
     }
+    await recordInitialConsent(tx, [row]);
     const created = { status: 201, body: { success: true as const, data: toContact(row) } };
     if (idempotencyKey !== undefined) {
       await saveIdempotentResponse(tx, principal.portalId, idempotencyKey, created);
@@ -267,7 +270,10 @@ export function createContactsService({
           portalId: principal.portalId,
           ...columns,
         });
-        if (inserted) return { created: true, contact: toContact(inserted) };
+        if (inserted) {
+          await recordInitialConsent(tx, [inserted]);
+          return { created: true, contact: toContact(inserted) };
+        }
         const row = await repo.findContactByPhone(tx, principal.portalId, phone, {
           forUpdate: true,
         });
@@ -276,7 +282,7 @@ export function createContactsService({
         const updated = changes
           ? await repo.updateContact(tx, principal.portalId, row.id, changes)
           : row;
-        if (updated) await runOptedOutSteps(tx, optedOutSteps, row, updated);
+        if (updated) await runConsentSteps(tx, optedOutSteps, row, updated);
         return { created: false, contact: toContact(updated ?? row) };
       });
     },
@@ -284,7 +290,8 @@ export function createContactsService({
     async getContact(principal, id) {
       const row = await repo.findContact(db, principal.portalId, id);
       if (!row) throw notFound();
-      return toContact(row);
+      const history = await readConsentHistory(db, principal.portalId, id);
+      return { ...toContact(row), consentHistory: history.map(toConsentChange) };
     },
 
     async patchContact(principal, id, patch) {
@@ -303,7 +310,7 @@ export function createContactsService({
           if (Object.keys(changes).length === 0) return toContact(row);
           const updated = await repo.updateContact(tx, principal.portalId, id, changes);
           if (!updated) throw notFound();
-          await runOptedOutSteps(tx, optedOutSteps, row, updated);
+          await runConsentSteps(tx, optedOutSteps, row, updated);
           return toContact(updated);
         });
       } catch (err) {

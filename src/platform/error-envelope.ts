@@ -54,6 +54,14 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
     'The template (name and language) is not APPROVED at the provider (pending, rejected, ' +
     'paused or unknown).',
   provider_error: 'The provider failed or refused the call; retry later.',
+  media_gone:
+    'The provider no longer has this medium (it keeps inbound media for a limited time); ' +
+    'ask the person to send it again.',
+  media_too_large:
+    'The medium is larger than this deployment serves (`MESSAGING_MEDIA_MAX_BYTES`); it ' +
+    'stays on the WhatsApp phone.',
+  media_checksum_mismatch:
+    "The provider's bytes do not match the SHA-256 of the message; nothing was sent. Retry later.",
   provider_timeout: 'The provider did not answer in time; retry later.',
   payload_too_large: "The request body is over the route's limit (64 KiB unless it says).",
   unsupported_media_type: 'The request body is not `application/json`.',

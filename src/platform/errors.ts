@@ -20,14 +20,20 @@ export const ERROR_STATUS = {
   idempotency_conflict: 409,
   conflict: 409,
   not_connected: 409,
+  /** The provider no longer has an inbound medium (it keeps them for a limited time). */
+  media_gone: 410,
   payload_too_large: 413,
   unsupported_media_type: 415,
   recipient_opted_out: 422,
   outside_service_window: 422,
   template_not_approved: 422,
+  /** An inbound medium is over `MESSAGING_MEDIA_MAX_BYTES`. */
+  media_too_large: 422,
   rate_limited: 429,
   internal_error: 500,
   provider_error: 502,
+  /** The provider's bytes of a medium do not match the SHA-256 its webhook gave. */
+  media_checksum_mismatch: 502,
   unavailable: 503,
   provider_timeout: 504,
 } as const satisfies Record<string, number>;

@@ -84,6 +84,12 @@ export const messages = pgTable(
     index('messages_portal_page').on(t.portalId, t.createdAt, t.id),
     index('messages_portal_status_page').on(t.portalId, t.status, t.createdAt, t.id),
     index('messages_portal_to_page').on(t.portalId, t.to, t.createdAt, t.id),
+    // A contact's messages and a conversation's thread (docs/messaging.md "Conversations").
+    index('messages_portal_contact_page').on(t.portalId, t.contactId, t.createdAt, t.id),
+    // The retention sweep: messages whose content is still there, oldest first.
+    index('messages_content_expiry')
+      .on(t.createdAt)
+      .where(sql`${t.content} IS NOT NULL`),
     check('messages_price_not_negative', sql`${t.priceMinor} >= 0`),
   ],
 );

@@ -2,13 +2,16 @@
  * Messaging's step of a contact's erasure (contacts/'s `ErasureStep`, given in services.ts):
  * the erased person's messages still queued fail with `recipient_erased` and their credit is
  * released; then every message of theirs (by contact or phone) keeps its status, times and price
- * for the portal's reports, but loses the phone, the text, the template parameters and the link.
+ * for the portal's reports, but loses the phone, the text, the template parameters and the link;
+ * every message the person wrote loses its content, their phone and the link, and its media
+ * records go.
  *
  * @see docs/messaging.md
  */
 import type { ErasureStep } from '../../contacts/contacts-lookup.ts';
 import { failQueuedOfErased } from './message-failures.ts';
 import { anonymiseMessagesOf } from './messages-repository.ts';
+import { eraseInboundOf } from '../conversations/content-retention.ts';
 
 /** @returns `failed` `queuedMessages` and `anonymised` `messageRecipients`, with their counts. */
 export const anonymiseMessagesOnErasure: ErasureStep = async (tx, contact) => {
@@ -20,5 +23,6 @@ export const anonymiseMessagesOnErasure: ErasureStep = async (tx, contact) => {
       what: 'messageRecipients',
       count: await anonymiseMessagesOf(tx, contact),
     },
+    { kind: 'anonymised', what: 'inboundMessages', count: await eraseInboundOf(tx, contact) },
   ];
 };

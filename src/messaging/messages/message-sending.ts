@@ -244,6 +244,8 @@ export function createSendMessage(deps: SendDeps) {
     principal: PortalOf;
     input: SendMessageBody;
     idempotencyKey?: string | undefined;
+    /** Internal: the reply confirming an opt-out keyword (docs/messaging.md). */
+    optOutConfirmation?: boolean | undefined;
   }): Promise<SendMessageResult> {
     const { portalId } = args.principal;
     const requestHash = requestFingerprint(SEND_ROUTE, args.input);
@@ -263,6 +265,7 @@ export function createSendMessage(deps: SendDeps) {
       portalId,
       input: args.input,
       now: now(),
+      optOutConfirmation: args.optOutConfirmation,
     });
     return queueIt(portalId, checked, { idempotencyKey: args.idempotencyKey, requestHash });
   }

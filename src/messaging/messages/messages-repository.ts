@@ -259,7 +259,7 @@ export async function failQueuedOfPerson(
 
 /**
  * Strip a person from their messages (contact erasure): the phone becomes `erased`, the text
- * and template parameters are removed, the contact link is cut.
+ * and template parameters and the sealed content are removed, the contact link is cut.
  *
  * @returns how many messages were anonymised.
  */

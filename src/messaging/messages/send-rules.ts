@@ -117,13 +117,15 @@ export async function checkSend(deps: {
   portalId: number;
   input: SendMessageBody;
   now: Date;
+  /** The confirmation of an opt-out keyword: the one text sent to a person just opted out. */
+  optOutConfirmation?: boolean | undefined;
 }): Promise<CheckedSend> {
   const { db, provider, portalId, input } = deps;
   contentOf(input);
   const { to, contact } = await recipientOf(db, portalId, input);
   const sender = await senderOf(provider, portalId, input.from);
   const from = sender.id;
-  if (contact?.consentWhatsapp === 'opted_out')
+  if (contact?.consentWhatsapp === 'opted_out' && !deps.optOutConfirmation)
     throw new AppError('recipient_opted_out', 'The recipient opted out of WhatsApp messages.');
   const base = { to, contactId: contact?.id ?? null, from };
   if (input.type === 'text') {

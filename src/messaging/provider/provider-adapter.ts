@@ -240,6 +240,41 @@ export function createProviderAdapter(deps: ProviderAdapterDeps) {
         },
         'send',
       ),
+
+    ...inboundCalls(withCloudApi, call),
+  };
+}
+
+/** The calls about inbound messages: their media, and read receipts. */
+function inboundCalls(
+  withCloudApi: WithCloudApi,
+  call: <T>(portalId: number, what: string, fn: (cloud: CloudApi) => Promise<T>) => Promise<T>,
+) {
+  return {
+    /**
+     * An inbound medium's bytes from the provider: `GET /{media-id}`, then its short-lived URL
+     * downloaded with the token into memory (at most `maxBytes`; a stated `file_size` above it
+     * refuses before downloading). The URL never leaves partner/ and this call. Failures are
+     * raw (the media service reads them: a medium the provider no longer has is `media_gone`).
+     *
+     * @throws ConnectionInactiveError, ProviderError
+     */
+    fetchMedium: (portalId: number, providerMediaId: string, maxBytes: number) =>
+      withCloudApi(portalId, 'media download', async (cloud) => {
+        const { url, ...info } = await cloud.getMedia(providerMediaId);
+        if (info.fileSize !== undefined && info.fileSize > maxBytes)
+          return { info, download: { ok: false as const, reason: 'too_large' as const } };
+        return { info, download: await cloud.downloadMedia(url, maxBytes) };
+      }),
+
+    /**
+     * Mark the inbound message `wamid`, written to `phoneNumberId`, read at the provider.
+     *
+     * @throws AppError `not_connected`, `invalid_request` (a wamid the provider refuses),
+     *   `provider_error`, `provider_timeout`.
+     */
+    markRead: (portalId: number, phoneNumberId: string, wamid: string): Promise<void> =>
+      call(portalId, 'read receipt', (cloud) => cloud.markRead(phoneNumberId, wamid)),
   };
 }
 

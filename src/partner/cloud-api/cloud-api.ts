@@ -17,6 +17,7 @@
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/phone-numbers
  * @see https://developers.facebook.com/docs/whatsapp/business-management-api/message-templates
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media
  */
 import type {
   MessageTemplate,
@@ -26,10 +27,12 @@ import type {
   PhoneNumber,
 } from './cloud-api-types.ts';
 import { afterCursor, dataOf, first, phoneNumber, template } from './cloud-api-parse.ts';
+import { downloadMedia, mediaInfo, type MediaDownload, type MediaInfo } from './cloud-api-media.ts';
 import { asString, graphCall } from '../graph-call.ts';
 import { ProviderError } from '../provider-error.ts';
 
 export type * from './cloud-api-types.ts';
+export type { MediaDownload, MediaInfo } from './cloud-api-media.ts';
 
 /** Most pages `listPhoneNumbers` follows (100 numbers each): a bound on a looping cursor. */
 const MAX_PAGES = 50;
@@ -149,6 +152,51 @@ function cloudApiFor(base: string, timeoutMs: number, token: string, signal?: Ab
       const wamid = asString(first(body.messages)?.id);
       if (!wamid) throw new ProviderError('other', 'message send: answered without a message id');
       return { wamid, waId: asString(first(body.contacts)?.wa_id) };
+    },
+
+    ...inboundCalls(base, timeoutMs, token, signal),
+  };
+}
+
+/** The calls about inbound messages: their media, and read receipts. */
+function inboundCalls(base: string, timeoutMs: number, token: string, signal?: AbortSignal) {
+  return {
+    /**
+     * What the provider knows of an inbound medium (`GET /{media-id}`): its short-lived download
+     * URL (for `downloadMedia` only), mime type, SHA-256 and size.
+     *
+     * @throws ProviderError; Graph code 100 when the provider no longer has the medium.
+     * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#retrieve-media-url
+     */
+    getMedia: (mediaId: string): Promise<MediaInfo> =>
+      mediaInfo(base, timeoutMs, { token, signal }, mediaId),
+
+    /**
+     * Download a medium's URL (from `getMedia`) with the token into memory, at most `maxBytes`.
+     *
+     * @returns the bytes and their SHA-256, or `too_large`.
+     * @throws ProviderError; `other` with `httpStatus` 404 or 410 when the medium is gone.
+     * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#download-media
+     */
+    downloadMedia: (url: string, maxBytes: number): Promise<MediaDownload> =>
+      downloadMedia(base, timeoutMs, { token, signal }, url, maxBytes),
+
+    /**
+     * Mark an inbound message read (`POST /{phone-number-id}/messages` with `status: "read"`):
+     * the person sees blue ticks on it and on every earlier message of the thread.
+     *
+     * @throws ProviderError; `rejected` for a wamid the provider refuses (code 100).
+     * @see https://developers.facebook.com/docs/whatsapp/cloud-api/guides/mark-message-as-read
+     */
+    async markRead(phoneNumberId: string, wamid: string): Promise<void> {
+      graphId('phone number id', phoneNumberId);
+      await rejectingBadParameters(
+        graphCall(timeoutMs, 'read receipt', `${base}/${phoneNumberId}/messages`, {
+          bearer: token,
+          json: { messaging_product: 'whatsapp', status: 'read', message_id: wamid },
+          ...(signal && { signal }),
+        }),
+      );
     },
   };
 }

@@ -1,0 +1,2 @@
+CREATE INDEX "messages_portal_contact_page" ON "messages" USING btree ("portal_id","contact_id","created_at","id");--> statement-breakpoint
+CREATE INDEX "messages_content_expiry" ON "messages" USING btree ("created_at") WHERE "messages"."content" IS NOT NULL;

@@ -1,0 +1,94 @@
+/**
+ * Message content is personal data of the tenant's customers: it is kept
+ * `MESSAGING_CONTENT_RETENTION_DAYS` (default 90), then erased in both directions (`content`,
+ * and an outbound message's text and template parameters, become null; ids, types, statuses,
+ * times and prices stay for the reports). A contact's erasure removes all of the person's
+ * content at once (`eraseInboundOf`, with messages-repository.ts's `anonymiseMessagesOf` for
+ * the outbound side).
+ *
+ * @see docs/messaging.md "Retention"
+ */
+import { and, eq, isNotNull, lt, or, sql } from 'drizzle-orm';
+import { inboundMessages, media } from '../../db/schema/conversations.ts';
+import { messages } from '../../db/schema/messages.ts';
+import type { Db, Tx } from '../messages/messages-repository.ts';
+
+/** Rows one statement of the sweep changes at most (short transactions, short locks). */
+export const RETENTION_BATCH = 1000;
+
+/**
+ * Erase the content of messages older than `before`, in batches (index
+ * `inbound_messages_content_expiry`, `messages_content_expiry`), across portals.
+ *
+ * @returns how many inbound and outbound messages lost their content.
+ */
+export async function expireContent(
+  db: Db,
+  before: Date,
+  batch = RETENTION_BATCH,
+): Promise<{ inbound: number; outbound: number }> {
+  const counts = { inbound: 0, outbound: 0 };
+  for (;;) {
+    const due = db
+      .select({ id: inboundMessages.id })
+      .from(inboundMessages)
+      .where(and(isNotNull(inboundMessages.content), lt(inboundMessages.receivedAt, before)))
+      .limit(batch);
+    const rows = await db
+      .update(inboundMessages)
+      .set({ content: null })
+      .where(sql`${inboundMessages.id} in (${due})`)
+      .returning({ id: inboundMessages.id });
+    counts.inbound += rows.length;
+    if (rows.length < batch) break;
+  }
+  for (;;) {
+    const due = db
+      .select({ id: messages.id })
+      .from(messages)
+      .where(
+        and(
+          lt(messages.createdAt, before),
+          or(isNotNull(messages.content), isNotNull(messages.textBody)),
+        ),
+      )
+      .limit(batch);
+    const rows = await db
+      .update(messages)
+      .set({ content: null, textBody: null, templateParameters: null })
+      .where(sql`${messages.id} in (${due})`)
+      .returning({ id: messages.id });
+    counts.outbound += rows.length;
+    if (rows.length < batch) break;
+  }
+  return counts;
+}
+
+/**
+ * A contact's erasure, inbound side: every message the person wrote (by contact or by phone)
+ * loses its content, its sender's phone (`erased`) and the link to the contact; the media
+ * records of those messages are deleted (the bytes were never stored).
+ *
+ * @returns how many inbound messages were anonymised.
+ */
+export async function eraseInboundOf(
+  tx: Tx,
+  contact: { portalId: number; id: string; phone: string },
+): Promise<number> {
+  const rows = await tx
+    .update(inboundMessages)
+    .set({ content: null, from: 'erased', contactId: null })
+    .where(
+      and(
+        eq(inboundMessages.portalId, contact.portalId),
+        or(eq(inboundMessages.contactId, contact.id), eq(inboundMessages.from, contact.phone)),
+      ),
+    )
+    .returning({ id: inboundMessages.id, mediaId: inboundMessages.mediaId });
+  const mediaIds = rows.flatMap((r) => (r.mediaId === null ? [] : [r.mediaId]));
+  if (mediaIds.length > 0)
+    await tx
+      .delete(media)
+      .where(and(eq(media.portalId, contact.portalId), sql`${media.id} in ${mediaIds}`));
+  return rows.length;
+}

@@ -1,0 +1,261 @@
+/**
+ * Queries over `conversations` (one row per contact and business number) and the thread of
+ * messages in both directions. Invariant (docs/security.md, tenant isolation): every statement
+ * filters by portal id in the statement itself, except the two sweeps across portals
+ * (`claimClosingWindows`, `expireContent`), which touch no tenant's data beyond their own rows.
+ *
+ * Pages are the project's one keyset order (`db/keyset-page.ts`), newest first: conversations on
+ * `(last_message_at, id)` (index `conversations_portal_page`), messages on `(time, id)` where the
+ * time is `created_at` for outbound and `received_at` for inbound (each branch of the merged
+ * list reads its table's page index, `limit + 1` rows each, before the merge).
+ *
+ * @see docs/messaging.md "Conversations"
+ */
+import { and, eq, gt, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { contacts } from '../../db/schema/contacts.ts';
+import { conversations, inboundMessages } from '../../db/schema/conversations.ts';
+import { messages } from '../../db/schema/messages.ts';
+import { keysetClauses, type KeysetPage, type PagePosition } from '../../db/keyset-page.ts';
+import { randomBase62 } from '../../platform/crypto.ts';
+import type { SealedValue } from '../../platform/keyring.ts';
+import type { Db } from '../messages/messages-repository.ts';
+import { SERVICE_WINDOW_MS } from '../messages/service-windows.ts';
+
+export type ConversationRow = typeof conversations.$inferSelect;
+export type Direction = 'inbound' | 'outbound';
+
+/** Public conversation id: `cnv_` + base62 of 16 random bytes. */
+export function newConversationId(): string {
+  return `cnv_${randomBase62(16)}`;
+}
+
+/**
+ * Record a message of either direction in its conversation (created on the first): the last
+ * message moves forward only (a late webhook never replaces a newer one), an inbound message
+ * adds one to the unread count and moves `last_inbound_at` (the service window) forward.
+ * Run it in the transaction that stores the message.
+ */
+export async function recordConversationMessage(
+  tx: Db,
+  m: {
+    portalId: number;
+    contactId: string;
+    phoneNumberId: string;
+    messageId: string;
+    direction: Direction;
+    at: Date;
+  },
+): Promise<void> {
+  const inbound = m.direction === 'inbound';
+  const newer = sql`excluded.last_message_at >= ${conversations.lastMessageAt}`;
+  await tx
+    .insert(conversations)
+    .values({
+      id: newConversationId(),
+      portalId: m.portalId,
+      contactId: m.contactId,
+      phoneNumberId: m.phoneNumberId,
+      lastMessageId: m.messageId,
+      lastMessageAt: m.at,
+      lastDirection: m.direction,
+      unreadCount: inbound ? 1 : 0,
+      lastInboundAt: inbound ? m.at : null,
+    })
+    .onConflictDoUpdate({
+      target: [conversations.portalId, conversations.contactId, conversations.phoneNumberId],
+      set: {
+        lastMessageId: sql`case when ${newer} then excluded.last_message_id else ${conversations.lastMessageId} end`,
+        lastDirection: sql`case when ${newer} then excluded.last_direction else ${conversations.lastDirection} end`,
+        lastMessageAt: sql`greatest(${conversations.lastMessageAt}, excluded.last_message_at)`,
+        unreadCount: sql`${conversations.unreadCount} + excluded.unread_count`,
+        lastInboundAt: sql`greatest(${conversations.lastInboundAt}, excluded.last_inbound_at)`,
+      },
+    });
+}
+
+/**
+ * Lower a conversation's unread count by `count` inbound messages just marked read (never
+ * below 0).
+ */
+export async function markConversationRead(
+  tx: Db,
+  c: { portalId: number; contactId: string; phoneNumberId: string; count: number },
+): Promise<void> {
+  await tx
+    .update(conversations)
+    .set({ unreadCount: sql`greatest(${conversations.unreadCount} - ${c.count}, 0)` })
+    .where(
+      and(
+        eq(conversations.portalId, c.portalId),
+        eq(conversations.contactId, c.contactId),
+        eq(conversations.phoneNumberId, c.phoneNumberId),
+      ),
+    );
+}
+
+export interface ConversationFilter {
+  /** Only conversations with unread inbound messages. */
+  unread?: boolean | undefined;
+  /** Only conversations whose service window is open at this instant. */
+  windowOpenAt?: Date | undefined;
+}
+
+/** A conversation with its contact and last message, as one list row. */
+export interface ConversationListRow {
+  id: string;
+  contactId: string;
+  contactFirstName: string | null;
+  contactLastName: string | null;
+  contactPhone: string;
+  phoneNumberId: string;
+  lastMessageId: string;
+  lastDirection: Direction;
+  /** The last message's type (null only if the message row is gone). */
+  lastType: string | null;
+  /** Its sealed content (null when expired or erased). */
+  lastContent: SealedValue | null;
+  /** An outbound template's name (shown when the content is gone). */
+  lastTemplateName: string | null;
+  lastMessageAt: Date;
+  unreadCount: number;
+  lastInboundAt: Date | null;
+  /** The keyset position (`lastMessageAt`), for the cursor. */
+  createdAt: Date;
+}
+
+const outbound = alias(messages, 'last_out');
+const inbound = alias(inboundMessages, 'last_in');
+
+const listColumns = {
+  id: conversations.id,
+  contactId: conversations.contactId,
+  contactFirstName: contacts.firstName,
+  contactLastName: contacts.lastName,
+  contactPhone: contacts.phone,
+  phoneNumberId: conversations.phoneNumberId,
+  lastMessageId: conversations.lastMessageId,
+  lastDirection: conversations.lastDirection,
+  lastType: sql<string | null>`coalesce(${outbound.type}, ${inbound.type})`,
+  lastContent: sql<SealedValue | null>`coalesce(${outbound.content}, ${inbound.content})`,
+  lastTemplateName: outbound.templateName,
+  lastMessageAt: conversations.lastMessageAt,
+  unreadCount: conversations.unreadCount,
+  lastInboundAt: conversations.lastInboundAt,
+  createdAt: conversations.lastMessageAt,
+};
+
+function selectConversations(db: Db) {
+  return db
+    .select(listColumns)
+    .from(conversations)
+    .innerJoin(
+      contacts,
+      and(eq(contacts.portalId, conversations.portalId), eq(contacts.id, conversations.contactId)),
+    )
+    .leftJoin(
+      outbound,
+      and(
+        eq(conversations.lastDirection, 'outbound'),
+        eq(outbound.portalId, conversations.portalId),
+        eq(outbound.id, conversations.lastMessageId),
+      ),
+    )
+    .leftJoin(
+      inbound,
+      and(
+        eq(conversations.lastDirection, 'inbound'),
+        eq(inbound.portalId, conversations.portalId),
+        eq(inbound.id, conversations.lastMessageId),
+      ),
+    );
+}
+
+/**
+ * One page of the portal's conversations, newest activity first, keyset on
+ * `(last_message_at, id)`; the contact and the last message joined by primary key.
+ *
+ * @param options.limit rows wanted; one more is read to know whether a next page exists.
+ */
+export async function listConversationPage(
+  db: Db,
+  portalId: number,
+  options: { limit: number; after?: PagePosition | undefined; filter: ConversationFilter },
+): Promise<KeysetPage<ConversationListRow>> {
+  const conditions: SQL[] = [eq(conversations.portalId, portalId)];
+  if (options.filter.unread) conditions.push(gt(conversations.unreadCount, 0));
+  const openAt = options.filter.windowOpenAt;
+  if (openAt)
+    conditions.push(
+      gt(conversations.lastInboundAt, new Date(openAt.getTime() - SERVICE_WINDOW_MS)),
+    );
+  const { where, orderBy } = keysetClauses(
+    { createdAt: conversations.lastMessageAt, id: conversations.id },
+    conditions,
+    options.after,
+  );
+  const rows = await selectConversations(db)
+    .where(where)
+    .orderBy(...orderBy)
+    .limit(options.limit + 1);
+  return { rows: rows.slice(0, options.limit), hasMore: rows.length > options.limit };
+}
+
+/** One conversation by its id, with its contact and last message; null when not the portal's. */
+export async function findConversation(
+  db: Db,
+  portalId: number,
+  id: string,
+): Promise<ConversationListRow | null> {
+  const [row] = await selectConversations(db).where(
+    and(eq(conversations.portalId, portalId), eq(conversations.id, id)),
+  );
+  return row ?? null;
+}
+
+/** A window about to close: the conversation and when its window ends. */
+export interface ClosingWindow {
+  portalId: number;
+  conversationId: string;
+  contactId: string;
+  phoneNumberId: string;
+  expiresAt: Date;
+}
+
+/**
+ * Claim the service windows (of every portal) that close within `leadMs` of `now` and have not
+ * been announced for their current opening: `window_closing_notified_at` is set in the same
+ * statement, so each window is claimed once, whichever instance runs the sweep. A window that a
+ * new inbound message extended is claimed again before its new end.
+ */
+export async function claimClosingWindows(
+  tx: Db,
+  now: Date,
+  leadMs: number,
+): Promise<ClosingWindow[]> {
+  const opened = (ms: number) => new Date(now.getTime() - ms);
+  const rows = await tx
+    .update(conversations)
+    .set({ windowClosingNotifiedAt: now })
+    .where(
+      and(
+        gt(conversations.lastInboundAt, opened(SERVICE_WINDOW_MS)),
+        sql`${conversations.lastInboundAt} <= ${opened(SERVICE_WINDOW_MS - leadMs).toISOString()}::timestamptz`,
+        or(
+          isNull(conversations.windowClosingNotifiedAt),
+          lt(conversations.windowClosingNotifiedAt, conversations.lastInboundAt),
+        ),
+      ),
+    )
+    .returning({
+      portalId: conversations.portalId,
+      conversationId: conversations.id,
+      contactId: conversations.contactId,
+      phoneNumberId: conversations.phoneNumberId,
+      lastInboundAt: conversations.lastInboundAt,
+    });
+  return rows.map(({ lastInboundAt, ...r }) => ({
+    ...r,
+    expiresAt: new Date(lastInboundAt!.getTime() + SERVICE_WINDOW_MS),
+  }));
+}

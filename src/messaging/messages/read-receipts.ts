@@ -1,0 +1,133 @@
+/**
+ * Read receipts: marking a person's message read at the provider (`status: "read"`, the blue
+ * ticks) and in Portico. The provider marks that message and every earlier one of the thread
+ * read, so Portico does too: every unread inbound message of the same contact and business
+ * number received up to it gets `read_at`, and the conversation's `unread_count` goes down by
+ * their number (never below 0). Idempotent: a message already read changes nothing and calls no
+ * one. `markReadOnOpen` is the inbox's: it marks a conversation's newest message read when the
+ * portal's `auto_mark_read` setting says so (off when the portal has no settings row).
+ *
+ * Invariants: every statement filters by portal id; the provider is called before anything is
+ * written (a refusal changes nothing); concurrent marks of one message write once.
+ *
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/guides/mark-message-as-read
+ * @see docs/messaging.md "Read receipts"
+ */
+import { and, desc, eq, isNull, lte, sql } from 'drizzle-orm';
+import type { Database } from '../../db/client.ts';
+import {
+  conversations,
+  inboundMessages,
+  messagingSettings,
+} from '../../db/schema/conversations.ts';
+import { AppError } from '../../platform/errors.ts';
+import type { ProviderAdapter } from '../provider/provider-adapter.ts';
+
+/** The outcome of a mark: the message and when Portico recorded it read. */
+export interface ReadReceipt {
+  /** The inbound message (`msg_…`). */
+  id: string;
+  readAt: Date;
+}
+
+export interface ReadReceiptsDeps {
+  db: Database;
+  provider: Pick<ProviderAdapter, 'markRead'>;
+  /** The clock (tests move it). */
+  now?: () => Date;
+}
+
+export type ReadReceipts = ReturnType<typeof createReadReceipts>;
+
+export function createReadReceipts(deps: ReadReceiptsDeps) {
+  const { db, provider } = deps;
+  const now = deps.now ?? (() => new Date());
+
+  /**
+   * Mark the portal's inbound message `messageId` read, at the provider and in Portico.
+   *
+   * @returns the message id and its `readAt` (the first mark's time on a repeat).
+   * @throws AppError `not_found` (no inbound message with this id in the portal: an outbound
+   *   message's id, another portal's), `not_connected` (409), `invalid_request` (the provider
+   *   refuses the wamid), `provider_error` (502), `provider_timeout` (504).
+   */
+  async function markRead(portalId: number, messageId: string): Promise<ReadReceipt> {
+    const [message] = await db
+      .select()
+      .from(inboundMessages)
+      .where(and(eq(inboundMessages.portalId, portalId), eq(inboundMessages.id, messageId)));
+    if (!message) throw new AppError('not_found', 'No inbound message with this id.');
+    if (message.readAt !== null) return { id: message.id, readAt: message.readAt };
+    await provider.markRead(portalId, message.phoneNumberId, message.providerMessageId);
+    const readAt = now();
+    return db.transaction(async (tx) => {
+      // The thread up to this message: the same person (while the contact exists) and number.
+      const thread =
+        message.contactId === null
+          ? eq(inboundMessages.id, message.id)
+          : and(
+              eq(inboundMessages.contactId, message.contactId),
+              eq(inboundMessages.phoneNumberId, message.phoneNumberId),
+              lte(inboundMessages.receivedAt, message.receivedAt),
+            );
+      const marked = await tx
+        .update(inboundMessages)
+        .set({ readAt })
+        .where(and(eq(inboundMessages.portalId, portalId), isNull(inboundMessages.readAt), thread))
+        .returning({ id: inboundMessages.id });
+      if (marked.length > 0 && message.contactId !== null)
+        await tx
+          .update(conversations)
+          .set({ unreadCount: sql`greatest(${conversations.unreadCount} - ${marked.length}, 0)` })
+          .where(
+            and(
+              eq(conversations.portalId, portalId),
+              eq(conversations.contactId, message.contactId),
+              eq(conversations.phoneNumberId, message.phoneNumberId),
+            ),
+          );
+      if (marked.some((m) => m.id === message.id)) return { id: message.id, readAt };
+      // A concurrent mark got there first: its time stands.
+      const [now] = await tx
+        .select({ readAt: inboundMessages.readAt })
+        .from(inboundMessages)
+        .where(and(eq(inboundMessages.portalId, portalId), eq(inboundMessages.id, message.id)));
+      return { id: message.id, readAt: now?.readAt ?? readAt };
+    });
+  }
+
+  /**
+   * The inbox opened a conversation: when the portal's `auto_mark_read` is on, mark its newest
+   * inbound message (and so the whole thread) read; otherwise nothing.
+   *
+   * @param conversation the conversation's contact (`ctc_…`) and business phone number id.
+   * @returns the mark made, or null when the setting is off or nothing is unread.
+   * @throws as `markRead` (the provider's refusals).
+   */
+  async function markReadOnOpen(
+    portalId: number,
+    conversation: { contactId: string; phoneNumberId: string },
+  ): Promise<ReadReceipt | null> {
+    const [settings] = await db
+      .select({ autoMarkRead: messagingSettings.autoMarkRead })
+      .from(messagingSettings)
+      .where(eq(messagingSettings.portalId, portalId));
+    if (!settings?.autoMarkRead) return null;
+    const [newest] = await db
+      .select({ id: inboundMessages.id, readAt: inboundMessages.readAt })
+      .from(inboundMessages)
+      .where(
+        and(
+          eq(inboundMessages.portalId, portalId),
+          eq(inboundMessages.contactId, conversation.contactId),
+          eq(inboundMessages.phoneNumberId, conversation.phoneNumberId),
+        ),
+      )
+      .orderBy(desc(inboundMessages.receivedAt), desc(inboundMessages.id))
+      .limit(1);
+    if (!newest || newest.readAt !== null) return null;
+    return markRead(portalId, newest.id);
+  }
+
+  return { markRead, markReadOnOpen };
+}
