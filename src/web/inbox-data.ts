@@ -165,8 +165,8 @@ export function createInboxReads(deps: InboxDataDeps): InboxReads {
         } else {
           const m = outbound.get(k.id);
           if (!m) continue;
-          const view = toMessage(m);
           const content = opened<OutboundContent>(keyring, portalId, m.id, m.content);
+          const view = toMessage(m, content);
           items.push({
             ...view,
             direction: 'outbound',
