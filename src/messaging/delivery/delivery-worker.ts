@@ -26,14 +26,18 @@ import {
 } from '../messages/messages-repository.ts';
 import type { OutboundMessage, ProviderAdapter } from '../provider/provider-adapter.ts';
 import type { SenderPacing } from './sender-pacing.ts';
+import type { ContentKeyring, OutboundContent } from '../messages/message-content.ts';
+import { outboundContentOf } from '../messages/message-view.ts';
+import { recordOutboundInConversation } from '../messages/outbound-conversation.ts';
 
 /** What became of one job. */
 export type JobOutcome = 'sent' | 'skipped' | 'retry' | 'failed';
 
 /** The Cloud API message of a row: text, or a template with its body parameters. */
-export function outboundOf(row: MessageRow): OutboundMessage {
-  if (row.type === 'text') return { to: row.to, type: 'text', text: { body: row.textBody ?? '' } };
-  const parameters = row.templateParameters ?? [];
+export function outboundOf(row: MessageRow, content: OutboundContent | null): OutboundMessage {
+  if (row.type === 'text')
+    return { to: row.to, type: 'text', text: { body: content?.text?.body ?? '' } };
+  const parameters = content?.template?.parameters ?? [];
   return {
     to: row.to,
     type: 'template',
@@ -56,6 +60,8 @@ function errorOf(err: ProviderError): { code: string; title: string } {
 
 export function createDeliveryWorker(deps: {
   db: Database;
+  /** Opens the message's sealed content for the provider call (message-content.ts). */
+  keyring: ContentKeyring;
   provider: Pick<ProviderAdapter, 'sendMessage'>;
   pacing: SenderPacing;
   logger: Logger;
@@ -69,8 +75,20 @@ export function createDeliveryWorker(deps: {
     await pacing.take(row.from, signal);
     try {
       // The wamid is recorded inside the send, before a revocation waiting for it goes on.
-      await provider.sendMessage(row.portalId, row.from, outboundOf(row), row.id, (wamid) =>
-        recordProviderMessageId(db, row.id, wamid),
+      const content = outboundContentOf(deps.keyring, row);
+      await provider.sendMessage(
+        row.portalId,
+        row.from,
+        outboundOf(row, content),
+        row.id,
+        (wamid) => recordProviderMessageId(db, row.id, wamid),
+      );
+      // Sent is sent: a failure here must not retry the job (the person would get it twice).
+      await recordOutboundInConversation(db, row).catch((err: unknown) =>
+        log.warn(
+          { messageId: row.id, error: err instanceof Error ? err.name : typeof err },
+          'the conversation could not be updated',
+        ),
       );
       return 'sent';
     } catch (err) {

@@ -16,10 +16,16 @@ export const InboundMediaSchema = Type.Object(
   {
     id: Str('Our medium (`med_…`): `GET /messaging/media/{id}` downloads its bytes.'),
     mimeType: Str('As the provider gave it, e.g. `image/jpeg`.'),
-    sha256: Nullable(Str('Lower-case hex SHA-256 of the bytes, when the provider gave it.')),
-    fileSize: Nullable(Type.Integer({ description: 'Bytes, once known.' })),
-    caption: Nullable(Str('The caption the person wrote (image, video, document).')),
-    filename: Nullable(Str("A document's file name, as the person's phone named it.")),
+    sha256: Nullable(Str(), {
+      description: 'Lower-case hex SHA-256 of the bytes, when the provider gave it.',
+    }),
+    fileSize: Nullable(Type.Integer(), { description: 'Bytes, once known.' }),
+    caption: Nullable(Str(), {
+      description: 'The caption the person wrote (image, video, document).',
+    }),
+    filename: Nullable(Str(), {
+      description: "A document's file name, as the person's phone named it.",
+    }),
     animated: Opt(Type.Boolean({ description: 'A sticker: animated or not.' })),
   },
   { description: 'For `image`, `audio`, `video`, `document` and `sticker`.' },
@@ -63,7 +69,9 @@ export const InboundMessageSchema = Type.Object(
     id: Str('Message id (`msg_…`), in the same space as outbound messages.'),
     direction: Type.Literal('inbound'),
     from: Str('The person, E.164.'),
-    contactId: Nullable(Str('The contact who wrote (`ctc_…`); null once erased.')),
+    contactId: Nullable(Str(), {
+      description: 'The contact who wrote (`ctc_…`); null once erased.',
+    }),
     phoneNumberId: Str('The business number written to: its phone number id.'),
     providerMessageId: Str("The provider's id (wamid)."),
     type: Str(
@@ -85,7 +93,9 @@ export const InboundMessageSchema = Type.Object(
     reaction: Opt(
       Type.Object(
         {
-          messageId: Nullable(Str('The message reacted to (`msg_…`), when Portico knows it.')),
+          messageId: Nullable(Str(), {
+            description: 'The message reacted to (`msg_…`), when Portico knows it.',
+          }),
           providerMessageId: Str('The wamid of the message reacted to.'),
           emoji: Str('The emoji; empty when the person removed their reaction.'),
         },
@@ -103,8 +113,10 @@ export const InboundMessageSchema = Type.Object(
     ),
     context: Nullable(
       Type.Object({
-        messageId: Nullable(Str('The message replied to (`msg_…`), when Portico knows it.')),
-        providerMessageId: Nullable(Str('The wamid of the message replied to.')),
+        messageId: Nullable(Str(), {
+          description: 'The message replied to (`msg_…`), when Portico knows it.',
+        }),
+        providerMessageId: Nullable(Str(), { description: 'The wamid of the message replied to.' }),
         forwarded: Type.Boolean({ description: 'The person forwarded this message.' }),
       }),
       { description: 'What this message replies to (or that it was forwarded); null if none.' },
@@ -116,7 +128,9 @@ export const InboundMessageSchema = Type.Object(
       }),
     ),
     receivedAt: Iso('When the person sent it.'),
-    readAt: Nullable(Iso('When the business marked it read.')),
+    readAt: Nullable(Type.String({ format: 'date-time' }), {
+      description: 'When the business marked it read.',
+    }),
   },
   { title: 'InboundMessage', description: 'A message a person sent to a business number.' },
 );

@@ -1,5 +1,6 @@
 /**
- * The statement that queues a message: the message row, its credit reservation (a `reserve`
+ * The statement that queues a message: the message row (its content sealed by the caller,
+ * message-content.ts), its credit reservation (a `reserve`
  * transaction taken from the instance's escrow block) and its delivery job, in ONE statement
  * (data-modifying `WITH`), so an accepted send is one round trip to the database and, outside a
  * transaction, its own commit. Every row depends on the ones before it: no block (settled
@@ -33,11 +34,10 @@ export type QueuedMessage = Pick<
   | 'contactId'
   | 'from'
   | 'type'
-  | 'textBody'
   | 'templateName'
   | 'templateLanguage'
   | 'templateCategory'
-  | 'templateParameters'
+  | 'content'
   | 'priceMinor'
   | 'currency'
 >;
@@ -60,18 +60,17 @@ export function queuedMessageStatement(
   jobs: JobStatements,
 ): SQL {
   const data: SendJobData = { messageId: m.id, portalId: m.portalId };
-  const params = m.templateParameters === null ? null : JSON.stringify(m.templateParameters);
+  const content = m.content === null ? null : JSON.stringify(m.content);
   const lease = reservation ? sql`, lease` : sql``;
   return sql`
     with ${reservation ? sql`lease as (${leaseFence(reservation.leaseId)}),` : sql``}
     q as (${jobs.queueRow()}),
     message as (
-      insert into ${messages} (id, portal_id, "to", contact_id, "from", type, text_body,
-        template_name, template_language, template_category, template_parameters, price_minor,
-        currency)
+      insert into ${messages} (id, portal_id, "to", contact_id, "from", type, template_name,
+        template_language, template_category, content, price_minor, currency)
       select ${m.id}::text, ${m.portalId}::int, ${m.to}::text, ${m.contactId}::text,
-        ${m.from}::text, ${m.type}::text, ${m.textBody}::text, ${m.templateName}::text,
-        ${m.templateLanguage}::text, ${m.templateCategory}::text, ${params}::jsonb,
+        ${m.from}::text, ${m.type}::text, ${m.templateName}::text,
+        ${m.templateLanguage}::text, ${m.templateCategory}::text, ${content}::jsonb,
         ${m.priceMinor}::int, ${m.currency}::text
       from q${lease}
       returning id, queued_at, created_at),
@@ -120,6 +119,8 @@ export async function insertQueuedMessage(
     kind: 'queued',
     row: {
       ...m,
+      textBody: null,
+      templateParameters: null,
       status: 'queued',
       providerMessageId: null,
       queuedAt: new Date(row.queued_at as string),
@@ -127,7 +128,6 @@ export async function insertQueuedMessage(
       deliveredAt: null,
       readAt: null,
       failedAt: null,
-      content: null,
       errorCode: null,
       errorTitle: null,
       createdAt: new Date(row.created_at as string),

@@ -22,7 +22,9 @@ import { AppError } from '../../platform/errors.ts';
 import type { CreditEscrow, Hold } from '../credit/credit-escrow.ts';
 import { lockCreditZone } from '../credit/credit-leases.ts';
 import { readCredit } from '../credit/credit-ledger.ts';
-import { toMessage } from './message-view.ts';
+import { outboundContentOf, toMessage } from './message-view.ts';
+import { sealContent, type ContentKeyring, type OutboundContent } from './message-content.ts';
+import { findMessage } from './messages-repository.ts';
 import { insertQueuedMessage, type JobStatements, type QueuedMessage } from './message-insert.ts';
 import type { SendMessageBody } from './messages-schemas.ts';
 import type { MessagingEventSteps } from '../provider-webhooks/status-events.ts';
@@ -59,6 +61,8 @@ const insufficientCredit = () =>
 
 interface SendDeps {
   db: Database;
+  /** Seals the message's content for its row (message-content.ts). */
+  keyring: ContentKeyring;
   provider: SendRulesProvider;
   queue: JobStatements;
   escrow: CreditEscrow;
@@ -76,24 +80,61 @@ interface KeyOf {
   requestHash: string;
 }
 
+type SendBody = SendMessageResult['body'];
+
+/** A response as the idempotency key keeps it: without the text or parameters (sealed only). */
+function withoutContent(body: SendBody): SendBody {
+  const { text: _text, ...data } = body.data;
+  return {
+    ...body,
+    data: { ...data, ...(data.template && { template: { ...data.template, parameters: [] } }) },
+  };
+}
+
+/** A stored first response, its content read again from the message (absent once erased). */
+async function replayOf(
+  deps: Pick<SendDeps, 'keyring'>,
+  db: Parameters<typeof findMessage>[0],
+  portalId: number,
+  first: { status: number; body: unknown },
+): Promise<SendMessageResult> {
+  const body = first.body as SendBody;
+  const row = await findMessage(db, portalId, body.data.id);
+  const content = row ? outboundContentOf(deps.keyring, row) : null;
+  const data = { ...body.data };
+  if (data.type === 'text' && content?.text) data.text = content.text;
+  if (data.template && content?.template)
+    data.template = { ...data.template, parameters: content.template.parameters };
+  return { status: first.status, body: { ...body, data }, replayed: true };
+}
+
+/** What the message says, in clear (the response's) and sealed for its row. */
+function contentOf(checked: CheckedSend): OutboundContent | null {
+  if (checked.textBody !== null) return { text: { body: checked.textBody } };
+  const parameters = checked.template?.parameters ?? [];
+  return parameters.length > 0 ? { template: { parameters } } : null;
+}
+
 function messageOf(
+  keyring: ContentKeyring,
   portalId: number,
   checked: CheckedSend,
   price: number,
   currency: string,
 ): QueuedMessage {
+  const id = newMessageId();
+  const content = contentOf(checked);
   return {
-    id: newMessageId(),
+    id,
     portalId,
     to: checked.to,
     contactId: checked.contactId,
     from: checked.from,
     type: checked.type,
-    textBody: checked.textBody,
     templateName: checked.template?.name ?? null,
     templateLanguage: checked.template?.language ?? null,
     templateCategory: checked.template?.category ?? null,
-    templateParameters: checked.template?.parameters ?? null,
+    content: content === null ? null : sealContent(keyring, portalId, id, content),
     priceMinor: price,
     currency,
   };
@@ -105,6 +146,7 @@ async function insert(
   queue: JobStatements,
   m: QueuedMessage,
   hold: Hold | null,
+  clear: OutboundContent | null,
 ): Promise<SendMessageResult> {
   const outcome = await insertQueuedMessage(
     db,
@@ -114,34 +156,37 @@ async function insert(
   );
   if (outcome.kind === 'lease_closed') throw new LeaseClosed();
   if (outcome.kind === 'no_queue') throw new Error('the delivery queue is not started');
-  return { status: 202, body: { success: true, data: toMessage(outcome.row) }, replayed: false };
+  return {
+    status: 202,
+    body: { success: true, data: toMessage(outcome.row, clear) },
+    replayed: false,
+  };
 }
 
 /** One attempt with one hold: the statement alone, or in a transaction when it needs one. */
 async function queueOnce(
   deps: SendDeps,
   m: QueuedMessage,
+  clear: OutboundContent | null,
   hold: Hold | null,
   key: KeyOf,
 ): Promise<SendMessageResult> {
   const { db, queue } = deps;
   const { portalId } = m;
-  if (key.idempotencyKey === undefined && !hold?.zone) return insert(db, queue, m, hold);
+  if (key.idempotencyKey === undefined && !hold?.zone) return insert(db, queue, m, hold, clear);
   return db.transaction(async (tx) => {
     if (key.idempotencyKey !== undefined) {
       const first = await claimOrReplay(tx, portalId, key.idempotencyKey, key.requestHash);
-      if (first)
-        return {
-          status: first.status,
-          body: first.body as SendMessageResult['body'],
-          replayed: true,
-        };
+      if (first) return replayOf(deps, tx, portalId, first);
     }
     // One zone send of the portal at a time, each seeing the ones before it committed.
     if (hold?.zone) await lockCreditZone(tx, portalId);
-    const result = await insert(tx, queue, m, hold);
+    const result = await insert(tx, queue, m, hold, clear);
     if (key.idempotencyKey !== undefined)
-      await saveIdempotentResponse(tx, portalId, key.idempotencyKey, result);
+      await saveIdempotentResponse(tx, portalId, key.idempotencyKey, {
+        status: result.status,
+        body: withoutContent(result.body),
+      });
     if (hold?.zone && deps.creditReserved) {
       const credit = await readCredit(tx, portalId, m.currency);
       const availableAfter = credit.balance - credit.reserved;
@@ -173,7 +218,8 @@ export function createSendMessage(deps: SendDeps) {
       try {
         result = await queueOnce(
           deps,
-          messageOf(portalId, checked, price, prices.currency),
+          messageOf(deps.keyring, portalId, checked, price, prices.currency),
+          contentOf(checked),
           hold,
           key,
         );
@@ -210,12 +256,7 @@ export function createSendMessage(deps: SendDeps) {
         const replay = await db.transaction((tx) =>
           claimOrReplay(tx, portalId, args.idempotencyKey!, requestHash),
         );
-        if (replay)
-          return {
-            status: replay.status,
-            body: replay.body as SendMessageResult['body'],
-            replayed: true,
-          };
+        if (replay) return replayOf(deps, db, portalId, replay);
       }
     }
     const checked = await checkSend({

@@ -6,25 +6,44 @@ import type { CreditTransactionRow } from '../credit/credit-ledger.ts';
 import type { SummaryRow } from './messages-repository.ts';
 import type { MessageRow } from './messages-repository.ts';
 import type { CreditTransaction, Message, SummaryPeriod } from './messages-schemas.ts';
+import { openContent, type ContentKeyring, type OutboundContent } from './message-content.ts';
 
 export const messageCursor = keysetCursor(/^msg_[0-9A-Za-z]{1,60}$/);
 export const transactionCursor = keysetCursor(/^ctx_[0-9A-Za-z]{1,60}$/);
 
 const iso = (d: Date | null): string | null => d?.toISOString() ?? null;
 
-export function toMessage(row: MessageRow): Message {
+/**
+ * What an outbound message says: its sealed content opened, or (a row written before content
+ * was sealed) its plaintext columns; null when erased or expired.
+ */
+export function outboundContentOf(
+  keyring: ContentKeyring,
+  row: MessageRow,
+): OutboundContent | null {
+  if (row.content !== null)
+    return openContent<OutboundContent>(keyring, row.portalId, row.id, row.content);
+  if (row.textBody === null && row.templateParameters === null) return null;
+  return {
+    ...(row.textBody !== null && { text: { body: row.textBody } }),
+    ...(row.templateParameters !== null && { template: { parameters: row.templateParameters } }),
+  };
+}
+
+/** The API's view of an outbound message and its content (`outboundContentOf`). */
+export function toMessage(row: MessageRow, content: OutboundContent | null): Message {
   return {
     id: row.id,
     to: row.to,
     contactId: row.contactId,
     from: row.from,
     type: row.type,
-    ...(row.type === 'text' && row.textBody !== null && { text: { body: row.textBody } }),
+    ...(row.type === 'text' && content?.text && { text: { body: content.text.body } }),
     ...(row.type === 'template' && {
       template: {
         name: row.templateName ?? '',
         language: row.templateLanguage ?? '',
-        parameters: row.templateParameters ?? [],
+        parameters: content?.template?.parameters ?? [],
       },
     }),
     status: row.status,

@@ -22,6 +22,7 @@ import { createDeliveryWorker } from '../delivery/delivery-worker.ts';
 import { failUndelivered } from './message-failures.ts';
 import {
   messageCursor,
+  outboundContentOf,
   toMessage,
   toPeriods,
   toTransaction,
@@ -82,6 +83,7 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
   const queue = createDeliveryQueue({ jobs: deps.jobs, settings: deps.queue });
   const worker = createDeliveryWorker({
     db,
+    keyring: deps.keyring,
     provider,
     pacing: createSenderPacing(deps.ratePerNumber),
     logger,
@@ -93,6 +95,7 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
   });
   const sendMessage = createSendMessage({
     db,
+    keyring: deps.keyring,
     provider,
     queue,
     escrow,
@@ -115,13 +118,15 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
           until: query.until === undefined ? undefined : new Date(query.until),
         },
       });
-      return messageCursor.page(page, toMessage);
+      return messageCursor.page(page, (row) =>
+        toMessage(row, outboundContentOf(deps.keyring, row)),
+      );
     },
 
     async getMessage(principal, id) {
       const row = await findMessage(db, principal.portalId, id);
       if (!row) throw new AppError('not_found', 'No message with this id.');
-      return toMessage(row);
+      return toMessage(row, outboundContentOf(deps.keyring, row));
     },
 
     summary: (principal, query) => summaryOf(db, principal, query, prices.currency),
