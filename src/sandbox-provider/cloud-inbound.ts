@@ -35,11 +35,19 @@ export type InboundOutcome =
 function summary(item: Record<string, unknown>): string | undefined {
   const content = item[String(item.type)] as Record<string, unknown> | undefined;
   if (item.type === 'text') return String(content?.body);
-  if (item.type === 'reaction') return `reacted ${String(content?.emoji) || '(removed)'}`;
-  if (item.type === 'location') return `location ${content?.latitude}, ${content?.longitude}`;
+  if (item.type === 'reaction') return String(content?.emoji) || '(removed)';
+  if (item.type === 'location')
+    return [content?.name, `${String(content?.latitude)}, ${String(content?.longitude)}`]
+      .filter((x) => typeof x === 'string')
+      .join(' ');
   const caption = content?.caption ?? content?.filename ?? content?.title;
   return typeof caption === 'string' ? caption : undefined;
 }
+
+/** Several people write to one business number, delivered in one webhook. */
+export type BatchOutcome =
+  | { ok: true; wamids: string[]; deliveries: { appId: string; status: number | 'error' }[] }
+  | Extract<InboundOutcome, { ok: false }>;
 
 /**
  * Write in as a person.
@@ -50,45 +58,75 @@ function summary(item: Record<string, unknown>): string | undefined {
  *   `no_message` when neither `text` nor `message` is given (nothing is recorded on failure).
  */
 export async function writeIn(state: SandboxState, input: InboundInput): Promise<InboundOutcome> {
-  const wabaId = wabaOfPhoneNumber(input.phoneNumberId);
+  const outcome = await writeInBatch(state, input.phoneNumberId, [input]);
+  return outcome.ok
+    ? { ok: true, wamid: outcome.wamids[0]!, deliveries: outcome.deliveries }
+    : outcome;
+}
+
+/**
+ * Several messages to `phoneNumberId` in one webhook, as the provider batches them: `contacts[]`
+ * has each person once, `messages[]` each message in order (`writeIn`'s checks apply to each;
+ * when one fails, nothing is recorded or sent).
+ *
+ * @returns the wamids in order and each app's answer, or why nothing was written.
+ */
+export async function writeInBatch(
+  state: SandboxState,
+  phoneNumberId: string,
+  inputs: Omit<InboundInput, 'phoneNumberId'>[],
+): Promise<BatchOutcome> {
+  const wabaId = wabaOfPhoneNumber(phoneNumberId);
   if (!wabaId) return { ok: false, reason: 'unknown_number' };
   const apps = appsOfWaba(state, wabaId);
   if (apps.length === 0) return { ok: false, reason: 'no_app' };
-  const message: InboundMessage | undefined =
-    input.message ??
-    (input.text !== undefined ? { type: 'text', text: { body: input.text } } : undefined);
-  if (!message) return { ok: false, reason: 'no_message' };
-  const made = webhookMessage(state, wabaId, input.phoneNumberId, input.from, message, input.media);
-  if ('error' in made) return { ok: false, reason: made.error };
   const now = state.now();
-  const wamid = newWamid();
-  const item = {
-    from: input.from,
-    id: wamid,
-    timestamp: String(Math.floor(now / 1000)),
-    ...made.item,
-  };
-  state.cloud.lastInbound.set(`${input.phoneNumberId}:${input.from}`, now);
-  const text = summary(item);
-  state.cloud.messages.push({
-    wamid,
-    direction: 'sent_by_person',
-    phoneNumberId: input.phoneNumberId,
-    waId: input.from,
-    type: message.type,
-    ...(text !== undefined && { text }),
-    status: 'delivered',
-    at: now,
-    inbound: item,
-  });
+  const made: {
+    input: (typeof inputs)[number];
+    wamid: string;
+    item: Record<string, unknown>;
+  }[] = [];
+  for (const input of inputs) {
+    const message: InboundMessage | undefined =
+      input.message ??
+      (input.text !== undefined ? { type: 'text', text: { body: input.text } } : undefined);
+    if (!message) return { ok: false, reason: 'no_message' };
+    const one = webhookMessage(state, wabaId, phoneNumberId, input.from, message, input.media);
+    if ('error' in one) return { ok: false, reason: one.error };
+    const wamid = newWamid();
+    const item = { from: input.from, id: wamid, timestamp: String(Math.floor(now / 1000)) };
+    // `from`, `id` and `timestamp` first and the sandbox's own, whatever the message carried.
+    made.push({ input, wamid, item: { ...item, ...one.item, ...item } });
+  }
+  const contacts = new Map<string, { profile: { name: string }; wa_id: string }>();
+  for (const { input, wamid, item } of made) {
+    state.cloud.lastInbound.set(`${phoneNumberId}:${input.from}`, now);
+    const text = summary(item);
+    state.cloud.messages.push({
+      wamid,
+      direction: 'sent_by_person',
+      phoneNumberId,
+      waId: input.from,
+      type: String(item.type),
+      ...(text !== undefined && { text }),
+      status: 'delivered',
+      at: now,
+      inbound: item,
+    });
+    if (!contacts.has(input.from))
+      contacts.set(input.from, {
+        profile: { name: input.name ?? 'Sandbox person' },
+        wa_id: input.from,
+      });
+  }
   const value = {
     messaging_product: 'whatsapp',
     metadata: {
-      display_phone_number: describePhoneNumber(input.phoneNumberId).digits,
-      phone_number_id: input.phoneNumberId,
+      display_phone_number: describePhoneNumber(phoneNumberId).digits,
+      phone_number_id: phoneNumberId,
     },
-    contacts: [{ profile: { name: input.name ?? 'Sandbox person' }, wa_id: input.from }],
-    messages: [item],
+    contacts: [...contacts.values()],
+    messages: made.map((m) => m.item),
   };
   const notification = wabaNotification(wabaId, 'messages', value, now);
   const deliveries = await Promise.all(
@@ -97,5 +135,5 @@ export async function writeIn(state: SandboxState, input: InboundInput): Promise
       status: await deliverOnce(state, appId, 'messages', notification),
     })),
   );
-  return { ok: true, wamid, deliveries };
+  return { ok: true, wamids: made.map((m) => m.wamid), deliveries };
 }

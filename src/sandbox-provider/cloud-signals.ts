@@ -11,6 +11,9 @@
  *   pausing it → `message_template_status_update` `{event: "PAUSED", …, reason: null,
  *   other_info: {title: "FIRST_PAUSE", description}}`, resuming → `{event: "APPROVED", reason:
  *   "NONE"}`. The templates listing then reports the new `quality_score` / `status`.
+ * - the account → `account_update` `{event: "ACCOUNT_VIOLATION", violation_info:
+ *   {violation_type}}` or `{event: "ACCOUNT_RESTRICTION", restriction_info: [{restriction_type:
+ *   "RESTRICTED_BIZ_INITIATED_MESSAGING", expiration}]}` (Unix seconds, 24 hours on).
  *
  * @see https://developers.facebook.com/docs/whatsapp/business-management-api/webhooks/components
  * @see https://developers.facebook.com/docs/whatsapp/messaging-limits
@@ -134,4 +137,29 @@ export async function changeTemplate(
     ok: true,
     deliveries: await tell(state, wabaId, 'message_template_status_update', value),
   };
+}
+
+/** The account events the sandbox sends. */
+export const ACCOUNT_EVENTS = ['ACCOUNT_VIOLATION', 'ACCOUNT_RESTRICTION'] as const;
+
+/** Tell the apps of `wabaId` about a policy violation or a 24-hour messaging restriction. */
+export async function accountUpdate(
+  state: SandboxState,
+  wabaId: string,
+  event: (typeof ACCOUNT_EVENTS)[number],
+): Promise<SignalOutcome> {
+  if (appsOfWaba(state, wabaId).length === 0) return { ok: false, reason: 'unknown_waba' };
+  const value =
+    event === 'ACCOUNT_VIOLATION'
+      ? { event, violation_info: { violation_type: 'SCAM' } }
+      : {
+          event,
+          restriction_info: [
+            {
+              restriction_type: 'RESTRICTED_BIZ_INITIATED_MESSAGING',
+              expiration: Math.floor(state.now() / 1000) + 24 * 3600,
+            },
+          ],
+        };
+  return { ok: true, deliveries: await tell(state, wabaId, 'account_update', value) };
 }

@@ -180,7 +180,7 @@ export function webhookMessage(
   message: InboundMessage,
   source: MediaSource = {},
 ): { item: Record<string, unknown> } | { error: 'unknown_media' } {
-  const { context, ...rest } = message as InboundMessage & { context?: { id: string } };
+  const { context, ...rest } = message;
   const item: Record<string, unknown> = { ...rest };
   if ((MEDIA_TYPES as readonly string[]).includes(message.type)) {
     const type = message.type as MediaType;

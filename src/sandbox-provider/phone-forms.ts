@@ -50,11 +50,8 @@ const LocationForm = Type.Object({
   name: Type.Optional(Type.String({ maxLength: 200 })),
   address: Type.Optional(Type.String({ maxLength: 500 })),
 });
-const MediaFields = Type.Object({
-  ...Who,
-  sample: Type.String({ maxLength: 20 }),
-  caption: Type.Optional(Type.String({ maxLength: 1024 })),
-});
+/** The media form's fields (checked in the handler: multipart bodies have no schema here). */
+type MediaFields = { phone_number_id?: string; from?: string; sample?: string; caption?: string };
 const IMAGE_UPLOADS = new Set(['image/jpeg', 'image/png']);
 const MIME = /^[a-z]+\/[a-zA-Z0-9.+-]+$/;
 
@@ -138,11 +135,10 @@ export async function phoneFormRoutes(
           };
       } else if (typeof part.value === 'string') fields[part.fieldname] = part.value;
     }
-    const form = fields as Static<typeof MediaFields>;
+    const form: MediaFields = fields;
     const sample = sampleByKey(form.sample ?? '');
-    const who =
-      /^[0-9]{1,30}$/.test(form.phone_number_id ?? '') &&
-      /^[1-9][0-9]{6,14}$/.test(form.from ?? '');
+    const { phone_number_id: phoneNumberId = '', from = '' } = form;
+    const who = /^[0-9]{1,30}$/.test(phoneNumberId) && /^[1-9][0-9]{6,14}$/.test(from);
     if (!who || (!upload && !sample) || (form.caption ?? '').length > 1024)
       return html(reply, 400, ['Check the form and try again.']);
     const type = upload
@@ -153,8 +149,8 @@ export async function phoneFormRoutes(
     const caption = form.caption ? { caption: form.caption } : {};
     const content = type === 'image' || type === 'video' || type === 'document' ? caption : {};
     return send(reply, {
-      phoneNumberId: form.phone_number_id,
-      from: form.from,
+      phoneNumberId,
+      from,
       message: { type, [type]: content } as InboundMessage,
       media: upload ? { upload } : { sampleKey: sample!.key },
     });

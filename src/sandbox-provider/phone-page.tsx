@@ -24,6 +24,8 @@ const PHONE_STYLE = `
 .thread li.mine{margin-left:auto;background:#e7f6e9}
 .meta{color:var(--c-muted);font-size:.85rem}
 details{margin:var(--s-2) 0}summary{cursor:pointer;color:var(--c-accent);min-height:1.5rem}
+.outcome p{overflow-wrap:anywhere}
+.ticks.read{color:#0b57a8;font-weight:600}
 fieldset{border:1px solid var(--c-line);border-radius:6px;margin:var(--s-2) 0;min-width:0}
 .row{display:flex;flex-wrap:wrap;gap:var(--s-2)}.row label{flex:1 1 8rem}
 `;
@@ -165,9 +167,16 @@ function Person(p: { waId: string; messages: PhoneMessage[] }) {
             <li key={m.wamid} class={mine ? 'mine' : undefined}>
               <span class="meta">
                 {mine ? `to ${number}` : `from ${number}`} · {new Date(m.at).toISOString()} ·{' '}
-                {status}
+                {mine ? (
+                  <span class={status === 'read' ? 'ticks read' : 'ticks'}>{status} ✓✓</span>
+                ) : (
+                  status
+                )}
               </span>
               <br />
+              {m.inbound?.context !== undefined && m.type !== 'reaction' && (
+                <span class="meta">replying to a message: </span>
+              )}
               {describe(m)}
               {m.reaction !== undefined && <span class="meta"> · you reacted {m.reaction}</span>}
               {!mine && <ReceivedActions m={m} />}

@@ -19,7 +19,7 @@
  * - cloud-messages.ts   `POST /{version}/{phone-number-id}/messages`     sends + status webhooks
  * - sandbox-phone.tsx   `/sandbox/phone`, `POST /sandbox/inbound`, `GET /sandbox/stats`  the
  *   people's phones (what they send are inbound webhooks) and send counts
- * - signals-page.tsx    `POST /sandbox/signals/{number,template}`  account signals (apps page)
+ * - signals-page.tsx    `POST /sandbox/signals/{number,template,account}`  account signals
  * - cloud-media.ts      `GET /{version}/{media-id}` and its download URL  media people sent
  *   (read receipts, `status: "read"`, are on the messages path: cloud-read.ts)
  *
@@ -43,12 +43,18 @@ import { personRoutes } from './person.tsx';
 import { cloudMediaRoutes } from './cloud-media.ts';
 import { cloudMessageRoutes } from './cloud-messages.ts';
 import { cloudPhoneNumberRoutes } from './cloud-phone-numbers.ts';
-import { writeIn, type InboundInput, type InboundOutcome } from './cloud-inbound.ts';
+import {
+  writeIn,
+  writeInBatch,
+  type BatchOutcome,
+  type InboundInput,
+  type InboundOutcome,
+} from './cloud-inbound.ts';
 import type { CloudOptions, PhoneMessage, SandboxTemplate } from './cloud-state.ts';
 import { cloudTemplateRoutes } from './cloud-templates.ts';
 import { sandboxPhoneRoutes } from './sandbox-phone.tsx';
 import { signalRoutes } from './signals-page.tsx';
-import { changeNumber, changeTemplate } from './cloud-signals.ts';
+import { accountUpdate, changeNumber, changeTemplate } from './cloud-signals.ts';
 import type { SandboxMedium } from './cloud-media-store.ts';
 import { graphError } from './graph-errors.ts';
 import { SandboxState, type SandboxAppConfig, type SandboxCall } from './sandbox-state.ts';
@@ -119,6 +125,11 @@ export interface SandboxProvider {
     deliveries: SandboxState['cloud']['deliveries'];
     /** A person writes in (as `POST /sandbox/inbound`). */
     writeIn(input: InboundInput): Promise<InboundOutcome>;
+    /** Several messages to one number in one webhook (benchmarks: batches of 100). */
+    writeInBatch(
+      phoneNumberId: string,
+      inputs: Omit<InboundInput, 'phoneNumberId'>[],
+    ): Promise<BatchOutcome>;
     /** A WABA's templates, live (a test may add one in any status or category). */
     templatesOf(wabaId: string): SandboxTemplate[];
     /** Change the delays and the rate. */
@@ -131,6 +142,8 @@ export interface SandboxProvider {
     changeNumber: OmitFirst<typeof changeNumber>;
     /** As the apps page's buttons: a template's quality, pause or resume (sends the webhook). */
     changeTemplate: OmitFirst<typeof changeTemplate>;
+    /** As the apps page's buttons: an `account_update` webhook (violation or restriction). */
+    accountUpdate: OmitFirst<typeof accountUpdate>;
   };
 }
 
@@ -245,6 +258,7 @@ function testHooks(
       messages: state.cloud.messages,
       deliveries: state.cloud.deliveries,
       writeIn: (input) => writeIn(state, input),
+      writeInBatch: (phoneNumberId, inputs) => writeInBatch(state, phoneNumberId, inputs),
       templatesOf: (wabaId) => state.cloud.templatesOf(wabaId),
       configure: (patch) => {
         state.cloud.options = { ...state.cloud.options, ...patch };
@@ -253,6 +267,7 @@ function testHooks(
       deleteMedium: (id) => state.cloud.media.delete(id),
       changeNumber: (...args) => changeNumber(state, ...args),
       changeTemplate: (...args) => changeTemplate(state, ...args),
+      accountUpdate: (...args) => accountUpdate(state, ...args),
     },
   };
 }

@@ -9,7 +9,11 @@
  * - `POST /sandbox/signals/number`   form `phone_number_id`, and `quality_rating` (GREEN, YELLOW,
  *   RED) or `messaging_limit_tier` (TIER_50 … TIER_UNLIMITED) → a result page.
  * - `POST /sandbox/signals/template` form `waba_id`, `template_id`, `action` (GREEN, YELLOW,
- *   RED, pause, resume) → a result page. Unknown numbers or templates → 404, bad input → 400.
+ *   RED, pause, resume) → a result page.
+ * - `POST /sandbox/signals/account`  form `waba_id`, `event` (ACCOUNT_VIOLATION,
+ *   ACCOUNT_RESTRICTION) → a result page.
+ *
+ * Unknown numbers, templates or WABAs → 404, bad input → 400.
  *
  * @see https://developers.facebook.com/docs/whatsapp/business-management-api/webhooks/components
  */
@@ -19,6 +23,8 @@ import { phoneNumberIdsOf } from './cloud-state.ts';
 import {
   changeNumber,
   changeTemplate,
+  accountUpdate,
+  ACCOUNT_EVENTS,
   currentNumber,
   qualityOf,
   QUALITY_RATINGS,
@@ -41,6 +47,11 @@ const TemplateForm = Type.Object({
   action: Type.Union([...QUALITY_RATINGS, 'pause', 'resume'].map((a) => Type.Literal(a))),
 });
 
+const AccountForm = Type.Object({
+  waba_id: Type.String({ pattern: '^[0-9]{1,30}$' }),
+  event: Type.Union(ACCOUNT_EVENTS.map((e) => Type.Literal(e))),
+});
+
 /** The WABAs some app holds a WhatsApp grant for. */
 function grantedWabas(state: SandboxState): string[] {
   const wabas = new Set<string>();
@@ -59,6 +70,15 @@ export function SignalsSection(p: { state: SandboxState }) {
       {wabas.map((waba) => (
         <div key={waba}>
           <h3>WhatsApp Business Account {waba}</h3>
+          <form method="post" action="/sandbox/signals/account">
+            <input type="hidden" name="waba_id" value={waba} />
+            <button type="submit" name="event" value="ACCOUNT_VIOLATION">
+              Report a policy violation
+            </button>
+            <button type="submit" name="event" value="ACCOUNT_RESTRICTION">
+              Restrict messaging for 24 hours
+            </button>
+          </form>
           {phoneNumberIdsOf(waba).map((id) => {
             const n = currentNumber(p.state, id);
             return (
@@ -150,6 +170,15 @@ export async function signalRoutes(app: FastifyInstance, { state }: SurfaceOptio
           messaging_limit_tier: form.messaging_limit_tier,
         }),
       );
+    },
+  );
+
+  app.post(
+    '/sandbox/signals/account',
+    { schema: { body: AccountForm, response: HtmlResponse } },
+    async (request, reply) => {
+      const form = request.body as Static<typeof AccountForm>;
+      return answer(reply, await accountUpdate(state, form.waba_id, form.event));
     },
   );
 

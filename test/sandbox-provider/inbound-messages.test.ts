@@ -11,7 +11,7 @@ import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { SAMPLES } from '../../src/sandbox-provider/samples/samples.ts';
 import { recordAppWebhooks, startTestProvider } from '../helpers/provider.ts';
-import { call, granted, inbound, inboundValue } from './sandbox-cloud.ts';
+import { call, granted, inbound, inboundValue, type Item } from './sandbox-cloud.ts';
 
 const PERSON = '16505551234';
 const b64 = (bytes: Buffer) => createHash('sha256').update(bytes).digest('base64');
@@ -45,8 +45,10 @@ describe('inbound messages from the sandbox', () => {
     assert.match(item.timestamp, /^[0-9]{10}$/);
     assert.deepEqual(item.text, { body: 'hello' });
 
-    const itemOf = async (message: object) =>
-      inboundValue(hooks, await write(message)).value.messages[0];
+    const itemOf = async (message: object): Promise<Item> => {
+      const { value } = inboundValue(hooks, await write(message));
+      return (value.messages as Item[])[0]!;
+    };
 
     const image = await itemOf({ type: 'image', image: { caption: 'My parcel' } });
     assert.deepEqual(Object.keys(image.image).sort(), ['caption', 'id', 'mime_type', 'sha256']);
@@ -73,6 +75,18 @@ describe('inbound messages from the sandbox', () => {
     assert.equal(video.video.mime_type, 'video/mp4');
     const sticker = await itemOf({ type: 'sticker', sticker: {} });
     assert.deepEqual([sticker.sticker.mime_type, sticker.sticker.animated], ['image/webp', false]);
+
+    // The sandbox's own `from`, `id` and `timestamp`; other unknown fields pass through.
+    const forged = await write({
+      type: 'text',
+      text: { body: 'x' },
+      id: 'wamid.forged',
+      from: '1',
+      referral: { source_type: 'ad' },
+    });
+    const forgedItem = (inboundValue(hooks, forged).value.messages as Item[])[0]!;
+    assert.deepEqual([forgedItem.id, forgedItem.from], [forged, PERSON]);
+    assert.deepEqual(forgedItem.referral, { source_type: 'ad' });
 
     // A medium the sandbox has, by id: the same medium again.
     const again = await itemOf({ type: 'image', image: { id: image.image.id, caption: 'Again' } });
@@ -147,6 +161,49 @@ describe('inbound messages from the sandbox', () => {
     // Each medium is its own, and the sandbox remembers what the webhook said.
     assert.notEqual(image.image.id, png.image.id);
     assert.equal(p.sandbox.cloud.medium(doc.document.id)?.mimeType, 'application/pdf');
+  });
+
+  test('a batch: 100 messages of three people in one signed webhook', async (t) => {
+    const p = await startTestProvider(t);
+    const hooks = await recordAppWebhooks(t, p);
+    const { numbers } = await granted(p, '6603');
+    const people = ['16505550101', '16505550102', '16505550103'];
+    const inputs = Array.from({ length: 100 }, (_, i) => ({
+      from: people[i % 3]!,
+      name: `Person ${i % 3}`,
+      text: `message ${i}`,
+    }));
+    const outcome = await p.sandbox.cloud.writeInBatch(numbers[0], inputs);
+    assert.ok(outcome.ok);
+    assert.equal(outcome.wamids.length, 100);
+    assert.deepEqual(
+      outcome.deliveries.map((d) => d.status),
+      [200],
+    );
+    assert.equal(hooks.bodies.length, 1);
+    const { value } = inboundValue(hooks, outcome.wamids[0]!);
+    assert.deepEqual(
+      value.contacts,
+      people.map((wa_id, i) => ({ profile: { name: `Person ${i}` }, wa_id })),
+    );
+    const messages = value.messages as Item[];
+    assert.deepEqual(
+      messages.map((m) => String(m.id)),
+      outcome.wamids,
+    );
+    assert.deepEqual(messages[42], {
+      from: people[0],
+      id: outcome.wamids[42],
+      timestamp: messages[42]!.timestamp,
+      type: 'text',
+      text: { body: 'message 42' },
+    });
+    const refused = await p.sandbox.cloud.writeInBatch(numbers[0], [
+      { from: people[0]!, text: 'fine' },
+      { from: people[0]! },
+    ]);
+    assert.deepEqual(refused, { ok: false, reason: 'no_message' });
+    assert.equal(hooks.bodies.length, 1, 'a batch with a bad message sends nothing');
   });
 
   test('bad input gets the error envelope and records nothing', async (t) => {

@@ -6,6 +6,9 @@ import assert from 'node:assert/strict';
 import { createProviderClient } from '../../src/partner/provider-client.ts';
 import type { RecordedWebhooks, TestProvider } from '../helpers/provider.ts';
 
+/** A webhook item as JSON (tests read its fields freely). */
+export type Item = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON
+
 /** A person's long-lived token, their first WABA and its two phone number ids. */
 export async function granted(p: TestProvider, userId: string) {
   const client = createProviderClient({
