@@ -145,7 +145,7 @@ export async function buildApp({
     routes: [
       ticketsRoutes(services.tickets),
       contactsRoutes(services.contacts),
-      messagingRoutes(services.messaging),
+      messagingRoutes(services.messaging, services.conversations),
       numbersRoutes(services.messagingProvider),
       templatesRoutes(services.templates),
       draftsRoutes(services.drafts),

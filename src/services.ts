@@ -11,6 +11,11 @@ import { createTokenVerification, type TokenVerification } from './accounts/toke
 import { createSessionStore, type SessionStore } from './browser/session-store.ts';
 import type { Config } from './config.ts';
 import { createContactsService, type ContactsService } from './contacts/contacts-service.ts';
+import type { InboundTextStep } from './messaging/inbound/inbound-ingestion.ts';
+import {
+  createConversationsService,
+  type ConversationsService,
+} from './messaging/conversations/conversations-service.ts';
 import type { Storage } from './db/client.ts';
 import { createMediaService, type MediaService } from './messaging/media/media-service.ts';
 import { anonymiseMessagesOnErasure } from './messaging/messages/message-erasure.ts';
@@ -70,6 +75,11 @@ export interface Services {
    * (its workers run after `start()`).
    */
   messaging: MessagingRuntime;
+  /**
+   * Conversations: their list, messages of both directions, opt-out keywords, and the sweep
+   * (windows closing, content retention) started by `start()`.
+   */
+  conversations: ConversationsService;
   /**
    * Messaging's one adapter of the provider: connected or not, the sender numbers and
    * templates of the connected WhatsApp Business account (cached), sends.
@@ -154,22 +164,17 @@ export function createServices(deps: {
     partner,
     cacheMs: config.MESSAGING_PROVIDER_CACHE_MS,
   });
-  const messaging = createMessaging(config, storage, logger, jobs, messagingProvider, keyring, {
-    statusChanged: steps.messageStatus,
-    received: steps.messageReceived,
-    reacted: steps.messageReaction,
-    templateStatusUpdated: (tx, portalId, e) =>
-      steps.templateStatusUpdated(tx, portalId, {
-        templateId: e.templateId,
-        name: e.name,
-        language: e.language,
-        status: e.status,
-        wabaId: e.wabaId,
-        ...(e.reason !== undefined && { reason: e.reason }),
-      }),
-    creditReserved: (tx, portalId, e) => webhooks.creditChanged(tx, portalId, e),
-    creditLowThreshold: (portalId) => webhooks.creditLowThreshold(portalId),
-  });
+  const messaging = createMessaging(
+    config,
+    storage,
+    logger,
+    jobs,
+    messagingProvider,
+    keyring,
+    messagingEventSteps(steps, webhooks),
+    [(tx, text) => conversations.inboundTextStep(tx, text)],
+  );
+  const conversations = createConversations(config, storage, logger, keyring, steps, messaging);
   const ticketSteps = { updated: steps.ticketUpdated, commentAdded: steps.ticketCommentAdded };
   return {
     config,
@@ -202,6 +207,7 @@ export function createServices(deps: {
     }),
     partner,
     messaging,
+    conversations,
     messagingProvider,
     templates: createTemplatesService({ provider: messagingProvider }),
     ...inboundServices(config, storage, messagingProvider),
@@ -220,10 +226,12 @@ export function createServices(deps: {
       await webhooks.start();
       await webhooks.startWorker();
       partner.startHealthChecker();
+      conversations.start();
     },
     stop: () =>
       stopInOrder([
         () => partner.stopHealthChecker(),
+        () => conversations.stop(),
         () => webhooks.stopWorker(),
         () => messaging.stop(),
         () => jobs.stop(),
@@ -263,6 +271,7 @@ function createMessaging(
   provider: ProviderAdapter,
   keyring: Keyring,
   eventSteps: MessagingEventSteps,
+  inboundTextSteps: readonly InboundTextStep[],
 ): MessagingRuntime {
   return createMessagingService({
     storage,
@@ -270,6 +279,7 @@ function createMessaging(
     keyring,
     jobs,
     eventSteps,
+    inboundTextSteps,
     provider,
     prices: {
       currency: config.MESSAGING_CURRENCY,
@@ -287,4 +297,47 @@ function createMessaging(
       pollingIntervalS: 0.5,
     },
   });
+}
+
+/** Conversations over messaging's send path, with the retention setting and their events. */
+function createConversations(
+  config: Config,
+  storage: Storage,
+  logger: Logger,
+  keyring: Keyring,
+  steps: ReturnType<typeof webhookEventSteps>,
+  messaging: MessagingRuntime,
+): ConversationsService {
+  return createConversationsService({
+    db: storage.db,
+    logger,
+    keyring,
+    retentionDays: config.MESSAGING_CONTENT_RETENTION_DAYS,
+    steps: { windowClosing: steps.windowClosing },
+    optedOutSteps: [steps.optedOut],
+    send: (args) => messaging.sendMessage(args),
+  });
+}
+
+/** The webhooks' steps of messaging's events. */
+function messagingEventSteps(
+  steps: ReturnType<typeof webhookEventSteps>,
+  webhooks: Pick<WebhooksService, 'creditChanged' | 'creditLowThreshold'>,
+): MessagingEventSteps {
+  return {
+    statusChanged: steps.messageStatus,
+    received: steps.messageReceived,
+    reacted: steps.messageReaction,
+    templateStatusUpdated: (tx, portalId, e) =>
+      steps.templateStatusUpdated(tx, portalId, {
+        templateId: e.templateId,
+        name: e.name,
+        language: e.language,
+        status: e.status,
+        wabaId: e.wabaId,
+        ...(e.reason !== undefined && { reason: e.reason }),
+      }),
+    creditReserved: (tx, portalId, e) => webhooks.creditChanged(tx, portalId, e),
+    creditLowThreshold: (portalId) => webhooks.creditLowThreshold(portalId),
+  };
 }

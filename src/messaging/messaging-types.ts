@@ -53,6 +53,11 @@ export interface MessagingService {
     input: SendMessageBody;
     idempotencyKey?: string | undefined;
     requestId?: string | undefined;
+    /**
+     * Internal, never from a request: the confirmation reply of an opt-out keyword, the one
+     * text a person who just opted out receives (docs/messaging.md "Opt-out keywords").
+     */
+    optOutConfirmation?: boolean | undefined;
   }): Promise<SendMessageResult>;
 
   /** A page of the portal's messages, newest first. @throws AppError `invalid_request`. */

@@ -95,7 +95,8 @@ export async function writeInBatch(
     if ('error' in one) return { ok: false, reason: one.error };
     const wamid = newWamid();
     const item = { from: input.from, id: wamid, timestamp: String(Math.floor(now / 1000)) };
-    made.push({ input, wamid, item: { ...item, ...one.item } });
+    // `from`, `id` and `timestamp` first and the sandbox's own, whatever the message carried.
+    made.push({ input, wamid, item: { ...item, ...one.item, ...item } });
   }
   const contacts = new Map<string, { profile: { name: string }; wa_id: string }>();
   for (const { input, wamid, item } of made) {

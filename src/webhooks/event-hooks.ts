@@ -77,6 +77,9 @@ export function webhookEventSteps(webhooks: Pick<WebhooksService, 'emit'>) {
         source: o.source,
         optedOutAt: o.optedOutAt.toISOString(),
       }),
+    /** For messaging's conversations: a service window closes in an hour (once per window). */
+    windowClosing: (tx: Tx, portalId: number, data: EventData['conversation.window_closing']) =>
+      webhooks.emit(tx, portalId, 'conversation.window_closing', data),
     /** For messaging's status events (every status change; never on a duplicate). */
     messageStatus: (tx: Tx, portalId: number, data: EventData['message.status']) =>
       webhooks.emit(tx, portalId, 'message.status', data),

@@ -171,6 +171,27 @@ export const EVENT_SCHEMAS = {
       examples: [{ contactId: 'ctc_8fJ2a', source: 'api', optedOutAt: '2026-11-23T18:10:00.000Z' }],
     },
   ),
+  'conversation.window_closing': Type.Object(
+    {
+      conversationId: Type.String({ description: 'The conversation (`cnv_…`).' }),
+      contactId: Type.String({ description: 'The contact (`ctc_…`).' }),
+      phoneNumberId: Type.String({ description: 'The business phone number.' }),
+      expiresAt: Iso('When the 24-hour service window closes (then templates only).'),
+    },
+    {
+      description:
+        "A conversation's service window closes in an hour: the last chance for free text. " +
+        'Sent once per window; a new message from the person opens a new one.',
+      examples: [
+        {
+          conversationId: 'cnv_4hT2k',
+          contactId: 'ctc_8fJ2a',
+          phoneNumberId: '1020345678011',
+          expiresAt: '2026-11-24T18:05:00.000Z',
+        },
+      ],
+    },
+  ),
   'credit.low': Type.Object(
     {
       available: Type.Integer({ description: 'Credit available now, minor units.' }),

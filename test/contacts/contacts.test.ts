@@ -64,7 +64,22 @@ for (const backend of backends()) {
       assert.deepEqual(minimal.json().data.attributes, {});
 
       const one = await call('GET', `${CONTACTS}/${contact.id}`);
-      assert.deepEqual(one.json(), { success: true, data: contact });
+      // Read alone, a contact carries its consent history: here its consent at creation.
+      assert.deepEqual(one.json(), {
+        success: true,
+        data: {
+          ...contact,
+          consentHistory: [
+            {
+              from: 'unknown',
+              to: 'opted_in',
+              source: 'api',
+              messageId: null,
+              at: contact.consent.updatedAt,
+            },
+          ],
+        },
+      });
     });
 
     test('a phone the portal has is 409 conflict naming the existing id; another portal may have it', async (t) => {
@@ -205,7 +220,7 @@ for (const backend of backends()) {
           erasedAt: 0,
           erased: { contact: 1, storedResponses: 1, drafts: 0 },
           // Messaging's erasure steps anonymise the contact's messages and drafts (none here).
-          anonymised: { messageRecipients: 0, drafts: 0 },
+          anonymised: { messageRecipients: 0, inboundMessages: 0, drafts: 0 },
           failed: { queuedMessages: 0 },
         },
       );

@@ -76,6 +76,18 @@ describe('inbound messages from the sandbox', () => {
     const sticker = await itemOf({ type: 'sticker', sticker: {} });
     assert.deepEqual([sticker.sticker.mime_type, sticker.sticker.animated], ['image/webp', false]);
 
+    // The sandbox's own `from`, `id` and `timestamp`; other unknown fields pass through.
+    const forged = await write({
+      type: 'text',
+      text: { body: 'x' },
+      id: 'wamid.forged',
+      from: '1',
+      referral: { source_type: 'ad' },
+    });
+    const forgedItem = (inboundValue(hooks, forged).value.messages as Item[])[0]!;
+    assert.deepEqual([forgedItem.id, forgedItem.from], [forged, PERSON]);
+    assert.deepEqual(forgedItem.referral, { source_type: 'ad' });
+
     // A medium the sandbox has, by id: the same medium again.
     const again = await itemOf({ type: 'image', image: { id: image.image.id, caption: 'Again' } });
     assert.deepEqual(again.image, { ...image.image, caption: 'Again' });

@@ -29,7 +29,15 @@ import { readEvents } from './inbox-events.ts';
 export async function personWrites(
   services: Services,
   portalId: number,
-  input: { phone: string; firstName?: string; text: string; image?: boolean },
+  input: {
+    phone: string;
+    firstName?: string;
+    text: string;
+    image?: boolean;
+    phoneNumberId?: string;
+    /** How long ago the person wrote (default a minute). */
+    agoMs?: number;
+  },
 ) {
   const keyring = loadKeyring(services.config);
   const contact = await services.contacts.createContact({
@@ -37,7 +45,7 @@ export async function personWrites(
     input: { phone: input.phone, ...(input.firstName && { firstName: input.firstName }) },
   });
   const contactId = contact.body.data.id;
-  const phoneNumberId = '100200300';
+  const phoneNumberId = input.phoneNumberId ?? '100200300';
   const db = services.storage.db;
   const store = async (at: Date, content: Parameters<typeof sealContent>[3], mediaId?: string) => {
     const id = newMessageId();
@@ -74,7 +82,7 @@ export async function personWrites(
     return id;
   };
   const now = Date.now();
-  const textId = await store(new Date(now - 60_000), {
+  const textId = await store(new Date(now - (input.agoMs ?? 60_000)), {
     type: 'text',
     text: { body: input.text },
   });

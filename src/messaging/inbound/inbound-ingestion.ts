@@ -47,9 +47,12 @@ export interface InboundText {
 
 /**
  * A step run for each new inbound text message inside the transaction that stores it (never
- * for a replay): where the opt-out and opt-in keywords are handled.
+ * for a replay): where the opt-out and opt-in keywords are handled. It may return what to do
+ * once that transaction committed (a keyword's confirmation reply); that must not throw.
  */
-export type InboundTextStep = (tx: Tx, text: InboundText) => Promise<void>;
+export type InboundTextStep = (tx: Tx, text: InboundText) => Promise<void | AfterCommit>;
+/** Work a step leaves for after its transaction committed. */
+export type AfterCommit = () => Promise<void>;
 
 /** The events of a new inbound message (webhooks' steps, given in services.ts). */
 export interface InboundEventSteps {
@@ -85,7 +88,8 @@ export function createInboundIngestion(deps: InboundIngestionDeps) {
 
   /** Store `batch` in one transaction; @returns how many messages were new. */
   async function storeBatch(portalId: number, phoneNumberId: string, batch: Prepared[]) {
-    return db.transaction(async (tx) => {
+    const later: AfterCommit[] = [];
+    const stored = await db.transaction(async (tx) => {
       const named = [...new Set(batch.flatMap((p) => p.row.ctx_wamid ?? []))];
       const known = await messagesByWamid(tx, portalId, named);
       const inBatch = new Map(batch.map((p) => [p.row.wamid, p.row.id]));
@@ -112,10 +116,12 @@ export function createInboundIngestion(deps: InboundIngestionDeps) {
       for (const p of batch) {
         const contactId = contactOf.get(p.row.id);
         if (contactId !== undefined)
-          await afterInsert(deps, tx, portalId, phoneNumberId, p, contactId);
+          await afterInsert(deps, tx, { portalId, phoneNumberId, later }, p, contactId);
       }
       return inserted.length;
     });
+    for (const run of later) await run();
+    return stored;
   }
 
   return {
@@ -216,16 +222,19 @@ function prepare(
 async function afterInsert(
   deps: Pick<InboundIngestionDeps, 'eventSteps' | 'textSteps'>,
   tx: Tx,
-  portalId: number,
-  phoneNumberId: string,
+  {
+    portalId,
+    phoneNumberId,
+    later,
+  }: { portalId: number; phoneNumberId: string; later: AfterCommit[] },
   p: Prepared,
   contactId: string,
 ) {
   const { row, content } = p;
   const receivedAt = new Date(row.received_at);
   if (content.type === 'text')
-    for (const step of deps.textSteps ?? [])
-      await step(tx, {
+    for (const step of deps.textSteps ?? []) {
+      const next = await step(tx, {
         portalId,
         contactId,
         messageId: row.id,
@@ -233,6 +242,8 @@ async function afterInsert(
         phoneNumberId,
         receivedAt,
       });
+      if (next) later.push(next);
+    }
   const steps = deps.eventSteps;
   if (!steps) return;
   const view = inboundMessageView(

@@ -34,6 +34,7 @@ export function outboundContentOf(
 export function toMessage(row: MessageRow, content: OutboundContent | null): Message {
   return {
     id: row.id,
+    direction: 'outbound',
     to: row.to,
     contactId: row.contactId,
     from: row.from,

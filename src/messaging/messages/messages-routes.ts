@@ -1,6 +1,6 @@
 /**
- * `/messaging/messages`, `/messaging/reports/summary` and `/messaging/credit` under the
- * external API: parse → service → shape the response.
+ * `/messaging/messages`, `/messaging/conversations`, `/messaging/reports/summary` and
+ * `/messaging/credit` under the external API: parse → service → shape the response.
  *
  * @see README.md "Messaging"
  * @see docs/messaging.md
@@ -10,6 +10,7 @@ import { Type } from 'typebox';
 import { principalOf } from '../../external-api/request-principal.ts';
 import { errorResponses, typed, type ApiInstance } from '../../external-api/schema-kit.ts';
 import {
+  AnyMessageEnvelopeSchema,
   CreditEnvelopeSchema,
   CreditTransactionPageSchema,
   ListMessagesQuerySchema,
@@ -24,6 +25,8 @@ import {
 } from './messages-schemas.ts';
 import { summaryPeriod } from './messages-service.ts';
 import type { MessagingService } from '../messaging-types.ts';
+import { conversationRoutes } from '../conversations/conversations-routes.ts';
+import type { ConversationsService } from '../conversations/conversations-service.ts';
 
 const TAGS = ['Messaging'];
 const SEND = { requiredScopes: ['messaging:send'] as const };
@@ -44,7 +47,11 @@ const IdempotencyHeaders = Type.Object({
 });
 
 /** POST and GET /messaging/messages, GET /messaging/messages/{id}. */
-function messageRoutes(api: ApiInstance, messaging: MessagingService): void {
+function messageRoutes(
+  api: ApiInstance,
+  messaging: MessagingService,
+  conversations: ConversationsService,
+): void {
   api.post(
     '/messaging/messages',
     {
@@ -106,8 +113,10 @@ function messageRoutes(api: ApiInstance, messaging: MessagingService): void {
       schema: {
         summary: 'List messages',
         description:
-          "The portal's messages, newest first, a page at a time, with each status's time. " +
-          'Filters: `status`, `to` (E.164), `since`/`until` (queued time).',
+          "The portal's messages in both directions, newest first, a page at a time: outbound " +
+          '(`direction: "outbound"`, with each status\'s time) and inbound (`"inbound"`, ' +
+          'with its content). Filters: `direction`, `contactId`, `phoneNumberId`, ' +
+          '`since`/`until`; `status` and `to` (E.164) concern outbound messages only.',
         tags: TAGS,
         querystring: ListMessagesQuerySchema,
         response: {
@@ -118,7 +127,7 @@ function messageRoutes(api: ApiInstance, messaging: MessagingService): void {
     },
     async (request) => ({
       success: true as const,
-      data: await messaging.listMessages(principalOf(request), request.query),
+      data: await conversations.listMessages(principalOf(request), request.query),
     }),
   );
 
@@ -129,19 +138,20 @@ function messageRoutes(api: ApiInstance, messaging: MessagingService): void {
       schema: {
         summary: 'Read a message',
         description:
-          "One message of the token's portal with its delivery report: `status` (queued → " +
-          "sent → delivered → read, or failed with `error`), each status's time, `price`.",
+          "One message of the token's portal, either direction: an outbound one with its " +
+          'delivery report (`status` queued → sent → delivered → read, or failed with `error`, ' +
+          "each status's time, `price`), an inbound one with its content.",
         tags: TAGS,
         params: MessageParamsSchema,
         response: {
-          200: { ...MessageEnvelopeSchema, description: 'The message.' },
+          200: { ...AnyMessageEnvelopeSchema, description: 'The message.' },
           ...errorResponses(['invalid_request', 'not_found']),
         },
       },
     },
     async (request) => ({
       success: true as const,
-      data: await messaging.getMessage(principalOf(request), request.params.id),
+      data: await conversations.getMessage(principalOf(request), request.params.id),
     }),
   );
 }
@@ -220,10 +230,11 @@ function reportRoutes(api: ApiInstance, messaging: MessagingService): void {
 }
 
 /** The route plugin; pass it in the external API's `routes` option. */
-export function messagingRoutes(messaging: MessagingService) {
+export function messagingRoutes(messaging: MessagingService, conversations: ConversationsService) {
   return async function routes(app: FastifyInstance): Promise<void> {
     const api = typed(app);
-    messageRoutes(api, messaging);
+    messageRoutes(api, messaging, conversations);
+    conversationRoutes(api, conversations);
     reportRoutes(api, messaging);
   };
 }

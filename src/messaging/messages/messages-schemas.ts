@@ -9,6 +9,7 @@ import { Type, type Static } from 'typebox';
 import { CREDIT_TRANSACTION_KINDS } from '../../db/schema/credit.ts';
 import { MESSAGE_STATUSES, MESSAGE_TYPES } from '../../db/schema/messages.ts';
 import { Envelope, Iso, Nullable, Page } from '../../external-api/schema-kit.ts';
+import { InboundMessageSchema } from '../inbound/inbound-schemas.ts';
 
 export const TEXT_BODY_MAX = 4096;
 export const TEMPLATE_PARAMETERS_MAX = 100;
@@ -68,6 +69,7 @@ export type SendMessageBody = Static<typeof SendMessageBodySchema>;
 export const MessageSchema = Type.Object(
   {
     id: Type.String({ description: 'Message id (`msg_…`).' }),
+    direction: Type.Literal('outbound'),
     to: Type.String({ description: 'E.164.' }),
     contactId: Nullable(Type.String({ description: 'The contact, when the number is one.' })),
     from: Type.String({ description: 'The sender phone number id.' }),
@@ -110,8 +112,19 @@ export type Message = Static<typeof MessageSchema>;
 
 export const MessageEnvelopeSchema = Envelope(MessageSchema, { title: 'MessageEnvelope' });
 
-export const MessagePageSchema = Page(MessageSchema, {
-  items: 'Newest first.',
+/** A message of either direction, told apart by `direction`. */
+export const AnyMessageSchema = Type.Union([MessageSchema, InboundMessageSchema], {
+  title: 'AnyMessage',
+  description: 'An outbound (`direction: "outbound"`) or inbound (`"inbound"`) message.',
+});
+
+export const AnyMessageEnvelopeSchema = Envelope(AnyMessageSchema, {
+  title: 'AnyMessageEnvelope',
+});
+
+export const MessagePageSchema = Page(AnyMessageSchema, {
+  items:
+    'Newest first: outbound by the time it was queued, inbound by the time the person sent it.',
   title: 'MessagePage',
 });
 
@@ -127,10 +140,21 @@ export const ListMessagesQuerySchema = Type.Object(
   {
     limit: Limit,
     cursor: Cursor,
-    status: Type.Optional(MessageStatusSchema),
-    to: Type.Optional(Text(40, 'Only messages to this E.164 phone.')),
-    since: Type.Optional(Iso('Only messages queued at or after this instant.')),
-    until: Type.Optional(Iso('Only messages queued before this instant.')),
+    direction: Type.Optional(
+      Type.Enum(['inbound', 'outbound'] as const, { description: 'Only this direction.' }),
+    ),
+    contactId: Type.Optional(Text(64, 'Only messages to or from this contact (`ctc_…`).')),
+    phoneNumberId: Type.Optional(
+      Text(64, 'Only messages sent from or written to this business phone number id.'),
+    ),
+    status: Type.Optional(
+      Type.Enum(MESSAGE_STATUSES, { description: 'Only outbound messages with this status.' }),
+    ),
+    to: Type.Optional(Text(40, 'Only outbound messages to this E.164 phone.')),
+    since: Type.Optional(
+      Iso('Only messages queued (outbound) or sent (inbound) at or after this instant.'),
+    ),
+    until: Type.Optional(Iso('Only messages queued or sent before this instant.')),
   },
   { additionalProperties: false },
 );

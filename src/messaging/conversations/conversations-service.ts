@@ -1,0 +1,189 @@
+/**
+ * Conversations: the list of a portal's conversations (`GET /messaging/conversations`), the
+ * messages of both directions (`GET /messaging/messages`, `/{id}`), the keyword step of inbound
+ * messages with its confirmation reply, and the periodic sweep this service owns (a timer on
+ * every instance; each step is one claiming statement, so instances never repeat each other):
+ * `conversation.window_closing` an hour before a service window closes, once per window, and
+ * the erasure of content older than the retention period.
+ *
+ * The pieces: queries in conversations-repository.ts and message-thread-repository.ts, the API's
+ * shapes in conversation-view.ts and message-list.ts, keywords in consent-keywords.ts, settings
+ * in messaging-settings.ts, retention in content-retention.ts.
+ *
+ * @see docs/messaging.md "Conversations", "Opt-out keywords", "Retention"
+ */
+import type { Database } from '../../db/client.ts';
+import type { OptedOutStep } from '../../contacts/contacts-lookup.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type {
+  ContentKeyring,
+  OutboundContent,
+  StoredInboundContent,
+} from '../messages/message-content.ts';
+import type { Tx } from '../messages/messages-repository.ts';
+import type { ListMessagesQuery } from '../messages/messages-schemas.ts';
+import type { InboundTextStep } from '../inbound/inbound-ingestion.ts';
+import type { PortalOf } from '../messaging-types.ts';
+import {
+  applyConsentKeyword,
+  sendKeywordReply,
+  type KeywordMessage,
+  type KeywordOutcome,
+  type ReplySend,
+} from './consent-keywords.ts';
+import { expireContent } from './content-retention.ts';
+import { conversationCursor, messagePreview, toConversation } from './conversation-view.ts';
+import { claimClosingWindows, listConversationPage } from './conversations-repository.ts';
+import type { Conversation, ListConversationsQuery } from './conversations-schemas.ts';
+import { findAnyMessage, listBothDirections, openOrNull, type AnyMessage } from './message-list.ts';
+
+/** `conversation.window_closing` is emitted this long before a window closes. */
+export const WINDOW_CLOSING_LEAD_MS = 3600_000;
+/** The sweep's period by default: a minute (a window is announced 59–60 minutes ahead). */
+export const SWEEP_INTERVAL_MS = 60_000;
+const DAY_MS = 24 * 3600_000;
+
+/** The steps another feature (webhooks) adds, run in the transaction of the change. */
+export interface ConversationEventSteps {
+  windowClosing(
+    tx: Tx,
+    portalId: number,
+    e: { conversationId: string; contactId: string; phoneNumberId: string; expiresAt: string },
+  ): Promise<void>;
+}
+
+export interface ConversationsServiceDeps {
+  db: Database;
+  logger: Logger;
+  keyring: ContentKeyring;
+  /** Days content is kept (`MESSAGING_CONTENT_RETENTION_DAYS`). */
+  retentionDays: number;
+  steps?: ConversationEventSteps | undefined;
+  /** The opt-out steps every consent change runs (the webhooks' `contact.opted_out`). */
+  optedOutSteps?: readonly OptedOutStep[];
+  /** Messaging's send path, for keyword confirmation replies. */
+  send?: ReplySend | undefined;
+  sweepIntervalMs?: number;
+  now?: () => Date;
+}
+
+export interface ConversationsService {
+  /** A page of conversations, newest activity first. @throws AppError `invalid_request`. */
+  listConversations(
+    principal: PortalOf,
+    query: ListConversationsQuery,
+  ): Promise<{ items: Conversation[]; nextCursor: string | null }>;
+  /** A page of messages of both directions. @throws AppError `invalid_request`. */
+  listMessages(
+    principal: PortalOf,
+    query: ListMessagesQuery,
+  ): Promise<{ items: AnyMessage[]; nextCursor: string | null }>;
+  /** @throws AppError `not_found` for an unknown id and another portal's alike. */
+  getMessage(principal: PortalOf, id: string): Promise<AnyMessage>;
+  /** The keyword step of an inbound message, in the transaction that stores it. */
+  keywordStep(tx: Tx, message: KeywordMessage): Promise<KeywordOutcome | null>;
+  /** After that transaction committed: send the confirmation reply, if any (failures logged). */
+  afterKeyword(outcome: KeywordOutcome | null): Promise<void>;
+  /** Both, as the inbound ingestion's text step (inbound-ingestion.ts `InboundTextStep`). */
+  inboundTextStep: InboundTextStep;
+  /** One sweep: windows closing, content expired. Returns what it did. */
+  sweep(): Promise<{ windowsClosing: number; expired: { inbound: number; outbound: number } }>;
+  /** Start the periodic sweep on this instance (idempotent). */
+  start(): void;
+  /** Stop it, waiting for a sweep in progress. */
+  stop(): Promise<void>;
+}
+
+export function createConversationsService(deps: ConversationsServiceDeps): ConversationsService {
+  const { db, logger } = deps;
+  const now = deps.now ?? (() => new Date());
+  const log = logger.child({ component: 'conversations' });
+  const listDeps = { db, keyring: deps.keyring, logger: log };
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<unknown> | null = null;
+
+  async function sweep() {
+    const at = now();
+    const windowsClosing = await db.transaction(async (tx) => {
+      const due = await claimClosingWindows(tx, at, WINDOW_CLOSING_LEAD_MS);
+      for (const w of due) {
+        await deps.steps?.windowClosing(tx, w.portalId, {
+          conversationId: w.conversationId,
+          contactId: w.contactId,
+          phoneNumberId: w.phoneNumberId,
+          expiresAt: w.expiresAt.toISOString(),
+        });
+      }
+      return due.length;
+    });
+    const expired = await expireContent(db, new Date(at.getTime() - deps.retentionDays * DAY_MS));
+    return { windowsClosing, expired };
+  }
+
+  return {
+    async listConversations(principal, query) {
+      const at = now();
+      const page = await listConversationPage(db, principal.portalId, {
+        limit: query.limit,
+        after: conversationCursor.after(query.cursor),
+        filter: { unread: query.unread, windowOpenAt: query.window === 'open' ? at : undefined },
+      });
+      return conversationCursor.page(page, (row) => {
+        const content = openOrNull<OutboundContent | StoredInboundContent>(
+          listDeps,
+          principal.portalId,
+          row.lastMessageId,
+          row.lastContent,
+        );
+        return toConversation(row, messagePreview(row.lastType, content, row.lastTemplateName), at);
+      });
+    },
+
+    listMessages: (principal, query) => listBothDirections(listDeps, principal.portalId, query),
+
+    getMessage: (principal, id) => findAnyMessage(listDeps, principal.portalId, id),
+
+    keywordStep: (tx, message) => applyConsentKeyword(tx, deps.optedOutSteps ?? [], message),
+
+    async afterKeyword(outcome) {
+      if (!outcome?.reply || !deps.send) return;
+      await sendKeywordReply(deps.send, outcome).catch((err: unknown) =>
+        log.warn(
+          { portalId: outcome.reply!.portalId, code: (err as { code?: string }).code },
+          'the keyword confirmation could not be sent',
+        ),
+      );
+    },
+
+    async inboundTextStep(tx, text) {
+      const outcome = await this.keywordStep(tx, {
+        portalId: text.portalId,
+        messageId: text.messageId,
+        contactId: text.contactId,
+        phoneNumberId: text.phoneNumberId,
+        type: 'text',
+        text: text.body,
+      });
+      return outcome?.reply ? () => this.afterKeyword(outcome) : undefined;
+    },
+
+    sweep,
+
+    start() {
+      if (timer) return;
+      timer = setInterval(() => {
+        if (running) return;
+        running = sweep()
+          .catch((err: unknown) => log.warn({ err }, 'conversations sweep failed'))
+          .finally(() => (running = null));
+      }, deps.sweepIntervalMs ?? SWEEP_INTERVAL_MS);
+      timer.unref();
+    },
+
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await running;
+    },
+  };
+}
