@@ -27,7 +27,7 @@ import {
   type OutboundContent,
   type StoredInboundContent,
 } from '../messaging/messages/message-content.ts';
-import { toMessage } from '../messaging/messages/message-view.ts';
+import { outboundContentOf, toMessage } from '../messaging/messages/message-view.ts';
 import { SERVICE_WINDOW_MS } from '../messaging/messages/service-windows.ts';
 import type { InboxReads } from './inbox-reads.ts';
 import { summaryOf, type InboxConversation, type InboxMessage } from './inbox-view.ts';
@@ -165,13 +165,13 @@ export function createInboxReads(deps: InboxDataDeps): InboxReads {
         } else {
           const m = outbound.get(k.id);
           if (!m) continue;
-          const content = opened<OutboundContent>(keyring, portalId, m.id, m.content);
-          const view = toMessage(m, content);
-          items.push({
-            ...view,
-            direction: 'outbound',
-            ...(content?.text && { text: content.text }),
-          });
+          let content: OutboundContent | null = null;
+          try {
+            content = outboundContentOf(keyring, m);
+          } catch {
+            // A content that does not open shows as gone.
+          }
+          items.push(toMessage(m, content));
         }
       }
       const last = keys.at(-1);
