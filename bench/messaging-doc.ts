@@ -1,7 +1,7 @@
 /**
  * The messaging section of docs/performance.md, drawn from one `npm run bench:messaging` run's
  * results (bench/messaging.ts): accepted sends per placement of the sandbox with the same run's
- * `pgbench` references, the end-to-end latency, and the kill run.
+ * `pgbench` references, the end-to-end latency, the kill run, and inbound ingestion.
  */
 import type { InboundRunResult } from './messaging-inbound.ts';
 import { figure, table, verdict } from './performance-doc.ts';
@@ -100,7 +100,7 @@ export function messagingSection(
 /** The inbound ingestion figures, one paragraph and a one-row table. */
 function inboundLine(r: InboundRunResult): string {
   return [
-    `Inbound: the sandbox (in its own process) sends signed webhooks of ${r.batchSize} messages (texts, 1 in 20 an image, 1 in 20 a reaction, 1 in 10 a reply), ${r.inFlight} in flight, for ${figure(r.durationS)} s; stored rows counted at the end, each webhook timed from the sandbox; \`pgbench\` with ${r.inFlight} clients inserting single rows right after.`,
+    `Inbound (Portico in its own process, the sandbox in the bench's): the sandbox sends signed webhooks of ${r.batchSize} messages (texts, 1 in 20 an image, 1 in 20 a reaction, 1 in 10 a reply), ${r.inFlight} in flight, for ${figure(r.durationS)} s; stored rows counted at the end, each webhook timed from the sandbox; \`pgbench\` with ${r.inFlight} clients inserting single rows right after.`,
     table(
       [
         'messages stored',
