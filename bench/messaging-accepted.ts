@@ -28,7 +28,7 @@ const REDIRECT_URI = 'http://localhost:3000/api/auth/partner/callback';
 const VERIFY_TOKEN = 'bench-verify-token-0001';
 
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const percentile = (sorted: number[], p: number) =>
+export const percentile = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 
 /** A send of `hello_world` to a distinct number that never ends in 0000 (the sandbox fails those). */
@@ -80,7 +80,7 @@ function answer<T extends FromMessagingServer['type']>(child: ChildProcess, type
 type Placement = 'inside' | 'outside';
 
 /** Portico in its own process, its portal connected to a sandbox inside it or in this process. */
-async function startServer(dbUrl: string, placement: Placement) {
+export async function startServer(dbUrl: string, placement: Placement) {
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     LOG_LEVEL: 'info',
@@ -122,6 +122,8 @@ async function startServer(dbUrl: string, placement: Placement) {
   return {
     ...ready,
     url: `http://127.0.0.1:${ready.port}`,
+    /** The sandbox in this process (`outside` only). */
+    sandbox,
     async ask(message: ToMessagingServer) {
       const done = answer(child, 'profiled');
       child.send(message);

@@ -1,13 +1,16 @@
 /**
  * The messaging section of docs/performance.md, drawn from one `npm run bench:messaging` run's
  * results (bench/messaging.ts): accepted sends per placement of the sandbox with the same run's
- * `pgbench` references, the end-to-end latency, and the kill run.
+ * `pgbench` references, the end-to-end latency, the kill run, and inbound ingestion.
  */
+import type { InboundRunResult } from './messaging-inbound.ts';
 import { figure, table, verdict } from './performance-doc.ts';
 
 /** Goals of the accept path: ≥ 0.25 × the same run's pgbench single inserts; p99 ≤ 100 ms. */
 export const GOAL_RATIO = 0.25;
 export const GOAL_P99_MS = 100;
+/** Goal of inbound ingestion: messages stored per second. */
+export const GOAL_INBOUND_PER_S = 2000;
 
 interface PgbenchFigure {
   tps?: number;
@@ -45,6 +48,7 @@ export function messagingSection(
   line: string,
   accepted: AcceptedRunResult[],
   kill: KillRunResult | undefined,
+  inbound?: InboundRunResult,
 ): string {
   const rows = accepted.map((r) => [
     `sandbox ${where(r.placement)}`,
@@ -89,5 +93,36 @@ export function messagingSection(
           `${kill.queued.toLocaleString('en-US')} messages to two instances, one killed with SIGKILL at ${kill.killedAtSends.toLocaleString('en-US')} sends: ${kill.delivered.toLocaleString('en-US')} delivered, ${kill.lost} lost, ${kill.duplicatedAtProvider} duplicated at the provider, ${kill.errorLogLines.reduce((a, b) => a + b, 0)} error log lines; ${kill.retriedUnavailable} sends answered 503 and retried with their key.`,
         ]
       : []),
+    ...(inbound ? [inboundLine(inbound)] : []),
+  ].join('\n\n');
+}
+
+/** The inbound ingestion figures, one paragraph and a one-row table. */
+function inboundLine(r: InboundRunResult): string {
+  return [
+    `Inbound (Portico in its own process, the sandbox in the bench's): the sandbox sends signed webhooks of ${r.batchSize} messages (texts, 1 in 20 an image, 1 in 20 a reaction, 1 in 10 a reply), ${r.inFlight} in flight, for ${figure(r.durationS)} s; stored rows counted at the end, each webhook timed from the sandbox; \`pgbench\` with ${r.inFlight} clients inserting single rows right after.`,
+    table(
+      [
+        'messages stored',
+        `stored/s ≥ ${figure(GOAL_INBOUND_PER_S)}`,
+        'webhook p50 / p99',
+        'answers',
+        'content sealed',
+        '`pgbench` inserts',
+      ],
+      [
+        [
+          `${r.stored.toLocaleString('en-US')} of ${r.sent.toLocaleString('en-US')}`,
+          `${figure(r.storedPerSecond)}/s ${verdict(r.storedPerSecond >= GOAL_INBOUND_PER_S)}`,
+          `${figure(r.webhookP50Ms)} / ${figure(r.webhookP99Ms)} ms`,
+          Object.entries(r.answers)
+            .map(([status, n]) => `${n} × ${status}`)
+            .join(', '),
+          r.sealedSample.sealed && !r.sealedSample.plaintextInRow ? 'yes' : 'NO',
+          tps(r.pgbenchSingleInserts),
+        ],
+      ],
+      [true, true, true, false, false, true],
+    ),
   ].join('\n\n');
 }

@@ -21,7 +21,12 @@
  *    the deadline), duplicated at the provider (sends per biz_opaque_callback_data > 1), and the
  *    instances' log lines at level error or above.
  *
- * `BENCH_ONLY=accepted|kill` runs one part; `BENCH_PROFILE=1` writes a CPU profile of the
+ * 4. Inbound ingestion (bench/messaging-inbound.ts): the sandbox (in this process) sends signed
+ *    webhook batches of 100 inbound messages, several in flight, to Portico in its own process
+ *    for BENCH_DURATION_S seconds: messages stored per second, the webhook's p50 / p99, a stored
+ *    row checked sealed, and the same run's `pgbench` single-insert rate.
+ *
+ * `BENCH_ONLY=accepted|kill|inbound` runs one part; `BENCH_PROFILE=1` writes a CPU profile of the
  * server during each accepted run beside the results. Writes `bench/results/messaging-<time>.json`
  * and the instances' logs beside it; prints the figures with the load average; a whole run
  * redraws the messaging section of docs/performance.md (bench/messaging-doc.ts).
@@ -41,6 +46,7 @@ import { startSandboxProvider } from '../src/sandbox-provider/sandbox-provider.t
 import { createServices } from '../src/services.ts';
 import { acceptedRun, body, sleep, waitFor } from './messaging-accepted.ts';
 import { messagingSection, type AcceptedRunResult, type KillRunResult } from './messaging-doc.ts';
+import { inboundRun, type InboundRunResult } from './messaging-inbound.ts';
 import { redrawSection, runContext } from './performance-doc.ts';
 import { createThrowawayDatabase } from './postgres.ts';
 
@@ -302,11 +308,21 @@ async function main() {
       await db.drop();
     }
   }
+  if (!only || only === 'inbound') {
+    const db = await createThrowawayDatabase();
+    if ('error' in db) throw new Error(`PostgreSQL: ${db.error}`);
+    try {
+      results.inbound = await inboundRun(db.url);
+    } finally {
+      await db.drop();
+    }
+  }
   results.loadAfter = loadavg();
   const file = join(RESULTS, `messaging-${stamp}.json`);
   writeFileSync(file, `${JSON.stringify(results, null, 2)}\n`);
   console.log(JSON.stringify(results, null, 2));
   for (const run of (results.accepted ?? []) as Record<string, unknown>[]) summary(run);
+  if (results.inbound) inboundSummary(results.inbound as InboundRunResult);
   console.log(`written ${file}`);
   // A partial run (BENCH_ONLY) leaves the page as it is: its figures belong together.
   if (!only) {
@@ -316,6 +332,7 @@ async function main() {
         context.line('npm run bench:messaging'),
         results.accepted as AcceptedRunResult[],
         results.killedInstance as KillRunResult,
+        results.inbound as InboundRunResult,
       ),
     );
     console.log('docs/performance.md: the messaging section redrawn');
@@ -336,6 +353,22 @@ function summary(run: Record<string, unknown>) {
   const statement = run.pgbenchAcceptStatement as { tps?: number } | undefined;
   if (statement?.tps !== undefined)
     console.log(`pgbench, the send's statement: ${statement.tps.toFixed(0)}/s`);
+}
+
+/** One line: stored/s against the goal, the webhook's p50 / p99, the pgbench reference. */
+function inboundSummary(r: InboundRunResult) {
+  const inserts = r.pgbenchSingleInserts;
+  const reference =
+    'tps' in inserts
+      ? `pgbench single inserts (${r.inFlight} clients) ${inserts.tps.toFixed(0)}/s`
+      : `no pgbench reference: ${inserts.missing}`;
+  console.log(
+    `inbound: ${r.stored} of ${r.sent} messages stored in ${r.durationS.toFixed(1)} s, ` +
+      `${r.storedPerSecond.toFixed(0)}/s (goal ≥ 2,000/s); webhook of ${r.batchSize} p50 ` +
+      `${r.webhookP50Ms.toFixed(0)} ms, p99 ${r.webhookP99Ms.toFixed(0)} ms, answers ` +
+      `${JSON.stringify(r.answers)}; sample row sealed ${r.sealedSample.sealed}, plaintext in ` +
+      `row ${r.sealedSample.plaintextInRow}; ${reference}`,
+  );
 }
 
 await main();

@@ -7,13 +7,19 @@
  *   (`generate_series`), then ANALYZE. Messages spread over the last 30 days (one every 26 s,
  *   newest first), with every status; audit events one every 26 s too, oldest first (their ids
  *   follow their times, as when they are recorded).
+ * - `seedInbox`: `rows` inbound texts in `rows / 20` conversations (20 messages each, with the
+ *   newest contacts), one every 26 s like the messages, their content sealed with the server's
+ *   keyring in this process (as ingestion seals it) and inserted 5,000 a statement; each
+ *   conversation's last message is its contact's newest; every 7th has 2 unread.
  * - `statementTrace`: the statements the app sends to the database while it is on (the driver's
  *   `query` wrapped), then `EXPLAIN ANALYZE` of each read among them: what a page costs the
  *   database, statement by statement.
  */
 import { sql } from 'drizzle-orm';
 import type { Storage } from '../src/db/client.ts';
+import { sealContent } from '../src/messaging/messages/message-content.ts';
 import { refreshDailyCounts } from '../src/messaging/reports/daily-counts.ts';
+import { loadKeyring } from '../src/platform/keyring.ts';
 import type { Services } from '../src/services.ts';
 
 export interface PagesSeeded {
@@ -71,10 +77,13 @@ export async function seedPages(
       'Contact ctc_bench' || g || ' erased on request (GDPR art. 17).',
       date_trunc('milliseconds', now() - make_interval(secs => g * 26))
     from generate_series(${n}, 1, -1) g`);
+  await seedInbox(db, services, portalId, n);
   await refreshDailyCounts(db, portalId);
   await db.execute(sql`analyze contacts`);
   await db.execute(sql`analyze messages`);
   await db.execute(sql`analyze audit_events`);
+  await db.execute(sql`analyze inbound_messages`);
+  await db.execute(sql`analyze conversations`);
   return { email: admin.email, password: PASSWORD, seedMs: performance.now() - started };
 }
 
@@ -180,4 +189,46 @@ export async function seedContacts(db: Storage['db'], portalId: number, n: numbe
       now() - make_interval(secs => g), now() - make_interval(secs => g),
       now() - make_interval(secs => g)
     from generate_series(1, ${n}) g`);
+}
+
+/** The business number of the seeded conversations (a phone number id). */
+export const BENCH_PHONE_NUMBER_ID = '100000000000001';
+/** The newest seeded conversation: the inbox's first row. */
+export const BENCH_CONVERSATION_ID = 'cnv_bench1';
+const SEAL_BATCH = 5000;
+
+/** See the module comment: `n` sealed inbound texts in `n / 20` conversations. */
+export async function seedInbox(
+  db: Storage['db'],
+  services: Services,
+  portalId: number,
+  n: number,
+): Promise<void> {
+  const keyring = loadKeyring(services.config);
+  const people = Math.max(1, Math.floor(n / 20));
+  for (let start = 1; start <= n; start += SEAL_BATCH) {
+    const rows: { g: number; content: unknown }[] = [];
+    for (let g = start; g < Math.min(n + 1, start + SEAL_BATCH); g++) {
+      const id = `msg_benchin${String(g).padStart(7, '0')}`;
+      const content = { type: 'text' as const, text: { body: `Hello, is the order ${g} ready?` } };
+      rows.push({ g, content: sealContent(keyring, portalId, id, content) });
+    }
+    await db.execute(sql`
+      insert into inbound_messages (id, portal_id, contact_id, "from", phone_number_id,
+        provider_message_id, type, content, received_at, created_at)
+      select 'msg_benchin' || lpad(r.g::text, 7, '0'), ${portalId},
+        'ctc_bench' || (1 + (r.g - 1) % ${people}),
+        '+1650' || lpad((1 + (r.g - 1) % ${people})::text, 7, '0'), ${BENCH_PHONE_NUMBER_ID},
+        'wamid.bench' || r.g, 'text', r.content, t.at, t.at
+      from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(g int, content jsonb)
+      cross join lateral (select date_trunc('milliseconds', now() - make_interval(secs => r.g * 26)) as at) t`);
+  }
+  await db.execute(sql`
+    insert into conversations (id, portal_id, contact_id, phone_number_id, last_message_id,
+      last_message_at, last_direction, unread_count, last_inbound_at)
+    select 'cnv_bench' || c, ${portalId}, m.contact_id, ${BENCH_PHONE_NUMBER_ID}, m.id,
+      m.received_at, 'inbound', case when c % 7 = 0 then 2 else 0 end, m.received_at
+    from generate_series(1, ${people}) c
+    join inbound_messages m
+      on m.portal_id = ${portalId} and m.id = 'msg_benchin' || lpad(c::text, 7, '0')`);
 }

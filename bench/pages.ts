@@ -5,11 +5,13 @@
  * For each backend, the app runs in its own process (`server.ts`, the esbuild bundle, as
  * `npm start` runs), with a new portal; the server seeds BENCH_PAGES_ROWS (default 100,000)
  * contacts, messages (over the last 30 days, every status) and audit events into it, each
- * table with one set-based statement (`pages-seed.ts`). This process signs in through
+ * table with one set-based statement (`pages-seed.ts`), and as many inbound texts (sealed with
+ * the server's keyring) in ROWS / 20 conversations. This process signs in through
  * `/login` like a browser, then loads each page shape: BENCH_PAGES_WARMUP requests (default
  * 40, not recorded), then BENCH_PAGES_REQUESTS (default 400) over BENCH_PAGES_CONNECTIONS
  * keep-alive connections at once (default 4), each connection sending its next request when
- * the previous answer has ended. Time to first byte: from the request written to the response's
+ * the previous answer has ended (`GET /messaging/conversations` with the portal's API token, as
+ * an API client). Time to first byte: from the request written to the response's
  * head received. The deep shapes follow the page's own "next"/"older" link 99 times (page 100).
  *
  * Then, for each shape, the statements one load of it sends to the database, each read with its
@@ -28,10 +30,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseSetCookie } from 'set-cookie-parser';
-import { startServer, type BenchServer } from './child.ts';
+import { BENCH_RATE_LIMITS, startServer, type BenchServer } from './child.ts';
 import { figure, redrawSection, runContext, table, verdict } from './performance-doc.ts';
 import { createThrowawayDatabase } from './postgres.ts';
-import type { TracedStatement } from './pages-seed.ts';
+import { BENCH_CONVERSATION_ID, type TracedStatement } from './pages-seed.ts';
 
 const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
 const ROWS = Number(process.env.BENCH_PAGES_ROWS ?? 100_000);
@@ -52,6 +54,8 @@ interface Shape {
   /** The first URL; `deep` follows the page's next link to page DEEP_PAGE. */
   path: string;
   deep?: boolean;
+  /** An API route: sent with the portal's API token (JSON), not the session. */
+  api?: boolean;
 }
 
 const SHAPES: Shape[] = [
@@ -62,6 +66,13 @@ const SHAPES: Shape[] = [
   { name: `/contacts page ${DEEP_PAGE}`, path: '/contacts', deep: true },
   { name: '/audit', path: '/audit' },
   { name: `/audit page ${DEEP_PAGE}`, path: '/audit', deep: true },
+  { name: '/inbox', path: '/inbox' },
+  { name: '/inbox/{conversation}', path: `/inbox/${BENCH_CONVERSATION_ID}` },
+  {
+    name: 'GET /messaging/conversations',
+    path: '/api/v1/external/messaging/conversations',
+    api: true,
+  },
 ];
 
 /** The next page's link of a page: "Next page", "Older events". */
@@ -75,12 +86,15 @@ function percentile(sorted: number[], p: number): number {
 class Client {
   readonly agent = new Agent({ keepAlive: true, maxSockets: CONNECTIONS });
   readonly jar = new Map<string, string>();
+  /** The portal's API token, sent (instead of the session) to API routes. */
+  token: string | undefined;
   constructor(readonly port: number) {}
 
   /** One request; resolves with its time to first byte (ms), status, headers and body. */
   send(method: 'GET' | 'POST', path: string, form?: Record<string, string>) {
     const body = form ? new URLSearchParams(form).toString() : undefined;
-    const cookie = [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
+    const api = path.startsWith('/api/');
+    const cookie = api ? '' : [...this.jar].map(([k, v]) => `${k}=${v}`).join('; ');
     return new Promise<{ ttfbMs: number; status: number; body: string }>((resolve, reject) => {
       let started = 0;
       const req = request(
@@ -92,7 +106,8 @@ class Client {
           agent: this.agent,
           headers: {
             host: HOST,
-            accept: 'text/html',
+            accept: api ? 'application/json' : 'text/html',
+            ...(api && this.token && { authorization: `Bearer ${this.token}` }),
             ...(cookie && { cookie }),
             ...(body && {
               'content-type': 'application/x-www-form-urlencoded',
@@ -187,6 +202,8 @@ async function runBackend(kind: 'pglite' | 'postgres', databaseUrl?: string) {
   const server: BenchServer = await startServer('app', {
     env: {
       BENCH_CREATE_PORTAL: '1',
+      BENCH_PORTAL_SCOPES: 'messaging:send,messaging:reports:read,crm:contacts:read',
+      ...BENCH_RATE_LIMITS,
       APP_BASE_URL: `http://${HOST}`,
       PROVIDER_HEALTH_CHECK_INTERVAL_MS: '0',
       // The seed's statements run longer than a request may on a loaded machine.
@@ -201,6 +218,7 @@ async function runBackend(kind: 'pglite' | 'postgres', databaseUrl?: string) {
     );
     console.log(`  ${kind}: seeded ${ROWS} rows per table in ${figure(seeded.seedMs)} ms`);
     const client = new Client(server.port);
+    client.token = server.token;
     await client.signIn(seeded.email, seeded.password);
     const results: ShapeResult[] = [];
     for (const shape of SHAPES) {
@@ -248,7 +266,8 @@ async function runBackend(kind: 'pglite' | 'postgres', databaseUrl?: string) {
 }
 
 /** The tables whose rows a page lists or counts: the reads that grow with the portal. */
-const PAGE_TABLES = /from "(messages|message_daily_counts|contacts|audit_events)"/;
+const PAGE_TABLES =
+  /from "(messages|message_daily_counts|contacts|audit_events|conversations|inbound_messages)"/;
 
 /** The page's reads of its own tables, each as `plan (time)`. */
 function pageReads(statements: TracedStatement[]): string {
@@ -288,7 +307,8 @@ function docSection(
   });
   return [
     context.line('npm run bench:pages'),
-    `${ROWS.toLocaleString('en-US')} rows in each table of the portal (contacts, messages, audit events); ` +
+    `${ROWS.toLocaleString('en-US')} rows in each table of the portal (contacts, messages, audit events, ` +
+      `inbound messages sealed, in ${Math.max(1, Math.floor(ROWS / 20)).toLocaleString('en-US')} conversations of 20); ` +
       `${REQUESTS} loads per page over ${CONNECTIONS} connections at once, after ${WARMUP} of warm-up; ` +
       `seeding took ${kinds.map((k) => `${figure(runs[k]!.seedMs / 1000)} s on ${label(k)}`).join(', ')}.`,
     table(

@@ -21,7 +21,7 @@
  * esbuild, as `npm start` runs `dist/main.js`, without the TypeScript loader). The app reads its
  * configuration from the environment like `npm start` does (DATABASE_URL or DATA_DIR,
  * TOKEN_CACHE_SIZE, LOG_LEVEL); `BENCH_CREATE_PORTAL=1` makes it create a portal and report its
- * token.
+ * token (its scopes BENCH_PORTAL_SCOPES, comma-separated, when given).
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -172,7 +172,10 @@ async function main(kind: ServerKind): Promise<void> {
       created = await services.accounts.createPortal({
         name: 'Benchmark portal',
         adminEmail: `bench-${process.pid}-${Date.now()}@example.test`,
-        scopes: ['messaging:send', 'crm:contacts:read', 'support:tickets:read'],
+        // BENCH_PORTAL_SCOPES (comma-separated) for a bench that reads other routes.
+        scopes: (
+          process.env.BENCH_PORTAL_SCOPES ?? 'messaging:send,crm:contacts:read,support:tickets:read'
+        ).split(','),
         actor: CLI_ACTOR,
       });
     }

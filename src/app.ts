@@ -46,6 +46,13 @@ import { recordRoutes } from './platform/route-table.ts';
 import type { Services } from './services.ts';
 import { ticketsRoutes } from './tickets/tickets-routes.ts';
 import { webRoutes } from './web/web-routes.tsx';
+import { createInboxReads } from './web/inbox-data.ts';
+import type { InboxReads } from './web/inbox-reads.ts';
+import {
+  createConversationEvents,
+  type ConversationEvents,
+} from './messaging/conversations/conversation-changes.ts';
+import { loadKeyring } from './platform/keyring.ts';
 
 /** Largest request body accepted, in bytes (64 KiB). */
 export { BODY_LIMIT_BYTES };
@@ -147,7 +154,18 @@ export async function buildApp({
     ],
   });
 
-  await app.register((pages) => registerPages(pages, app, services, redis));
+  // The inbox's live updates: conversation changes heard from every instance (LISTEN/NOTIFY).
+  const conversationEvents = createConversationEvents({
+    storage: services.storage,
+    logger,
+    timing: listenerTiming,
+  });
+  await conversationEvents.start();
+  app.addHook('onClose', () => conversationEvents.close());
+
+  await app.register((pages) =>
+    registerPages(pages, app, services, redis, inboxReadsOf(services, conversationEvents)),
+  );
 
   // The provider's webhooks, in a context of their own: a JSON parser that keeps the raw bytes
   // (the signature is over them), and no cookie, form or page-header hook.
@@ -168,6 +186,7 @@ async function registerPages(
   app: FastifyInstance,
   services: Services,
   redis: Redis | undefined,
+  inbox: InboxReads,
 ): Promise<void> {
   const { config } = services;
   await pages.register(fastifyCookie);
@@ -197,6 +216,7 @@ async function registerPages(
       send: services.messaging,
     },
     webhooks: services.webhooks,
+    inbox,
     tickets: services.tickets,
     agents: services.agents,
     desk: services.desk,
@@ -210,4 +230,23 @@ async function registerPages(
     appBaseUrl: config.APP_BASE_URL,
   });
   await pages.register(providerCallbacksRoutes, { partner: services.partner });
+}
+
+/** The inbox's reads over messaging, with this instance's conversation hub. */
+function inboxReadsOf(services: Services, events: ConversationEvents): InboxReads {
+  return createInboxReads({
+    db: services.storage.db,
+    keyring: loadKeyring(services.config),
+    events,
+    media: async (portalId, id) => {
+      const medium = await services.media.download(portalId, id);
+      return {
+        contentType: medium.contentType,
+        contentLength: medium.bytes.length,
+        fileName: medium.fileName,
+        body: medium.bytes,
+      };
+    },
+    markReadOnOpen: (portalId, c) => services.readReceipts.markReadOnOpen(portalId, c),
+  });
 }

@@ -38,3 +38,82 @@ document.querySelectorAll('[data-copy-from]').forEach(function (button) {
   });
 });
 `;
+
+/**
+ * `/assets/inbox.js`: keeps `/inbox` current without a reload. It opens the page's server-sent
+ * event stream (`data-events` of `#inbox-list`); a `change` event names conversation ids only,
+ * and the script fetches the fragments it shows (`data-fragment`): the list always, the open
+ * thread (`#inbox-thread`) when its conversation is named (or `all`), at most one fetch of each
+ * per 150 ms. The fragments are the server's own HTML (same origin, rendered and escaped
+ * there), parsed with DOMParser; focus in the list stays on the same conversation. Once the
+ * stream is open `<html data-inbox-live>` is set. Without the script the page is complete and a
+ * reload shows what is new.
+ */
+export const INBOX_SCRIPT = `'use strict';
+(function () {
+  var list = document.getElementById('inbox-list');
+  var thread = document.getElementById('inbox-thread');
+  var status = document.getElementById('inbox-status');
+  if (thread && !location.hash) {
+    var last = thread.querySelector('.bubble:last-child');
+    if (last) last.scrollIntoView({ block: 'nearest' });
+  }
+  if (!list || !window.EventSource || !window.fetch || !window.DOMParser) return;
+  var current = thread ? thread.getAttribute('data-conversation') : null;
+  var want = { list: false, thread: false };
+  var timer = null;
+  function replace(el, html) {
+    var doc = new DOMParser().parseFromString('<!doctype html><body>' + html, 'text/html');
+    var nodes = Array.prototype.slice.call(doc.body.childNodes).map(function (n) {
+      return document.adoptNode(n);
+    });
+    el.replaceChildren.apply(el, nodes);
+  }
+  function load(el) {
+    return fetch(el.getAttribute('data-fragment'), {
+      credentials: 'same-origin',
+      headers: { accept: 'text/html' },
+      cache: 'no-store'
+    }).then(function (r) {
+      if (!r.ok) throw new Error('HTTP ' + r.status);
+      return r.text();
+    }).then(function (html) {
+      var focused = document.activeElement;
+      var href = focused && el.contains(focused) ? focused.getAttribute('href') : null;
+      replace(el, html);
+      if (href) {
+        var again = el.querySelector('a[href="' + href + '"]');
+        if (again) again.focus();
+      }
+    });
+  }
+  function refresh() {
+    timer = null;
+    var jobs = [];
+    if (want.list) jobs.push(load(list));
+    if (want.thread && thread) jobs.push(load(thread));
+    var newInThread = want.thread;
+    want = { list: false, thread: false };
+    Promise.all(jobs).then(function () {
+      document.documentElement.setAttribute('data-inbox-updated', String(Date.now()));
+      if (status) status.textContent = newInThread ? 'New messages in this conversation.' : 'Conversations updated.';
+      if (newInThread && thread) {
+        var last = thread.querySelector('.bubble:last-child');
+        if (last) last.scrollIntoView({ block: 'nearest' });
+      }
+    }, function () {});
+  }
+  var source = new EventSource(list.getAttribute('data-events'));
+  source.addEventListener('ready', function () {
+    document.documentElement.setAttribute('data-inbox-live', 'yes');
+  });
+  source.addEventListener('change', function (e) {
+    var data;
+    try { data = JSON.parse(e.data); } catch (_) { return; }
+    want.list = true;
+    var ids = data.conversationIds || [];
+    if (current && (data.all || ids.indexOf(current) >= 0)) want.thread = true;
+    if (!timer) timer = setTimeout(refresh, 150);
+  });
+})();
+`;

@@ -6,7 +6,8 @@
 
 /**
  * The Content-Security-Policy directives of the pages: nothing but our own stylesheet, images
- * and script files (`'self'`: no inline script, no `eval`), no framing, forms only to ourselves
+ * and script files (`'self'`: no inline script, no `eval`), requests from script only to
+ * ourselves (the inbox's event stream and fragments), no framing, forms only to ourselves
  * (plus `formTarget` when given).
  * Registered globally through helmet; `/connect` widens form-action by the provider's origin.
  */
@@ -19,6 +20,7 @@ export function cspDirectives(
     'style-src': ["'self'"],
     'script-src': ["'self'"],
     'img-src': ["'self'"],
+    'connect-src': ["'self'"],
     'form-action': formTarget ? ["'self'", formTarget] : ["'self'"],
     'frame-ancestors': ["'none'"],
     'base-uri': ["'none'"],

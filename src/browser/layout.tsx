@@ -14,6 +14,7 @@ import type { ComponentChildren } from 'preact';
 /** The navigation's entries, in order: key → [path, label]. A new page area adds its line here. */
 export const NAV = {
   settings: ['/settings', 'Settings'],
+  inbox: ['/inbox', 'Inbox'],
   contacts: ['/contacts', 'Contacts'],
   messages: ['/messages', 'Messages'],
   webhooks: ['/settings/webhooks', 'Webhooks'],

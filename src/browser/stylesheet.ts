@@ -166,7 +166,43 @@ figure.chart { margin: 0; }
 .swatch.bar-sent { background: #8fb0e0; } .swatch.bar-delivered { background: var(--c-accent); } .swatch.bar-read { background: var(--c-ok); } .swatch.bar-failed { background: var(--c-bad); }
 figure.chart figcaption { margin-top: var(--s-2); }
 
+/* Conversations (kit-conversation.tsx): a list beside its thread; one at a time below 900 px */
+.sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }
+.split { display: grid; grid-template-columns: minmax(16rem, 22rem) minmax(0, 1fr); gap: var(--s-4); align-items: start; }
+.split-list, .split-detail { min-width: 0; }
+.split-back { display: none; margin-bottom: var(--s-2); }
+ul.convs { list-style: none; margin: 0; padding: 0; background: var(--c-surface); border: 1px solid var(--c-line); border-radius: var(--radius); }
+ul.convs li + li { border-top: 1px solid var(--c-line); }
+a.conv { display: block; padding: var(--s-2) var(--s-3); color: var(--c-fg); text-decoration: none; }
+a.conv:hover { background: #fafbfc; }
+a.conv[aria-current=page] { background: var(--c-accent-soft); box-shadow: inset 3px 0 0 var(--c-accent); }
+.conv-head { display: flex; justify-content: space-between; gap: var(--s-2); }
+.conv-title { font-weight: 600; overflow-wrap: anywhere; min-width: 0; }
+.conv-unread .conv-title { font-weight: 800; }
+.conv-head time { color: var(--c-muted); font-size: var(--t-xs); white-space: nowrap; }
+.conv-preview { display: block; color: var(--c-muted); font-size: var(--t-sm); overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+.conv-badges { display: flex; flex-wrap: wrap; gap: var(--s-1); margin-top: var(--s-1); }
+ol.thread { list-style: none; margin: 0 0 var(--s-3); padding: 0; display: flex; flex-direction: column; gap: var(--s-2); }
+.bubble { max-width: min(34rem, 85%); padding: var(--s-2) var(--s-3); border-radius: var(--radius); border: 1px solid var(--c-line); background: var(--c-surface); overflow-wrap: anywhere; }
+.bubble-in { align-self: flex-start; border-bottom-left-radius: 2px; }
+.bubble-out { align-self: flex-end; background: var(--c-accent-soft); border-color: #b9cdee; border-bottom-right-radius: 2px; }
+.bubble:target { box-shadow: 0 0 0 3px var(--c-accent); }
+.bubble-body p { margin: 0; white-space: pre-wrap; }
+.bubble-body img { display: block; max-width: 100%; height: auto; max-height: 20rem; border-radius: var(--radius-sm); }
+.bubble-meta { display: flex; justify-content: flex-end; align-items: center; gap: var(--s-2); font-size: var(--t-xs); color: var(--c-muted); margin-top: var(--s-1); }
+.ticks { font-weight: 700; letter-spacing: -0.1em; }
+.ticks-read { color: var(--c-accent); }
+.ticks-failed { color: var(--c-bad); }
+.quote { display: block; border-left: 3px solid var(--c-accent); padding: var(--s-1) var(--s-2); margin-bottom: var(--s-1); background: #0000000a; color: var(--c-fg); font-size: var(--t-sm); text-decoration: none; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
+ul.reactions { list-style: none; display: flex; gap: var(--s-1); margin: var(--s-1) 0 0; padding: 0; }
+.thread-phone { margin: 0 0 var(--s-3); }
+.reply { border-top: 1px solid var(--c-line); margin-top: var(--s-3); padding-top: var(--s-3); }
+ul.reactions li { background: var(--c-surface); border: 1px solid var(--c-line); border-radius: 999px; padding: 0 var(--s-2); }
+
 @media (max-width: 900px) {
+  .split { grid-template-columns: minmax(0, 1fr); }
+  .split-back { display: inline-block; }
+  .split.showing-detail > .split-list, .split.showing-list > .split-detail { display: none; }
   .shell-desktop { display: none; }
   details.menu { display: block; }
   .shell-bar { position: relative; }

@@ -23,6 +23,7 @@ import type { SignInLimitSettings } from './sign-in-limits.ts';
 import type { AgentsService } from '../accounts/agents-service.ts';
 import type { AgentDeskService } from '../tickets/agent-desk-service.ts';
 import type { TicketsService } from '../tickets/tickets-service.ts';
+import type { InboxReads } from './inbox-reads.ts';
 
 export interface WebRoutesOptions {
   sessions: PageSessions;
@@ -67,6 +68,8 @@ export interface WebRoutesOptions {
     /** The composer's sends: the API's own send (checks, credit reservation, queue). */
     send: Pick<MessagingService, 'sendMessage'>;
   };
+  /** `/inbox`: conversations, threads, media and the changes heard from other instances. */
+  inbox: InboxReads;
   /** `/support`: the portal's tickets, as the API serves them. */
   tickets: TicketsService;
   /** The agent console: agents' sign-in and the desk over every portal's tickets. */

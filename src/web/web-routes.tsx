@@ -9,7 +9,7 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { FAVICON_SVG, ONE_TIME_TOKEN_SCRIPT } from '../browser/assets.ts';
+import { FAVICON_SVG, INBOX_SCRIPT, ONE_TIME_TOKEN_SCRIPT } from '../browser/assets.ts';
 import { pageErrorHandler } from '../browser/error-pages.tsx';
 import { STYLESHEET } from '../browser/stylesheet.ts';
 import { agentRoutes } from './agent-routes.tsx';
@@ -20,6 +20,9 @@ import { connectionPages } from './connection-pages.tsx';
 import { contactsPages } from './contacts-routes.tsx';
 import { messagesPages } from './messages-page-routes.tsx';
 import { messagesSendRoutes } from './messages-send-routes.tsx';
+import { inboxReplyRoutes } from './inbox-reply-routes.ts';
+import { inboxPages } from './inbox-routes.tsx';
+import { inboxStreamRoutes } from './inbox-stream-routes.tsx';
 import { settingsRoutes } from './settings-routes.tsx';
 import { webhooksPages } from './webhooks-routes.tsx';
 import { signInRoutes } from './sign-in-routes.tsx';
@@ -36,6 +39,7 @@ const ASSETS: Record<string, { type: string; body: string }> = {
     type: 'text/javascript; charset=utf-8',
     body: ONE_TIME_TOKEN_SCRIPT,
   },
+  '/assets/inbox.js': { type: 'text/javascript; charset=utf-8', body: INBOX_SCRIPT },
 };
 
 /**
@@ -70,6 +74,9 @@ export async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): P
   await app.register(contactsPages, opts);
   await app.register(messagesPages, opts);
   await app.register(messagesSendRoutes, opts);
+  await app.register(inboxPages, opts);
+  await app.register(inboxReplyRoutes, opts);
+  await app.register(inboxStreamRoutes, opts);
   await app.register(webhooksPages, opts);
   await app.register(supportPages, opts);
   await app.register(agentRoutes, opts);

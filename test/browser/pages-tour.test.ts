@@ -135,6 +135,7 @@ describe('browser: every page at 1280 px and 390 px', () => {
       await look(page, 'settings', width);
       assert.deepEqual(await navigation(page, width), [
         ['/settings', 'page'],
+        ['/inbox', null],
         ['/contacts', null],
         ['/messages', null],
         ['/settings/webhooks', null],
@@ -174,6 +175,11 @@ describe('browser: every page at 1280 px and 390 px', () => {
         new URL((await page.getAttribute('a[href="/docs/"]', 'href')) ?? '', appUrl).href,
       );
       assert.equal(reference.status(), 200, 'the API reference is linked from /settings');
+
+      // The inbox, empty until someone writes.
+      await page.goto(`${appUrl}/inbox`);
+      assert.ok(await page.isVisible('[data-testid=inbox-empty]'));
+      await look(page, 'inbox-empty', width);
 
       // Not connected yet: the composer says what to do next, with the way there.
       await page.goto(`${appUrl}/messages`);

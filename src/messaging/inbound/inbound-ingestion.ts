@@ -13,6 +13,7 @@
  *
  * @see docs/messaging.md "Inbound messages"
  */
+import { notifyConversationsOf } from '../conversations/conversation-changes.ts';
 import { newContactId, normalisePhone } from '../../contacts/contacts-lookup.ts';
 import type { Database } from '../../db/client.ts';
 import { randomBase62 } from '../../platform/crypto.ts';
@@ -105,6 +106,13 @@ export function createInboundIngestion(deps: InboundIngestionDeps) {
         phoneNumberId,
         batch.map((p) => p.row),
         people(batch),
+      );
+      // Open inboxes on every instance hear of the conversations (ids only) at commit.
+      const senders = [...new Set(inserted.map((r) => r.contactId))];
+      await notifyConversationsOf(
+        tx,
+        portalId,
+        senders.map((contactId) => ({ contactId, phoneNumberId })),
       );
       // In the webhook's order: a reply's event before its reaction's.
       const contactOf = new Map(inserted.map((r) => [r.id, r.contactId]));

@@ -15,6 +15,7 @@
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples#message-status-updates
  * @see docs/messaging.md "Statuses"
  */
+import { notifyConversationsOf } from '../conversations/conversation-changes.ts';
 import type { Database } from '../../db/client.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { capture, postCredit, release } from '../credit/credit-ledger.ts';
@@ -117,6 +118,11 @@ async function applyStatus(
     return 'unchanged';
   }
   await updateMessage(tx, portalId, row.id, { ...changes, ...wamid });
+  // An open inbox showing this message's conversation updates its ticks (ids only).
+  if (changes.status && row.contactId !== null)
+    await notifyConversationsOf(tx, portalId, [
+      { contactId: row.contactId, phoneNumberId: row.from },
+    ]);
   if (changes.status)
     await countStatusChanges(tx, portalId, [
       { id: row.id, createdAt: row.createdAt, from: row.status, to: changes.status },

@@ -46,7 +46,14 @@ function Choice(p: { templates: ComposerTemplate[]; chosen: string; error?: stri
   );
 }
 
-function Variables({ template, view }: { template: ComposerTemplate; view: ComposerView }) {
+/** One field per variable of `template` ({{1}} … {{n}}), with the values typed and errors. */
+export function Variables({
+  template,
+  view,
+}: {
+  template: ComposerTemplate;
+  view: Pick<ComposerView, 'form' | 'errors'>;
+}) {
   if (template.variables === 0) return <p class="muted">This template has no variables.</p>;
   return (
     <fieldset>

@@ -1,0 +1,162 @@
+/** @jsxRuntime automatic */
+/** @jsxImportSource preact */
+/**
+ * The page kit's conversation pieces (the rest is kit.tsx), styled by stylesheet.ts:
+ *
+ * - {@link SplitView}: a list beside its detail; below 900 px one of the two at a time.
+ * - {@link ConversationLink}: one entry of a conversation list (title, preview, time, badges).
+ * - {@link Thread} and {@link Bubble}: the messages of a conversation, theirs on the left, ours
+ *   on the right, each with its time and, for ours, its {@link Ticks}.
+ * - {@link Quote}: the message a reply quotes, linking to it; {@link Reactions}: emoji chips.
+ *
+ * No inline style and no script (the Content Security Policy stays strict).
+ *
+ * @see docs/architecture.md "browser/"
+ */
+import type { ComponentChildren } from 'preact';
+
+/**
+ * A list and its detail side by side; below 900 px only `showing` is shown, and the detail
+ * carries a link back to the list (`backHref`).
+ */
+export function SplitView(p: {
+  list: ComponentChildren;
+  detail: ComponentChildren;
+  showing: 'list' | 'detail';
+  listLabel: string;
+  backHref: string;
+  backLabel: string;
+}) {
+  return (
+    <div class={`split showing-${p.showing}`}>
+      <nav class="split-list" aria-label={p.listLabel}>
+        {p.list}
+      </nav>
+      <div class="split-detail">
+        {p.showing === 'detail' && (
+          <a class="split-back" href={p.backHref}>
+            ← {p.backLabel}
+          </a>
+        )}
+        {p.detail}
+      </div>
+    </div>
+  );
+}
+
+/** One entry of a conversation list; `current` marks the open one (`aria-current`). */
+export function ConversationLink(p: {
+  href: string;
+  title: string;
+  preview: ComponentChildren;
+  time: { iso: string; text: string };
+  badges?: ComponentChildren;
+  current?: boolean | undefined;
+  unread?: boolean | undefined;
+  testid?: string | undefined;
+}) {
+  return (
+    <li>
+      <a
+        class={p.unread ? 'conv conv-unread' : 'conv'}
+        href={p.href}
+        aria-current={p.current ? 'page' : undefined}
+        data-testid={p.testid}
+      >
+        <span class="conv-head">
+          <span class="conv-title">{p.title}</span>
+          <time datetime={p.time.iso}>{p.time.text}</time>
+        </span>
+        <span class="conv-preview">{p.preview}</span>
+        {p.badges && <span class="conv-badges">{p.badges}</span>}
+      </a>
+    </li>
+  );
+}
+
+/** A list of conversations ({@link ConversationLink} entries). */
+export function ConversationList(p: { children: ComponentChildren; testid?: string | undefined }) {
+  return (
+    <ul class="convs" data-testid={p.testid}>
+      {p.children}
+    </ul>
+  );
+}
+
+/** The messages of a conversation, oldest first ({@link Bubble} entries). */
+export function Thread(p: {
+  children: ComponentChildren;
+  label: string;
+  id?: string | undefined;
+  testid?: string | undefined;
+}) {
+  return (
+    <ol class="thread" aria-label={p.label} id={p.id} data-testid={p.testid}>
+      {p.children}
+    </ol>
+  );
+}
+
+/** A delivery status as ticks, with the word for screen readers and as the tooltip. */
+export function Ticks({ status }: { status: 'queued' | 'sent' | 'delivered' | 'read' | 'failed' }) {
+  const marks = { queued: '…', sent: '✓', delivered: '✓✓', read: '✓✓', failed: '!' }[status];
+  return (
+    <span class={`ticks ticks-${status}`} title={status} data-status={status}>
+      <span aria-hidden="true">{marks}</span>
+      <span class="sr-only">{status}</span>
+    </span>
+  );
+}
+
+/**
+ * One message: `in` (theirs, left) or `out` (ours, right), its content, then its time and,
+ * for ours, the ticks. `id` is the anchor a {@link Quote} links to.
+ */
+export function Bubble(p: {
+  direction: 'in' | 'out';
+  id: string;
+  time: { iso: string; text: string };
+  status?: 'queued' | 'sent' | 'delivered' | 'read' | 'failed' | undefined;
+  reactions?: ComponentChildren;
+  testid?: string | undefined;
+  children: ComponentChildren;
+}) {
+  return (
+    <li class={`bubble bubble-${p.direction}`} id={p.id} data-testid={p.testid}>
+      <div class="bubble-body">{p.children}</div>
+      <div class="bubble-meta">
+        <time datetime={p.time.iso}>{p.time.text}</time>
+        {p.status && <Ticks status={p.status} />}
+      </div>
+      {p.reactions}
+    </li>
+  );
+}
+
+/** The message a reply quotes: a link to its bubble (`href`) with a short excerpt. */
+export function Quote(p: { href?: string | undefined; children: ComponentChildren }) {
+  return p.href ? (
+    <a class="quote" href={p.href}>
+      {p.children}
+    </a>
+  ) : (
+    <span class="quote">{p.children}</span>
+  );
+}
+
+/** The reactions on a message, each an emoji (with who reacted in words for screen readers). */
+export function Reactions(p: { items: { emoji: string; by: string }[] }) {
+  if (p.items.length === 0) return null;
+  return (
+    <ul class="reactions" aria-label="Reactions">
+      {p.items.map((r, i) => (
+        <li key={i} title={r.by}>
+          <span aria-hidden="true">{r.emoji}</span>
+          <span class="sr-only">
+            {r.emoji} from {r.by}
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,187 @@
+/**
+ * The inbox's reads over messaging's conversation queries (conversations-repository.ts,
+ * message-thread-repository.ts): rows read by portal, contents opened with the keyring (each
+ * bound to its portal and message), shaped as the API shows them (`inboundMessageView`,
+ * `toMessage`) and as the inbox's list rows. A content that is gone (expired, erased) or does
+ * not open shows as such; nothing of it is logged.
+ *
+ * @see docs/messaging.md "Inbox"
+ */
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Database } from '../db/client.ts';
+import { media } from '../db/schema/conversations.ts';
+import { keysetCursor } from '../external-api/keyset-cursor.ts';
+import {
+  findConversation,
+  listConversationPage,
+  type ConversationListRow,
+} from '../messaging/conversations/conversations-repository.ts';
+import {
+  listMessageKeys,
+  messagesByIds,
+} from '../messaging/conversations/message-thread-repository.ts';
+import { inboundMessageView } from '../messaging/inbound/inbound-view.ts';
+import {
+  openContent,
+  type ContentKeyring,
+  type OutboundContent,
+  type StoredInboundContent,
+} from '../messaging/messages/message-content.ts';
+import { outboundContentOf, toMessage } from '../messaging/messages/message-view.ts';
+import { SERVICE_WINDOW_MS } from '../messaging/messages/service-windows.ts';
+import type { InboxReads } from './inbox-reads.ts';
+import { summaryOf, type InboxConversation, type InboxMessage } from './inbox-view.ts';
+
+const conversationCursor = keysetCursor(/^cnv_[0-9A-Za-z]{1,60}$/);
+const messageCursor = keysetCursor(/^msg_[0-9A-Za-z]{1,60}$/);
+
+/** Open a content, or null when it is gone or does not open (never thrown at a page). */
+function opened<T extends OutboundContent | StoredInboundContent>(
+  keyring: ContentKeyring,
+  portalId: number,
+  messageId: string,
+  sealed: Parameters<typeof openContent>[3],
+): T | null {
+  try {
+    return openContent<T>(keyring, portalId, messageId, sealed);
+  } catch {
+    return null;
+  }
+}
+
+function previewOf(keyring: ContentKeyring, portalId: number, r: ConversationListRow) {
+  if (r.lastDirection === 'outbound') {
+    const c = opened<OutboundContent>(keyring, portalId, r.lastMessageId, r.lastContent);
+    if (c?.text) return c.text.body;
+    return r.lastTemplateName ? `Template ${r.lastTemplateName}` : null;
+  }
+  const c = opened<StoredInboundContent>(keyring, portalId, r.lastMessageId, r.lastContent);
+  if (!c) return null;
+  const view = inboundMessageView(
+    {
+      id: r.lastMessageId,
+      from: r.contactPhone,
+      contactId: r.contactId,
+      phoneNumberId: r.phoneNumberId,
+      providerMessageId: '',
+      type: r.lastType ?? c.type,
+      contextProviderMessageId: null,
+      contextMessageId: null,
+      receivedAt: r.lastMessageAt,
+      readAt: null,
+    },
+    c,
+    'media' in c ? { id: 'med_0', mimeType: '', sha256: null, fileSize: null } : null,
+  );
+  return summaryOf(view);
+}
+
+function conversationOf(
+  keyring: ContentKeyring,
+  portalId: number,
+  r: ConversationListRow,
+  now: Date,
+): InboxConversation {
+  const name = [r.contactFirstName, r.contactLastName].filter(Boolean).join(' ');
+  const expires = r.lastInboundAt ? r.lastInboundAt.getTime() + SERVICE_WINDOW_MS : 0;
+  return {
+    id: r.id,
+    contactId: r.contactId,
+    name: name || null,
+    phone: r.contactPhone,
+    phoneNumberId: r.phoneNumberId,
+    preview: previewOf(keyring, portalId, r),
+    lastDirection: r.lastDirection,
+    lastMessageAt: r.lastMessageAt.toISOString(),
+    unreadCount: r.unreadCount,
+    windowExpiresAt: expires > now.getTime() ? new Date(expires).toISOString() : null,
+  };
+}
+
+export interface InboxDataDeps {
+  db: Database;
+  keyring: ContentKeyring;
+  events: InboxReads['events'];
+  media: InboxReads['media'];
+  markReadOnOpen?: InboxReads['markReadOnOpen'];
+}
+
+/** The inbox's reads; see the module comment. */
+export function createInboxReads(deps: InboxDataDeps): InboxReads {
+  const { db, keyring } = deps;
+  return {
+    events: deps.events,
+    media: deps.media,
+    markReadOnOpen: deps.markReadOnOpen,
+    async conversations(portalId, page) {
+      const after = page.cursor ? conversationCursor.decodeCursor(page.cursor) : undefined;
+      const { rows, hasMore } = await listConversationPage(db, portalId, {
+        limit: page.limit,
+        after,
+        filter: {},
+      });
+      const now = new Date();
+      const last = rows.at(-1);
+      return {
+        items: rows.map((r) => conversationOf(keyring, portalId, r, now)),
+        nextCursor:
+          hasMore && last
+            ? conversationCursor.encodeCursor({ createdAt: last.createdAt, id: last.id })
+            : null,
+      };
+    },
+    async conversation(portalId, id) {
+      const row = await findConversation(db, portalId, id);
+      return row ? conversationOf(keyring, portalId, row, new Date()) : null;
+    },
+    async messages(portalId, conversationId, page) {
+      const row = await findConversation(db, portalId, conversationId);
+      if (!row) return { items: [], nextCursor: null };
+      const after = page.cursor ? messageCursor.decodeCursor(page.cursor) : undefined;
+      const { rows: keys, hasMore } = await listMessageKeys(db, portalId, {
+        limit: page.limit,
+        after,
+        filter: { contactId: row.contactId, phoneNumberId: row.phoneNumberId },
+      });
+      const { outbound, inbound } = await messagesByIds(db, portalId, keys);
+      const mediaIds = [...inbound.values()].flatMap((m) => (m.mediaId ? [m.mediaId] : []));
+      const mediaRows =
+        mediaIds.length === 0
+          ? []
+          : await db
+              .select()
+              .from(media)
+              .where(and(eq(media.portalId, portalId), inArray(media.id, mediaIds)));
+      const mediaById = new Map(mediaRows.map((m) => [m.id, m]));
+      const items: InboxMessage[] = [];
+      for (const k of keys) {
+        if (k.direction === 'inbound') {
+          const m = inbound.get(k.id);
+          if (!m) continue;
+          const content = opened<StoredInboundContent>(keyring, portalId, m.id, m.content);
+          items.push(
+            inboundMessageView(m, content, m.mediaId ? (mediaById.get(m.mediaId) ?? null) : null),
+          );
+        } else {
+          const m = outbound.get(k.id);
+          if (!m) continue;
+          let content: OutboundContent | null = null;
+          try {
+            content = outboundContentOf(keyring, m);
+          } catch {
+            // A content that does not open shows as gone.
+          }
+          items.push(toMessage(m, content));
+        }
+      }
+      const last = keys.at(-1);
+      return {
+        items,
+        nextCursor:
+          hasMore && last
+            ? messageCursor.encodeCursor({ createdAt: last.createdAt, id: last.id })
+            : null,
+      };
+    },
+  };
+}

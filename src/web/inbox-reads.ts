@@ -1,0 +1,60 @@
+/**
+ * What `/inbox` reads from messaging, as narrow calls (the composition root wires them to the
+ * messaging service): a portal's conversations, one conversation, its messages in both
+ * directions, marking it read when opened, an inbound medium's bytes, and the conversation
+ * changes heard on this instance.
+ *
+ * @see docs/messaging.md "Inbox"
+ */
+import type { Readable } from 'node:stream';
+import type { ConversationEvents } from '../messaging/conversations/conversation-changes.ts';
+import type { InboxConversation, InboxMessage } from './inbox-view.ts';
+
+/** A page of a list, newest first, and the cursor of the next one (null: the last page). */
+export interface InboxPage<T> {
+  items: T[];
+  nextCursor: string | null;
+}
+
+/** An inbound medium, ready to stream to the browser. */
+export interface InboxMedium {
+  contentType: string;
+  /** Bytes, when known. */
+  contentLength?: number | undefined;
+  /** A safe file name for `Content-Disposition`. */
+  fileName?: string | undefined;
+  body: Readable | Buffer;
+}
+
+export interface InboxReads {
+  /** The portal's conversations, newest activity first. Throws `invalid_request` on a bad cursor. */
+  conversations(
+    portalId: number,
+    page: { limit: number; cursor?: string | undefined },
+  ): Promise<InboxPage<InboxConversation>>;
+  /** One conversation of the portal; null when unknown or another portal's. */
+  conversation(portalId: number, conversationId: string): Promise<InboxConversation | null>;
+  /** The conversation's messages of both directions, newest first. */
+  messages(
+    portalId: number,
+    conversationId: string,
+    page: { limit: number; cursor?: string | undefined },
+  ): Promise<InboxPage<InboxMessage>>;
+  /**
+   * The conversation was opened on the inbox: mark its inbound messages read (in Portico, and
+   * at the provider when the portal's setting says so). Absent: nothing is marked.
+   */
+  markReadOnOpen?:
+    | ((
+        portalId: number,
+        conversation: Pick<InboxConversation, 'contactId' | 'phoneNumberId'>,
+      ) => Promise<unknown>)
+    | undefined;
+  /**
+   * An inbound medium's bytes (fetched from the provider, checked). Throws the API's errors
+   * (`not_found`, `gone`, `not_connected`, `provider_error`, …).
+   */
+  media(portalId: number, mediaId: string, signal: AbortSignal): Promise<InboxMedium>;
+  /** This instance's hub of conversation changes (fed by LISTEN/NOTIFY). */
+  events: Pick<ConversationEvents, 'subscribe'>;
+}

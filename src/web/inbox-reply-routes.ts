@@ -1,0 +1,149 @@
+/**
+ * `POST /inbox/{conversationId}/reply`: the reply box's form, CSRF-checked, sent through the
+ * messaging service exactly as the API's `POST /messaging/messages` (same checks, same errors,
+ * the price reserved from the credit, the form's `Idempotency-Key`), to the conversation's
+ * contact from its business number. Sent: back to the thread at the new message. Refused: the
+ * inbox again with the refusal next to its field and every value kept.
+ *
+ * @see docs/messaging.md "Inbox"
+ */
+import type { FastifyInstance } from 'fastify';
+import { Type, type Static } from 'typebox';
+import { sendNotFoundPage } from '../browser/error-pages.tsx';
+import { sendFormExpired } from '../browser/refusal-pages.tsx';
+import { csrfOk } from '../browser/web-session.ts';
+import {
+  TEMPLATE_PARAMETER_MAX,
+  TEMPLATE_PARAMETERS_MAX,
+  TEXT_BODY_MAX,
+} from '../messaging/messages/messages-schemas.ts';
+import { isReplyField, replyBody, replySource, replyView } from './inbox-reply.ts';
+import { conversationOf, renderInbox } from './inbox-routes.tsx';
+import { windowWords } from './inbox-view.ts';
+import {
+  chosenTemplate,
+  formErrors,
+  IDEMPOTENCY_KEY,
+  placeRefusal,
+  type ComposerErrors,
+  type ComposerField,
+  type ComposerForm,
+  type ComposerTemplate,
+} from './message-composer.ts';
+import { FormField, HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
+
+const Parameter = Type.String({ maxLength: TEMPLATE_PARAMETER_MAX });
+const ReplyForm = Type.Object({
+  csrf: FormField(100),
+  /** `text` or the template id chosen. */
+  compose: FormField(64),
+  key: FormField(64),
+  text: FormField(TEXT_BODY_MAX),
+  parameter: Type.Optional(
+    Type.Union([Parameter, Type.Array(Parameter, { maxItems: TEMPLATE_PARAMETERS_MAX })]),
+  ),
+});
+type ReplyFormBody = Static<typeof ReplyForm>;
+const Params = Type.Object({ conversationId: Type.String({ maxLength: 100 }) });
+const STATUSES = [200, 302, 303, 400, 402, 403, 404, 409, 422, 502, 504] as const;
+
+export async function inboxReplyRoutes(
+  app: FastifyInstance,
+  opts: WebRoutesOptions,
+): Promise<void> {
+  const { sessions, messaging } = opts;
+  app.post<{ Params: Static<typeof Params>; Body: ReplyFormBody }>(
+    '/inbox/:conversationId/reply',
+    {
+      schema: {
+        params: Params,
+        body: ReplyForm,
+        response: Object.fromEntries(
+          STATUSES.map((s) => [s, s === 302 || s === 303 ? Redirect : HtmlPage]),
+        ),
+      },
+    },
+    async (request, reply) => {
+      const id = request.params.conversationId;
+      const session = await sessionOr(sessions, request, reply, `/inbox/${encodeURIComponent(id)}`);
+      if (!session) return reply;
+      const body = request.body;
+      if (!csrfOk(session, body.csrf)) return sendFormExpired(reply, session);
+      const conversation = await conversationOf(opts, session.portalId, id);
+      if (!conversation) return sendNotFoundPage(reply);
+      const p = body.parameter;
+      const form: ComposerForm = {
+        text: body.text,
+        parameters: p === undefined ? [] : Array.isArray(p) ? p : [p],
+      };
+      const windowOpen = windowWords(conversation.windowExpiresAt, new Date()).open;
+      // What the form sent decides the kind of message (the window may have changed since the
+      // page was shown; the service then refuses free text with its own words).
+      const wantsTemplate = !!body.compose && body.compose !== 'text';
+      const source = await replySource(
+        opts,
+        session.portalId,
+        conversation,
+        windowOpen && !wantsTemplate,
+        request.log,
+      );
+      const choice = wantsTemplate ? body.compose : undefined;
+      /** A field's error shows next to it only when the box shown again has that field. */
+      const shown = (field: ComposerField) =>
+        isReplyField(field) && (field === 'text') === windowOpen;
+      const back = (errors: ComposerErrors, status: number, formError?: string) => {
+        const visible: ComposerErrors = {};
+        let above = formError;
+        for (const [field, words] of Object.entries(errors) as [ComposerField, string][])
+          if (shown(field)) visible[field] = words;
+          else above ??= words;
+        return renderInbox(
+          opts,
+          request,
+          reply,
+          session,
+          {
+            conversation,
+            query: {},
+            reply: replyView(conversation, windowOpen, source, choice, {
+              form,
+              errors: visible,
+              formError: above,
+            }),
+          },
+          status,
+        );
+      };
+      let template: ComposerTemplate | null = null;
+      if (wantsTemplate) {
+        if (source.kind !== 'ready') return back({}, 409);
+        const chosen = chosenTemplate(source.templates, body.compose);
+        if (!chosen)
+          return back(
+            { compose: 'This template is no longer approved in the account; choose another.' },
+            422,
+          );
+        template = chosen;
+      }
+      const errors = formErrors(template, { ...form, contactId: conversation.contactId });
+      if (Object.keys(errors).length > 0) return back(errors, 400);
+      let sent;
+      try {
+        sent = await messaging.send.sendMessage({
+          principal: { portalId: session.portalId },
+          input: replyBody(conversation, template, form),
+          idempotencyKey: body.key && IDEMPOTENCY_KEY.test(body.key) ? body.key : undefined,
+          requestId: request.id,
+        });
+      } catch (err) {
+        const placed = placeRefusal(err, { contactId: conversation.contactId, parameters: [] });
+        if (!placed) throw err;
+        return placed.field
+          ? back({ [placed.field]: placed.words }, placed.status)
+          : back({}, placed.status, placed.words);
+      }
+      const messageId = sent.body.data.id;
+      return reply.redirect(`/inbox/${conversation.id}#m-${messageId}`, 303);
+    },
+  );
+}

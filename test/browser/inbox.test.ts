@@ -1,0 +1,167 @@
+/**
+ * Real browser: headless Chromium (Debian's, driven by playwright-core) on `/inbox` of Portico
+ * listening on localhost, the sandbox provider on 127.0.0.1 delivering its signed webhooks over
+ * real HTTP. A person writes "hello" from the sandbox phone (`POST /sandbox/inbound`) and the
+ * open inbox shows the conversation within a second, without a reload; with the thread open, a
+ * photo arrives the same way and shows inline through the page's media route. The reply typed in
+ * the inbox reaches the sandbox phone. At 1280 px and at 390 px (list and thread as two views):
+ * no horizontal overflow, no axe-core violation of impact serious or critical, no CSP violation.
+ * Screenshots land in test-output/screenshots/inbox-*.png.
+ */
+import assert from 'node:assert/strict';
+import { setTimeout as delay } from 'node:timers/promises';
+import { describe, test } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
+import { buildTestApp } from '../helpers/app.ts';
+import {
+  CHROMIUM_ARGS,
+  CHROMIUM_PATH,
+  freePort,
+  pageProblems,
+  screenshot,
+  VIEWPORTS,
+} from '../helpers/browser.ts';
+import { connectPortal, startTestProvider } from '../helpers/provider.ts';
+import { backends } from '../helpers/storage.ts';
+import { portalWithPassword, TEST_PASSWORD } from '../helpers/web.ts';
+
+const PERSON = '16505551234';
+
+for (const backend of backends())
+  describe(`browser: /inbox (${backend.name})`, () => {
+    test('a person writes → the open inbox shows it within a second; a photo inline; a reply reaches the phone; 1280 and 390 px', async (t) => {
+      const port = await freePort();
+      const base = `http://localhost:${port}`;
+      const provider = await startTestProvider(t, {
+        appBaseUrl: base,
+        cloud: { statusDelaysMs: [100, 200, 300] },
+      });
+      const verifyToken = 'inbox-browser-verify-token';
+      provider.sandbox.configureApp(provider.appId, {
+        webhookUrl: `${base}/api/provider/webhooks`,
+        webhookVerifyToken: verifyToken,
+      });
+      const { app, services } = await buildTestApp(t, backend, {
+        ...provider.env,
+        PROVIDER_WEBHOOK_VERIFY_TOKEN: verifyToken,
+      });
+      const portal = await portalWithPassword(services);
+      const portalId = await services.accounts.portalIdFor(portal.portalCode);
+      await connectPortal(services, provider, { portalId, userId: portal.userId });
+      await services.messaging.start();
+      await services.messaging.startWorkers();
+      await services.messaging.addCredit({
+        portalId,
+        amount: 1000,
+        note: 'test',
+        actor: CLI_ACTOR,
+      });
+      await app.listen({ host: '127.0.0.1', port });
+      const [number] = await services.messagingProvider.numbers(portalId);
+      assert.ok(number);
+      const writeIn = async (body: object) => {
+        const res = await fetch(`${provider.sandbox.url}/sandbox/inbound`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ phoneNumberId: number.id, from: PERSON, name: 'Ada', ...body }),
+        });
+        assert.equal(res.status, 200, await res.clone().text());
+        return Date.now();
+      };
+
+      const browser: Browser = await chromium.launch({
+        executablePath: CHROMIUM_PATH,
+        args: CHROMIUM_ARGS,
+      });
+      t.after(() => browser.close());
+      const problems: string[] = [];
+      const signedIn = async (viewport: (typeof VIEWPORTS)[number]): Promise<Page> => {
+        const context = await browser.newContext({ viewport });
+        const page = await context.newPage();
+        page.setDefaultTimeout(15_000);
+        page.on('console', (m) => {
+          if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text()))
+            problems.push(m.text());
+        });
+        page.on('pageerror', (err) => problems.push(err.message));
+        await page.goto(`${base}/inbox`);
+        assert.equal(new URL(page.url()).pathname, '/login');
+        await page.fill('#email', portal.email);
+        await page.fill('#password', TEST_PASSWORD);
+        await Promise.all([page.waitForURL(`${base}/inbox`), page.click('button[type=submit]')]);
+        return page;
+      };
+      const live = (page: Page) =>
+        page.waitForSelector('html[data-inbox-live]', { state: 'attached' });
+
+      const page = await signedIn(VIEWPORTS[0]);
+      assert.ok(await page.isVisible('[data-testid=inbox-empty]'));
+      assert.equal(await page.getAttribute('header a[href="/inbox"]', 'aria-current'), 'page');
+      assert.deepEqual(await pageProblems(page), [], 'empty inbox at 1280 px');
+      await live(page);
+
+      // A person writes: the list shows it without a reload, within a second.
+      let sentAt = await writeIn({ text: 'hello' });
+      const entry = await page.waitForSelector('[data-testid^=conversation-]', { timeout: 5_000 });
+      assert.ok(Date.now() - sentAt <= 1_000, `shown ${Date.now() - sentAt} ms after`);
+      assert.match(
+        (await entry.textContent()) ?? '',
+        /hello[^]*1 unread[^]*Window open · 24 h left/,
+      );
+      assert.equal(await page.evaluate(() => performance.getEntriesByType('navigation').length), 1);
+
+      await Promise.all([page.waitForURL(/\/inbox\/cnv_/), entry.click()]);
+      const conversationUrl = page.url();
+      assert.match((await page.textContent('[data-testid=thread]')) ?? '', /hello/);
+      await live(page);
+
+      // With the thread open, a photo arrives the same way and shows inline.
+      sentAt = await writeIn({ message: { type: 'image', image: { caption: 'the parcel' } } });
+      const image = await page.waitForSelector('[data-testid=inbound-image]', { timeout: 5_000 });
+      assert.ok(Date.now() - sentAt <= 1_000, `photo shown ${Date.now() - sentAt} ms after`);
+      assert.equal(await image.getAttribute('alt'), 'the parcel');
+      await page.waitForFunction(
+        () => {
+          const img = document.querySelector<HTMLImageElement>('[data-testid=inbound-image]');
+          return !!img && img.complete && img.naturalWidth > 0;
+        },
+        undefined,
+        { timeout: 10_000 },
+      );
+      await screenshot(page, 'inbox-01-thread-1280');
+      assert.deepEqual(await pageProblems(page), [], 'thread at 1280 px');
+
+      // The reply reaches the sandbox phone.
+      await page.fill('#r-text', 'On its way');
+      await Promise.all([
+        page.waitForURL((u) => u.href.startsWith(conversationUrl)),
+        page.click('[data-testid=reply-send]'),
+      ]);
+      assert.match(
+        (await page.textContent('[data-testid=thread] [data-testid=bubble-out]')) ?? '',
+        /On its way/,
+      );
+      const deadline = Date.now() + 10_000;
+      const onPhone = () =>
+        provider.sandbox.cloud.messages.find(
+          (m) => m.direction === 'received' && m.waId === PERSON && m.text === 'On its way',
+        );
+      while (!onPhone() && Date.now() < deadline) await delay(100);
+      assert.ok(onPhone(), 'the sandbox phone received the reply');
+      await screenshot(page, 'inbox-02-replied-1280');
+
+      // A phone: the list alone, then the thread alone with the way back.
+      const phone = await signedIn(VIEWPORTS[1]);
+      assert.ok(await phone.isVisible('[data-testid=conversations]'));
+      await screenshot(phone, 'inbox-03-list-390');
+      assert.deepEqual(await pageProblems(phone), [], 'list at 390 px');
+      await phone.goto(conversationUrl);
+      assert.equal(await phone.isVisible('[data-testid=conversations]'), false);
+      assert.ok(await phone.isVisible('a.split-back'));
+      assert.ok(await phone.isVisible('[data-testid=reply-form]'));
+      await screenshot(phone, 'inbox-04-thread-390');
+      assert.deepEqual(await pageProblems(phone), [], 'thread at 390 px');
+      assert.deepEqual(problems, [], 'no CSP violation or page error');
+    });
+  });
