@@ -218,7 +218,7 @@ for (const backend of backends()) {
         {
           id,
           erasedAt: 0,
-          erased: { contact: 1, storedResponses: 1, drafts: 0 },
+          erased: { contact: 1, storedResponses: 1, drafts: 0, webhookEvents: 0 },
           // Messaging's erasure steps anonymise the contact's messages and drafts (none here).
           anonymised: { messageRecipients: 0, inboundMessages: 0, drafts: 0 },
           failed: { queuedMessages: 0 },

@@ -128,8 +128,13 @@ for (const backend of backends()) {
       const erased = await call(s, 'DELETE', `${CONTACTS}/${contact.id}`)();
       assert.equal(erased.statusCode, 200, erased.body);
       const data = erased.json().data;
-      assert.deepEqual(data.erased, { contact: 1, storedResponses: 3, drafts: 1 });
-      assert.deepEqual(data.anonymised, { messageRecipients: 2, inboundMessages: 0, drafts: 1 });
+      assert.deepEqual(data.erased, {
+        contact: 1,
+        storedResponses: 3,
+        drafts: 1,
+        webhookEvents: 1,
+      });
+      assert.deepEqual(data.anonymised, { messageRecipients: 2, inboundMessages: 1, drafts: 1 });
       assert.deepEqual(data.failed, { queuedMessages: 0 });
 
       const replayed = await s.send(byContact, { 'idempotency-key': 'send-1' });
@@ -173,7 +178,11 @@ for (const backend of backends()) {
 
       const erased = await call(s, 'DELETE', `${CONTACTS}/${contact.id}`)();
       assert.equal(erased.statusCode, 200, erased.body);
-      assert.deepEqual(erased.json().data.anonymised, { messageRecipients: 3, inboundMessages: 0, drafts: 0 });
+      assert.deepEqual(erased.json().data.anonymised, {
+        messageRecipients: 3,
+        inboundMessages: 0,
+        drafts: 0,
+      });
       assert.deepEqual(erased.json().data.failed, { queuedMessages: 3 });
       for (const res of [byContact, byTo, byNewPhone]) {
         const m = await s.message(res.json().data.id);

@@ -8,7 +8,8 @@
  *
  * @see docs/messaging.md "Retention"
  */
-import { and, eq, isNotNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
+import { webhookEvents } from '../../db/schema/webhooks.ts';
 import { inboundMessages, media } from '../../db/schema/conversations.ts';
 import { messages } from '../../db/schema/messages.ts';
 import type { Db, Tx } from '../messages/messages-repository.ts';
@@ -90,5 +91,29 @@ export async function eraseInboundOf(
     await tx
       .delete(media)
       .where(and(eq(media.portalId, contact.portalId), sql`${media.id} in ${mediaIds}`));
+  return rows.length;
+}
+
+/**
+ * A contact's erasure, events side: the `message.received` and `message.reaction` events that
+ * carry what the person wrote (their phone, the content) are deleted with their deliveries.
+ *
+ * @returns how many events were deleted.
+ */
+export async function deleteEventsOf(
+  tx: Tx,
+  contact: { portalId: number; id: string; phone: string },
+): Promise<number> {
+  const data = sql`${webhookEvents.payload} -> 'data'`;
+  const rows = await tx
+    .delete(webhookEvents)
+    .where(
+      and(
+        eq(webhookEvents.portalId, contact.portalId),
+        inArray(webhookEvents.type, ['message.received', 'message.reaction']),
+        sql`(${data} ->> 'contactId' = ${contact.id} or ${data} ->> 'from' = ${contact.phone})`,
+      ),
+    )
+    .returning({ id: webhookEvents.id });
   return rows.length;
 }

@@ -4,14 +4,14 @@
  * released; then every message of theirs (by contact or phone) keeps its status, times and price
  * for the portal's reports, but loses the phone, the text, the template parameters and the link;
  * every message the person wrote loses its content, their phone and the link, and its media
- * records go.
+ * records go, and so do the webhook events that carried what they wrote.
  *
  * @see docs/messaging.md
  */
 import type { ErasureStep } from '../../contacts/contacts-lookup.ts';
 import { failQueuedOfErased } from './message-failures.ts';
 import { anonymiseMessagesOf } from './messages-repository.ts';
-import { eraseInboundOf } from '../conversations/content-retention.ts';
+import { deleteEventsOf, eraseInboundOf } from '../conversations/content-retention.ts';
 
 /** @returns `failed` `queuedMessages` and `anonymised` `messageRecipients`, with their counts. */
 export const anonymiseMessagesOnErasure: ErasureStep = async (tx, contact) => {
@@ -24,5 +24,6 @@ export const anonymiseMessagesOnErasure: ErasureStep = async (tx, contact) => {
       count: await anonymiseMessagesOf(tx, contact),
     },
     { kind: 'anonymised', what: 'inboundMessages', count: await eraseInboundOf(tx, contact) },
+    { kind: 'erased', what: 'webhookEvents', count: await deleteEventsOf(tx, contact) },
   ];
 };
