@@ -26,12 +26,15 @@ import type {
   TemplateQualityEvent,
   TemplateStatusEvent,
 } from './provider-webhook-events.ts';
-import type { WebhookChange } from './provider-webhook-payload.ts';
 
 /** The changes an account signal asks of Portico. */
 export type AccountSignalChange =
   | { kind: 'phone_quality'; wabaId: string; event: PhoneNumberQualityEvent }
   | { kind: 'template_quality'; wabaId: string; event: TemplateQualityEvent };
+
+/** What a signal parses to: its own changes, or a template's status (a pause). */
+type SignalChange =
+  AccountSignalChange | { kind: 'template'; wabaId: string; event: TemplateStatusEvent };
 
 const Word = (max: number) => Type.String({ minLength: 1, maxLength: max });
 const TemplateId = Type.Union([
@@ -61,7 +64,7 @@ const PausedValue = Type.Object({
 });
 
 const is = <T extends TSchema>(schema: T, v: unknown): v is Static<T> => Value.Check(schema, v);
-const one = (change: WebhookChange) => ({ changes: [change], skipped: 0, skippedIds: [] });
+const one = (change: SignalChange) => ({ changes: [change], skipped: 0, skippedIds: [] });
 
 /**
  * One change of an entry, if it is an account signal.
@@ -72,7 +75,7 @@ const one = (change: WebhookChange) => ({ changes: [change], skipped: 0, skipped
 export function parseAccountSignal(
   wabaId: string,
   change: { field: string; value: unknown },
-): { changes: WebhookChange[]; skipped: number; skippedIds: string[] } | null | undefined {
+): { changes: SignalChange[]; skipped: number; skippedIds: string[] } | null | undefined {
   const { field, value } = change;
   if (field === 'phone_number_quality_update') {
     if (!is(PhoneQualityValue, value)) return null;
