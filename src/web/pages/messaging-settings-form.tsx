@@ -110,19 +110,21 @@ export function MessagingSettingsSection(p: MessagingSettingsSectionProps) {
           error={e.optInReply}
           help="Sent once after an opt-in keyword changed the consent; empty: no reply."
         />
-        <label class="check">
-          <input
-            type="checkbox"
-            name="autoMarkRead"
-            value="yes"
-            checked={v.autoMarkRead}
-            aria-describedby="f-autoMarkRead-help"
-          />{' '}
-          Mark read on open
-        </label>
-        <p class="help" id="f-autoMarkRead-help">
-          Opening a conversation in the inbox marks its messages read for the sender (blue ticks).
-        </p>
+        <div class="field">
+          <label class="check">
+            <input
+              type="checkbox"
+              name="autoMarkRead"
+              value="yes"
+              checked={v.autoMarkRead}
+              aria-describedby="f-autoMarkRead-help"
+            />{' '}
+            Mark read on open
+          </label>
+          <p class="help" id="f-autoMarkRead-help">
+            Opening a conversation in the inbox marks its messages read for the sender (blue ticks).
+          </p>
+        </div>
         <Button testid="messaging-save">Save messaging settings</Button>
       </form>
     </Card>
