@@ -41,7 +41,7 @@ export function formValues(s: MessagingSettings): MessagingSettingsInput {
   };
 }
 
-const KEYWORD_HELP = `Separated by commas or lines; at most ${KEYWORDS_MAX}, each at most ${KEYWORD_MAX} characters. A message that is exactly one of them (any case) counts.`;
+const KEYWORD_HELP = `Separated by commas or spaces; at most ${KEYWORDS_MAX}, each at most ${KEYWORD_MAX} characters. A message that is exactly one of them (any case) counts.`;
 
 function Facts({ s }: { s: MessagingSettings }) {
   return (
@@ -122,7 +122,8 @@ export function MessagingSettingsSection(p: MessagingSettingsSectionProps) {
             Mark read on open
           </label>
           <p class="help" id="f-autoMarkRead-help">
-            Opening a conversation in the inbox marks its messages read for the sender (blue ticks).
+            Opening a conversation in the inbox marks its newest message read at the provider (the
+            sender sees blue ticks).
           </p>
         </div>
         <Button testid="messaging-save">Save messaging settings</Button>
