@@ -46,6 +46,10 @@ import { recordRoutes } from './platform/route-table.ts';
 import type { Services } from './services.ts';
 import { ticketsRoutes } from './tickets/tickets-routes.ts';
 import { webRoutes } from './web/web-routes.tsx';
+import {
+  changeMessagingSettings,
+  messagingSettings,
+} from './messaging/conversations/messaging-settings.ts';
 import { createInboxReads } from './web/inbox-data.ts';
 import type { InboxReads } from './web/inbox-reads.ts';
 import {
@@ -220,6 +224,11 @@ async function registerPages(
     tickets: services.tickets,
     agents: services.agents,
     desk: services.desk,
+    messagingSettings: {
+      read: (portalId) => messagingSettings(services.storage.db, portalId),
+      change: (portalId, settings, context) =>
+        changeMessagingSettings(services.storage.db, portalId, settings, context),
+    },
     auditEvents: (portalId, page) => listAuditEvents(services.storage.db, portalId, page),
     appBaseUrl: config.APP_BASE_URL,
     canonicalOrigin: config.NODE_ENV === 'development' ? config.APP_BASE_URL : null,

@@ -41,6 +41,7 @@ export type AuditAction =
   | 'webhook_endpoint.disabled'
   | 'webhook_endpoint.enabled'
   | 'webhook_settings.changed'
+  | 'messaging_settings.changed'
   | 'ticket.status_changed'
   | 'ticket.assigned'
   | 'agent.created'

@@ -62,6 +62,7 @@ export const FLASHES = {
   resent: { tone: 'ok', text: () => 'The event is queued again (same webhook-id).' },
   enabled: { tone: 'ok', text: () => 'The endpoint is enabled.' },
   threshold: { tone: 'ok', text: () => 'The credit alert is saved.' },
+  messaging_saved: { tone: 'ok', text: () => 'The messaging settings are saved.' },
   message_sent: {
     tone: 'ok',
     text: () => 'The message is queued. Its status appears in the log below.',

@@ -24,6 +24,7 @@ const ACTION_WORDS: Record<string, string> = {
   'data_deletion.requested': 'Data deletion requested',
   'provider_callback.ignored': 'Provider notice ignored',
   'contact.erased': 'Contact erased',
+  'messaging_settings.changed': 'Messaging settings changed',
 };
 
 /** System actors (audit `actor_id` of type `system`) as customers know them. */

@@ -9,7 +9,12 @@
  * read (`PageSessions.stashOnce`, never in a URL), so a reload of the page shows it no more and
  * never "This form has expired".
  *
+ * The "Messaging" section posts to `/settings/messaging` (main administrator): checked by
+ * `parseSettings`, a refusal comes back as the page with each error beside its field and what
+ * was typed kept (400, nothing stored); a success redirects with a flash.
+ *
  * @see docs/architecture.md "web/"
+ * @see docs/messaging.md "Opt-out keywords"
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
@@ -22,6 +27,8 @@ import { readAuditRows } from './audit-routes.tsx';
 import { ONLY_MAIN_ADMIN_TOKEN } from './confirm-routes.tsx';
 import { SettingsPage } from './pages/settings-page.tsx';
 import { AppError } from '../platform/errors.ts';
+import { parseSettings } from '../messaging/conversations/messaging-settings.ts';
+import type { MessagingSettingsForm } from './pages/messaging-settings-form.tsx';
 import {
   FormField,
   HtmlPage,
@@ -36,6 +43,17 @@ const SETTINGS_AUDIT_ROWS = 10;
 
 const SettingsQuery = Type.Object({ done: FormField(32) });
 const ConfirmBody = Type.Object({ csrf: FormField(100), confirm: FormField(10) });
+/** Longer than the settings allow, so that a too-long value gets its field's error. */
+const MessagingBody = Type.Object({
+  csrf: FormField(100),
+  optOutKeywords: FormField(4000),
+  optInKeywords: FormField(4000),
+  optOutReply: FormField(8000),
+  optInReply: FormField(8000),
+  autoMarkRead: FormField(10),
+});
+const ONLY_MAIN_ADMIN_MESSAGING =
+  'Only the main administrator of the portal can change the messaging settings.';
 export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
   const { sessions, accounts, partner } = opts;
 
@@ -43,9 +61,14 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
     request: FastifyRequest,
     reply: FastifyReply,
     session: WebSession,
-    extra: { newToken?: string | undefined; flash?: ReturnType<typeof flashOf> } = {},
+    extra: {
+      newToken?: string | undefined;
+      flash?: ReturnType<typeof flashOf>;
+      messagingForm?: MessagingSettingsForm;
+    } = {},
+    status = 200,
   ) {
-    const [portal, connection, businessAccounts, activeSessions] = await Promise.all([
+    const [portal, connection, businessAccounts, activeSessions, messaging] = await Promise.all([
       accounts.showPortal(session.portalCode),
       partner.connectionSummary(session.portalId).catch((err: unknown) => {
         request.log.error({ err }, 'connection summary failed');
@@ -56,6 +79,7 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
         return null;
       }),
       sessions.store.countActive(session.userId),
+      opts.messagingSettings.read(session.portalId),
     ]);
     const audit = await readAuditRows(opts, session, portal, { limit: SETTINGS_AUDIT_ROWS });
     return sendPage(
@@ -71,7 +95,9 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
         auditRows={audit.rows}
         moreAudit={audit.olderCursor !== null}
         flash={extra.flash}
+        messaging={{ settings: messaging, form: extra.messagingForm }}
       />,
+      status,
     );
   }
 
@@ -109,6 +135,41 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
       await sessions.store.rotateCsrf(session.idHash);
       request.log.info({ userId: session.userId }, 'API token regenerated from settings');
       return reply.redirect('/settings?done=regenerated#api-token', 303);
+    },
+  );
+
+  app.post<{ Body: Static<typeof MessagingBody> }>(
+    '/settings/messaging',
+    {
+      schema: {
+        body: MessagingBody,
+        response: { 200: HtmlPage, 303: Redirect, 400: HtmlPage, 403: HtmlPage },
+      },
+    },
+    async (request, reply) => {
+      const session = await sessions.read(request);
+      if (!session) return redirectToLogin(reply, '/settings', 303);
+      const body = request.body;
+      if (!csrfOk(session, body.csrf)) return sendFormExpired(reply, session);
+      if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN_MESSAGING);
+      const values = {
+        optOutKeywords: body.optOutKeywords ?? '',
+        optInKeywords: body.optInKeywords ?? '',
+        optOutReply: body.optOutReply ?? '',
+        optInReply: body.optInReply ?? '',
+        autoMarkRead: body.autoMarkRead === 'yes',
+      };
+      const parsed = parseSettings(values);
+      if (!parsed.ok) {
+        const errors: MessagingSettingsForm['errors'] = {};
+        for (const problem of parsed.problems) errors[problem.field] ??= problem.message;
+        return renderSettings(request, reply, session, { messagingForm: { values, errors } }, 400);
+      }
+      await opts.messagingSettings.change(session.portalId, parsed.settings, {
+        actor: { type: 'user', id: String(session.userId) },
+        requestId: request.id,
+      });
+      return reply.redirect('/settings?done=messaging_saved#messaging', 303);
     },
   );
 }

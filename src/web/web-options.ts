@@ -24,6 +24,8 @@ import type { AgentsService } from '../accounts/agents-service.ts';
 import type { AgentDeskService } from '../tickets/agent-desk-service.ts';
 import type { TicketsService } from '../tickets/tickets-service.ts';
 import type { InboxReads } from './inbox-reads.ts';
+import type { Actor } from '../audit/audit-log.ts';
+import type { MessagingSettings } from '../messaging/conversations/messaging-settings.ts';
 
 export interface WebRoutesOptions {
   sessions: PageSessions;
@@ -75,6 +77,17 @@ export interface WebRoutesOptions {
   /** The agent console: agents' sign-in and the desk over every portal's tickets. */
   agents: Pick<AgentsService, 'authenticateAgent' | 'listAgents'>;
   desk: AgentDeskService;
+  /** The "Messaging" section of /settings: the portal's keywords, replies and mark-read. */
+  messagingSettings: {
+    /** The portal's settings (the defaults when it never saved any). */
+    read: (portalId: number) => Promise<MessagingSettings>;
+    /** Store checked settings; audits which ones changed (never their values). */
+    change: (
+      portalId: number,
+      settings: MessagingSettings,
+      context: { actor: Actor; requestId?: string | undefined },
+    ) => Promise<unknown>;
+  };
   /** A page of the portal's audit events, newest first (`after`: the previous page's last). */
   auditEvents: (
     portalId: number,

@@ -7,6 +7,8 @@
  * @see docs/messaging.md "Opt-out keywords"
  */
 import { eq, sql } from 'drizzle-orm';
+import { recordAuditEvent, type Actor } from '../../audit/audit-log.ts';
+import type { Database } from '../../db/client.ts';
 import { messagingSettings as settingsTable } from '../../db/schema/conversations.ts';
 import type { Db } from '../messages/messages-repository.ts';
 
@@ -141,4 +143,45 @@ export async function saveMessagingSettings(
       target: settingsTable.portalId,
       set: { ...settings, updatedAt: sql`now()` },
     });
+}
+
+/** The settings' names as the audit log records a change of them (never their values). */
+const SETTING_WORDS: Record<keyof MessagingSettings, string> = {
+  optOutKeywords: 'opt-out keywords',
+  optInKeywords: 'opt-in keywords',
+  optOutReply: 'opt-out confirmation reply',
+  optInReply: 'opt-in confirmation reply',
+  autoMarkRead: 'mark read on open',
+};
+
+/**
+ * Store the portal's settings and, when any changed, audit which ones
+ * (`messaging_settings.changed`, reason "changed: opt-out keywords, …"; never a keyword or a
+ * reply's text), in one transaction.
+ *
+ * @returns the names of the settings that changed (keys of {@link MessagingSettings}); [] when
+ *   nothing did (then nothing is written).
+ */
+export async function changeMessagingSettings(
+  db: Database,
+  portalId: number,
+  settings: MessagingSettings,
+  context: { actor: Actor; requestId?: string | null | undefined },
+): Promise<(keyof MessagingSettings)[]> {
+  return db.transaction(async (tx) => {
+    const before = await messagingSettings(tx, portalId);
+    const changed = (Object.keys(SETTING_WORDS) as (keyof MessagingSettings)[]).filter(
+      (k) => JSON.stringify(before[k]) !== JSON.stringify(settings[k]),
+    );
+    if (changed.length === 0) return changed;
+    await saveMessagingSettings(tx, portalId, settings);
+    await recordAuditEvent(tx, {
+      portalId,
+      actor: context.actor,
+      action: 'messaging_settings.changed',
+      reason: `changed: ${changed.map((k) => SETTING_WORDS[k]).join(', ')}`,
+      requestId: context.requestId ?? null,
+    });
+    return changed;
+  });
 }

@@ -7,6 +7,10 @@ import { Layout } from '../../browser/layout.tsx';
 import { utcWords, type AuditRow } from '../audit-words.ts';
 import { AuditTable } from './audit-table.tsx';
 import { ConnectionCard, type ConnectionCardProps } from './connection-card.tsx';
+import {
+  MessagingSettingsSection,
+  type MessagingSettingsSectionProps,
+} from './messaging-settings-form.tsx';
 
 export interface SettingsPageProps {
   portal: { code: string; name: string };
@@ -24,6 +28,8 @@ export interface SettingsPageProps {
   moreAudit: boolean;
   /** The outcome of the last action (`?done=` key from the flash vocabulary). */
   flash?: { key: FlashKey; counts: FlashCounts } | null | undefined;
+  /** The "Messaging" section: the stored settings, or the form as typed with its errors. */
+  messaging: Pick<MessagingSettingsSectionProps, 'settings' | 'form'>;
 }
 
 /** The one-time token: a read-only field that selects whole on click, and a copy button. */
@@ -117,7 +123,10 @@ export function SettingsPage(p: SettingsPageProps) {
       scripts={p.newToken ? ['/assets/one-time-token.js'] : undefined}
       current="settings"
     >
-      <PageHeader title="Settings" lead="Your portal, its API token and the provider connection." />
+      <PageHeader
+        title="Settings"
+        lead="Your portal, its API token, the provider connection and the messaging settings."
+      />
       <Flash flash={p.flash} />
       <section>
         <h2>Portal</h2>
@@ -142,6 +151,12 @@ export function SettingsPage(p: SettingsPageProps) {
         <h2>Provider connection</h2>
         <ConnectionCard {...p.connection} isMainAdmin={p.user.isMainAdmin} />
       </section>
+
+      <MessagingSettingsSection
+        {...p.messaging}
+        canChange={p.user.isMainAdmin}
+        csrfToken={p.csrfToken}
+      />
 
       <section id="audit">
         <h2>Recent activity</h2>
