@@ -247,14 +247,8 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     ): Promise<void> {
       const subscribed = await repo.subscribedEndpoints(tx, portalId, type);
       if (subscribed.length === 0) return;
-      await write(
-        emitDeps,
-        tx,
-        portalId,
-        type,
-        data,
-        subscribed.map((e) => e.id),
-      );
+      const endpointIds = subscribed.map((e) => e.id);
+      await write(emitDeps, tx, portalId, type, data, endpointIds);
     },
 
     /**
