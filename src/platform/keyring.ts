@@ -75,10 +75,11 @@ export interface Keyring {
 }
 
 /**
- * What a sealed value is: a provider token (`connection`), a webhook signing secret, or a
- * message's content (`message-content`, with the message id as its subject).
+ * What a sealed value is: a provider token (`connection`), a webhook signing secret, a
+ * message's content (`message-content`, with the message id as its subject), or an outbound
+ * webhook event's `data` (`webhook-event`, with the event id as its subject).
  */
-export type SealPurpose = 'connection' | 'webhook-secret' | 'message-content';
+export type SealPurpose = 'connection' | 'webhook-secret' | 'message-content' | 'webhook-event';
 
 /**
  * The additional authenticated data binding a ciphertext to its tenant, purpose and (when given)

@@ -14,6 +14,7 @@ import type { Database } from '../db/client.ts';
 import { webhookDeliveries } from '../db/schema/index.ts';
 import { DecryptionError, type Keyring } from '../platform/keyring.ts';
 import type { Logger } from '../platform/logger.ts';
+import { openEventPayload } from './event-payload.ts';
 import { secretsOf } from './webhook-endpoints.ts';
 import type { DeliveryJob, WebhookQueue } from './webhook-queue.ts';
 import { sendWebhook, type AttemptOutcome, type SendSettings } from './webhook-sender.ts';
@@ -174,7 +175,20 @@ export async function runAttempt(deps: AttemptDeps, job: DeliveryJob): Promise<v
     );
     return;
   }
-  const body = JSON.stringify(event.payload);
+  let body: string;
+  try {
+    body = JSON.stringify(openEventPayload(deps.keyring, event.portalId, event.id, event.payload));
+  } catch (err) {
+    if (!(err instanceof DecryptionError)) throw err;
+    // Its key removed from the keyring: retrying cannot help.
+    await repo.updateDelivery(deps.db, delivery.id, {
+      status: 'failed',
+      lastError: 'event data cannot be decrypted',
+      nextAttemptAt: null,
+    });
+    deps.log.error({ eventId: event.id, deliveryId: delivery.id }, 'webhook event unreadable');
+    return;
+  }
   const headers = signDelivery(event.id, new Date(), body, secrets);
   const outcome = await sendWebhook(endpoint.url, body, headers, deps.send);
   const recorded = await recordOutcome(deps, loaded, job, outcome);

@@ -18,6 +18,7 @@ import type { Logger } from '../platform/logger.ts';
 import { systemResolver, type AddressPolicy, type Resolver } from './address-guard.ts';
 import { runAttempt, RETRY_SCHEDULE_MS } from './webhook-delivery.ts';
 import { createEndpointManagement, type ChangeContext } from './webhook-endpoints.ts';
+import { newEventRow as eventRow, type EventKeyring } from './event-payload.ts';
 import { TEST_EVENT_TYPE, type EventData, type EventType } from './webhook-events.ts';
 import type { WebhookQueue } from './webhook-queue.ts';
 import * as repo from './webhooks-repository.ts';
@@ -57,6 +58,12 @@ export interface WebhooksServiceDeps {
   resolver?: Resolver;
 }
 
+/** What writing an event needs: the queue for its first jobs, the keyring to seal its data. */
+interface EmitDeps {
+  queue: Pick<WebhookQueue, 'enqueue'>;
+  keyring: EventKeyring;
+}
+
 /** Default deadline of one attempt, in milliseconds. */
 export const ATTEMPT_TIMEOUT_MS = 15_000;
 
@@ -79,16 +86,16 @@ function toDelivery(row: repo.DeliveryRow, eventType: string): WebhookDelivery {
 
 /** Write an event and its deliveries to `endpointIds`, with their first jobs, in `tx`. */
 async function write(
-  queue: Pick<WebhookQueue, 'enqueue'>,
+  { queue, keyring }: EmitDeps,
   tx: repo.Tx,
   portalId: number,
   type: string,
   data: object,
   endpointIds: readonly string[],
 ): Promise<{ eventId: string; deliveryIds: string[] }> {
-  const eventId = `evt_${randomBase62(16)}`;
-  const payload = { type, timestamp: new Date().toISOString(), data: { ...data } };
-  await repo.insertEvent(tx, { id: eventId, portalId, type, payload });
+  const event = eventRow(keyring, portalId, type, new Date().toISOString(), data);
+  const eventId = event.id;
+  await repo.insertEvent(tx, event);
   const deliveryIds: string[] = [];
   for (const endpointId of endpointIds) {
     const id = `dlv_${randomBase62(16)}`;
@@ -107,7 +114,7 @@ async function write(
 
 /** `emitMany`'s writes: events of one type to the endpoints subscribed to it, in `tx`. */
 async function writeMany(
-  queue: Pick<WebhookQueue, 'enqueue'>,
+  { queue, keyring }: EmitDeps,
   tx: repo.Tx,
   portalId: number,
   type: EventType,
@@ -117,12 +124,7 @@ async function writeMany(
   const subscribed = await repo.subscribedEndpoints(tx, portalId, type);
   if (subscribed.length === 0) return;
   const timestamp = new Date().toISOString();
-  const events = items.map((data) => ({
-    id: `evt_${randomBase62(16)}`,
-    portalId,
-    type,
-    payload: { type, timestamp, data: { ...data } },
-  }));
+  const events = items.map((data) => eventRow(keyring, portalId, type, timestamp, data));
   const deliveries = events.flatMap((event) =>
     subscribed.map((endpoint) => ({
       id: `dlv_${randomBase62(16)}`,
@@ -138,7 +140,7 @@ async function writeMany(
 }
 
 /** `emitMany`, over the queue. */
-function createBatchEmit(queue: Pick<WebhookQueue, 'enqueue'>) {
+function createBatchEmit(deps: EmitDeps) {
   return {
     /**
      * `emit` for many events of one type at once (a provider webhook's batch): one read of the
@@ -152,13 +154,14 @@ function createBatchEmit(queue: Pick<WebhookQueue, 'enqueue'>) {
       type: T,
       items: readonly EventData[T][],
     ): Promise<void> {
-      await writeMany(queue, tx, portalId, type, items);
+      await writeMany(deps, tx, portalId, type, items);
     },
   };
 }
 
 /** *Send test event* and *Resend*. */
-function createManualSends(db: Database, queue: Pick<WebhookQueue, 'enqueue'>) {
+function createManualSends(db: Database, deps: EmitDeps) {
+  const { queue } = deps;
   return {
     /**
      * Send a `webhook.test` event to one endpoint (enabled or not asked: it must be enabled).
@@ -173,9 +176,7 @@ function createManualSends(db: Database, queue: Pick<WebhookQueue, 'enqueue'>) {
         if (!endpoint.enabled) {
           throw new AppError('conflict', 'The endpoint is disabled; enable it first.');
         }
-        const sent = await write(queue, tx, portalId, TEST_EVENT_TYPE, { endpointId }, [
-          endpointId,
-        ]);
+        const sent = await write(deps, tx, portalId, TEST_EVENT_TYPE, { endpointId }, [endpointId]);
         return { eventId: sent.eventId, deliveryId: sent.deliveryIds[0]! };
       });
     },
@@ -214,6 +215,7 @@ export type WebhooksService = ReturnType<typeof createWebhooksService>;
 export function createWebhooksService(deps: WebhooksServiceDeps) {
   const { db, keyring, queue } = deps;
   const log = deps.logger.child({ component: 'webhooks' });
+  const emitDeps: EmitDeps = { queue, keyring };
   const endpoints = createEndpointManagement({ db, keyring, policy: deps.addressPolicy });
   const attemptDeps = {
     db,
@@ -229,7 +231,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
   };
   return {
     ...endpoints,
-    ...createBatchEmit(queue),
+    ...createBatchEmit(emitDeps),
 
     /**
      * Emit an event inside the transaction of the change that causes it: one delivery per
@@ -245,14 +247,8 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     ): Promise<void> {
       const subscribed = await repo.subscribedEndpoints(tx, portalId, type);
       if (subscribed.length === 0) return;
-      await write(
-        queue,
-        tx,
-        portalId,
-        type,
-        data,
-        subscribed.map((e) => e.id),
-      );
+      const endpointIds = subscribed.map((e) => e.id);
+      await write(emitDeps, tx, portalId, type, data, endpointIds);
     },
 
     /**
@@ -311,7 +307,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       });
     },
 
-    ...createManualSends(db, queue),
+    ...createManualSends(db, emitDeps),
 
     /** The portal's most recent deliveries (of one endpoint when given), newest first. */
     async recentDeliveries(

@@ -2,6 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
+import { loadKeyring } from '../../src/platform/keyring.ts';
+import { openEventPayload } from '../../src/webhooks/event-payload.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
 import { backends } from '../helpers/storage.ts';
 
@@ -163,7 +165,7 @@ for (const backend of backends()) {
     });
 
     test('import: opted_out events only on a change to it; unchanged rows keep their times', async (t) => {
-      const { app, services } = await buildTestApp(t, backend);
+      const { app, services, config } = await buildTestApp(t, backend);
       // The queue takes the events' jobs; no worker runs, so nothing is delivered.
       await services.webhooks.start();
       const portal = await createPortal(services);
@@ -197,10 +199,17 @@ for (const backend of backends()) {
       assert.deepEqual(after.get('+16505550003')!.consent, before.get('+16505550003')!.consent);
       const events = await services.storage.db.query.webhookEvents.findMany();
       assert.deepEqual(
-        events.map((e) => [e.type, (e.payload.data as { contactId: string }).contactId]),
+        events.map((e) => [e.type, e.contactId]),
         [['contact.opted_out', before.get('+16505550001')!.id]],
       );
-      assert.equal((events[0]!.payload.data as { source: string }).source, 'import');
+      const sent = openEventPayload(
+        loadKeyring(config),
+        portalId,
+        events[0]!.id,
+        events[0]!.payload,
+      );
+      assert.equal(sent.data.contactId, before.get('+16505550001')!.id);
+      assert.equal(sent.data.source, 'import');
     });
 
     test('1,001 contacts or a non-array is a 400 and nothing is written', async (t) => {

@@ -11,6 +11,8 @@ import { sql } from 'drizzle-orm';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { saveMessagingSettings } from '../../src/messaging/conversations/messaging-settings.ts';
 import type { InboundMessageEvent } from '../../src/partner/cloud-api/provider-webhook-events.ts';
+import { loadKeyring } from '../../src/platform/keyring.ts';
+import { openEventPayload } from '../../src/webhooks/event-payload.ts';
 import { GREETING, MESSAGES, messagingSetup, type MessagingSetup } from '../helpers/messaging.ts';
 import { eventually } from '../helpers/instances.ts';
 import { queryRows } from '../helpers/sql.ts';
@@ -54,12 +56,16 @@ async function subscribe(s: MessagingSetup) {
   );
 }
 
-const events = (s: MessagingSetup, type: string) =>
-  queryRows<{ payload: { data: Record<string, unknown> } }>(
+/** The events of `type` as sent (their data is sealed in the rows). */
+const events = async (s: MessagingSetup, type: string) => {
+  const rows = await queryRows<{ id: string; payload: Record<string, unknown> }>(
     s.services.storage,
-    sql`select payload from webhook_events where portal_id = ${s.portalId} and type = ${type}
+    sql`select id, payload from webhook_events where portal_id = ${s.portalId} and type = ${type}
         order by created_at`,
   );
+  const keyring = loadKeyring(s.config);
+  return rows.map((r) => ({ payload: openEventPayload(keyring, s.portalId, r.id, r.payload) }));
+};
 
 for (const backend of backends()) {
   describe(`conversations (${backend.name})`, () => {

@@ -237,6 +237,43 @@ describe('outbound webhooks', { concurrency: true }, () => {
         assert.equal(receiver.received.length, 1, 'no retry after 410');
       });
 
+      test("an event's data is sealed in its row and opened to send; a resend of a row with plain data still delivers", async (t) => {
+        const { services, receiver, portalId } = await setUp(t, backend);
+        const { secret } = await addEndpoint(services, portalId, receiver.url, ['ticket.created']);
+        receiver.secrets.push(secret);
+        await services.webhooks.startWorker();
+        const data = {
+          ticketId: 'tkt_sealed',
+          priority: 'normal',
+          createdAt: new Date().toISOString(),
+        };
+        await services.storage.db.transaction((tx) =>
+          services.webhooks.emit(tx, portalId, 'ticket.created', data),
+        );
+        const [first] = await receiver.waitFor(1);
+        assert.deepEqual(first!.event?.data, data);
+        const [row] = await queryRows<{ id: string; payload: Record<string, unknown> }>(
+          services.storage,
+          sql`select id, payload from webhook_events where portal_id = ${portalId}`,
+        );
+        assert.equal(row!.id, first!.headers['webhook-id']);
+        assert.deepEqual(Object.keys(row!.payload).sort(), ['sealedData', 'timestamp', 'type']);
+        assert.ok(!JSON.stringify(row).includes('tkt_sealed'), 'the data is sealed');
+
+        // A row written before events were sealed: its plain data is sent as it is.
+        const plain = { type: 'ticket.created', timestamp: new Date().toISOString(), data };
+        await queryRows(
+          services.storage,
+          sql`update webhook_events set payload = ${JSON.stringify(plain)}::jsonb where id = ${row!.id}`,
+        );
+        const [delivery] = await services.webhooks.recentDeliveries(portalId);
+        await services.webhooks.resend(portalId, delivery!.id);
+        const [, second] = await receiver.waitFor(2);
+        assert.ok(second!.event, 'the signature verifies');
+        assert.deepEqual(second!.event.data, data);
+        assert.equal(second!.headers['webhook-id'], row!.id);
+      });
+
       test('a rolled-back change sends nothing', async (t) => {
         const { services, receiver, portalId } = await setUp(t, backend);
         await addEndpoint(services, portalId, receiver.url, ['ticket.created']);

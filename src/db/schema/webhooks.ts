@@ -52,9 +52,12 @@ export const webhookEndpoints = pgTable(
 );
 
 /**
- * One event, as sent: `payload` is the exact `{type, timestamp, data}` object (ids and a few
- * fields; never a token, secret or message text). Its id is the `webhook-id` header, the same
- * on every attempt and every endpoint.
+ * One event: `payload` is the `{type, timestamp, data}` object sent, stored with `data` sealed
+ * by the keyring (`{type, timestamp, sealedData}`, the portal and event id as associated data;
+ * see webhooks/event-payload.ts), since `message.received` and `message.reaction` carry what a
+ * person wrote. `contact_id` and `contact_phone` (the data's `contactId` and `from`, when it has
+ * them) stay plain so a contact's erasure finds the events about them. Its id is the
+ * `webhook-id` header, the same on every attempt and every endpoint.
  */
 export const webhookEvents = pgTable(
   'webhook_events',
@@ -66,6 +69,10 @@ export const webhookEvents = pgTable(
       .references(() => portals.id, { onDelete: 'cascade' }),
     type: text('type').notNull(),
     payload: jsonb('payload').$type<Record<string, unknown>>().notNull(),
+    /** The contact the event is about (`ctc_…`), when its data names one. */
+    contactId: text('contact_id'),
+    /** The person's phone (E.164), when its data has a `from`. */
+    contactPhone: text('contact_phone'),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
   },
   (t) => [index('webhook_events_portal').on(t.portalId, t.createdAt)],

@@ -111,7 +111,12 @@ export async function deleteEventsOf(
       and(
         eq(webhookEvents.portalId, contact.portalId),
         inArray(webhookEvents.type, ['message.received', 'message.reaction']),
-        sql`(${data} ->> 'contactId' = ${contact.id} or ${data} ->> 'from' = ${contact.phone})`,
+        or(
+          eq(webhookEvents.contactId, contact.id),
+          eq(webhookEvents.contactPhone, contact.phone),
+          // Events stored with a plain `data`.
+          sql`(${data} ->> 'contactId' = ${contact.id} or ${data} ->> 'from' = ${contact.phone})`,
+        ),
       ),
     )
     .returning({ id: webhookEvents.id });

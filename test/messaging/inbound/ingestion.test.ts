@@ -138,11 +138,44 @@ for (const backend of backends()) {
       assert.equal(again!.unread_count, 1);
     });
 
-    test('a dump of the database shows neither a received nor a sent text, nor template parameters; the API reads them', async (t) => {
+    test('a dump of the database shows neither a received text or caption (nor their webhook events), nor a sent text, nor template parameters; the API reads them', async (t) => {
       const s = await messagingSetup(t, backend);
+      const receiver = await withReceiver(t, s);
       const phoneNumberId = s.numbers[0]!;
       await s.provider.sandbox.cloud.writeIn({ phoneNumberId, from: FROM, text: 'hello-inbound' });
       await until('stored', async () => ((await inboundRows(s)).length === 1 ? true : undefined));
+      await s.services.messaging.webhookSink.inboundMessages(s.portalId, phoneNumberId, [
+        {
+          wamid: 'wamid.captioned',
+          from: FROM,
+          timestamp: at(5),
+          type: 'image',
+          content: {
+            type: 'image',
+            media: {
+              providerMediaId: '1003383421387256',
+              mimeType: 'image/jpeg',
+              caption: 'Cap-Qx',
+            },
+          },
+        },
+      ]);
+      // The receiver gets the text and the caption; the events' rows hold neither.
+      const delivered = await receiver.waitFor(2);
+      const data = delivered.map((r) => r.event!.data);
+      assert.ok(
+        data.some((d) => (d.text as { body?: string } | undefined)?.body === 'hello-inbound'),
+      );
+      assert.ok(
+        data.some((d) => (d.media as { caption?: string } | undefined)?.caption === 'Cap-Qx'),
+      );
+      const events = await queryRows<Record<string, unknown>>(
+        s.services.storage,
+        sql`select * from webhook_events where portal_id = ${s.portalId}`,
+      );
+      assert.equal(events.length, 2);
+      for (const needle of ['hello-inbound', 'Cap-Qx'])
+        assert.ok(!JSON.stringify(events).includes(needle), `${needle} is in a webhook event`);
       const body = {
         to: `+${FROM}`,
         from: phoneNumberId,
@@ -164,7 +197,7 @@ for (const backend of backends()) {
         (await s.message(id)).status !== 'queued' ? true : undefined,
       );
       const dump = await dumpDatabase(s);
-      for (const needle of ['hello-inbound', 'sent-text-x', 'Param-Zed'])
+      for (const needle of ['hello-inbound', 'Cap-Qx', 'sent-text-x', 'Param-Zed'])
         assert.ok(!dump.includes(needle), `${needle} is stored in clear`);
       // Read back through the API, and replayed with its content.
       assert.deepEqual((await s.message(id)).text, { body: 'sent-text-x' });
@@ -186,7 +219,7 @@ for (const backend of backends()) {
         return c?.last_direction === 'outbound' ? c : undefined;
       });
       assert.ok([id, tid].includes(String(conversation.last_message_id)));
-      assert.equal(conversation.unread_count, 1);
+      assert.equal(conversation.unread_count, 2);
     });
 
     test('a reply and a reaction to our own message link to it; the reaction is message.reaction', async (t) => {
