@@ -67,7 +67,7 @@ for (const backend of backends()) {
       assert.equal(again.headers.location, sent.headers.location, 'a repeated form sends once');
 
       const log = await m.app.inject({
-        url: '/api/v1/external/messaging/messages',
+        url: '/api/v1/external/messaging/messages?direction=outbound',
         headers: { authorization: m.token },
       });
       const items = log.json<{ data: { items: Record<string, unknown>[] } }>().data.items;
