@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseProviderWebhook } from '../../src/partner/cloud-api/provider-webhook-payload.ts';
-import { createProviderClient } from '../../src/partner/provider-client.ts';
+import { granted } from './sandbox-cloud.ts';
 import {
   recordAppWebhooks,
   startTestProvider,
@@ -19,26 +19,6 @@ import {
 } from '../helpers/provider.ts';
 
 const DAY_MS = 24 * 3600 * 1000;
-
-/** A person's long-lived token, their first WABA and its two phone number ids. */
-async function granted(p: TestProvider, userId: string) {
-  const client = createProviderClient({
-    graphBaseUrl: p.sandbox.url,
-    apiVersion: 'v21.0',
-    appId: p.appId,
-    appSecret: p.appSecret,
-    redirectUri: p.redirectUri,
-    timeoutMs: 5_000,
-  });
-  const code = p.sandbox.authorize({ appId: p.appId, redirectUri: p.redirectUri, userId });
-  const short = await client.exchangeCode(code);
-  const { accessToken: token } = await client.exchangeForLongLived(short.accessToken);
-  const info = await client.inspectToken(token);
-  const wabaId = info.granularScopes.find((g) => g.scope === 'whatsapp_business_management')!
-    .targetIds[0]!;
-  const numbers = await client.cloud(token).listPhoneNumbers(wabaId);
-  return { token, wabaId, numbers: numbers.map((n) => n.id) };
-}
 
 /** POST `/{phone-number-id}/messages` as the Cloud API takes it; the status and the JSON. */
 async function send(p: TestProvider, token: string, from: string, message: object) {
@@ -89,7 +69,7 @@ describe('the sandbox sends and reports as the Cloud API does', () => {
     const p = await startTestProvider(t);
     const hooks = await recordAppWebhooks(t, p);
     const { token, numbers } = await granted(p, '5501');
-    const [a, b] = numbers as [string, string];
+    const [a, b] = numbers;
     const outside = await accepted(p, token, a, text('+1 650 555 1234', 'Where is my parcel?'));
     const [failed, ...more] = await hooks.waitForStatuses(outside, 1);
     assert.deepEqual(more, []);
@@ -142,7 +122,7 @@ describe('the sandbox sends and reports as the Cloud API does', () => {
     const p = await startTestProvider(t);
     const hooks = await recordAppWebhooks(t, p);
     const { token, wabaId, numbers } = await granted(p, '5502');
-    const [a, b] = numbers as [string, string];
+    const [a, b] = numbers;
     p.sandbox.cloud.templatesOf(wabaId).push({
       id: '5502000001',
       name: 'spring_sale',
@@ -235,11 +215,11 @@ describe('the sandbox sends and reports as the Cloud API does', () => {
     assert.equal(hello.components[0]!.text, 'Hello World');
     assert.match(hello.components[1]!.text, /^Welcome and congratulations!! /);
     assert.ok(!hello.components.some((c) => c.text.includes('{{')), 'no variables');
-    await accepted(p, token, numbers[0]!, template('16505551234', 'hello_world'));
+    await accepted(p, token, numbers[0], template('16505551234', 'hello_world'));
     const withParameter = await send(
       p,
       token,
-      numbers[0]!,
+      numbers[0],
       template('16505551234', 'hello_world', ['Ada']),
     );
     assert.equal(withParameter.status, 400);
