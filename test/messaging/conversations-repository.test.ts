@@ -149,7 +149,9 @@ for (const backend of backends()) {
       // Pages of one: the same rows in the same order, no repeat.
       const ids: string[] = [];
       let after;
-      for (;;) {
+      // Bounded: a cursor that repeats a page must fail the test, not loop.
+      for (let pages = 0; ; pages++) {
+        assert.ok(pages <= first.rows.length, 'more pages than rows');
         const page = await listConversationPage(db, w.portalId, { limit: 1, after, filter: {} });
         ids.push(...page.rows.map((r) => r.id));
         if (!page.hasMore) break;
