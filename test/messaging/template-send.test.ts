@@ -235,13 +235,9 @@ for (const backend of backends()) {
       const res = await s.send(template(s.numbers[0]!, body));
       assert.equal(res.statusCode, 202, res.body);
       const queued = res.json().data;
-      assert.deepEqual(queued.template, { name: 'order_picture', language: 'en_US', ...body });
+      assert.deepEqual(queued.template, { language: 'en_US', ...body });
       await eventually(async () => (await s.message(queued.id)).status === 'read', 'read');
-      assert.deepEqual((await s.message(queued.id)).template, {
-        name: 'order_picture',
-        language: 'en_US',
-        ...body,
-      });
+      assert.deepEqual((await s.message(queued.id)).template, { language: 'en_US', ...body });
       const templates = sent.filter((b) => (b as { type?: string }).type === 'template');
       assert.equal(templates.length, 1);
       assert.deepEqual((templates[0] as { template: unknown }).template, {
