@@ -232,10 +232,22 @@ for (const backend of backends()) {
       const sent: unknown[] = [];
       const s = await setup(t, backend, sent);
       const body = picture({ link: 'https://example.com/parcel.jpg' });
-      const res = await s.send(template(s.numbers[0]!, body));
+      const key = { 'idempotency-key': 'rich-template-1' };
+      const res = await s.send(template(s.numbers[0]!, body), key);
       assert.equal(res.statusCode, 202, res.body);
       const queued = res.json().data;
       assert.deepEqual(queued.template, { language: 'en_US', ...body });
+      // The replay reads the components back from the sealed content; the key's stored
+      // response holds none of them in clear.
+      const replay = await s.send(template(s.numbers[0]!, body), key);
+      assert.equal(replay.headers['idempotent-replayed'], 'true');
+      assert.deepEqual(replay.json().data.template, queued.template);
+      const stored = await queryRows<{ body: string }>(
+        s.services.storage,
+        sql`select response_body::text as body from idempotency_keys where portal_id = ${s.portalId}`,
+      );
+      assert.equal(stored.length, 1);
+      assert.doesNotMatch(stored[0]!.body, /ABC123|parcel\.jpg|Ada/);
       await eventually(async () => (await s.message(queued.id)).status === 'read', 'read');
       assert.deepEqual((await s.message(queued.id)).template, { language: 'en_US', ...body });
       const templates = sent.filter((b) => (b as { type?: string }).type === 'template');
