@@ -4,7 +4,9 @@
  * Sending expands the recipients (contact ids, phones, every contact with the tag; one message
  * per distinct phone) and hands each to the messaging send service, which applies the same
  * refusals as `POST /messaging/messages` (opt-out, 24-hour window, template approval, credit);
- * a refused recipient is reported and the others go on. A draft is claimed before the first
+ * a refused recipient is reported and the others go on. A template variable naming a contact
+ * field is resolved per recipient first (draft-personalisation.ts); a recipient without the
+ * field and no fallback is refused (`invalid_template_parameters`). A draft is claimed before the first
  * message (`sent_at` set atomically), so it is sent at most once, also by concurrent requests
  * on several instances. If every recipient was refused, nothing was sent: the claim is undone
  * and the draft can be fixed and sent again.
