@@ -53,6 +53,9 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   template_not_approved:
     'The template (name and language) is not APPROVED at the provider (pending, rejected, ' +
     'paused or unknown).',
+  invalid_template_parameters:
+    "The template's parameters do not fit its definition (header kind, body variable count, " +
+    'button suffix or code); the message names the component and position, `details` the fields.',
   provider_error: 'The provider failed or refused the call; retry later.',
   media_gone:
     'The provider no longer has this medium (it keeps inbound media for a limited time); ' +

@@ -27,6 +27,8 @@ export const ERROR_STATUS = {
   recipient_opted_out: 422,
   outside_service_window: 422,
   template_not_approved: 422,
+  /** A template's parameters do not fit its definition (kinds, counts, media). */
+  invalid_template_parameters: 422,
   /** An inbound medium is over `MESSAGING_MEDIA_MAX_BYTES`. */
   media_too_large: 422,
   rate_limited: 429,

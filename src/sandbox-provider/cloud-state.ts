@@ -11,6 +11,7 @@
 import { setMaxListeners } from 'node:events';
 import { randomBytes, randomInt } from 'node:crypto';
 import { MediaStore } from './cloud-media-store.ts';
+import { sampleTemplates } from './cloud-templates.ts';
 
 /** How the emulated Cloud API paces itself (tests shorten the delays). */
 export interface CloudOptions {
@@ -24,6 +25,8 @@ export interface CloudOptions {
   sendAnswerDelayMs: number;
   /** How long a media download URL from `GET /{media-id}` works, in ms (5 minutes). */
   mediaUrlTtlMs: number;
+  /** Seed each WABA with the rich sample templates too (cloud-templates.ts; development). */
+  sampleTemplates?: boolean;
 }
 
 export const DEFAULT_CLOUD_OPTIONS: CloudOptions = {
@@ -199,6 +202,7 @@ export class CloudState {
           components: structuredClone(HELLO_WORLD),
           appId: undefined,
         },
+        ...(this.options.sampleTemplates ? sampleTemplates() : []),
       ];
       this.templates.set(wabaId, list);
     }

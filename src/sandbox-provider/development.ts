@@ -42,6 +42,8 @@ export async function startDevelopmentSandbox(
   const sandbox = await startSandboxProvider({
     host: '127.0.0.1',
     port: config.SANDBOX_PROVIDER_PORT,
+    // Templates with an image or document header, to try rich template sends (README).
+    cloud: { sampleTemplates: true },
     apps: [
       {
         appId,

@@ -228,6 +228,8 @@ function refusalPlace(
           'This template is not approved in the business account of the sender number; ' +
           'choose another.',
       };
+    case 'invalid_template_parameters':
+      return { field: 'compose', words: err.message };
     case 'insufficient_credit':
     case 'not_connected':
     case 'idempotency_conflict':

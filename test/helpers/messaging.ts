@@ -66,6 +66,8 @@ export async function messagingSetup(
     workers?: boolean;
     cloud?: Partial<CloudOptions>;
     env?: Record<string, string>;
+    /** Where the app calls Graph, given the sandbox's URL (e.g. a recording proxy). */
+    graphBaseUrl?: (sandboxUrl: string) => Promise<string>;
   } = {},
 ): Promise<MessagingSetup> {
   const provider = await startTestProvider(t, {
@@ -73,6 +75,9 @@ export async function messagingSetup(
   });
   const built = await buildTestApp(t, backend, {
     ...provider.env,
+    ...(options.graphBaseUrl && {
+      PROVIDER_GRAPH_BASE_URL: await options.graphBaseUrl(provider.sandbox.url),
+    }),
     PROVIDER_WEBHOOK_VERIFY_TOKEN: 'test-verify-token',
     MESSAGING_RETRY_DELAY_S: '1',
     // The tests poll a message's status through the API every few milliseconds; the rate limit

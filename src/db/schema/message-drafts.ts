@@ -1,10 +1,19 @@
 import { index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
 import { portals } from './portals.ts';
 
+/**
+ * A template variable of a draft: a text, or a field of each recipient's contact with an
+ * optional fallback (`firstName`, `attributes.plan`; messaging/drafts/draft-personalisation.ts).
+ */
+export type DraftParameter = string | { contact: string; fallback?: string };
+
 /** What a draft sends: a free text, or an approved template with its body's parameters. */
 export type DraftMessage =
   | { type: 'text'; text: { body: string } }
-  | { type: 'template'; template: { name: string; language: string; parameters: string[] } };
+  | {
+      type: 'template';
+      template: { name: string; language: string; parameters: DraftParameter[] };
+    };
 
 /** Who a draft goes to: contacts by id, E.164 numbers, and every contact with a tag. */
 export interface DraftRecipients {

@@ -29,29 +29,45 @@ import type { SenderPacing } from './sender-pacing.ts';
 import type { ContentKeyring, OutboundContent } from '../messages/message-content.ts';
 import { outboundContentOf } from '../messages/message-view.ts';
 import { recordOutboundInConversation } from '../messages/outbound-conversation.ts';
+import { findSendableMedium } from '../media/outbound-media.ts';
+import {
+  MediumUnavailableError,
+  templateWireComponents,
+  type ProviderMediaIdOf,
+} from '../templates/template-wire.ts';
 
 /** What became of one job. */
 export type JobOutcome = 'sent' | 'skipped' | 'retry' | 'failed';
 
-/** The Cloud API message of a row: text, or a template with its body parameters. */
-export function outboundOf(row: MessageRow, content: OutboundContent | null): OutboundMessage {
+/**
+ * The Cloud API message of a row: text, or a template with its components (template-wire.ts).
+ *
+ * @throws MediumUnavailableError when a template's medium can no longer be sent.
+ */
+export async function outboundOf(
+  row: MessageRow,
+  content: OutboundContent | null,
+  providerMediaId: ProviderMediaIdOf,
+): Promise<OutboundMessage> {
   if (row.type === 'text')
     return { to: row.to, type: 'text', text: { body: content?.text?.body ?? '' } };
-  const parameters = content?.template?.parameters ?? [];
+  const components = await templateWireComponents(content?.template, providerMediaId);
   return {
     to: row.to,
     type: 'template',
     template: {
       name: row.templateName ?? '',
       language: { code: row.templateLanguage ?? '' },
-      ...(parameters.length > 0 && {
-        components: [
-          { type: 'body', parameters: parameters.map((text) => ({ type: 'text', text })) },
-        ],
-      }),
+      ...(components.length > 0 && { components }),
     },
   };
 }
+
+/** The error of a template message whose medium expired (or was deleted) before it was sent. */
+const MEDIUM_UNAVAILABLE_ERROR = {
+  code: 'media_unavailable',
+  title: 'A medium of the message expired or was deleted before it could be sent',
+} as const;
 
 /** A provider failure's code and title as a message's `error`. */
 function errorOf(err: ProviderError): { code: string; title: string } {
@@ -76,10 +92,12 @@ export function createDeliveryWorker(deps: {
     try {
       // The wamid is recorded inside the send, before a revocation waiting for it goes on.
       const content = outboundContentOf(deps.keyring, row);
+      const mediaIdOf: ProviderMediaIdOf = async (id) =>
+        (await findSendableMedium(db, row.portalId, id))?.providerMediaId ?? null;
       await provider.sendMessage(
         row.portalId,
         row.from,
-        outboundOf(row, content),
+        await outboundOf(row, content, mediaIdOf),
         row.id,
         (wamid) => recordProviderMessageId(db, row.id, wamid),
       );
@@ -94,6 +112,10 @@ export function createDeliveryWorker(deps: {
     } catch (err) {
       if (err instanceof ConnectionInactiveError) {
         await failQueuedMessage(db, row.id, INACTIVE_ERROR);
+        return 'failed';
+      }
+      if (err instanceof MediumUnavailableError) {
+        await failQueuedMessage(db, row.id, MEDIUM_UNAVAILABLE_ERROR);
         return 'failed';
       }
       if (!(err instanceof ProviderError)) throw err;

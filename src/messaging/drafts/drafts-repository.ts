@@ -2,7 +2,7 @@
  * Queries over `message_drafts` (and the contacts a draft names). Invariant (docs/security.md,
  * tenant isolation): every statement filters by portal id in the statement itself.
  */
-import { and, eq, inArray, isNotNull, isNull, sql, type SQL } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull, or, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { contacts, messageDrafts } from '../../db/schema/index.ts';
 import { readKeysetPage, type KeysetPage, type PagePosition } from '../../db/keyset-page.ts';
@@ -113,6 +113,30 @@ export async function contactsByIds(db: Database, portalId: number, ids: string[
     .select({ id: contacts.id, phone: contacts.phone })
     .from(contacts)
     .where(and(eq(contacts.portalId, portalId), inArray(contacts.id, ids)));
+}
+
+/** What a personalised draft reads of the portal's contacts with these ids or phones. */
+export async function contactValues(
+  db: Database,
+  portalId: number,
+  ids: string[],
+  phones: string[],
+) {
+  if (ids.length === 0 && phones.length === 0) return [];
+  const which: SQL[] = [];
+  if (ids.length > 0) which.push(inArray(contacts.id, ids));
+  if (phones.length > 0) which.push(inArray(contacts.phone, phones));
+  return db
+    .select({
+      id: contacts.id,
+      phone: contacts.phone,
+      firstName: contacts.firstName,
+      lastName: contacts.lastName,
+      email: contacts.email,
+      attributes: contacts.attributes,
+    })
+    .from(contacts)
+    .where(and(eq(contacts.portalId, portalId), or(...which)));
 }
 
 /** The portal's contacts with `tag`, oldest first, at most `limit`. */

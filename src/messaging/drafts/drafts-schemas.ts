@@ -7,6 +7,7 @@
 import { Type, type Static } from 'typebox';
 import { PHONE_INPUT_MAX } from '../../contacts/contacts-lookup.ts';
 import { Envelope, Iso, Nullable, Page } from '../../external-api/schema-kit.ts';
+import { ContactParameterSchema } from './draft-personalisation.ts';
 
 export const TEXT_BODY_MAX = 4096;
 export const RECIPIENTS_MAX = 1000;
@@ -31,11 +32,17 @@ const TemplateRefSchema = Type.Object(
   {
     name: Type.String({ pattern: '^[a-z0-9_]{1,512}$' }),
     language: Type.String({ pattern: '^[a-z]{2,3}(_[A-Z]{2})?$', description: 'e.g. `en_US`.' }),
-    parameters: Type.Array(Type.String({ minLength: 1, maxLength: 1024 }), {
-      maxItems: PARAMETERS_MAX,
-      default: [],
-      description: "The body's variables in order: `{{1}}`, `{{2}}`, …",
-    }),
+    parameters: Type.Array(
+      Type.Union([Type.String({ minLength: 1, maxLength: 1024 }), ContactParameterSchema]),
+      {
+        maxItems: PARAMETERS_MAX,
+        default: [],
+        description:
+          "The body's variables in order: `{{1}}`, `{{2}}`, …; each a text, or a field of " +
+          'each recipient\'s contact resolved when the draft is sent (`{"contact": "firstName", ' +
+          '"fallback": "there"}`, `{"contact": "attributes.plan"}`).',
+      },
+    ),
   },
   { additionalProperties: false },
 );

@@ -4,7 +4,9 @@
  * Sending expands the recipients (contact ids, phones, every contact with the tag; one message
  * per distinct phone) and hands each to the messaging send service, which applies the same
  * refusals as `POST /messaging/messages` (opt-out, 24-hour window, template approval, credit);
- * a refused recipient is reported and the others go on. A draft is claimed before the first
+ * a refused recipient is reported and the others go on. A template variable naming a contact
+ * field is resolved per recipient first (draft-personalisation.ts); a recipient without the
+ * field and no fallback is refused (`invalid_template_parameters`). A draft is claimed before the first
  * message (`sent_at` set atomically), so it is sent at most once, also by concurrent requests
  * on several instances. If every recipient was refused, nothing was sent: the claim is undone
  * and the draft can be fixed and sent again.
@@ -20,6 +22,7 @@ import { randomBase62 } from '../../platform/crypto.ts';
 import { AppError, type ErrorDetail } from '../../platform/errors.ts';
 import { notConnected } from '../provider/provider-adapter.ts';
 import * as repo from './drafts-repository.ts';
+import { contactsOf, isPersonalised, resolveParameters } from './draft-personalisation.ts';
 import {
   TAG_RECIPIENTS_MAX,
   type Draft,
@@ -33,8 +36,16 @@ const draftCursor = keysetCursor(/^drf_[0-9A-Za-z]{1,60}$/);
 /** Whose drafts: every query filters by this portal. */
 type Principal = Pick<FullPrincipal, 'portalId'>;
 
+/** A draft's message for one recipient: its contact parameters resolved to texts. */
+type ResolvedMessage =
+  | Extract<DraftMessage, { type: 'text' }>
+  | {
+      type: 'template';
+      template: { name: string; language: string; parameters: string[] };
+    };
+
 /** One message as the send service takes it (the body of `POST /messaging/messages`). */
-export type OutgoingMessage = DraftMessage & { to?: string; contactId?: string; from?: string };
+export type OutgoingMessage = ResolvedMessage & { to?: string; contactId?: string; from?: string };
 
 /**
  * The messaging send service's single send. Refusals are thrown as AppError (their `code` and
@@ -252,10 +263,31 @@ async function sendDraft(
   const claimed = await repo.claimDraft(db, principal.portalId, draft.id);
   if (!claimed) throw alreadySent(null);
   const outcome: SendOutcome = { queued: 0, refused: [], sentAt: null };
-  for (const r of recipients) {
+  const stored = claimed.message;
+  const contacts =
+    stored.type === 'template' && isPersonalised(stored.template.parameters)
+      ? await contactsOf(db, principal.portalId, recipients)
+      : null;
+  for (const [k, r] of recipients.entries()) {
+    let message: ResolvedMessage;
+    if (stored.type === 'text') message = stored;
+    else {
+      // Texts only (no contacts read) never fail; a contact field fails without value or fallback.
+      const contact = contacts?.[k] ?? null;
+      const resolved = resolveParameters(stored.template.parameters, contact);
+      if ('reason' in resolved) {
+        outcome.refused.push(
+          'contactId' in r && !contact
+            ? { recipient: r.label, code: 'not_found', message: 'No contact with this id.' }
+            : { recipient: r.label, code: 'invalid_template_parameters', message: resolved.reason },
+        );
+        continue;
+      }
+      message = { type: 'template', template: { ...stored.template, ...resolved } };
+    }
     try {
       await send(principal, {
-        ...claimed.message,
+        ...message,
         ...('contactId' in r ? { contactId: r.contactId } : { to: r.phone }),
         ...(claimed.fromPhoneNumberId && { from: claimed.fromPhoneNumberId }),
       });

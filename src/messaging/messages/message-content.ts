@@ -16,13 +16,17 @@ import {
   type SealPurpose,
 } from '../../platform/keyring.ts';
 import type { InboundContent } from '../../partner/cloud-api/provider-webhook-events.ts';
+import type { TemplateComponentSend } from '../templates/template-send.ts';
 
 const PURPOSE: SealPurpose = 'message-content';
 
-/** What an outbound message says: its text, or its template's body variables. */
+/**
+ * What an outbound message says: its text, or its template's parameters as the send gave them
+ * (the body shorthand and the components, template-send.ts).
+ */
 export interface OutboundContent {
   text?: { body: string };
-  template?: { parameters: string[] };
+  template?: { parameters: string[]; components?: TemplateComponentSend[] };
 }
 
 /**

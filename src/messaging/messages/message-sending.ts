@@ -87,7 +87,12 @@ function withoutContent(body: SendBody): SendBody {
   const { text: _text, ...data } = body.data;
   return {
     ...body,
-    data: { ...data, ...(data.template && { template: { ...data.template, parameters: [] } }) },
+    data: {
+      ...data,
+      ...(data.template && {
+        template: { name: data.template.name, language: data.template.language, parameters: [] },
+      }),
+    },
   };
 }
 
@@ -104,7 +109,11 @@ async function replayOf(
   const data = { ...body.data };
   if (data.type === 'text' && content?.text) data.text = content.text;
   if (data.template && content?.template)
-    data.template = { ...data.template, parameters: content.template.parameters };
+    data.template = {
+      ...data.template,
+      parameters: content.template.parameters,
+      ...(content.template.components && { components: content.template.components }),
+    };
   return { status: first.status, body: { ...body, data }, replayed: true };
 }
 
@@ -112,7 +121,10 @@ async function replayOf(
 function contentOf(checked: CheckedSend): OutboundContent | null {
   if (checked.textBody !== null) return { text: { body: checked.textBody } };
   const parameters = checked.template?.parameters ?? [];
-  return parameters.length > 0 ? { template: { parameters } } : null;
+  const components = checked.template?.components;
+  return parameters.length > 0 || components
+    ? { template: { parameters, ...(components && { components }) } }
+    : null;
 }
 
 function messageOf(

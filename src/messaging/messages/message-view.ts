@@ -45,6 +45,7 @@ export function toMessage(row: MessageRow, content: OutboundContent | null): Mes
         name: row.templateName ?? '',
         language: row.templateLanguage ?? '',
         parameters: content?.template?.parameters ?? [],
+        ...(content?.template?.components && { components: content.template.components }),
       },
     }),
     status: row.status,

@@ -63,7 +63,8 @@ function messageRoutes(
           '(E.164) or `contactId`, from `from` (a phone number id; required only when the ' +
           'account has several). Refused before anything is queued, in this order: 409 ' +
           '`not_connected`, 422 `recipient_opted_out`, 422 `outside_service_window`, 422 ' +
-          "`template_not_approved`, 402 `insufficient_credit`. The message's price is reserved " +
+          '`template_not_approved`, 422 `invalid_template_parameters` (kinds and counts checked ' +
+          "against the template's definition), 402 `insufficient_credit`. The message's price is reserved " +
           'from the credit, captured when the provider sends it and released if it fails. ' +
           'Follow its status with GET /messaging/messages/{id}.',
         tags: TAGS,
@@ -87,6 +88,7 @@ function messageRoutes(
             'recipient_opted_out',
             'outside_service_window',
             'template_not_approved',
+            'invalid_template_parameters',
             'provider_error',
             'provider_timeout',
           ]),

@@ -10,6 +10,7 @@ import { CREDIT_TRANSACTION_KINDS } from '../../db/schema/credit.ts';
 import { MESSAGE_STATUSES, MESSAGE_TYPES } from '../../db/schema/messages.ts';
 import { Envelope, Iso, Nullable, Page } from '../../external-api/schema-kit.ts';
 import { InboundMessageSchema } from '../inbound/inbound-schemas.ts';
+import { TemplateComponentSchema, TemplateSendSchema } from '../templates/template-send.ts';
 
 export const TEXT_BODY_MAX = 4096;
 export const TEMPLATE_PARAMETERS_MAX = 100;
@@ -46,21 +47,7 @@ export const SendMessageBodySchema = Type.Object(
         { additionalProperties: false, description: 'Required when `type` is `text`.' },
       ),
     ),
-    template: Type.Optional(
-      Type.Object(
-        {
-          name: Text(512, 'The approved template name.'),
-          language: Text(16, 'Its language code, e.g. `en_US`.'),
-          parameters: Type.Optional(
-            Type.Array(Text(TEMPLATE_PARAMETER_MAX, 'One variable.'), {
-              maxItems: TEMPLATE_PARAMETERS_MAX,
-              description: "The body's variables ({{1}}, {{2}}, …) in order.",
-            }),
-          ),
-        },
-        { additionalProperties: false, description: 'Required when `type` is `template`.' },
-      ),
-    ),
+    template: Type.Optional(TemplateSendSchema),
   },
   { additionalProperties: false },
 );
@@ -80,6 +67,7 @@ export const MessageSchema = Type.Object(
         name: Type.String(),
         language: Type.String(),
         parameters: Type.Array(Type.String()),
+        components: Type.Optional(Type.Array(TemplateComponentSchema)),
       }),
     ),
     status: MessageStatusSchema,

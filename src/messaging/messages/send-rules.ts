@@ -3,7 +3,8 @@
  * "Messaging"): the input's shape and recipient (400/404), an active connection (409
  * `not_connected`), the sender number (400), consent (422 `recipient_opted_out`), the 24-hour
  * service window for free text (422 `outside_service_window`), the template's approval (422
- * `template_not_approved`). Credit (402) is checked last, inside the send's transaction.
+ * `template_not_approved`) and its parameters against its definition (422
+ * `invalid_template_parameters`, template-send-check.ts). Credit (402) is checked last, inside the send's transaction.
  *
  * @see https://developers.facebook.com/docs/whatsapp/pricing#customer-service-windows
  * @see docs/messaging.md "Sending"
@@ -20,6 +21,9 @@ import { AppError } from '../../platform/errors.ts';
 import type { SendMessageBody } from './messages-schemas.ts';
 import type { ProviderAdapter } from '../provider/provider-adapter.ts';
 import { isWindowOpen } from './service-windows.ts';
+import { findSendableMedium } from '../media/outbound-media.ts';
+import { checkTemplateSend } from '../templates/template-send-check.ts';
+import type { TemplateComponentSend } from '../templates/template-send.ts';
 
 export { SERVICE_WINDOW_MS } from './service-windows.ts';
 
@@ -37,6 +41,8 @@ export interface CheckedSend {
     language: string;
     category: TemplateCategory;
     parameters: string[];
+    /** The components as given, checked against the template's definition. */
+    components?: TemplateComponentSend[];
   } | null;
 }
 
@@ -163,6 +169,13 @@ export async function checkSend(deps: {
       `The template "${wanted.name}" (${wanted.language}) is not approved in the WABA of ` +
         'the sender number; check GET /messaging/templates.',
     );
+  // Kinds and counts against the definition (422 `invalid_template_parameters`).
+  const accepted = await checkTemplateSend({
+    components: template.components,
+    send: wanted,
+    from,
+    findMedium: (id) => findSendableMedium(db, portalId, id),
+  });
   return {
     ...base,
     type: 'template',
@@ -171,7 +184,7 @@ export async function checkSend(deps: {
       name: template.name,
       language: template.language,
       category: template.category,
-      parameters: wanted.parameters ?? [],
+      ...accepted,
     },
   };
 }
