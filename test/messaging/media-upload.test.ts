@@ -265,6 +265,28 @@ for (const backend of backends()) {
         sql`select count(*)::int as n from media`,
       );
       assert.equal(Number(rows[0]!.n), 0);
+
+      // The sandbox answers Graph's error object for what it refuses.
+      const [token] = s.provider.sandbox.tokensOf(s.provider.appId, SANDBOX_USER);
+      const graph = async (fields: Record<string, string>, bearer = `Bearer ${token}`) => {
+        const form = new FormData();
+        for (const [k, v] of Object.entries(fields)) form.set(k, v);
+        form.set('file', new Blob([new Uint8Array(PDF)]), 'a.pdf');
+        const res = await fetch(`${s.provider.sandbox.url}/v21.0/${s.numbers[0]}/media`, {
+          method: 'POST',
+          headers: { authorization: bearer },
+          body: form,
+        });
+        const body = (await res.json()) as { error: { code: number; fbtrace_id: string } };
+        return { status: res.status, code: body.error.code, trace: body.error.fbtrace_id };
+      };
+      const noProduct = await graph({ type: 'application/pdf' });
+      assert.deepEqual([noProduct.status, noProduct.code], [400, 100]);
+      assert.ok(noProduct.trace);
+      const badType = await graph({ messaging_product: 'whatsapp', type: 'application/x-elf' });
+      assert.deepEqual([badType.status, badType.code], [400, 100]);
+      const noToken = await graph({ messaging_product: 'whatsapp' }, 'Bearer nope');
+      assert.deepEqual([noToken.status, noToken.code], [401, 190]);
     });
   });
 }
