@@ -159,7 +159,10 @@ export async function cloudMessageRoutes(
         waId,
         type,
         ...keptContent(body, type),
-        ...(checked.template && { template: checked.template.sent }),
+        ...(checked.template && {
+          template: checked.template.sent.template,
+          templateView: checked.template.sent.view,
+        }),
         status: 'accepted',
         at: now,
         ...(failure === undefined

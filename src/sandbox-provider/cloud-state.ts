@@ -65,11 +65,9 @@ export interface PhoneMessage {
   waId: string;
   type: string;
   text?: string;
-  /** A template as sent: body parameters (texts), and the header and buttons it rendered. */
-  template?: {
-    name: string;
-    language: string;
-    params: string[];
+  template?: { name: string; language: string; params: string[] };
+  /** What the phone shows of a template as sent: its header, body, footer and buttons. */
+  templateView?: {
     /** The header as sent: its text (parameters filled in), or its medium. */
     header?: { text?: string; media?: { type: string; id?: string; link?: string } };
     /** The body text with its parameters filled in. */

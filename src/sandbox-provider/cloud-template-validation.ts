@@ -31,8 +31,12 @@ import {
   type SendParties,
 } from './cloud-message-validation.ts';
 
-/** What the phone shows of a template as sent (PhoneMessage.template). */
-export type SentTemplate = NonNullable<PhoneMessage['template']>;
+/** A template as sent (PhoneMessage.template) and what the phone shows of it. */
+export interface SentTemplate {
+  template: NonNullable<PhoneMessage['template']>;
+  view: NonNullable<PhoneMessage['templateView']>;
+}
+type View = SentTemplate['view'];
 
 const countMismatch = (component: string, given: number, expected: number): GraphFault => ({
   code: 132000,
@@ -98,7 +102,7 @@ function checkHeader(
   parties: SendParties,
   def: Json | undefined,
   sent: Json | undefined,
-): { fault: GraphFault } | { header?: SentTemplate['header'] } {
+): { fault: GraphFault } | { header?: View['header'] } {
   const format = (typeof def?.format === 'string' ? def.format : 'TEXT').toUpperCase();
   const media = ['IMAGE', 'VIDEO', 'DOCUMENT'].includes(format);
   const expected = !def ? 0 : media ? 1 : variables(def.text);
@@ -161,7 +165,7 @@ const PARAM_OF_BUTTON: Record<string, string> = {
 
 /** The buttons: each sent button component against the definition's button at its index. */
 function checkButtons(defs: Json[], byType: Map<string, Json>) {
-  const buttons: NonNullable<SentTemplate['buttons']> = [];
+  const buttons: NonNullable<View['buttons']> = [];
   for (const [i, def] of defs.entries()) {
     const type = String(def.type).toUpperCase();
     const sent = byType.get(`button:${i}`);
@@ -234,13 +238,13 @@ export function checkTemplate(
   return {
     definition,
     sent: {
-      name: definition.name,
-      language: definition.language,
-      params: body.texts,
-      ...(header.header && { header: header.header }),
-      ...(typeof bodyText === 'string' && { body: fill(bodyText, body.texts) }),
-      ...(typeof footer === 'string' && { footer }),
-      ...(buttons.buttons.length > 0 && { buttons: buttons.buttons }),
+      template: { name: definition.name, language: definition.language, params: body.texts },
+      view: {
+        ...(header.header && { header: header.header }),
+        ...(typeof bodyText === 'string' && { body: fill(bodyText, body.texts) }),
+        ...(typeof footer === 'string' && { footer }),
+        ...(buttons.buttons.length > 0 && { buttons: buttons.buttons }),
+      },
     },
   };
 }

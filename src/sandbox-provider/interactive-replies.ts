@@ -24,7 +24,7 @@ export function tappedReply(m: PhoneMessage, replyId: string): InboundMessage | 
   const context = { id: m.wamid };
   const quick = /^quick_reply:([0-9]{1,2})$/.exec(replyId);
   if (quick && m.template) {
-    const button = m.template.buttons?.[Number(quick[1])];
+    const button = m.templateView?.buttons?.[Number(quick[1])];
     if (button?.type !== 'QUICK_REPLY') return undefined;
     return {
       type: 'button',

@@ -33,7 +33,7 @@ const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
 /** A one-line summary of a message (what a quote shows). */
 export function summaryOf(m: PhoneMessage): string {
   if (m.text !== undefined) return m.text;
-  if (m.template) return m.template.body ?? `template ${m.template.name}`;
+  if (m.template) return m.templateView?.body ?? `template ${m.template.name}`;
   const c = m.content ?? {};
   const body = c.body as Json | undefined;
   return str(c.caption) ?? str(c.filename) ?? str(body?.text) ?? str(c.name) ?? `(${m.type})`;
@@ -161,7 +161,8 @@ function Interactive(p: { m: PhoneMessage; i: Json }) {
 
 /** A template as sent: header, body, footer, buttons (quick replies can be tapped). */
 function Template(p: { m: PhoneMessage; t: NonNullable<PhoneMessage['template']> }) {
-  const { m, t } = p;
+  const { m } = p;
+  const t = { ...p.t, ...m.templateView };
   const quick = (t.buttons ?? [])
     .map((b, i) => ({ ...b, id: `quick_reply:${i}` }))
     .filter((b) => b.type === 'QUICK_REPLY');

@@ -223,7 +223,7 @@ describe('rich messages to the sandbox', () => {
       components: [{ type: 'body', parameters: [{ type: 'text', text: 'newsletter' }] }],
     });
     const sent = p.sandbox.cloud.messages.find((m) => m.wamid === wamid)!;
-    assert.equal(sent.template?.body, 'Thanks for subscribing to our newsletter!');
+    assert.equal(sent.templateView?.body, 'Thanks for subscribing to our newsletter!');
   });
 
   test('every kind is checked as the Cloud API checks it', async (t) => {
@@ -430,7 +430,7 @@ describe('rich messages to the sandbox', () => {
     });
 
     const wamid = await ok(template(header, body, url, quick, code));
-    const sent = p.sandbox.cloud.messages.find((m) => m.wamid === wamid)!.template!;
+    const sent = p.sandbox.cloud.messages.find((m) => m.wamid === wamid)!.templateView!;
     assert.deepEqual(sent.header, { media: { type: 'image', id: media.image } });
     assert.equal(sent.body, 'Hi Ada, order May 1 is ready. Total €12.00.');
     assert.deepEqual(sent.buttons, [
