@@ -167,7 +167,8 @@ const PARAM_OF_BUTTON: Record<string, string> = {
 function checkButtons(defs: Json[], byType: Map<string, Json>) {
   const buttons: NonNullable<View['buttons']> = [];
   for (const [i, def] of defs.entries()) {
-    const type = String(def.type).toUpperCase();
+    // An authentication template's one-time-password button takes its code as a URL button.
+    const type = String(def.type).toUpperCase() === 'OTP' ? 'URL' : String(def.type).toUpperCase();
     const sent = byType.get(`button:${i}`);
     const where = `button at index ${i}`;
     if (sent && String(sent.sub_type).toUpperCase() !== type)
@@ -176,7 +177,9 @@ function checkButtons(defs: Json[], byType: Map<string, Json>) {
           `buttons: sub_type ${String(sent.sub_type)} does not match the ${type} ${where}`,
         ),
       };
-    const expected = type === 'COPY_CODE' || (type === 'URL' && variables(def.url) > 0) ? 1 : 0;
+    const otp = String(def.type).toUpperCase() === 'OTP';
+    const expected =
+      type === 'COPY_CODE' || otp || (type === 'URL' && variables(def.url) > 0) ? 1 : 0;
     const params = paramsOf(sent);
     if (params.length !== expected && !(type === 'QUICK_REPLY' && params.length === 1))
       return { fault: countMismatch(where, params.length, expected) };

@@ -7,7 +7,8 @@
  *   fields, `quality_score` (`{score}`, UNKNOWN until rated, cloud-signals.ts) among them.
  * - `POST   /{version}/{waba-id}/message_templates` JSON `{name, language, category,
  *   components: [{type, text?, format?, buttons?, example?}]}` (a HEADER's `format`, a BUTTONS
- *   component's `buttons: [{type, text, url?, phone_number?}]`: what a send is checked against) → `{"id", "status": "PENDING", "category"}`. After `templateReviewMs` it becomes
+ *   component's `buttons: [{type, text?, url?, phone_number?}]`: what a send is checked
+ *   against) → `{"id", "status": "PENDING", "category"}`. After `templateReviewMs` it becomes
  *   APPROVED (REJECTED when the name contains `reject`) and a `message_template_status_update`
  *   webhook goes to the creating app. The same name and language twice → code 100.
  * - `DELETE /{version}/{waba-id}/message_templates?name=` deletes every language of the name →
@@ -55,9 +56,12 @@ const NewTemplate = Type.Object({
         Type.Array(
           Type.Object({
             type: Type.Union(
-              ['QUICK_REPLY', 'URL', 'PHONE_NUMBER', 'COPY_CODE'].map((b) => Type.Literal(b)),
+              ['QUICK_REPLY', 'URL', 'PHONE_NUMBER', 'COPY_CODE', 'OTP'].map((b) =>
+                Type.Literal(b),
+              ),
             ),
-            text: Type.String({ minLength: 1, maxLength: 25 }),
+            // An OTP button may come without a label (the provider then shows its default).
+            text: Type.Optional(Type.String({ minLength: 1, maxLength: 25 })),
             url: Type.Optional(Type.String({ maxLength: 2000 })),
             phone_number: Type.Optional(Type.String({ maxLength: 20 })),
           }),

@@ -522,5 +522,34 @@ describe('rich messages to the sandbox', () => {
       132000,
     );
     await ok({ name: 'hello_world', language: { code: 'en_US' } });
+
+    // An authentication template's one-time-password button takes the code as a URL button.
+    p.sandbox.cloud.templatesOf(wabaId).push({
+      id: '990005',
+      name: 'login_code',
+      language: 'en_US',
+      category: 'AUTHENTICATION',
+      status: 'APPROVED',
+      appId: undefined,
+      components: [
+        { type: 'BODY', text: '{{1}} is your verification code.' },
+        { type: 'BUTTONS', buttons: [{ type: 'OTP', otp_type: 'COPY_CODE', text: 'Copy code' }] },
+      ],
+    });
+    const otpBody = { type: 'body', parameters: [{ type: 'text', text: '123456' }] };
+    const otp = {
+      type: 'button',
+      sub_type: 'url',
+      index: '0',
+      parameters: [{ type: 'text', text: '123456' }],
+    };
+    const login = (...components: object[]) => ({
+      name: 'login_code',
+      language: { code: 'en_US' },
+      components,
+    });
+    await ok(login(otpBody, otp));
+    await no(login(otpBody), 132000);
+    await no(login(otpBody, { ...otp, sub_type: 'copy_code' }), 131009);
   });
 });
