@@ -1,20 +1,23 @@
 /**
  * Sending, `POST /{version}/{phone-number-id}/messages` with a JSON body
- * `{"messaging_product":"whatsapp","to","type":"text","text":{"body"}}` or
- * `"type":"template","template":{"name","language":{"code"},"components"}` (and
- * `biz_opaque_callback_data`), with `whatsapp_business_messaging` on the number's WABA. Answers
+ * `{"messaging_product":"whatsapp","recipient_type"?,"to","type","<type>":{…},"context"?:
+ * {"message_id"},"biz_opaque_callback_data"?}` for every kind a business sends — `text`,
+ * `image`, `video`, `audio`, `document`, `sticker`, `location`, `contacts`, `interactive`,
+ * `reaction`, `template` — with `whatsapp_business_messaging` on the number's WABA. Answers
  * `{"messaging_product":"whatsapp","contacts":[{"input","wa_id"}],"messages":[{"id":"wamid.…"}]}`
  * and then POSTs signed status webhooks to the app (cloud-statuses.ts): `sent`, `delivered`,
  * `read` after `statusDelaysMs`, or one `failed`, the synchronous answer still a wamid as the
- * Cloud API does, with 131047 for text to a person who has not written to the number in the
- * 24 hours before (the customer service window, per number and person) and 131026 for a
- * recipient whose number ends in `0000`.
+ * Cloud API does, with 131047 for a free-form kind (anything but a template) to a person who has
+ * not written to the number in the 24 hours before (the customer service window, per number and
+ * person) and 131026 for a recipient whose number ends in `0000`. The sandbox phone keeps what
+ * was sent (phone-page.tsx shows it; a reaction lands on its message).
  *
  * The same path takes read receipts (`status: "read"`, cloud-read.ts).
  *
- * Refusals (Graph's envelope, HTTP 400): over `sendsPerSecond` on the number → 130429; a
- * template that does not exist in that language or is not APPROVED → 132001; a body parameter
- * count that differs from the template's → 132000; a malformed body → 100.
+ * Refusals (Graph's envelope, HTTP 400): over `sendsPerSecond` on the number → 130429; the
+ * content as the Cloud API checks it (cloud-message-validation.ts, cloud-interactive-validation.ts,
+ * cloud-template-validation.ts: 100, 131009, 131051, 131053, 132000, 132001, 132012); a
+ * malformed envelope → 100.
  *
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples
@@ -31,6 +34,10 @@ import {
   type SandboxTemplate,
 } from './cloud-state.ts';
 import { markRead, MarkRead } from './cloud-read.ts';
+import { interactiveFault } from './cloud-interactive-validation.ts';
+import { contentFault, isObject, type Json, type SendParties } from './cloud-message-validation.ts';
+import { checkTemplate, type SentTemplate } from './cloud-template-validation.ts';
+import { findMessage } from './inbound-message.ts';
 import { scheduleStatuses } from './cloud-statuses.ts';
 import { GraphError, graphError, type GraphFault } from './graph-errors.ts';
 import type { SandboxState } from './sandbox-state.ts';
@@ -40,78 +47,61 @@ const Params = Type.Object({
   version: Type.String({ pattern: '^v[0-9]+\\.[0-9]+$' }),
   phoneNumberId: Type.String({ maxLength: 40 }),
 });
+// The envelope of a send; each kind's object is checked by cloud-message-validation.ts (and the
+// interactive and template files), which answer the Cloud API's codes rather than a schema error.
 const Send = Type.Object({
   messaging_product: Type.Literal('whatsapp'),
   recipient_type: Type.Optional(Type.Literal('individual')),
   // A phone number as people write it: digits with `+`, spaces, dashes, dots or parentheses.
   to: Type.String({ pattern: '^[+0-9 ().-]{7,40}$' }),
-  type: Type.Union([Type.Literal('text'), Type.Literal('template')]),
-  text: Type.Optional(
-    Type.Object({
-      body: Type.String({ minLength: 1, maxLength: 4096 }),
-      preview_url: Type.Optional(Type.Boolean()),
-    }),
-  ),
-  template: Type.Optional(
-    Type.Object({
-      name: Type.String({ minLength: 1, maxLength: 512 }),
-      language: Type.Object({ code: Type.String({ minLength: 2, maxLength: 15 }) }),
-      components: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 20 })),
-    }),
-  ),
+  type: Type.Optional(Type.String({ maxLength: 40 })),
+  context: Type.Optional(Type.Unknown()),
   biz_opaque_callback_data: Type.Optional(Type.String({ maxLength: 512 })),
 });
-type SendBody = Static<typeof Send>;
+type SendBody = Static<typeof Send> & Json;
 
 const INVALID: GraphFault = { code: 100, message: '(#100) Invalid parameter' };
 /** The Cloud API codes a send accepted at once may still fail with (its `failed` status). */
 const RE_ENGAGEMENT = 131047;
 const UNDELIVERABLE = 131026;
 
-/** The text parameters of a template's body component, in order. */
-function bodyParams(components: unknown[] | undefined): string[] {
-  const body = (components ?? []).find(
-    (c) => String((c as { type?: unknown }).type).toLowerCase() === 'body',
-  ) as { parameters?: { text?: unknown }[] } | undefined;
-  return (body?.parameters ?? []).map((p) => (typeof p.text === 'string' ? p.text : ''));
-}
-
-/** How many `{{n}}` variables a template's BODY has. */
-function variableCount(t: SandboxTemplate): number {
-  const body = t.components.find((c) => c.type === 'BODY');
-  const text = typeof body?.text === 'string' ? body.text : '';
-  return new Set(text.match(/\{\{[0-9]+\}\}/g) ?? []).size;
-}
-
-/** The content checks of a send; a fault to answer, or the template used. */
+/** The content checks of a send; a fault to answer, or the template it renders. */
 function check(
-  state: SandboxState,
-  wabaId: string,
+  parties: SendParties,
   body: SendBody,
-): { fault: GraphFault } | { template: SandboxTemplate | undefined } {
-  if (body.type === 'text') return body.text ? { template: undefined } : { fault: INVALID };
-  if (!body.template) return { fault: INVALID };
-  const { name, language } = body.template;
-  const template = state.cloud
-    .templatesOf(wabaId)
-    .find((t) => t.name === name && t.language === language.code && t.status === 'APPROVED');
-  if (!template)
-    return {
-      fault: {
-        code: 132001,
-        message: 'Template name does not exist in the translation',
-        details: `template name (${name}) does not exist in ${language.code}`,
-      },
-    };
-  if (bodyParams(body.template.components).length !== variableCount(template))
-    return {
-      fault: {
-        code: 132000,
-        message: 'Number of parameters does not match',
-        details: 'Number of parameters does not match the expected number of params',
-      },
-    };
-  return { template };
+):
+  | { fault: GraphFault }
+  | { template: { definition: SandboxTemplate; sent: SentTemplate } | undefined } {
+  const fault = contentFault(parties, body);
+  if (fault) return { fault };
+  if (body.type === 'interactive') {
+    const interactive = interactiveFault(parties, body.interactive);
+    return interactive ? { fault: interactive } : { template: undefined };
+  }
+  if (body.type !== 'template') return { template: undefined };
+  const checked = checkTemplate(parties, body.template);
+  return 'fault' in checked ? { fault: checked.fault } : { template: checked };
+}
+
+/** What the phone keeps of a business message's content (the kind's object, the quote). */
+function keptContent(body: SendBody, type: string): Partial<PhoneMessage> {
+  const content = body[type];
+  const context = body.context as { message_id?: string } | undefined;
+  return {
+    ...(type === 'text' && { text: (content as { body: string }).body }),
+    ...(type !== 'text' && type !== 'template' && isObject(content) && { content }),
+    ...(type === 'contacts' && { content: { contacts: content } }),
+    ...(context?.message_id !== undefined && { contextId: context.message_id }),
+  };
+}
+
+/** A business's reaction lands on the message it reacts to ("" removes it). */
+function reactTo(state: SandboxState, message: PhoneMessage): void {
+  const { message_id: id, emoji } = message.content as { message_id: string; emoji: string };
+  const target = findMessage(state, id);
+  if (!target) return;
+  if (emoji === '') delete target.businessReaction;
+  else target.businessReaction = emoji;
 }
 
 /** The messages surface. */
@@ -151,31 +141,28 @@ export async function cloudMessageRoutes(
       // The WhatsApp id is the number's digits (country code first), whatever its formatting.
       const waId = body.to.replace(/[^0-9]/g, '');
       if (!/^[1-9][0-9]{6,14}$/.test(waId)) return graphError(reply, 400, INVALID);
-      const checked = check(state, wabaId, body);
+      const checked = check({ state, wabaId, phoneNumberId, waId }, body);
       if ('fault' in checked) return graphError(reply, 400, checked.fault);
+      const type = body.type ?? 'text';
       state.cloud.countSend(body.biz_opaque_callback_data);
       const now = state.now();
       const failure = waId.endsWith('0000')
         ? UNDELIVERABLE
-        : body.type === 'text' && !state.cloud.inWindow(phoneNumberId, waId, now)
+        : type !== 'template' && !state.cloud.inWindow(phoneNumberId, waId, now)
           ? RE_ENGAGEMENT
           : undefined;
-      const category = checked.template?.category.toLowerCase() ?? 'service';
+      const category = checked.template?.definition.category.toLowerCase() ?? 'service';
       const message: PhoneMessage = {
         wamid: newWamid(),
         direction: 'received',
         phoneNumberId,
         waId,
-        type: body.type,
-        ...(body.text && { text: body.text.body }),
-        ...(checked.template &&
-          body.template && {
-            template: {
-              name: checked.template.name,
-              language: checked.template.language,
-              params: bodyParams(body.template.components),
-            },
-          }),
+        type,
+        ...keptContent(body, type),
+        ...(checked.template && {
+          template: checked.template.sent.template,
+          templateView: checked.template.sent.view,
+        }),
         status: 'accepted',
         at: now,
         ...(failure === undefined
@@ -183,6 +170,7 @@ export async function cloudMessageRoutes(
           : { failure }),
       };
       state.cloud.messages.push(message);
+      if (type === 'reaction' && failure === undefined) reactTo(state, message);
       scheduleStatuses(state, access.record.appId, wabaId, message, body.biz_opaque_callback_data);
       const slow = state.cloud.options.sendAnswerDelayMs;
       if (slow > 0) await delay(slow, undefined, { signal: state.cloud.signal });

@@ -69,6 +69,20 @@ export interface PhoneMessage {
   type: string;
   text?: string;
   template?: { name: string; language: string; params: string[] };
+  /** What the phone shows of a template as sent: its header, body, footer and buttons. */
+  templateView?: {
+    /** The header as sent: its text (parameters filled in), or its medium. */
+    header?: { text?: string; media?: { type: string; id?: string; link?: string } };
+    /** The body text with its parameters filled in. */
+    body?: string;
+    footer?: string;
+    /** The template's buttons: type, label, the URL with its suffix, a quick reply's payload. */
+    buttons?: { type: string; text: string; url?: string; payload?: string }[];
+  };
+  /** A business message's kind object as the send carried it (`body[type]`: image, interactive…). */
+  content?: Record<string, unknown>;
+  /** The wamid a business message quotes (`context.message_id` of the send). */
+  contextId?: string;
   status: 'accepted' | 'sent' | 'delivered' | 'read' | 'failed';
   at: number;
   /** The conversation it was sent in (none for a message that fails). */
@@ -81,6 +95,8 @@ export interface PhoneMessage {
   readAt?: number;
   /** The person's reaction to a message they received (an emoji), if any. */
   reaction?: string;
+  /** The business's reaction to a message the person wrote (an emoji), if any. */
+  businessReaction?: string;
 }
 
 /**

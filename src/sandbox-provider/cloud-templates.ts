@@ -6,7 +6,9 @@
  *   "next"?}}` (`next` only when there is a next page; it carries no token); `fields=` picks
  *   fields, `quality_score` (`{score}`, UNKNOWN until rated, cloud-signals.ts) among them.
  * - `POST   /{version}/{waba-id}/message_templates` JSON `{name, language, category,
- *   components}` → `{"id", "status": "PENDING", "category"}`. After `templateReviewMs` it becomes
+ *   components: [{type, text?, format?, buttons?, example?}]}` (a HEADER's `format`, a BUTTONS
+ *   component's `buttons: [{type, text?, url?, phone_number?}]`: what a send is checked
+ *   against) → `{"id", "status": "PENDING", "category"}`. After `templateReviewMs` it becomes
  *   APPROVED (REJECTED when the name contains `reject`) and a `message_template_status_update`
  *   webhook goes to the creating app. The same name and language twice → code 100.
  * - `DELETE /{version}/{waba-id}/message_templates?name=` deletes every language of the name →
@@ -46,6 +48,26 @@ const NewTemplate = Type.Object({
     Type.Object({
       type: Type.Union(['HEADER', 'BODY', 'FOOTER', 'BUTTONS'].map((c) => Type.Literal(c))),
       text: Type.Optional(Type.String({ maxLength: 1024 })),
+      // A HEADER's format; a BUTTONS component's buttons (the send checks parameters by them).
+      format: Type.Optional(
+        Type.Union(['TEXT', 'IMAGE', 'VIDEO', 'DOCUMENT', 'LOCATION'].map((f) => Type.Literal(f))),
+      ),
+      buttons: Type.Optional(
+        Type.Array(
+          Type.Object({
+            type: Type.Union(
+              ['QUICK_REPLY', 'URL', 'PHONE_NUMBER', 'COPY_CODE', 'OTP'].map((b) =>
+                Type.Literal(b),
+              ),
+            ),
+            // An OTP button may come without a label (the provider then shows its default).
+            text: Type.Optional(Type.String({ minLength: 1, maxLength: 25 })),
+            url: Type.Optional(Type.String({ maxLength: 2000 })),
+            phone_number: Type.Optional(Type.String({ maxLength: 20 })),
+          }),
+          { minItems: 1, maxItems: 10 },
+        ),
+      ),
     }),
     { minItems: 1, maxItems: 10 },
   ),

@@ -7,6 +7,10 @@
  *   `context_id?` (the wamid of the message it quotes) → a text message.
  * - `POST /sandbox/phone/react`    form `phone_number_id`, `from`, `message_id`, `emoji` (empty
  *   removes the reaction) → a reaction.
+ * - `POST /sandbox/phone/interactive` form `phone_number_id`, `from`, `message_id` (the wamid of
+ *   a business message to this person), `reply_id` (a reply button's or a list row's id, or
+ *   `quick_reply:<index>` of a template's button) → the interactive reply (interactive-replies.ts)
+ *   with `context.id` = that wamid; 400 for a button or row the message does not have.
  * - `POST /sandbox/phone/location` form `phone_number_id`, `from`, `latitude`, `longitude`,
  *   `name?`, `address?` → a location.
  * - `POST /sandbox/phone/media`    multipart `phone_number_id`, `from`, `sample`, `caption?`,
@@ -19,7 +23,8 @@ import fastifyMultipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { writeIn, type InboundInput } from './cloud-inbound.ts';
-import type { InboundMessage, Upload } from './inbound-message.ts';
+import { findMessage, type InboundMessage, type Upload } from './inbound-message.ts';
+import { tappedReply } from './interactive-replies.ts';
 import { sampleByKey } from './samples/samples.ts';
 import { failureStatus, outcomeLines, phoneHtml } from './phone-page.tsx';
 import { HtmlResponse, type SurfaceOptions } from './surface.ts';
@@ -41,6 +46,11 @@ const ReactForm = Type.Object({
   ...Who,
   message_id: Type.String({ minLength: 1, maxLength: 200 }),
   emoji: Type.String({ maxLength: 16 }),
+});
+const TapForm = Type.Object({
+  ...Who,
+  message_id: Type.String({ minLength: 1, maxLength: 200 }),
+  reply_id: Type.String({ minLength: 1, maxLength: 256 }),
 });
 const Coordinate = Type.String({ pattern: '^-?[0-9]{1,3}(\\.[0-9]{1,10})?$' });
 const LocationForm = Type.Object({
@@ -98,6 +108,16 @@ export async function phoneFormRoutes(
       from: form.from,
       message: { type: 'reaction', reaction: { message_id: form.message_id, emoji: form.emoji } },
     });
+  });
+
+  app.post('/sandbox/phone/interactive', schema(TapForm), async (request, reply) => {
+    const form = request.body as Static<typeof TapForm>;
+    const m = findMessage(state, form.message_id);
+    const mine = m?.direction === 'received' && m.waId === form.from;
+    const message =
+      mine && m.phoneNumberId === form.phone_number_id && tappedReply(m, form.reply_id);
+    if (!message) return html(reply, 400, ['No such button or row on that message.']);
+    return send(reply, { phoneNumberId: form.phone_number_id, from: form.from, message });
   });
 
   app.post('/sandbox/phone/location', schema(LocationForm), async (request, reply) => {

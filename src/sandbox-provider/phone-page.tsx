@@ -2,15 +2,19 @@
 /** @jsxImportSource preact */
 /**
  * The sandbox phone page (plain HTML forms, no script): a form to write to a business first,
- * then each person's thread — the business's messages to them (text, or template name and
- * parameters; status; the person's reaction) and what they wrote (with "read" once the business
- * marked it read) — and what the person can do: reply with text, send STOP, share a photo,
- * document or other medium (a bundled sample or an uploaded file), share a location, and react
- * to or quote-reply a message they received.
+ * then each person's thread — the business's messages to them, every kind as WhatsApp shows it
+ * (phone-message.tsx: thumbnails, document links, buttons to tap, a list's menu, a template's
+ * header, body and buttons with their parameters, the quoted message above a reply; status;
+ * the person's reaction) and what they wrote (with "read" once the business marked it read, and
+ * the business's reaction) — and what the person can do: reply with text, send STOP, share a
+ * photo, document or other medium (a bundled sample or an uploaded file), share a location,
+ * tap a reply button or a list row, and react to or quote-reply a message they received.
  */
 import type { InboundOutcome } from './cloud-inbound.ts';
 import { describePhoneNumber, phoneNumberIdsOf, type PhoneMessage } from './cloud-state.ts';
 import { appsOfWaba } from './cloud-webhooks.ts';
+import { findMessage } from './inbound-message.ts';
+import { BusinessMessage, Medium, MESSAGE_STYLE, Quote } from './phone-message.tsx';
 import { Layout, page } from './pages.tsx';
 import { SAMPLES } from './samples/samples.ts';
 import type { SandboxState } from './sandbox-state.ts';
@@ -30,12 +34,20 @@ fieldset{border:1px solid var(--c-line);border-radius:6px;margin:var(--s-2) 0;mi
 .row{display:flex;flex-wrap:wrap;gap:var(--s-2)}.row label{flex:1 1 8rem}
 `;
 
+/** A line for what a person wrote (their media show as thumbnails or links instead). */
 function describe(m: PhoneMessage): string {
-  if (m.template)
-    return `template ${m.template.name} (${m.template.language}) ${JSON.stringify(m.template.params)}`;
-  if (m.direction === 'sent_by_person' && m.type !== 'text')
-    return `${m.type}${m.text !== undefined ? `: ${m.text}` : ''}`;
-  return m.text ?? `(${m.type})`;
+  if (m.type !== 'text') return `${m.type}${m.text !== undefined ? `: ${m.text}` : ''}`;
+  return m.text ?? '';
+}
+
+const MEDIA = new Set(['image', 'video', 'audio', 'document', 'sticker']);
+const isMedia = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null;
+
+/** The wamid a message quotes: a business's `context.message_id`, a person's `context.id`. */
+function quotedId(m: PhoneMessage): string | undefined {
+  if (m.type === 'reaction') return undefined;
+  const context = m.inbound?.context as { id?: string } | undefined;
+  return m.contextId ?? context?.id;
 }
 
 /** The hidden fields every person's form carries: who writes to which number. */
@@ -153,13 +165,19 @@ function Composer(p: { waId: string; phoneNumberId: string }) {
 }
 
 /** One person's thread and composer. */
-function Person(p: { waId: string; messages: PhoneMessage[] }) {
+function Person(p: {
+  waId: string;
+  messages: PhoneMessage[];
+  lookup: (wamid: string) => PhoneMessage | undefined;
+}) {
   const last = p.messages.at(-1)!;
   return (
     <section aria-labelledby={`person-${p.waId}`}>
       <h2 id={`person-${p.waId}`}>+{p.waId}</h2>
       <ol class="thread">
         {p.messages.map((m) => {
+          // A business's reaction shows on the message it reacts to, not as a message.
+          if (m.direction === 'received' && m.type === 'reaction') return null;
           const mine = m.direction === 'sent_by_person';
           const number = describePhoneNumber(m.phoneNumberId).display_phone_number;
           const status = mine ? (m.readAt !== undefined ? 'read' : 'delivered') : m.status;
@@ -174,11 +192,18 @@ function Person(p: { waId: string; messages: PhoneMessage[] }) {
                 )}
               </span>
               <br />
-              {m.inbound?.context !== undefined && m.type !== 'reaction' && (
-                <span class="meta">replying to a message: </span>
+              {quotedId(m) !== undefined && <Quote quoted={p.lookup(quotedId(m)!)} />}
+              {!mine ? (
+                <BusinessMessage m={m} />
+              ) : MEDIA.has(m.type) && isMedia(m.inbound?.[m.type]) ? (
+                <Medium kind={m.type} media={m.inbound[m.type] as Record<string, unknown>} />
+              ) : (
+                describe(m)
               )}
-              {describe(m)}
               {m.reaction !== undefined && <span class="meta"> · you reacted {m.reaction}</span>}
+              {m.businessReaction !== undefined && (
+                <span class="meta"> · the business reacted {m.businessReaction}</span>
+              )}
               {!mine && <ReceivedActions m={m} />}
             </li>
           );
@@ -193,11 +218,13 @@ function Person(p: { waId: string; messages: PhoneMessage[] }) {
 export function PhonePage(p: {
   numbers: string[];
   people: [string, PhoneMessage[]][];
+  /** A kept message by wamid (what a quote shows). */
+  lookup: (wamid: string) => PhoneMessage | undefined;
   /** What the last action did (shown above the forms, so the phone stays in reach). */
   outcome?: string[] | undefined;
 }) {
   return (
-    <Layout title="Sandbox phone" style={PHONE_STYLE}>
+    <Layout title="Sandbox phone" style={PHONE_STYLE + MESSAGE_STYLE}>
       <h1>Sandbox phone</h1>
       {p.outcome && (
         <div class="outcome" role="status">
@@ -235,7 +262,7 @@ export function PhonePage(p: {
         <button type="submit">Send</button>
       </form>
       {p.people.map(([waId, messages]) => (
-        <Person key={waId} waId={waId} messages={messages} />
+        <Person key={waId} waId={waId} messages={messages} lookup={p.lookup} />
       ))}
     </Layout>
   );
@@ -257,7 +284,12 @@ export function phoneHtml(state: SandboxState, outcome?: string[]): string {
     else people.set(m.waId, [m]);
   }
   return page(
-    <PhonePage numbers={businessNumbers(state)} people={[...people.entries()]} outcome={outcome} />,
+    <PhonePage
+      numbers={businessNumbers(state)}
+      people={[...people.entries()]}
+      lookup={(wamid) => findMessage(state, wamid)}
+      outcome={outcome}
+    />,
   );
 }
 

@@ -3,6 +3,9 @@
  *
  * - `GET  /sandbox/phone`        every person's thread and what they can send (phone-page.tsx);
  *   its forms post to `/sandbox/phone/*` (phone-forms.ts).
+ * - `GET  /sandbox/phone/media/{media-id}` a medium's bytes for the phone page's thumbnails and
+ *   links (a JPEG, PNG, WebP or GIF inline, anything else as an `application/octet-stream`
+ *   attachment; 404 for a medium the sandbox does not have).
  * - `POST /sandbox/inbound`      JSON `{"phoneNumberId", "from", "text", "name"?}` or
  *   `{"phoneNumberId", "from", "message": {…}, "name"?}` where `message` is a Cloud API inbound
  *   message object without `id`, `from` and `timestamp` (inbound-message.ts; a medium without an
@@ -29,6 +32,9 @@ const Inbound = Type.Object({
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
 });
 
+const MediaParams = Type.Object({ mediaId: Type.String({ pattern: '^[0-9]{1,30}$' }) });
+const INLINE_IMAGES = /^image\/(jpeg|png|webp|gif)$/;
+
 /** The sandbox phone surface. */
 export async function sandboxPhoneRoutes(
   app: FastifyInstance,
@@ -44,6 +50,26 @@ export async function sandboxPhoneRoutes(
 
   app.get('/sandbox/phone', { schema: { response: HtmlResponse } }, async (_request, reply) =>
     reply.type('text/html; charset=utf-8').send(phoneHtml(state)),
+  );
+
+  app.get(
+    '/sandbox/phone/media/:mediaId',
+    { schema: { params: MediaParams } },
+    async (request, reply) => {
+      const { mediaId } = request.params as Static<typeof MediaParams>;
+      const medium = state.cloud.media.get(mediaId);
+      if (!medium) return reply.code(404).send({ error: 'unknown_media' });
+      // Bytes people and businesses upload are untrusted: only raster images show inline; all
+      // else downloads, and nothing in them may run on the sandbox's origin.
+      const inline = INLINE_IMAGES.test(medium.mimeType);
+      return reply
+        .type(inline ? medium.mimeType : 'application/octet-stream')
+        .header('content-disposition', inline ? 'inline' : 'attachment')
+        .header('content-security-policy', "default-src 'none'; sandbox")
+        .header('x-content-type-options', 'nosniff')
+        .header('cache-control', 'private, no-store')
+        .send(medium.bytes);
+    },
   );
 
   await app.register(phoneFormRoutes, options);
