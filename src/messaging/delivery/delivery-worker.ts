@@ -29,32 +29,34 @@ import type { SenderPacing } from './sender-pacing.ts';
 import type { ContentKeyring, OutboundContent } from '../messages/message-content.ts';
 import { outboundContentOf } from '../messages/message-view.ts';
 import { recordOutboundInConversation } from '../messages/outbound-conversation.ts';
-import { findSendableMedium } from '../media/outbound-media.ts';
 import {
-  MediumUnavailableError,
-  templateWireComponents,
-  type ProviderMediaIdOf,
-} from '../templates/template-wire.ts';
+  CONTENT_ERASED,
+  contextOf,
+  freeFormOutbound,
+  resolveProviderIds,
+  TARGET_UNAVAILABLE,
+  type ProviderIds,
+} from './outbound-wire.ts';
+import { templateWireComponents } from '../templates/template-wire.ts';
 
 /** What became of one job. */
 export type JobOutcome = 'sent' | 'skipped' | 'retry' | 'failed';
 
 /**
- * The Cloud API message of a row: text, or a template with its components (template-wire.ts).
- *
- * @throws MediumUnavailableError when a template's medium can no longer be sent.
+ * The Cloud API message of a row: a free-form kind (outbound-wire.ts), or a template with its
+ * components (template-wire.ts); null when a free-form message's content is gone.
  */
-export async function outboundOf(
+export function outboundOf(
   row: MessageRow,
   content: OutboundContent | null,
-  providerMediaId: ProviderMediaIdOf,
-): Promise<OutboundMessage> {
-  if (row.type === 'text')
-    return { to: row.to, type: 'text', text: { body: content?.text?.body ?? '' } };
-  const components = await templateWireComponents(content?.template, providerMediaId);
+  ids: ProviderIds,
+): OutboundMessage | null {
+  if (row.type !== 'template') return freeFormOutbound(row, content, ids);
+  const components = templateWireComponents(content?.template, (id) => ids.media.get(id));
   return {
     to: row.to,
     type: 'template',
+    ...contextOf(content, ids),
     template: {
       name: row.templateName ?? '',
       language: { code: row.templateLanguage ?? '' },
@@ -62,12 +64,6 @@ export async function outboundOf(
     },
   };
 }
-
-/** The error of a template message whose medium expired (or was deleted) before it was sent. */
-const MEDIUM_UNAVAILABLE_ERROR = {
-  code: 'media_unavailable',
-  title: 'A medium of the message expired or was deleted before it could be sent',
-} as const;
 
 /** A provider failure's code and title as a message's `error`. */
 function errorOf(err: ProviderError): { code: string; title: string } {
@@ -88,18 +84,24 @@ export function createDeliveryWorker(deps: {
   async function deliver(job: SendJob, signal: AbortSignal): Promise<JobOutcome> {
     const row = await findMessageForDelivery(db, job.data.messageId);
     if (!row || row.status !== 'queued' || row.providerMessageId !== null) return 'skipped';
+    const content = outboundContentOf(deps.keyring, row);
+    const ids = await resolveProviderIds(db, row, content);
+    if (ids === 'retry') {
+      // A reaction or quote waits for its message's wamid, within the job's retries.
+      if (job.retryCount < job.retryLimit) return 'retry';
+      await failQueuedMessage(db, row.id, TARGET_UNAVAILABLE);
+      return 'failed';
+    }
+    const message = 'error' in ids ? null : outboundOf(row, content, ids);
+    if (!message) {
+      await failQueuedMessage(db, row.id, 'error' in ids ? ids.error : CONTENT_ERASED);
+      return 'failed';
+    }
     await pacing.take(row.from, signal);
     try {
       // The wamid is recorded inside the send, before a revocation waiting for it goes on.
-      const content = outboundContentOf(deps.keyring, row);
-      const mediaIdOf: ProviderMediaIdOf = async (id) =>
-        (await findSendableMedium(db, row.portalId, id))?.providerMediaId ?? null;
-      await provider.sendMessage(
-        row.portalId,
-        row.from,
-        await outboundOf(row, content, mediaIdOf),
-        row.id,
-        (wamid) => recordProviderMessageId(db, row.id, wamid),
+      await provider.sendMessage(row.portalId, row.from, message, row.id, (wamid) =>
+        recordProviderMessageId(db, row.id, wamid),
       );
       // Sent is sent: a failure here must not retry the job (the person would get it twice).
       await recordOutboundInConversation(db, row).catch((err: unknown) =>
@@ -112,10 +114,6 @@ export function createDeliveryWorker(deps: {
     } catch (err) {
       if (err instanceof ConnectionInactiveError) {
         await failQueuedMessage(db, row.id, INACTIVE_ERROR);
-        return 'failed';
-      }
-      if (err instanceof MediumUnavailableError) {
-        await failQueuedMessage(db, row.id, MEDIUM_UNAVAILABLE_ERROR);
         return 'failed';
       }
       if (!(err instanceof ProviderError)) throw err;

@@ -49,7 +49,12 @@ export async function uploadMedium(
   received: ReceivedMedium,
   input: { fileName: string; phoneNumberId: string | undefined },
 ): Promise<UploadedMedium> {
-  const sender = await senderOf(deps.provider, portalId, input.phoneNumberId, 'phoneNumberId');
+  // Refuses a portal with no active connection (409 `not_connected`) before reading numbers.
+  const sender = senderOf(
+    await deps.provider.numbers(portalId),
+    input.phoneNumberId,
+    'phoneNumberId',
+  );
   const fileName = [...input.fileName].slice(0, MAX_FILE_NAME).join('');
   // Before the call: the provider's 30 days start at its end, so the recorded expiry is early.
   const now = new Date();

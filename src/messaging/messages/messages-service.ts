@@ -56,7 +56,7 @@ export interface MessagingServiceDeps {
   /** The provider (numbers and templates for the checks, sends, the cache a webhook drops). */
   provider: Pick<
     ProviderAdapter,
-    'numbers' | 'templates' | 'sendMessage' | 'invalidate' | 'cachedNumbers'
+    'catalog' | 'sendMessage' | 'invalidate' | 'cachedNumbers'
   >;
   prices: MessagingPrices;
   /** Sends per second per sender number on this instance. */

@@ -16,14 +16,17 @@ import {
   type ContactRow,
 } from '../../contacts/contacts-lookup.ts';
 import type { Database } from '../../db/client.ts';
-import type { TEMPLATE_CATEGORIES } from '../../db/schema/messages.ts';
+import type { MESSAGE_TYPES, TEMPLATE_CATEGORIES } from '../../db/schema/messages.ts';
 import { AppError } from '../../platform/errors.ts';
-import type { SendMessageBody } from './messages-schemas.ts';
-import type { ProviderAdapter } from '../provider/provider-adapter.ts';
+import type { SendMessageBody } from './send-kinds-schemas.ts';
+import type { PhoneNumber, ProviderAdapter } from '../provider/provider-adapter.ts';
+import type { OutboundContent } from './message-content.ts';
+import { checkKind } from './send-kinds.ts';
+import { findTargetMessage } from './message-targets.ts';
 import { isWindowOpen } from './service-windows.ts';
 import { findSendableMedium } from '../media/outbound-media.ts';
 import { checkTemplateSend } from '../templates/template-send-check.ts';
-import type { TemplateComponentSend } from '../templates/template-send.ts';
+import type { AcceptedTemplate } from '../templates/template-send.ts';
 
 export { SERVICE_WINDOW_MS } from './service-windows.ts';
 
@@ -34,23 +37,17 @@ export interface CheckedSend {
   to: string;
   contactId: string | null;
   from: string;
-  type: 'text' | 'template';
-  textBody: string | null;
-  template: {
-    name: string;
-    language: string;
-    category: TemplateCategory;
-    parameters: string[];
-    /** The components as given, checked against the template's definition. */
-    components?: TemplateComponentSend[];
-  } | null;
+  type: (typeof MESSAGE_TYPES)[number];
+  /** What it says, to seal in its row (message-content.ts); null for a template without any. */
+  content: OutboundContent | null;
+  template: { name: string; language: string; category: TemplateCategory } | null;
 }
 
 const invalid = (field: string, message: string, text = `\`${field}\` ${message}.`) =>
   new AppError('invalid_request', text, { details: [{ field: `body.${field}`, message }] });
 
 /** What the checks read from the provider (cached per portal). */
-export type SendRulesProvider = Pick<ProviderAdapter, 'numbers' | 'templates'>;
+export type SendRulesProvider = Pick<ProviderAdapter, 'catalog'>;
 
 async function recipientOf(
   db: Database,
@@ -74,11 +71,17 @@ async function recipientOf(
   return { to: phone.e164, contact: await findContactByPhone(db, portalId, phone.e164) };
 }
 
-function contentOf(input: SendMessageBody): void {
-  if (input.type === 'text' && (!input.text || input.template))
-    throw invalid('text', 'is required for a text message (and `template` is not allowed)');
-  if (input.type === 'template' && (!input.template || input.text))
-    throw invalid('template', 'is required for a template message (and `text` is not allowed)');
+/** A template's content: its parameters as checked, and the message it quotes. */
+function templateContent(
+  accepted: AcceptedTemplate,
+  context: { messageId: string } | undefined,
+): OutboundContent | null {
+  const given = accepted.parameters.length > 0 || accepted.components !== undefined;
+  if (!given && !context) return null;
+  return {
+    ...(given && { template: accepted }),
+    ...(context && { context: { messageId: context.messageId } }),
+  };
 }
 
 /**
@@ -89,14 +92,11 @@ function contentOf(input: SendMessageBody): void {
  * @throws AppError `invalid_request` naming `field`, `not_connected`, `provider_error`,
  *   `provider_timeout`.
  */
-export async function senderOf(
-  provider: Pick<SendRulesProvider, 'numbers'>,
-  portalId: number,
+export function senderOf(
+  numbers: readonly PhoneNumber[],
   from: string | undefined,
   field = 'from',
-): Promise<{ id: string; wabaId: string }> {
-  // Refuses a portal with no active connection (409 `not_connected`) before reading numbers.
-  const numbers = await provider.numbers(portalId);
+): { id: string; wabaId: string } {
   if (from !== undefined) {
     const number = numbers.find((n) => n.id === from);
     if (!number)
@@ -135,14 +135,16 @@ export async function checkSend(deps: {
   optOutConfirmation?: boolean | undefined;
 }): Promise<CheckedSend> {
   const { db, provider, portalId, input } = deps;
-  contentOf(input);
   const { to, contact } = await recipientOf(db, portalId, input);
-  const sender = await senderOf(provider, portalId, input.from);
+  // Refuses a portal with no active connection (409 `not_connected`) before reading numbers.
+  const catalog = await provider.catalog(portalId);
+  const sender = senderOf(catalog.numbers, input.from);
   const from = sender.id;
   if (contact?.consentWhatsapp === 'opted_out' && !deps.optOutConfirmation)
     throw new AppError('recipient_opted_out', 'The recipient opted out of WhatsApp messages.');
   const base = { to, contactId: contact?.id ?? null, from };
-  if (input.type === 'text') {
+  const conversation = { portalId, phone: to, phoneNumberId: from };
+  if (input.type !== 'template') {
     // The window is between the person and one business phone number: the sender's.
     const open =
       contact !== null &&
@@ -155,13 +157,19 @@ export async function checkSend(deps: {
     if (!open)
       throw new AppError(
         'outside_service_window',
-        'The recipient has not written to this sender number in the last 24 hours, so free ' +
-          'text cannot be sent; send an approved template instead.',
+        `The recipient has not written to this sender number in the last 24 hours, so a ` +
+          `free-form message (${input.type}) cannot be sent; send an approved template instead.`,
       );
-    return { ...base, type: 'text', textBody: input.text!.body, template: null };
+    const content = await checkKind(db, conversation, input);
+    return { ...base, type: input.type, content, template: null };
   }
-  const wanted = input.template!;
-  const templates = await provider.templates(portalId);
+  if (input.context && !(await findTargetMessage(db, conversation, input.context.messageId)))
+    throw new AppError(
+      'not_found',
+      'No message with the id given in `context.messageId` in this conversation.',
+    );
+  const wanted = input.template;
+  const templates = await catalog.templates();
   // A template belongs to one WABA: only the sender number's own can be sent, priced by its
   // category there (the same name may be another category in another WABA of the grant).
   const template = templates.find(
@@ -187,12 +195,7 @@ export async function checkSend(deps: {
   return {
     ...base,
     type: 'template',
-    textBody: null,
-    template: {
-      name: template.name,
-      language: template.language,
-      category: template.category,
-      ...accepted,
-    },
+    content: templateContent(accepted, input.context),
+    template: { name: template.name, language: template.language, category: template.category },
   };
 }

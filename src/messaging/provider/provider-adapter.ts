@@ -184,6 +184,25 @@ export function createProviderAdapter(deps: ProviderAdapterDeps) {
       return templates.get(portalId, ids).catch(rethrowAsAppError);
     },
 
+    /**
+     * The numbers and, when asked, the templates of the portal's WABAs as `numbers` and
+     * `templates` give them, for one request: the connection's WABAs are read once for both
+     * (a send needs the sender's number and its template), never reused across requests, so a
+     * revoked connection refuses the next request at once.
+     *
+     * @throws as `numbers`; `templates()` as `templates`.
+     */
+    async catalog(portalId: number): Promise<{
+      numbers: PhoneNumber[];
+      templates: () => Promise<MessageTemplate[]>;
+    }> {
+      const ids = await wabaIds(portalId);
+      return {
+        numbers: await numbers.get(portalId, ids).catch(rethrowAsAppError),
+        templates: () => templates.get(portalId, ids).catch(rethrowAsAppError),
+      };
+    },
+
     /** The portal's numbers this instance holds now, if any: no provider call. */
     cachedNumbers: (portalId: number): PhoneNumber[] | undefined => numbers.peek(portalId),
 

@@ -8,31 +8,27 @@
  */
 import type { AcceptedTemplate, TemplateParameter } from './template-send.ts';
 
-/** A medium of a template parameter can no longer be sent (expired or deleted since the send). */
-export class MediumUnavailableError extends Error {
-  override readonly name = 'MediumUnavailableError';
-}
-
-/** Our `med_…` id → the provider's media id, or null when it can no longer be sent. */
-export type ProviderMediaIdOf = (mediaId: string) => Promise<string | null>;
+/**
+ * Our `med_…` id → the provider's media id (resolved before the message is built: the worker
+ * fails a message whose medium is gone before it gets here).
+ */
+export type ProviderMediaIdOf = (mediaId: string) => string | undefined;
 
 type WireParameter = Record<string, unknown>;
 
-async function mediaOf(
+function mediaOf(
   ref: { mediaId?: string | undefined; link?: string | undefined; filename?: string | undefined },
   providerMediaId: ProviderMediaIdOf,
-): Promise<Record<string, string>> {
+): Record<string, string> {
   const filename = ref.filename === undefined ? {} : { filename: ref.filename };
   if (ref.mediaId === undefined) return { link: ref.link ?? '', ...filename };
-  const id = await providerMediaId(ref.mediaId);
-  if (id === null) throw new MediumUnavailableError(`The medium ${ref.mediaId} is unavailable.`);
-  return { id, ...filename };
+  return { id: providerMediaId(ref.mediaId) ?? '', ...filename };
 }
 
-async function wireParameter(
+function wireParameter(
   p: TemplateParameter,
   providerMediaId: ProviderMediaIdOf,
-): Promise<WireParameter> {
+): WireParameter {
   switch (p.type) {
     case 'text':
       return { type: 'text', text: p.text };
@@ -48,11 +44,11 @@ async function wireParameter(
     case 'date_time':
       return { type: 'date_time', date_time: { fallback_value: p.dateTime.fallbackValue } };
     case 'image':
-      return { type: 'image', image: await mediaOf(p.image, providerMediaId) };
+      return { type: 'image', image: mediaOf(p.image, providerMediaId) };
     case 'video':
-      return { type: 'video', video: await mediaOf(p.video, providerMediaId) };
+      return { type: 'video', video: mediaOf(p.video, providerMediaId) };
     case 'document':
-      return { type: 'document', document: await mediaOf(p.document, providerMediaId) };
+      return { type: 'document', document: mediaOf(p.document, providerMediaId) };
     case 'payload':
       return { type: 'payload', payload: p.payload };
     case 'coupon_code':
@@ -65,20 +61,17 @@ async function wireParameter(
  * text parameters, then each component as given.
  *
  * @returns the components; empty when the template takes no parameter.
- * @throws MediumUnavailableError when a `med_…` id can no longer be mapped to the provider's.
  */
-export async function templateWireComponents(
+export function templateWireComponents(
   template: Partial<AcceptedTemplate> | undefined,
   providerMediaId: ProviderMediaIdOf,
-): Promise<Record<string, unknown>[]> {
+): Record<string, unknown>[] {
   const out: Record<string, unknown>[] = [];
   const shorthand = template?.parameters ?? [];
   if (shorthand.length > 0)
     out.push({ type: 'body', parameters: shorthand.map((text) => ({ type: 'text', text })) });
   for (const c of template?.components ?? []) {
-    const parameters = await Promise.all(
-      c.parameters.map((p) => wireParameter(p, providerMediaId)),
-    );
+    const parameters = c.parameters.map((p) => wireParameter(p, providerMediaId));
     out.push(
       c.type === 'button'
         ? { type: 'button', sub_type: c.subType, index: String(c.index), parameters }
