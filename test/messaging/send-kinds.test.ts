@@ -310,5 +310,37 @@ for (const backend of backends()) {
       assert.equal(conflict.statusCode, 409);
       assert.equal(await s.services.messaging.waitingJobs(), 1);
     });
+
+    test('a reaction to a message still queued waits for its wamid, then carries it', async (t) => {
+      const s = await messagingSetup(t, backend, { workers: false });
+      await personWrites(s, PERSON);
+      const first = await s.send({
+        to: TO,
+        from: s.numbers[0],
+        type: 'text',
+        text: { body: 'Hi' },
+      });
+      assert.equal(first.statusCode, 202, first.body);
+      const id = first.json().data.id as string;
+      const reaction = await s.send({
+        to: TO,
+        from: s.numbers[0],
+        type: 'reaction',
+        reaction: { messageId: id, emoji: '❤️' },
+      });
+      assert.equal(reaction.statusCode, 202, reaction.body);
+      await s.services.messaging.startWorkers();
+      const reactionId = reaction.json().data.id as string;
+      await eventually(
+        async () => (await s.message(reactionId)).providerMessageId !== null,
+        'the reaction is sent',
+      );
+      const target = await s.message(id);
+      const sentReaction = await s.message(reactionId);
+      const received = s.provider.sandbox.cloud.messages.find(
+        (m) => m.wamid === sentReaction.providerMessageId,
+      );
+      assert.deepEqual(received?.content, { message_id: target.providerMessageId, emoji: '❤️' });
+    });
   });
 }

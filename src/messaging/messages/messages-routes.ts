@@ -59,10 +59,14 @@ function messageRoutes(
       schema: {
         summary: 'Send a WhatsApp message',
         description:
-          'Queues a text (inside the 24-hour service window) or an approved template to `to` ' +
-          '(E.164) or `contactId`, from `from` (a phone number id; required only when the ' +
-          'account has several). Refused before anything is queued, in this order: 409 ' +
-          '`not_connected`, 422 `recipient_opted_out`, 422 `outside_service_window`, 422 ' +
+          'Queues a message of one kind (`type`): text, image, video, audio, document, ' +
+          'sticker, location, interactive (reply buttons, a list, a URL button) or reaction ' +
+          'inside the 24-hour service window, or an approved template; `context` quotes a ' +
+          'message. To `to` (E.164) or `contactId`, from `from` (a phone number id; required ' +
+          'only when the account has several). Refused before anything is queued, in this ' +
+          'order: 400 (naming the field), 409 `not_connected`, 422 `recipient_opted_out`, 422 ' +
+          '`outside_service_window`, 404 (an unknown medium, or a quoted or reacted-to message ' +
+          'not in the conversation), 422 ' +
           '`template_not_approved`, 422 `invalid_template_parameters` (kinds and counts checked ' +
           "against the template's definition), 402 `insufficient_credit`. The message's price is reserved " +
           'from the credit, captured when the provider sends it and released if it fails. ' +

@@ -2,9 +2,11 @@
  * The checks a send passes before anything is queued, in the documented order (README
  * "Messaging"): the input's shape and recipient (400/404), an active connection (409
  * `not_connected`), the sender number (400), consent (422 `recipient_opted_out`), the 24-hour
- * service window for free text (422 `outside_service_window`), the template's approval (422
+ * service window for free-form kinds (422 `outside_service_window`) and their media and
+ * quoted or reacted-to messages (send-kinds.ts), the template's approval (422
  * `template_not_approved`) and its parameters against its definition (422
- * `invalid_template_parameters`, template-send-check.ts). Credit (402) is checked last, inside the send's transaction.
+ * `invalid_template_parameters`, template-send-check.ts). Credit (402) is checked last, inside
+ * the send's transaction.
  *
  * @see https://developers.facebook.com/docs/whatsapp/pricing#customer-service-windows
  * @see docs/messaging.md "Sending"
