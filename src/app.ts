@@ -107,7 +107,14 @@ export async function buildApp({
     // `allowUnionTypes`: a contact attribute is `type: [string, number, boolean]`, one error
     // message instead of an `anyOf`'s three. `allErrors`: a body's every problem is reported at
     // once (bodies are at most 64 KiB, so the extra work is bounded).
-    ajv: { customOptions: { removeAdditional: false, allowUnionTypes: true, allErrors: true } },
+    ajv: {
+      customOptions: {
+        removeAdditional: false,
+        allowUnionTypes: true,
+        allErrors: true,
+        discriminator: true,
+      },
+    },
     // Compiled schemas are shared by every app of this process (schema-compilers.ts).
     schemaController: { compilersFactory: sharedSchemaCompilers },
   });

@@ -94,6 +94,9 @@ export function messageOf(failure: SchemaFailure): string {
       return n <= 1 ? 'must not be empty' : `must have at least ${plural(n, 'field')}`;
     case 'maxProperties':
       return `must have at most ${plural(n, 'field')}`;
+    case 'discriminator':
+      // A `oneOf` told apart by a property (Ajv's `discriminator`): its value names no branch.
+      return p.tagValue === undefined ? 'is required' : 'is not one of the accepted values';
     case 'format':
       return `must be ${FORMAT_WORDS[String(p.format)] ?? `in the ${String(p.format)} format`}`;
     default:
@@ -107,6 +110,7 @@ export function fieldOf(failure: SchemaFailure, prefix: string): string {
   const p = failure.params;
   const child =
     (p.missingProperty as string | undefined) ??
+    (failure.keyword === 'discriminator' ? (p.tag as string | undefined) : undefined) ??
     (p.additionalProperty as string | undefined) ??
     // TypeBox reports these two as lists.
     (Array.isArray(p.requiredProperties) ? String(p.requiredProperties[0]) : undefined) ??

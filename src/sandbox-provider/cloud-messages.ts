@@ -6,9 +6,9 @@
  * `{"messaging_product":"whatsapp","contacts":[{"input","wa_id"}],"messages":[{"id":"wamid.…"}]}`
  * and then POSTs signed status webhooks to the app (cloud-statuses.ts): `sent`, `delivered`,
  * `read` after `statusDelaysMs`, or one `failed`, the synchronous answer still a wamid as the
- * Cloud API does, with 131047 for text to a person who has not written to the number in the
- * 24 hours before (the customer service window, per number and person) and 131026 for a
- * recipient whose number ends in `0000`.
+ * Cloud API does, with 131047 for a free-form message (text, media, interactive, …) to a person
+ * who has not written to the number in the 24 hours before (the customer service window, per
+ * number and person) and 131026 for a recipient whose number ends in `0000`.
  *
  * The same path takes read receipts (`status: "read"`, cloud-read.ts).
  *
@@ -22,7 +22,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TLiteral } from 'typebox';
 import { MESSAGING, wabaAccess } from './cloud-auth.ts';
 import {
   newWamid,
@@ -40,12 +40,29 @@ const Params = Type.Object({
   version: Type.String({ pattern: '^v[0-9]+\\.[0-9]+$' }),
   phoneNumberId: Type.String({ maxLength: 40 }),
 });
+/** The types a business may send in the service window, besides templates. */
+const FREE_FORM = [
+  'text',
+  'image',
+  'video',
+  'audio',
+  'document',
+  'sticker',
+  'location',
+  'interactive',
+  'reaction',
+] as const;
+const KindObject = Type.Record(Type.String(), Type.Unknown());
 const Send = Type.Object({
   messaging_product: Type.Literal('whatsapp'),
   recipient_type: Type.Optional(Type.Literal('individual')),
   // A phone number as people write it: digits with `+`, spaces, dashes, dots or parentheses.
   to: Type.String({ pattern: '^[+0-9 ().-]{7,40}$' }),
-  type: Type.Union([Type.Literal('text'), Type.Literal('template')]),
+  type: Type.Union([...FREE_FORM, 'template'].map((t) => Type.Literal(t)) as [TLiteral<string>]),
+  context: Type.Optional(Type.Object({ message_id: Type.String({ minLength: 1 }) })),
+  ...Object.fromEntries(
+    FREE_FORM.filter((t) => t !== 'text').map((t) => [t, Type.Optional(KindObject)]),
+  ),
   text: Type.Optional(
     Type.Object({
       body: Type.String({ minLength: 1, maxLength: 4096 }),
@@ -61,7 +78,7 @@ const Send = Type.Object({
   ),
   biz_opaque_callback_data: Type.Optional(Type.String({ maxLength: 512 })),
 });
-type SendBody = Static<typeof Send>;
+type SendBody = Static<typeof Send> & Partial<Record<string, unknown>>;
 
 const INVALID: GraphFault = { code: 100, message: '(#100) Invalid parameter' };
 /** The Cloud API codes a send accepted at once may still fail with (its `failed` status). */
@@ -89,7 +106,8 @@ function check(
   wabaId: string,
   body: SendBody,
 ): { fault: GraphFault } | { template: SandboxTemplate | undefined } {
-  if (body.type === 'text') return body.text ? { template: undefined } : { fault: INVALID };
+  if (body.type !== 'template')
+    return body[body.type] !== undefined ? { template: undefined } : { fault: INVALID };
   if (!body.template) return { fault: INVALID };
   const { name, language } = body.template;
   const template = state.cloud
@@ -157,7 +175,7 @@ export async function cloudMessageRoutes(
       const now = state.now();
       const failure = waId.endsWith('0000')
         ? UNDELIVERABLE
-        : body.type === 'text' && !state.cloud.inWindow(phoneNumberId, waId, now)
+        : body.type !== 'template' && !state.cloud.inWindow(phoneNumberId, waId, now)
           ? RE_ENGAGEMENT
           : undefined;
       const category = checked.template?.category.toLowerCase() ?? 'service';
@@ -168,6 +186,8 @@ export async function cloudMessageRoutes(
         waId,
         type: body.type,
         ...(body.text && { text: body.text.body }),
+        ...(body.type !== 'template' && { content: body[body.type] as Record<string, unknown> }),
+        ...(body.context && { contextId: body.context.message_id }),
         ...(checked.template &&
           body.template && {
             template: {

@@ -66,6 +66,10 @@ export interface PhoneMessage {
   type: string;
   text?: string;
   template?: { name: string; language: string; params: string[] };
+  /** A business message's kind object as the send carried it (`body[type]`: image, interactive…). */
+  content?: Record<string, unknown>;
+  /** The wamid a business message quotes (`context.message_id` of the send). */
+  contextId?: string;
   status: 'accepted' | 'sent' | 'delivered' | 'read' | 'failed';
   at: number;
   /** The conversation it was sent in (none for a message that fails). */

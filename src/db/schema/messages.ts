@@ -16,8 +16,22 @@ import { portals } from './portals.ts';
 /** A message's statuses, in their only order: queued → sent → delivered → read, or failed. */
 export const MESSAGE_STATUSES = ['queued', 'sent', 'delivered', 'read', 'failed'] as const;
 
-/** What a message is: free text (inside the 24-hour service window) or an approved template. */
-export const MESSAGE_TYPES = ['text', 'template'] as const;
+/**
+ * What a message is: a free-form kind (sent only inside the 24-hour service window) or an
+ * approved template. The column has no database CHECK: a new kind needs no migration.
+ */
+export const MESSAGE_TYPES = [
+  'text',
+  'image',
+  'video',
+  'audio',
+  'document',
+  'sticker',
+  'location',
+  'interactive',
+  'reaction',
+  'template',
+] as const;
 
 /** Template categories (the provider's), which set a template message's price. */
 export const TEMPLATE_CATEGORIES = ['MARKETING', 'UTILITY', 'AUTHENTICATION'] as const;
@@ -49,7 +63,7 @@ export const messages = pgTable(
     /** The sender: the provider's phone number id. */
     from: text('from').notNull(),
     type: text('type', { enum: MESSAGE_TYPES }).notNull(),
-    /** The text of a `text` message (1–4,096 characters); null for templates. Never logged. */
+    /** The text of a `text` row stored without `content` (older rows); else null. Never logged. */
     textBody: text('text_body'),
     templateName: text('template_name'),
     /** A template's language code, e.g. `en_US`. */

@@ -29,18 +29,33 @@ import type { SenderPacing } from './sender-pacing.ts';
 import type { ContentKeyring, OutboundContent } from '../messages/message-content.ts';
 import { outboundContentOf } from '../messages/message-view.ts';
 import { recordOutboundInConversation } from '../messages/outbound-conversation.ts';
+import {
+  CONTENT_ERASED,
+  contextOf,
+  freeFormOutbound,
+  resolveProviderIds,
+  TARGET_UNAVAILABLE,
+  type ProviderIds,
+} from './outbound-wire.ts';
 
 /** What became of one job. */
 export type JobOutcome = 'sent' | 'skipped' | 'retry' | 'failed';
 
-/** The Cloud API message of a row: text, or a template with its body parameters. */
-export function outboundOf(row: MessageRow, content: OutboundContent | null): OutboundMessage {
-  if (row.type === 'text')
-    return { to: row.to, type: 'text', text: { body: content?.text?.body ?? '' } };
+/**
+ * The Cloud API message of a row: a free-form kind (outbound-wire.ts), or a template with its
+ * body parameters; null when a free-form message's content is gone.
+ */
+export function outboundOf(
+  row: MessageRow,
+  content: OutboundContent | null,
+  ids: ProviderIds,
+): OutboundMessage | null {
+  if (row.type !== 'template') return freeFormOutbound(row, content, ids);
   const parameters = content?.template?.parameters ?? [];
   return {
     to: row.to,
     type: 'template',
+    ...contextOf(content, ids),
     template: {
       name: row.templateName ?? '',
       language: { code: row.templateLanguage ?? '' },
@@ -72,16 +87,24 @@ export function createDeliveryWorker(deps: {
   async function deliver(job: SendJob, signal: AbortSignal): Promise<JobOutcome> {
     const row = await findMessageForDelivery(db, job.data.messageId);
     if (!row || row.status !== 'queued' || row.providerMessageId !== null) return 'skipped';
+    const content = outboundContentOf(deps.keyring, row);
+    const ids = await resolveProviderIds(db, row, content);
+    if (ids === 'retry') {
+      // A reaction or quote waits for its message's wamid, within the job's retries.
+      if (job.retryCount < job.retryLimit) return 'retry';
+      await failQueuedMessage(db, row.id, TARGET_UNAVAILABLE);
+      return 'failed';
+    }
+    const message = 'error' in ids ? null : outboundOf(row, content, ids);
+    if (!message) {
+      await failQueuedMessage(db, row.id, 'error' in ids ? ids.error : CONTENT_ERASED);
+      return 'failed';
+    }
     await pacing.take(row.from, signal);
     try {
       // The wamid is recorded inside the send, before a revocation waiting for it goes on.
-      const content = outboundContentOf(deps.keyring, row);
-      await provider.sendMessage(
-        row.portalId,
-        row.from,
-        outboundOf(row, content),
-        row.id,
-        (wamid) => recordProviderMessageId(db, row.id, wamid),
+      await provider.sendMessage(row.portalId, row.from, message, row.id, (wamid) =>
+        recordProviderMessageId(db, row.id, wamid),
       );
       // Sent is sent: a failure here must not retry the job (the person would get it twice).
       await recordOutboundInConversation(db, row).catch((err: unknown) =>

@@ -16,14 +16,32 @@ import {
   type SealPurpose,
 } from '../../platform/keyring.ts';
 import type { InboundContent } from '../../partner/cloud-api/provider-webhook-events.ts';
+import type { SendMessageBody } from './send-kinds-schemas.ts';
 
 const PURPOSE: SealPurpose = 'message-content';
 
-/** What an outbound message says: its text, or its template's body variables. */
-export interface OutboundContent {
-  text?: { body: string };
-  template?: { parameters: string[] };
-}
+/** The kinds a send takes (`type`). */
+export type SendKind = SendMessageBody['type'];
+
+/** The object of kind `K` as the API accepted it (camelCase, our `med_…` and `msg_…` ids). */
+export type KindObject<K extends SendKind> =
+  Extract<SendMessageBody, { type: K }> extends infer B
+    ? B extends Record<K, infer O>
+      ? O
+      : never
+    : never;
+
+/**
+ * What an outbound message says: the API's object of its kind, keyed by kind, as accepted (our
+ * `med_…` and `msg_…` ids, mapped to the provider's when it is sent), and the message it
+ * quotes. A template keeps only its variables (name and language are columns).
+ */
+export type OutboundContent = {
+  [K in Exclude<SendKind, 'template'>]?: KindObject<K>;
+} & {
+  template?: { parameters?: string[]; components?: unknown[] };
+  context?: { messageId: string };
+};
 
 /**
  * What an inbound message says: its type's content, and what its `context` says that is

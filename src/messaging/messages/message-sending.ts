@@ -22,11 +22,12 @@ import { AppError } from '../../platform/errors.ts';
 import type { CreditEscrow, Hold } from '../credit/credit-escrow.ts';
 import { lockCreditZone } from '../credit/credit-leases.ts';
 import { readCredit } from '../credit/credit-ledger.ts';
-import { outboundContentOf, toMessage } from './message-view.ts';
+import { MESSAGE_TYPES } from '../../db/schema/messages.ts';
+import { contentFields, outboundContentOf, toMessage } from './message-view.ts';
 import { sealContent, type ContentKeyring, type OutboundContent } from './message-content.ts';
 import { findMessage } from './messages-repository.ts';
 import { insertQueuedMessage, type JobStatements, type QueuedMessage } from './message-insert.ts';
-import type { SendMessageBody } from './messages-schemas.ts';
+import type { SendMessageBody } from './send-kinds-schemas.ts';
 import type { MessagingEventSteps } from '../provider-webhooks/status-events.ts';
 import type { PortalOf, SendMessageResult } from '../messaging-types.ts';
 import { checkSend, type CheckedSend, type SendRulesProvider } from './send-rules.ts';
@@ -82,12 +83,23 @@ interface KeyOf {
 
 type SendBody = SendMessageResult['body'];
 
-/** A response as the idempotency key keeps it: without the text or parameters (sealed only). */
+/**
+ * A response as the idempotency key keeps it: without what the message says (kept sealed only;
+ * a template keeps its name and language).
+ */
 function withoutContent(body: SendBody): SendBody {
-  const { text: _text, ...data } = body.data;
+  const data: Record<string, unknown> = { ...body.data };
+  for (const key of MESSAGE_TYPES) delete data[key];
+  delete data.context;
+  const { template } = body.data;
   return {
     ...body,
-    data: { ...data, ...(data.template && { template: { ...data.template, parameters: [] } }) },
+    data: {
+      ...(data as SendBody['data']),
+      ...(template && {
+        template: { name: template.name, language: template.language, parameters: [] },
+      }),
+    },
   };
 }
 
@@ -100,19 +112,10 @@ async function replayOf(
 ): Promise<SendMessageResult> {
   const body = first.body as SendBody;
   const row = await findMessage(db, portalId, body.data.id);
-  const content = row ? outboundContentOf(deps.keyring, row) : null;
-  const data = { ...body.data };
-  if (data.type === 'text' && content?.text) data.text = content.text;
-  if (data.template && content?.template)
-    data.template = { ...data.template, parameters: content.template.parameters };
+  const data = row
+    ? { ...body.data, ...contentFields(row, outboundContentOf(deps.keyring, row)) }
+    : body.data;
   return { status: first.status, body: { ...body, data }, replayed: true };
-}
-
-/** What the message says, in clear (the response's) and sealed for its row. */
-function contentOf(checked: CheckedSend): OutboundContent | null {
-  if (checked.textBody !== null) return { text: { body: checked.textBody } };
-  const parameters = checked.template?.parameters ?? [];
-  return parameters.length > 0 ? { template: { parameters } } : null;
 }
 
 function messageOf(
@@ -123,7 +126,7 @@ function messageOf(
   currency: string,
 ): QueuedMessage {
   const id = newMessageId();
-  const content = contentOf(checked);
+  const content = checked.content;
   return {
     id,
     portalId,
@@ -219,7 +222,7 @@ export function createSendMessage(deps: SendDeps) {
         result = await queueOnce(
           deps,
           messageOf(deps.keyring, portalId, checked, price, prices.currency),
-          contentOf(checked),
+          checked.content,
           hold,
           key,
         );

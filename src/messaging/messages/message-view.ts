@@ -6,7 +6,12 @@ import type { CreditTransactionRow } from '../credit/credit-ledger.ts';
 import type { SummaryRow } from './messages-repository.ts';
 import type { MessageRow } from './messages-repository.ts';
 import type { CreditTransaction, Message, SummaryPeriod } from './messages-schemas.ts';
-import { openContent, type ContentKeyring, type OutboundContent } from './message-content.ts';
+import {
+  openContent,
+  type ContentKeyring,
+  type OutboundContent,
+  type SendKind,
+} from './message-content.ts';
 
 export const messageCursor = keysetCursor(/^msg_[0-9A-Za-z]{1,60}$/);
 export const transactionCursor = keysetCursor(/^ctx_[0-9A-Za-z]{1,60}$/);
@@ -30,6 +35,30 @@ export function outboundContentOf(
   };
 }
 
+/** The fields of a message's response that say what it says. */
+export type ContentFields = Pick<Message, Exclude<SendKind, 'template'> | 'template' | 'context'>;
+
+/**
+ * What a message says as the API shows it: its kind's object (absent once erased; a template's
+ * name and language always), and the message it quotes.
+ */
+export function contentFields(row: MessageRow, content: OutboundContent | null): ContentFields {
+  if (row.type === 'template')
+    return {
+      template: {
+        name: row.templateName ?? '',
+        language: row.templateLanguage ?? '',
+        parameters: content?.template?.parameters ?? [],
+      },
+      ...(content?.context && { context: content.context }),
+    };
+  const object = content?.[row.type];
+  return {
+    ...(object !== undefined && { [row.type]: object }),
+    ...(content?.context && { context: content.context }),
+  };
+}
+
 /** The API's view of an outbound message and its content (`outboundContentOf`). */
 export function toMessage(row: MessageRow, content: OutboundContent | null): Message {
   return {
@@ -39,14 +68,7 @@ export function toMessage(row: MessageRow, content: OutboundContent | null): Mes
     contactId: row.contactId,
     from: row.from,
     type: row.type,
-    ...(row.type === 'text' && content?.text && { text: { body: content.text.body } }),
-    ...(row.type === 'template' && {
-      template: {
-        name: row.templateName ?? '',
-        language: row.templateLanguage ?? '',
-        parameters: content?.template?.parameters ?? [],
-      },
-    }),
+    ...contentFields(row, content),
     status: row.status,
     providerMessageId: row.providerMessageId,
     queuedAt: row.queuedAt.toISOString(),

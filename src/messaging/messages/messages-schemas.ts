@@ -10,10 +10,26 @@ import { CREDIT_TRANSACTION_KINDS } from '../../db/schema/credit.ts';
 import { MESSAGE_STATUSES, MESSAGE_TYPES } from '../../db/schema/messages.ts';
 import { Envelope, Iso, Nullable, Page } from '../../external-api/schema-kit.ts';
 import { InboundMessageSchema } from '../inbound/inbound-schemas.ts';
+import {
+  AudioObjectSchema,
+  ContextSchema,
+  DocumentObjectSchema,
+  ImageObjectSchema,
+  InteractiveObjectSchema,
+  LocationObjectSchema,
+  ReactionObjectSchema,
+  StickerObjectSchema,
+  TextObjectSchema,
+  VideoObjectSchema,
+} from './send-kinds-schemas.ts';
 
-export const TEXT_BODY_MAX = 4096;
-export const TEMPLATE_PARAMETERS_MAX = 100;
-export const TEMPLATE_PARAMETER_MAX = 1024;
+export {
+  SendMessageBodySchema,
+  TEMPLATE_PARAMETER_MAX,
+  TEMPLATE_PARAMETERS_MAX,
+  TEXT_BODY_MAX,
+  type SendMessageBody,
+} from './send-kinds-schemas.ts';
 export const PAGE_LIMIT_MAX = 100;
 export const PAGE_LIMIT_DEFAULT = 20;
 
@@ -24,47 +40,18 @@ export const MessageStatusSchema = Type.Enum(MESSAGE_STATUSES, {
   description: 'queued → sent → delivered → read, or failed (never backwards).',
 });
 
-export const SendMessageBodySchema = Type.Object(
-  {
-    to: Type.Optional(
-      Text(40, 'The recipient: an E.164 phone (`+16505551234`). Give `to` or `contactId`.'),
-    ),
-    contactId: Type.Optional(Text(64, 'The recipient as a contact id (`ctc_…`).')),
-    from: Type.Optional(
-      Text(
-        64,
-        'The sender: a phone number id of the connected account (GET /messaging/numbers). ' +
-          'Required only when the account has several numbers.',
-      ),
-    ),
-    type: Type.Enum(MESSAGE_TYPES, {
-      description: '`text` (inside the 24-hour service window) or `template`.',
-    }),
-    text: Type.Optional(
-      Type.Object(
-        { body: Text(TEXT_BODY_MAX, `The text, 1–${TEXT_BODY_MAX} characters.`) },
-        { additionalProperties: false, description: 'Required when `type` is `text`.' },
-      ),
-    ),
-    template: Type.Optional(
-      Type.Object(
-        {
-          name: Text(512, 'The approved template name.'),
-          language: Text(16, 'Its language code, e.g. `en_US`.'),
-          parameters: Type.Optional(
-            Type.Array(Text(TEMPLATE_PARAMETER_MAX, 'One variable.'), {
-              maxItems: TEMPLATE_PARAMETERS_MAX,
-              description: "The body's variables ({{1}}, {{2}}, …) in order.",
-            }),
-          ),
-        },
-        { additionalProperties: false, description: 'Required when `type` is `template`.' },
-      ),
-    ),
-  },
-  { additionalProperties: false },
-);
-export type SendMessageBody = Static<typeof SendMessageBodySchema>;
+/** Each free-form kind's object, as accepted (media by our `med_…` id or its link). */
+const kindObjects = {
+  text: Type.Optional(TextObjectSchema),
+  image: Type.Optional(ImageObjectSchema),
+  video: Type.Optional(VideoObjectSchema),
+  audio: Type.Optional(AudioObjectSchema),
+  document: Type.Optional(DocumentObjectSchema),
+  sticker: Type.Optional(StickerObjectSchema),
+  location: Type.Optional(LocationObjectSchema),
+  interactive: Type.Optional(InteractiveObjectSchema),
+  reaction: Type.Optional(ReactionObjectSchema),
+};
 
 export const MessageSchema = Type.Object(
   {
@@ -73,8 +60,10 @@ export const MessageSchema = Type.Object(
     to: Type.String({ description: 'E.164.' }),
     contactId: Nullable(Type.String({ description: 'The contact, when the number is one.' })),
     from: Type.String({ description: 'The sender phone number id.' }),
-    type: Type.Enum(MESSAGE_TYPES),
-    text: Type.Optional(Type.Object({ body: Type.String() })),
+    type: Type.Enum(MESSAGE_TYPES, {
+      description: 'Its kind: the object of that name says what it says (absent once erased).',
+    }),
+    ...kindObjects,
     template: Type.Optional(
       Type.Object({
         name: Type.String(),
@@ -82,6 +71,7 @@ export const MessageSchema = Type.Object(
         parameters: Type.Array(Type.String()),
       }),
     ),
+    context: Type.Optional(ContextSchema),
     status: MessageStatusSchema,
     providerMessageId: Nullable(Type.String({ description: "The provider's id (wamid)." })),
     queuedAt: Iso('When it was accepted.'),

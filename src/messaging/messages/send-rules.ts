@@ -15,10 +15,13 @@ import {
   type ContactRow,
 } from '../../contacts/contacts-lookup.ts';
 import type { Database } from '../../db/client.ts';
-import type { TEMPLATE_CATEGORIES } from '../../db/schema/messages.ts';
+import type { MESSAGE_TYPES, TEMPLATE_CATEGORIES } from '../../db/schema/messages.ts';
 import { AppError } from '../../platform/errors.ts';
-import type { SendMessageBody } from './messages-schemas.ts';
+import type { SendMessageBody } from './send-kinds-schemas.ts';
 import type { ProviderAdapter } from '../provider/provider-adapter.ts';
+import type { OutboundContent } from './message-content.ts';
+import { checkKind } from './send-kinds.ts';
+import { findTargetMessage } from './message-targets.ts';
 import { isWindowOpen } from './service-windows.ts';
 
 export { SERVICE_WINDOW_MS } from './service-windows.ts';
@@ -30,8 +33,9 @@ export interface CheckedSend {
   to: string;
   contactId: string | null;
   from: string;
-  type: 'text' | 'template';
-  textBody: string | null;
+  type: (typeof MESSAGE_TYPES)[number];
+  /** What it says, to seal in its row (message-content.ts); null for a template without any. */
+  content: OutboundContent | null;
   template: {
     name: string;
     language: string;
@@ -68,11 +72,16 @@ async function recipientOf(
   return { to: phone.e164, contact: await findContactByPhone(db, portalId, phone.e164) };
 }
 
-function contentOf(input: SendMessageBody): void {
-  if (input.type === 'text' && (!input.text || input.template))
-    throw invalid('text', 'is required for a text message (and `template` is not allowed)');
-  if (input.type === 'template' && (!input.template || input.text))
-    throw invalid('template', 'is required for a template message (and `text` is not allowed)');
+/** A template's content: its variables, and the message it quotes. */
+function templateContent(
+  parameters: string[],
+  context: { messageId: string } | undefined,
+): OutboundContent | null {
+  if (parameters.length === 0 && !context) return null;
+  return {
+    ...(parameters.length > 0 && { template: { parameters } }),
+    ...(context && { context: { messageId: context.messageId } }),
+  };
 }
 
 /** The sender: a phone number id of the account and the WABA it belongs to. */
@@ -121,14 +130,14 @@ export async function checkSend(deps: {
   optOutConfirmation?: boolean | undefined;
 }): Promise<CheckedSend> {
   const { db, provider, portalId, input } = deps;
-  contentOf(input);
   const { to, contact } = await recipientOf(db, portalId, input);
   const sender = await senderOf(provider, portalId, input.from);
   const from = sender.id;
   if (contact?.consentWhatsapp === 'opted_out' && !deps.optOutConfirmation)
     throw new AppError('recipient_opted_out', 'The recipient opted out of WhatsApp messages.');
   const base = { to, contactId: contact?.id ?? null, from };
-  if (input.type === 'text') {
+  const conversation = { portalId, phone: to, phoneNumberId: from };
+  if (input.type !== 'template') {
     // The window is between the person and one business phone number: the sender's.
     const open =
       contact !== null &&
@@ -141,12 +150,18 @@ export async function checkSend(deps: {
     if (!open)
       throw new AppError(
         'outside_service_window',
-        'The recipient has not written to this sender number in the last 24 hours, so free ' +
-          'text cannot be sent; send an approved template instead.',
+        `The recipient has not written to this sender number in the last 24 hours, so a ` +
+          `free-form message (${input.type}) cannot be sent; send an approved template instead.`,
       );
-    return { ...base, type: 'text', textBody: input.text!.body, template: null };
+    const content = await checkKind(db, conversation, input);
+    return { ...base, type: input.type, content, template: null };
   }
-  const wanted = input.template!;
+  if (input.context && !(await findTargetMessage(db, conversation, input.context.messageId)))
+    throw new AppError(
+      'not_found',
+      'No message with the id given in `context.messageId` in this conversation.',
+    );
+  const wanted = input.template;
   const templates = await provider.templates(portalId);
   // A template belongs to one WABA: only the sender number's own can be sent, priced by its
   // category there (the same name may be another category in another WABA of the grant).
@@ -166,7 +181,7 @@ export async function checkSend(deps: {
   return {
     ...base,
     type: 'template',
-    textBody: null,
+    content: templateContent(wanted.parameters ?? [], input.context),
     template: {
       name: template.name,
       language: template.language,

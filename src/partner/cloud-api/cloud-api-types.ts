@@ -44,14 +44,63 @@ export interface NewTemplate {
   category: TemplateCategory;
   components: TemplateComponent[];
 }
-/** `to`: the recipient's number in E.164, with or without the leading `+`. */
-export type OutboundMessage =
-  | { to: string; type: 'text'; text: { body: string } }
+/** A medium on the wire: the provider's media id, or a link it downloads from. */
+export type WireMedia = { id: string } | { link: string };
+/** An interactive message's header on the wire. */
+export type WireInteractiveHeader =
+  | { type: 'text'; text: string }
+  | { type: 'image'; image: WireMedia }
+  | { type: 'video'; video: WireMedia }
+  | { type: 'document'; document: WireMedia };
+/** An interactive message on the wire: reply buttons, a list, or a URL button. */
+export type WireInteractive = {
+  header?: WireInteractiveHeader;
+  body: { text: string };
+  footer?: { text: string };
+} & (
   | {
-      to: string;
-      type: 'template';
-      template: { name: string; language: { code: string }; components?: unknown[] };
-    };
+      type: 'button';
+      action: { buttons: { type: 'reply'; reply: { id: string; title: string } }[] };
+    }
+  | {
+      type: 'list';
+      action: {
+        button: string;
+        sections: {
+          title?: string;
+          rows: { id: string; title: string; description?: string }[];
+        }[];
+      };
+    }
+  | {
+      type: 'cta_url';
+      action: { name: 'cta_url'; parameters: { display_text: string; url: string } };
+    }
+);
+/** Each message type's object as the Cloud API takes it (snake_case). */
+export interface WireObjects {
+  text: { body: string; preview_url?: boolean };
+  image: WireMedia & { caption?: string };
+  video: WireMedia & { caption?: string };
+  audio: WireMedia;
+  document: WireMedia & { caption?: string; filename?: string };
+  sticker: WireMedia;
+  location: { latitude: number; longitude: number; name?: string; address?: string };
+  interactive: WireInteractive;
+  reaction: { message_id: string; emoji: string };
+  template: { name: string; language: { code: string }; components?: unknown[] };
+}
+/**
+ * A message to send: `to`, the recipient's number in E.164 (with or without the leading `+`),
+ * its `type` with that type's object, and the wamid of the message it quotes (`context`).
+ *
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages
+ */
+export type OutboundMessage = {
+  [K in keyof WireObjects]: { to: string; type: K; context?: { message_id: string } } & {
+    [P in K]: WireObjects[K];
+  };
+}[keyof WireObjects];
 /** One page of a Graph list; `after` is `paging.cursors.after` when there is a next page. */
 export interface Page<T> {
   items: T[];

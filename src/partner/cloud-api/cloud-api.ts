@@ -202,7 +202,8 @@ function inboundCalls(base: string, timeoutMs: number, token: string, signal?: A
 }
 
 /**
- * The JSON body of a send: `to` as digits (E.164 without `+`, as WhatsApp wants it).
+ * The JSON body of a send: `to` as digits (E.164 without `+`, as WhatsApp wants it), the
+ * `context` of a quote, and the type's object under the type's name.
  *
  * @throws ProviderError `rejected` (before any I/O) when `to` is not an E.164 number.
  */
@@ -214,8 +215,9 @@ function sendBody(m: OutboundMessage, bizOpaqueCallbackData: string): Record<str
     messaging_product: 'whatsapp',
     recipient_type: 'individual',
     to,
+    ...(m.context && { context: m.context }),
     type: m.type,
-    ...(m.type === 'text' ? { text: m.text } : { template: m.template }),
+    [m.type]: (m as unknown as Record<string, unknown>)[m.type],
     biz_opaque_callback_data: bizOpaqueCallbackData,
   };
 }
