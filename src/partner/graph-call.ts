@@ -28,8 +28,8 @@ export const asString = (v: unknown) => (typeof v === 'string' ? v : undefined);
  * Call `url` and return Graph's JSON object.
  *
  * @param timeoutMs the call's deadline, in milliseconds.
- * @param init `body` makes it a form POST, `json` a JSON POST (unless `method` says otherwise);
- *   `bearer` goes in the `Authorization` header.
+ * @param init `body` makes it a form POST, `json` a JSON POST, `form` a multipart POST (unless
+ *   `method` says otherwise); `bearer` goes in the `Authorization` header.
  * @throws ProviderError only: `unavailable` for a network failure, a timeout or a 5xx without a
  *   Graph error; otherwise the kind `classifyGraphError` gives.
  */
@@ -40,6 +40,8 @@ export async function graphCall(
   init: {
     body?: URLSearchParams;
     json?: unknown;
+    /** A multipart body (an upload); fetch writes its boundary and streams its blobs. */
+    form?: FormData;
     bearer?: string;
     method?: 'GET' | 'POST' | 'DELETE';
     signal?: AbortSignal;
@@ -48,7 +50,7 @@ export async function graphCall(
   const headers: Record<string, string> = { accept: 'application/json' };
   if (init.bearer !== undefined) headers.authorization = `Bearer ${init.bearer}`;
   if (init.json !== undefined) headers['content-type'] = 'application/json';
-  const payload = init.json !== undefined ? JSON.stringify(init.json) : init.body;
+  const payload = init.json !== undefined ? JSON.stringify(init.json) : (init.form ?? init.body);
   const timeout = AbortSignal.timeout(timeoutMs);
   const signal = init.signal ? AbortSignal.any([timeout, init.signal]) : timeout;
   let res: Response;

@@ -58,13 +58,16 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
     'The provider no longer has this medium (it keeps inbound media for a limited time); ' +
     'ask the person to send it again.',
   media_too_large:
-    'The medium is larger than this deployment serves (`MESSAGING_MEDIA_MAX_BYTES`); it ' +
-    'stays on the WhatsApp phone.',
+    'An upload is over the limit of its kind (the message names it: images 5 MB, videos and ' +
+    'audio 16 MB, documents 100 MB, stickers 100 KB or 500 KB animated); or an inbound medium ' +
+    'is larger than this deployment serves (`MESSAGING_MEDIA_MAX_BYTES`).',
   media_checksum_mismatch:
     "The provider's bytes do not match the SHA-256 of the message; nothing was sent. Retry later.",
   provider_timeout: 'The provider did not answer in time; retry later.',
   payload_too_large: "The request body is over the route's limit (64 KiB unless it says).",
-  unsupported_media_type: 'The request body is not `application/json`.',
+  unsupported_media_type:
+    'The request body is not `application/json` (or, for an upload, not multipart); or an ' +
+    "uploaded file's content is not a type WhatsApp sends.",
   rate_limited: 'Too many requests; wait the `Retry-After` seconds.',
   internal_error: 'Something failed on our side; quote the request id to support.',
   unavailable: 'Storage is not answering; retry later.',

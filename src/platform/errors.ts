@@ -23,11 +23,12 @@ export const ERROR_STATUS = {
   /** The provider no longer has an inbound medium (it keeps them for a limited time). */
   media_gone: 410,
   payload_too_large: 413,
+  /** A body that is not JSON (not multipart, for an upload); an upload of a type not sent. */
   unsupported_media_type: 415,
   recipient_opted_out: 422,
   outside_service_window: 422,
   template_not_approved: 422,
-  /** An inbound medium is over `MESSAGING_MEDIA_MAX_BYTES`. */
+  /** An upload over its kind's limit, or an inbound medium over `MESSAGING_MEDIA_MAX_BYTES`. */
   media_too_large: 422,
   rate_limited: 429,
   internal_error: 500,

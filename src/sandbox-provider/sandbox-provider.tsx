@@ -40,6 +40,7 @@ import { dialogRoutes } from './dialog.tsx';
 import { graphObjectRoutes } from './graph-objects.ts';
 import { permissionsRevokeRoutes } from './permissions-revoke.ts';
 import { personRoutes } from './person.tsx';
+import { cloudMediaUploadRoutes } from './cloud-media-upload.ts';
 import { cloudMediaRoutes } from './cloud-media.ts';
 import { cloudMessageRoutes } from './cloud-messages.ts';
 import { cloudPhoneNumberRoutes } from './cloud-phone-numbers.ts';
@@ -168,6 +169,7 @@ const SURFACES: readonly SandboxSurface[] = [
   cloudMessageRoutes,
   sandboxPhoneRoutes,
   signalRoutes,
+  cloudMediaUploadRoutes,
   // Last: `GET /{version}/{media-id}` is the most general Graph path.
   cloudMediaRoutes,
 ];

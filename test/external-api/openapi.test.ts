@@ -181,7 +181,7 @@ for (const backend of backends()) {
           }
         }
       }
-      assert.equal(messaging, 18, 'the messaging operations');
+      assert.equal(messaging, 19, 'the messaging operations');
       assert.deepEqual(anonymous, []);
     });
 

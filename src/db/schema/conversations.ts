@@ -72,10 +72,17 @@ export const inboundMessages = pgTable(
   ],
 );
 
+/** The kinds of media the Cloud API sends (its message types that carry a medium). */
+export const MEDIA_KINDS = ['image', 'video', 'audio', 'document', 'sticker'] as const;
+
 /**
- * Inbound media: what the provider told about a medium (its id, type, checksum). The bytes are
- * never stored: they are fetched from the provider when asked for. Invariants: every read filters
- * by `portal_id`; a medium belongs to one message.
+ * Media, both directions. Inbound: what the provider told about a medium a person sent (its id,
+ * type, checksum), one message each; the bytes are never stored, they are fetched from the
+ * provider when asked for. Outbound: a medium the business uploaded to the provider
+ * (`POST /messaging/media`) to send by id: no message yet, its kind, size, the sending number
+ * and when the provider forgets it (`expires_at`); the file name is sealed like message content
+ * (the medium id bound as associated data). Invariants: every read filters by `portal_id`; an
+ * outbound row has its kind, size, phone number id and expiry.
  *
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media
  */
@@ -87,17 +94,36 @@ export const media = pgTable(
     portalId: integer('portal_id')
       .notNull()
       .references(() => portals.id, { onDelete: 'cascade' }),
-    messageId: text('message_id').notNull(),
+    direction: text('direction', { enum: ['inbound', 'outbound'] })
+      .notNull()
+      .default('inbound'),
+    /** The inbound message that carried it; null for an upload. */
+    messageId: text('message_id'),
     /** The provider's media id. */
     providerMediaId: text('provider_media_id').notNull(),
     mimeType: text('mime_type').notNull(),
+    /** Outbound: what the medium can be sent as. */
+    kind: text('kind', { enum: MEDIA_KINDS }),
     /** Lower-case hex SHA-256 of the bytes, as the webhook gave it (base64 there); null if none. */
     sha256: text('sha256'),
-    /** Bytes, once known (the provider's `file_size`). */
+    /** Bytes, once known (the provider's `file_size`; an upload's size). */
     fileSize: integer('file_size'),
+    /** Outbound: the uploaded file's name, sealed (`message-content`, AAD the medium id). */
+    fileName: jsonb('file_name').$type<SealedValue>(),
+    /** Outbound: the business number it was uploaded through (provider's phone number id). */
+    phoneNumberId: text('phone_number_id'),
+    /** Outbound: when the provider no longer has it (30 days after the upload). */
+    expiresAt: at('expires_at'),
     createdAt: at('created_at').notNull().defaultNow(),
   },
-  (t) => [uniqueIndex('media_portal_provider_id').on(t.portalId, t.providerMediaId)],
+  (t) => [
+    uniqueIndex('media_portal_provider_id').on(t.portalId, t.providerMediaId),
+    check(
+      'media_outbound_complete',
+      sql`${t.direction} = 'inbound' OR (${t.kind} IS NOT NULL AND ${t.fileSize} IS NOT NULL AND ${t.phoneNumberId} IS NOT NULL AND ${t.expiresAt} IS NOT NULL)`,
+    ),
+    check('media_inbound_message', sql`${t.direction} = 'outbound' OR ${t.messageId} IS NOT NULL`),
+  ],
 );
 
 /**

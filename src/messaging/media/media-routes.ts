@@ -1,7 +1,7 @@
 /**
- * `GET /messaging/media/{id}` under the external API: an inbound medium's bytes, fetched from the
+ * `GET /messaging/media/{id}` under the external API: a medium's bytes, fetched from the
  * provider on demand and checked (media-service.ts). Thin: principal → service → bytes and their
- * headers.
+ * headers. And `POST /messaging/media`, the upload (media-upload-routes.ts, in its own context).
  *
  * @see docs/messaging.md "Media"
  */
@@ -10,14 +10,16 @@ import { Type } from 'typebox';
 import { principalOf } from '../../external-api/request-principal.ts';
 import { errorResponses, typed } from '../../external-api/schema-kit.ts';
 import type { MediaService } from './media-service.ts';
+import { mediaUploadRoute } from './media-upload-routes.ts';
 
 const MediaParamsSchema = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64, description: 'Medium id (`med_…`).' }),
 });
 
 /** The route plugin; pass it in the external API's `routes` option. */
-export function mediaRoutes(mediaService: Pick<MediaService, 'download'>) {
+export function mediaRoutes(mediaService: Pick<MediaService, 'download' | 'receive' | 'upload'>) {
   return async function routes(app: FastifyInstance): Promise<void> {
+    await app.register(mediaUploadRoute(mediaService));
     const api = typed(app);
     api.get(
       '/messaging/media/:id',

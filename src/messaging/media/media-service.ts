@@ -27,6 +27,9 @@ import {
   type StoredInboundContent,
 } from '../messages/message-content.ts';
 import { attachmentHeader, contentTypeOf, safeFileName } from './media-files.ts';
+import { receiveMedium } from './media-intake.ts';
+import { uploadMedium, type MediaUploadDeps } from './media-upload.ts';
+import { uploadedFileName } from './outbound-media.ts';
 
 /** A medium ready to send: its bytes (checked) and the headers that describe them. */
 export interface MediumDownload {
@@ -41,7 +44,7 @@ export interface MediumDownload {
 
 export interface MediaServiceDeps {
   db: Database;
-  provider: Pick<ProviderAdapter, 'fetchMedium'>;
+  provider: Pick<ProviderAdapter, 'fetchMedium'> & MediaUploadDeps['provider'];
   /** The most bytes served (`MESSAGING_MEDIA_MAX_BYTES`). */
   maxBytes: number;
   /** Opens the message's sealed content, for a document's file name. */
@@ -53,8 +56,15 @@ export type MediaService = ReturnType<typeof createMediaService>;
 export function createMediaService(deps: MediaServiceDeps) {
   const { db, provider, maxBytes } = deps;
   return {
+    /** Receive and check an uploaded file (media-intake.ts `receiveMedium`). */
+    receive: receiveMedium,
+
+    /** Upload a received file to the provider and record it (media-upload.ts `uploadMedium`). */
+    upload: (...args: Parameters<typeof uploadMedium> extends [unknown, ...infer A] ? A : never) =>
+      uploadMedium(deps, ...args),
+
     /**
-     * The bytes of the portal's inbound medium `id` (`med_…`), fetched from the provider now.
+     * The bytes of the portal's medium `id` (`med_…`), fetched from the provider now.
      *
      * @throws AppError `not_found` (unknown id, or another portal's), `media_gone` (410: the
      *   provider no longer has it), `media_too_large` (422: over the cap),
@@ -86,7 +96,10 @@ export function createMediaService(deps: MediaServiceDeps) {
           .update(media)
           .set({ fileSize: bytes.length })
           .where(and(eq(media.portalId, portalId), eq(media.id, id), isNull(media.fileSize)));
-      const given = await fileNameOf(db, deps.keyring, portalId, row.messageId);
+      const given =
+        row.messageId === null
+          ? await uploadedFileName(db, deps.keyring, portalId, row.id)
+          : await fileNameOf(db, deps.keyring, portalId, row.messageId);
       const fileName = safeFileName(given, row.id, row.mimeType);
       return {
         bytes,

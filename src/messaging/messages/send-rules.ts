@@ -84,11 +84,19 @@ function templateContent(
   };
 }
 
-/** The sender: a phone number id of the account and the WABA it belongs to. */
-async function senderOf(
-  provider: SendRulesProvider,
+/**
+ * The sender: a phone number id of the account and the WABA it belongs to; `from` may be left
+ * out when the account has one number. `field` names the input in a refusal (`from`, or an
+ * upload's `phoneNumberId`).
+ *
+ * @throws AppError `invalid_request` naming `field`, `not_connected`, `provider_error`,
+ *   `provider_timeout`.
+ */
+export async function senderOf(
+  provider: Pick<SendRulesProvider, 'numbers'>,
   portalId: number,
   from: string | undefined,
+  field = 'from',
 ): Promise<{ id: string; wabaId: string }> {
   // Refuses a portal with no active connection (409 `not_connected`) before reading numbers.
   const numbers = await provider.numbers(portalId);
@@ -96,7 +104,7 @@ async function senderOf(
     const number = numbers.find((n) => n.id === from);
     if (!number)
       throw invalid(
-        'from',
+        field,
         'is not a phone number id of the connected account (GET /messaging/numbers)',
       );
     return number;
@@ -104,12 +112,12 @@ async function senderOf(
   if (numbers.length === 1) return numbers[0]!;
   if (numbers.length === 0)
     throw invalid(
-      'from',
+      field,
       'cannot be chosen: the connected account has no phone number',
       'The connected account has no phone number to send from.',
     );
   throw invalid(
-    'from',
+    field,
     'is required: the connected account has several phone numbers (GET /messaging/numbers)',
   );
 }

@@ -19,6 +19,7 @@
 import { LRUCache } from 'lru-cache';
 import type {
   CloudApi,
+  MediaFile,
   MessageTemplate,
   NewTemplate,
   OutboundMessage,
@@ -255,12 +256,22 @@ export function createProviderAdapter(deps: ProviderAdapterDeps) {
   };
 }
 
-/** The calls about inbound messages: their media, and read receipts. */
+/** The calls about media (inbound and uploaded), and read receipts. */
 function inboundCalls(
   withCloudApi: WithCloudApi,
   call: <T>(portalId: number, what: string, fn: (cloud: CloudApi) => Promise<T>) => Promise<T>,
 ) {
   return {
+    /**
+     * Upload a checked file (on the disk, streamed) for the portal's number `phoneNumberId`.
+     *
+     * @returns the provider's media id.
+     * @throws AppError `not_connected`, `invalid_request` (the provider refused the file: Graph
+     *   code 100), `provider_error`, `provider_timeout`.
+     */
+    uploadMedium: (portalId: number, phoneNumberId: string, file: MediaFile) =>
+      call(portalId, 'media upload', (cloud) => cloud.uploadMedia(phoneNumberId, file)),
+
     /**
      * An inbound medium's bytes from the provider: `GET /{media-id}`, then its short-lived URL
      * downloaded with the token into memory (at most `maxBytes`; a stated `file_size` above it

@@ -1,18 +1,22 @@
 /**
  * The Cloud API's media calls: what the provider knows of a medium (`GET /{media-id}`: a
- * short-lived download URL, the mime type, the SHA-256 and the size) and the download of that URL
- * with the token. Used by cloud-api.ts, inside partner's outbound-call path.
+ * short-lived download URL, the mime type, the SHA-256 and the size), the download of that URL
+ * with the token, and the upload of a business's medium from a file
+ * (`POST /{phone-number-id}/media`). Used by cloud-api.ts, inside partner's outbound-call path.
  *
  * Invariants: the token travels only in the `Authorization` header, and only to an `https:` URL
  * or to the Graph base's own origin (the sandbox); redirects are refused; the download URL (it
  * holds the provider's signature of the medium) never appears in an error message; the bytes are
  * read as a stream, counted and hashed as they arrive, and the read stops the moment they pass
- * `maxBytes`; nothing touches a disk.
+ * `maxBytes`; nothing touches a disk. An upload streams its file from the disk (never whole in
+ * memory).
  *
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#retrieve-media-url
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#download-media
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#upload-media
  */
 import { createHash } from 'node:crypto';
+import { openAsBlob } from 'node:fs';
 import { asNumber, asString, graphCall } from '../graph-call.ts';
 import { ProviderError } from '../provider-error.ts';
 
@@ -39,8 +43,57 @@ export type MediaDownload =
     }
   | { ok: false; reason: 'too_large' };
 
+/** A file to upload: on the disk, already checked by the caller. */
+export interface MediaFile {
+  /** Its path; read as a stream while the request is sent. */
+  path: string;
+  /** The Cloud API's mime type of it (the multipart `type` field and the part's type). */
+  mimeType: string;
+  /** The name the part carries. */
+  fileName: string;
+  /** Bytes. */
+  size: number;
+}
+
 const GRAPH_ID = /^[0-9]{1,30}$/;
 const HEX_SHA256 = /^[0-9a-f]{64}$/;
+/** The slowest transfer an upload is given time for: 1 MB a second, on top of the timeout. */
+const UPLOAD_BYTES_PER_SECOND = 1_000_000;
+
+/**
+ * Upload `file` for `phoneNumberId` (`POST /{phone-number-id}/media`, multipart:
+ * `messaging_product=whatsapp`, `type`, `file`). The deadline is `timeoutMs` plus a second per
+ * MB of the file (a transfer of at least 1 MB/s).
+ *
+ * @returns the provider's media id (valid 30 days).
+ * @throws ProviderError only: `other` (before any I/O) for a phone number id that is not a Graph
+ *   id; the kinds of `graphCall` (Graph code 100 for a file it does not take); `other` for an
+ *   answer without an id.
+ */
+export async function uploadMedia(
+  base: string,
+  timeoutMs: number,
+  call: { token: string; signal?: AbortSignal | undefined },
+  phoneNumberId: string,
+  file: MediaFile,
+): Promise<{ id: string }> {
+  if (!GRAPH_ID.test(phoneNumberId))
+    throw new ProviderError('other', 'phone number id is not a Graph id');
+  const form = new FormData();
+  form.set('messaging_product', 'whatsapp');
+  form.set('type', file.mimeType);
+  form.set('file', await openAsBlob(file.path, { type: file.mimeType }), file.fileName);
+  const deadline = timeoutMs + Math.ceil(file.size / UPLOAD_BYTES_PER_SECOND) * 1000;
+  const body = await graphCall(deadline, 'media upload', `${base}/${phoneNumberId}/media`, {
+    bearer: call.token,
+    form,
+    ...(call.signal && { signal: call.signal }),
+  });
+  const id = asString(body.id);
+  if (!id || !GRAPH_ID.test(id))
+    throw new ProviderError('other', 'media upload: answered without a media id');
+  return { id };
+}
 
 /**
  * `GET /{media-id}` with the token.

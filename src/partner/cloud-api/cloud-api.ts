@@ -27,12 +27,19 @@ import type {
   PhoneNumber,
 } from './cloud-api-types.ts';
 import { afterCursor, dataOf, first, phoneNumber, template } from './cloud-api-parse.ts';
-import { downloadMedia, mediaInfo, type MediaDownload, type MediaInfo } from './cloud-api-media.ts';
+import {
+  downloadMedia,
+  mediaInfo,
+  uploadMedia,
+  type MediaDownload,
+  type MediaFile,
+  type MediaInfo,
+} from './cloud-api-media.ts';
 import { asString, graphCall } from '../graph-call.ts';
 import { ProviderError } from '../provider-error.ts';
 
 export type * from './cloud-api-types.ts';
-export type { MediaDownload, MediaInfo } from './cloud-api-media.ts';
+export type { MediaDownload, MediaFile, MediaInfo } from './cloud-api-media.ts';
 
 /** Most pages `listPhoneNumbers` follows (100 numbers each): a bound on a looping cursor. */
 const MAX_PAGES = 50;
@@ -158,9 +165,20 @@ function cloudApiFor(base: string, timeoutMs: number, token: string, signal?: Ab
   };
 }
 
-/** The calls about inbound messages: their media, and read receipts. */
+/** The calls about media (inbound and uploaded), and read receipts. */
 function inboundCalls(base: string, timeoutMs: number, token: string, signal?: AbortSignal) {
   return {
+    /**
+     * Upload a checked file for `phoneNumberId` (`POST /{phone-number-id}/media`, multipart),
+     * streamed from the disk.
+     *
+     * @returns the provider's media id (kept 30 days by the provider).
+     * @throws ProviderError; `rejected` for a file Graph refuses (code 100).
+     * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#upload-media
+     */
+    uploadMedia: (phoneNumberId: string, file: MediaFile): Promise<{ id: string }> =>
+      rejectingBadParameters(uploadMedia(base, timeoutMs, { token, signal }, phoneNumberId, file)),
+
     /**
      * What the provider knows of an inbound medium (`GET /{media-id}`): its short-lived download
      * URL (for `downloadMedia` only), mime type, SHA-256 and size.

@@ -1,0 +1,229 @@
+/**
+ * `POST /messaging/media` end to end, over real storage, the app listening on a port (the upload
+ * is a real multipart stream) and the sandbox provider over real HTTP: a PDF is uploaded, gets a
+ * `med_` id, the sandbox holds its bytes (its `GET /{media-id}` and download serve them) and
+ * `findSendableMedium` finds it (not for another portal, not once expired); a 20 MB image is
+ * refused naming the 5 MB limit; a `.pdf` that is an ELF executable is 415; plain text is a
+ * document; no file is 400; several numbers need `phoneNumberId`; the sandbox's refusal is 502.
+ */
+import assert from 'node:assert/strict';
+import type { AddressInfo } from 'node:net';
+import { describe, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { findSendableMedium } from '../../src/messaging/media/outbound-media.ts';
+import { loadKeyring } from '../../src/platform/keyring.ts';
+import { createPortal } from '../helpers/app.ts';
+import { messagingSetup, type MessagingSetup } from '../helpers/messaging.ts';
+import { queryRows } from '../helpers/sql.ts';
+import { backends } from '../helpers/storage.ts';
+
+const UPLOAD = '/api/v1/external/messaging/media';
+const SANDBOX_USER = '100012345678';
+
+/** A minimal valid PDF (header, one empty page object, trailer). */
+const PDF = Buffer.from(
+  '%PDF-1.4\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n' +
+    '2 0 obj\n<< /Type /Pages /Kids [] /Count 0 >>\nendobj\n' +
+    'trailer\n<< /Root 1 0 R >>\n%%EOF\n',
+);
+
+/** A PNG of `size` bytes: the signature, an IHDR chunk, and one IDAT chunk of zeros. */
+function png(size: number): Buffer {
+  const signature = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+  const ihdr = Buffer.alloc(25);
+  ihdr.writeUInt32BE(13, 0);
+  ihdr.write('IHDR', 4, 'latin1');
+  ihdr.writeUInt32BE(1, 8); // width
+  ihdr.writeUInt32BE(1, 12); // height
+  ihdr[16] = 8; // bit depth
+  ihdr[17] = 2; // colour type: RGB
+  const idat = Buffer.alloc(size - signature.length - ihdr.length);
+  idat.writeUInt32BE(idat.length - 12, 0);
+  idat.write('IDAT', 4, 'latin1');
+  return Buffer.concat([signature, ihdr, idat]);
+}
+
+/** An ELF executable's header (64-bit, little-endian, x86-64) and some code-like bytes. */
+function elf(): Buffer {
+  const bytes = Buffer.alloc(4096, 0x90);
+  Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]).copy(bytes, 0);
+  bytes.fill(0, 8, 16);
+  bytes.writeUInt16LE(2, 16); // ET_EXEC
+  bytes.writeUInt16LE(0x3e, 18); // x86-64
+  return bytes;
+}
+
+interface Upload {
+  status: number;
+  body: {
+    success: boolean;
+    data?: { id: string; mimeType: string; size: number; expiresAt: string };
+    error?: { code: string; message: string; details?: { field: string }[] };
+  };
+}
+
+/** POST the form over HTTP to the listening app. */
+async function upload(
+  s: MessagingSetup,
+  fields: { file?: { bytes: Buffer; name: string; type?: string }; phoneNumberId?: string },
+): Promise<Upload> {
+  const form = new FormData();
+  if (fields.phoneNumberId !== undefined) form.set('phoneNumberId', fields.phoneNumberId);
+  if (fields.file)
+    form.set(
+      'file',
+      new Blob([new Uint8Array(fields.file.bytes)], {
+        type: fields.file.type ?? 'application/octet-stream',
+      }),
+      fields.file.name,
+    );
+  const { port } = s.app.server.address() as AddressInfo;
+
+  const res = await fetch(`http://127.0.0.1:${port}${UPLOAD}`, {
+    method: 'POST',
+    headers: { authorization: s.token },
+    body: form,
+  });
+  return { status: res.status, body: (await res.json()) as Upload['body'] };
+}
+
+/** The bytes the sandbox serves for its media id, through `GET /{media-id}` and the download. */
+async function sandboxBytes(s: MessagingSetup, providerMediaId: string): Promise<Buffer> {
+  const [token] = s.provider.sandbox.tokensOf(s.provider.appId, SANDBOX_USER);
+  const headers = { authorization: `Bearer ${token}` };
+  const info = await fetch(`${s.provider.sandbox.url}/v21.0/${providerMediaId}`, { headers });
+  assert.equal(info.status, 200);
+  const { url, mime_type: mimeType } = (await info.json()) as { url: string; mime_type: string };
+  assert.equal(mimeType, 'application/pdf');
+  const download = await fetch(url, { headers });
+  assert.equal(download.status, 200);
+  return Buffer.from(await download.arrayBuffer());
+}
+
+for (const backend of backends()) {
+  describe(`media upload (${backend.name})`, () => {
+    test('a PDF: a med_ id, the bytes at the sandbox, sendable for 30 days', async (t) => {
+      const s = await messagingSetup(t, backend, { workers: false });
+      const res = await upload(s, {
+        file: { bytes: PDF, name: 'invoice 42.pdf', type: 'application/pdf' },
+        phoneNumberId: s.numbers[0]!,
+      });
+      assert.equal(res.status, 201, JSON.stringify(res.body));
+      const data = res.body.data!;
+      assert.match(data.id, /^med_[0-9A-Za-z]+$/);
+      assert.equal(data.mimeType, 'application/pdf');
+      assert.equal(data.size, PDF.length);
+      const days = (Date.parse(data.expiresAt) - Date.now()) / 86_400_000;
+      assert.ok(days > 29.9 && days <= 30, `expires in 30 days (${days})`);
+
+      const medium = await findSendableMedium(
+        s.services.storage.db,
+        s.portalId,
+        data.id,
+        loadKeyring(s.config),
+      );
+      assert.ok(medium);
+      assert.equal(medium.kind, 'document');
+      assert.equal(medium.fileName, 'invoice 42.pdf');
+      assert.equal(medium.phoneNumberId, s.numbers[0]);
+      assert.equal(medium.size, PDF.length);
+      assert.ok((await sandboxBytes(s, medium.providerMediaId)).equals(PDF));
+      // The file name is sealed at rest.
+      const dump = await queryRows<{ row: string }>(
+        s.services.storage,
+        sql`select row_to_json(media)::text as row from media where id = ${data.id}`,
+      );
+      assert.doesNotMatch(dump[0]!.row, /invoice 42/);
+
+      const other = await createPortal(s.services);
+      const otherId = await s.services.accounts.portalIdFor(other.portalCode);
+      assert.equal(await findSendableMedium(s.services.storage.db, otherId, data.id), null);
+      assert.equal(await findSendableMedium(s.services.storage.db, s.portalId, 'med_x'), null);
+      await queryRows(
+        s.services.storage,
+        sql`update media set expires_at = now() - interval '1 second' where id = ${data.id}`,
+      );
+      assert.equal(await findSendableMedium(s.services.storage.db, s.portalId, data.id), null);
+    });
+
+    test('a 20 MB image is refused naming 5 MB; an executable named .pdf is 415', async (t) => {
+      const s = await messagingSetup(t, backend, { workers: false });
+      const from = s.numbers[0]!;
+      const big = await upload(s, {
+        file: { bytes: png(20_000_000), name: 'photo.png', type: 'image/png' },
+        phoneNumberId: from,
+      });
+      assert.equal(big.status, 422, JSON.stringify(big.body));
+      assert.equal(big.body.error!.code, 'media_too_large');
+      assert.match(big.body.error!.message, /images are limited to 5 MB/);
+      const small = await upload(s, {
+        file: { bytes: png(4096), name: 'photo.png' },
+        phoneNumberId: from,
+      });
+      assert.equal(small.status, 201, JSON.stringify(small.body));
+      assert.equal(small.body.data!.mimeType, 'image/png');
+
+      const exe = await upload(s, {
+        file: { bytes: elf(), name: 'invoice.pdf', type: 'application/pdf' },
+        phoneNumberId: from,
+      });
+      assert.equal(exe.status, 415, JSON.stringify(exe.body));
+      assert.equal(exe.body.error!.code, 'unsupported_media_type');
+      const windows = Buffer.concat([Buffer.from('MZ'), Buffer.alloc(200, 0x00)]);
+      windows.write('PE\0\0', 128, 'latin1');
+      windows.writeUInt32LE(128, 0x3c);
+      const pe = await upload(s, { file: { bytes: windows, name: 'a.pdf' }, phoneNumberId: from });
+      assert.equal(pe.status, 415, JSON.stringify(pe.body));
+
+      const text = await upload(s, {
+        file: { bytes: Buffer.from('Order 42: two boxes.\nThank you!\n'), name: 'note.pdf' },
+        phoneNumberId: from,
+      });
+      assert.equal(text.status, 201, JSON.stringify(text.body));
+      assert.equal(text.body.data!.mimeType, 'text/plain');
+      const binary = await upload(s, {
+        file: { bytes: Buffer.from([1, 2, 3, 0, 255, 254, 7]), name: 'x.txt' },
+        phoneNumberId: from,
+      });
+      assert.equal(binary.status, 415);
+      const rows = await queryRows<{ n: number }>(
+        s.services.storage,
+        sql`select count(*)::int as n from media where portal_id = ${s.portalId}`,
+      );
+      assert.equal(Number(rows[0]!.n), 2, 'only the accepted uploads are recorded');
+    });
+
+    test('no file → 400; several numbers need phoneNumberId; a foreign number → 400', async (t) => {
+      const s = await messagingSetup(t, backend, { workers: false });
+      assert.ok(s.numbers.length > 1, 'the sandbox account has several numbers');
+      const none = await upload(s, { phoneNumberId: s.numbers[0]! });
+      assert.equal(none.status, 400);
+      assert.equal(none.body.error!.code, 'invalid_request');
+      assert.equal(none.body.error!.details![0]!.field, 'body.file');
+
+      const unnamed = await upload(s, { file: { bytes: PDF, name: 'a.pdf' } });
+      assert.equal(unnamed.status, 400, JSON.stringify(unnamed.body));
+      assert.equal(unnamed.body.error!.details![0]!.field, 'body.phoneNumberId');
+      assert.match(unnamed.body.error!.message, /several phone numbers/);
+      const foreign = await upload(s, { file: { bytes: PDF, name: 'a.pdf' }, phoneNumberId: '1' });
+      assert.equal(foreign.status, 400);
+      assert.equal(foreign.body.error!.details![0]!.field, 'body.phoneNumberId');
+    });
+
+    test('the sandbox refuses the upload → 502 provider_error, nothing recorded', async (t) => {
+      const s = await messagingSetup(t, backend, { workers: false });
+      const res = await upload(s, {
+        file: { bytes: PDF, name: 'sandbox-refuse.pdf' },
+        phoneNumberId: s.numbers[1]!,
+      });
+      assert.equal(res.status, 502, JSON.stringify(res.body));
+      assert.equal(res.body.error!.code, 'provider_error');
+      assert.match(res.body.error!.message, /131053/);
+      const rows = await queryRows<{ n: number }>(
+        s.services.storage,
+        sql`select count(*)::int as n from media`,
+      );
+      assert.equal(Number(rows[0]!.n), 0);
+    });
+  });
+}
