@@ -13,9 +13,11 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { eq } from 'drizzle-orm';
+import { and, eq } from 'drizzle-orm';
+import { conversations } from '../../src/db/schema/conversations.ts';
 import { users } from '../../src/db/schema/index.ts';
 import { hashPassword } from '../../src/platform/passwords.ts';
+import { personWrites as personWritesIn } from '../helpers/inbound.ts';
 import { GREETING, messagingSetup, type MessagingSetup } from '../helpers/messaging.ts';
 import { backends } from '../helpers/storage.ts';
 import { Browser, csrfOf, TEST_PASSWORD } from '../helpers/web.ts';
@@ -85,21 +87,27 @@ for (const backend of backends()) {
   });
 }
 
-/** The portal's user signed in on `m`'s app, a person who wrote a minute ago. */
+/** The portal's user signed in on `m`'s app; a person writes from the sandbox phone now. */
 async function openConversation(m: MessagingSetup) {
   const [user] = await m.services.storage.db
     .update(users)
     .set({ passwordHash: await hashPassword(TEST_PASSWORD) })
     .where(eq(users.portalId, m.portalId))
     .returning({ email: users.email });
-  const person = await personWrites(m.services, m.portalId, {
-    phone: '+16505551234',
-    text: 'can I change my slot?',
-    phoneNumberId: m.numbers[0]!,
+  const written = await personWritesIn(m, '16505551234', {
+    type: 'text',
+    text: { body: 'can I change my slot?' },
   });
+  const [conversation] = await m.services.storage.db
+    .select({ id: conversations.id })
+    .from(conversations)
+    .where(
+      and(eq(conversations.portalId, m.portalId), eq(conversations.contactId, written.contactId)),
+    );
+  assert.ok(conversation, 'the conversation is stored');
   const browser = new Browser(m.app);
   await browser.signIn(user!.email);
-  return { person, browser, url: `/inbox/${person.conversationId}` };
+  return { browser, url: `/inbox/${conversation.id}` };
 }
 
 async function outboundOf(m: MessagingSetup) {
@@ -186,7 +194,7 @@ for (const backend of backends()) {
 
       const file = new FormData();
       file.append('csrf', 'forged');
-      file.append('file', new File([Buffer.from('%PDF-1.4')], 'invoice.pdf'));
+      file.append('file', new File(['%PDF-1.4'], 'invoice.pdf'));
       const attach = await browser.postMultipart(`${url}/attach`, file);
       assert.equal(attach.statusCode, 403);
 
@@ -207,9 +215,13 @@ for (const backend of backends()) {
         text: 'Keep the slot?',
         choice: ['Confirm', 'Reschedule', ''],
       });
-      assert.equal(sent.statusCode, 303, sent.body.slice(0, 800));
+      assert.equal(
+        sent.statusCode,
+        303,
+        /(role="alert"|field-error)[^]{0,400}/.exec(sent.body)?.[0],
+      );
       const react = await browser.post(`${url}/react`, { csrf, messageId: inbound, emoji: '👍' });
-      assert.equal(react.statusCode, 303, react.body.slice(0, 800));
+      assert.equal(react.statusCode, 303, /role="alert"[^]{0,400}/.exec(react.body)?.[0]);
       assert.equal(react.headers.location, `${url}#m-${inbound}`);
       const quoting = await browser.get(`${url}?quote=${inbound}`);
       assert.match(quoting.body, /data-testid="quoting"[^]*can I change my slot\?/);
@@ -221,7 +233,7 @@ for (const backend of backends()) {
         text: 'Yes, any time',
         context: inbound,
       });
-      assert.equal(quoted.statusCode, 303, quoted.body.slice(0, 800));
+      assert.equal(quoted.statusCode, 303, /role="alert"[^]{0,400}/.exec(quoted.body)?.[0]);
 
       const items = await outboundOf(m);
       const byType = (type: string) => items.filter((i) => i.type === type);
@@ -244,6 +256,53 @@ for (const backend of backends()) {
       const log = await browser.get('/messages');
       assert.match(log.body, /data-testid="kind-interactive"[^>]*>Buttons</);
       assert.match(log.body, /data-testid="kind-reaction"[^>]*>Reaction</);
+    });
+
+    test('a file: refused by its content with the reason, a PDF sent as a document', async (t) => {
+      const m = await messagingSetup(t, backend);
+      const { browser, url } = await openConversation(m);
+      const page = await browser.get(`${url}?compose=file`);
+      assert.match(page.body, /data-testid="attach-form"/);
+      const csrf = csrfOf(page.body);
+      const form = (caption: string, bytes: Buffer, name: string) => {
+        const f = new FormData();
+        f.append('csrf', csrf);
+        f.append('key', key('f'));
+        f.append('caption', caption);
+        f.append('file', new File([new Uint8Array(bytes)], name));
+        return f;
+      };
+      const exe = Buffer.concat([Buffer.from('MZ'), Buffer.alloc(510, 1)]);
+      const refused = await browser.postMultipart(`${url}/attach`, form('Invoice', exe, 'x.pdf'));
+      assert.equal(refused.statusCode, 415, refused.body.slice(0, 500));
+      assert.match(refused.body, /id="r-file-error"/);
+      assert.match(refused.body, /Invoice<\/textarea>/, 'the caption is kept');
+      assert.deepEqual(await outboundOf(m), [], 'nothing was sent');
+
+      const pdf = Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n');
+      const sent = await browser.postMultipart(
+        `${url}/attach`,
+        form('Your invoice', pdf, 'invoice-42.pdf'),
+      );
+      assert.equal(
+        sent.statusCode,
+        303,
+        /(role="alert"|field-error)[^]{0,400}/.exec(sent.body)?.[0],
+      );
+      const [message] = await outboundOf(m);
+      assert.equal(message!.type, 'document');
+      const document = message!.document as Record<string, string>;
+      assert.match(document.mediaId!, /^med_/);
+      assert.equal(document.caption, 'Your invoice');
+      assert.equal(document.filename, 'invoice-42.pdf');
+      const thread = await browser.get(url);
+      assert.match(
+        thread.body,
+        new RegExp(`href="/inbox/media/${document.mediaId}" download[^>]*>invoice-42.pdf<`),
+      );
+      const bytes = await browser.get(`/inbox/media/${document.mediaId}`);
+      assert.equal(bytes.statusCode, 200);
+      assert.equal(bytes.rawPayload.toString(), pdf.toString(), 'the page serves what was sent');
     });
   });
 }
