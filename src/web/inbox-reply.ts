@@ -125,7 +125,7 @@ export function richBody(
 }
 
 function withContext(body: SendMessageBody, context: string | undefined): SendMessageBody {
-  return context ? ({ ...body, context: { messageId: context } } as SendMessageBody) : body;
+  return context ? { ...body, context: { messageId: context } } : body;
 }
 
 /** Messages searched for a quoted one (the thread's latest page). */
