@@ -186,7 +186,10 @@ export async function inboxRichRoutes(app: FastifyInstance, opts: WebRoutesOptio
           context: p.context,
         });
       if (!request.isMultipart()) {
-        if (!csrfOk(session, undefined)) return sendFormExpired(reply, session);
+        // A plain form (no file): its token still decides between "expired" and the refusal.
+        const csrf = (request.body as { csrf?: unknown } | undefined)?.csrf;
+        if (!csrfOk(session, typeof csrf === 'string' ? csrf : undefined))
+          return sendFormExpired(reply, session);
         return refuse(415, { formError: 'Send the form with its file.' });
       }
       const read = await readAttachForm(request, session, conversation, upload);

@@ -198,6 +198,10 @@ for (const backend of backends()) {
       const attach = await browser.postMultipart(`${url}/attach`, file);
       assert.equal(attach.statusCode, 403);
 
+      const plain = await browser.post(`${url}/attach`, { csrf, caption: 'no file' });
+      assert.equal(plain.statusCode, 415);
+      assert.match(plain.body, /role="alert"[^]*Send the form with its file/);
+
       assert.deepEqual(await outboundOf(m), [], 'nothing was sent');
     });
 
