@@ -6,6 +6,7 @@
  *   `components.schemas.<title>` and is replaced by a `$ref` where it was used; its local
  *   `description` stays beside the `$ref` (OpenAPI 3.1 allows that);
  * - an `anyOf` of constants (TypeBox's `Union` of `Literal`s) becomes one `enum`;
+ * - a `discriminator` gets its `mapping` (value → branch `$ref`);
  * - a query or header parameter with a `default` is not `required` (the server fills it), and a
  *   request body's properties carry their defaults in words only (see `withoutDefaults`);
  * - every tag an operation uses is declared;
@@ -34,6 +35,30 @@ function constUnionToEnum(node: Json): Json {
   return { ...(types.length === 1 && { type: types[0] }), ...rest, enum: values };
 }
 
+/**
+ * A `oneOf` told apart by a `discriminator` (Ajv's, which takes no `mapping`) with the mapping
+ * OpenAPI needs: each value of the property → the `$ref` of its branch (without one, OpenAPI
+ * would match the value against the branch's schema name).
+ */
+function withDiscriminatorMapping(node: Json, components: Record<string, Json>): Json {
+  const d = node.discriminator;
+  if (!isObject(d) || typeof d.propertyName !== 'string' || 'mapping' in d) return node;
+  if (!Array.isArray(node.oneOf)) return node;
+  const mapping: Record<string, string> = {};
+  for (const branch of node.oneOf) {
+    const ref = isObject(branch) ? branch.$ref : undefined;
+    if (typeof ref !== 'string') return node;
+    const target = components[ref.replace('#/components/schemas/', '')];
+    const tag: unknown = isObject(target?.properties)
+      ? target.properties[d.propertyName]
+      : undefined;
+    const value: unknown = isObject(tag) && Array.isArray(tag.enum) ? tag.enum[0] : undefined;
+    if (typeof value !== 'string') return node;
+    mapping[value] = ref;
+  }
+  return { ...node, discriminator: { ...d, mapping } };
+}
+
 /** Walks the document's schemas bottom-up, hoisting titled ones into `components.schemas`. */
 class SchemaHoister {
   readonly components: Record<string, Json>;
@@ -46,8 +71,11 @@ class SchemaHoister {
   visit(node: unknown): unknown {
     if (Array.isArray(node)) return node.map((n) => this.visit(n));
     if (!isObject(node)) return node;
-    const copy = constUnionToEnum(
-      Object.fromEntries(Object.entries(node).map(([k, v]) => [k, this.visit(v)])),
+    const copy = withDiscriminatorMapping(
+      constUnionToEnum(
+        Object.fromEntries(Object.entries(node).map(([k, v]) => [k, this.visit(v)])),
+      ),
+      this.components,
     );
     const title = copy.title;
     // A schema names its kind with `type`, `properties`, `enum` or a combinator; an Operation

@@ -63,6 +63,74 @@ export async function main(baseUrl: string, token: string) {
   }
   return { scopes, portalCode, ticket, status, listed: listed.length, code, details };
 }
+
+type SendMessage = components['schemas']['SendMessageRequest'];
+type Message = components['schemas']['Message'];
+
+/** One send of each kind (type-checked, not run: the server has no provider connection). */
+export async function sendEachKind(baseUrl: string, token: string) {
+  const client = createClient<paths>({ baseUrl, headers: { Authorization: token } });
+  const to = '+16505551234';
+  const quote = { messageId: 'msg_1' };
+  const bodies: SendMessage[] = [
+    { to, type: 'text', text: { body: 'Hi', previewUrl: false }, context: quote },
+    { to, type: 'image', image: { mediaId: 'med_1', caption: 'Look' } },
+    { to, type: 'video', video: { link: 'https://example.com/v.mp4' } },
+    { to, type: 'audio', audio: { mediaId: 'med_2' } },
+    { to, type: 'document', document: { mediaId: 'med_3', caption: 'Invoice', filename: 'i.pdf' } },
+    { to, type: 'sticker', sticker: { link: 'https://example.com/s.webp' } },
+    { to, type: 'location', location: { latitude: 1.5, longitude: 2, name: 'Here' } },
+    {
+      to,
+      type: 'interactive',
+      interactive: {
+        type: 'button',
+        header: { type: 'text', text: 'Visit' },
+        body: { text: 'Confirm?' },
+        footer: { text: 'Thanks' },
+        action: { buttons: [{ type: 'reply', reply: { id: 'yes', title: 'Yes' } }] },
+      },
+    },
+    {
+      to,
+      type: 'interactive',
+      interactive: {
+        type: 'list',
+        body: { text: 'Pick' },
+        action: { button: 'Slots', sections: [{ title: 'AM', rows: [{ id: 'r1', title: '9h' }] }] },
+      },
+    },
+    {
+      to,
+      type: 'interactive',
+      interactive: {
+        type: 'cta_url',
+        header: { type: 'image', image: { mediaId: 'med_4' } },
+        body: { text: 'Track' },
+        action: { name: 'cta_url', parameters: { displayText: 'Open', url: 'https://e.com' } },
+      },
+    },
+    { to, type: 'reaction', reaction: { messageId: 'msg_2', emoji: '👍' } },
+    { to, type: 'template', template: { name: 'hello_world', language: 'en_US' }, context: quote },
+  ];
+  const sent: Message[] = [];
+  for (const body of bodies) {
+    const res = await client.POST('/api/v1/external/messaging/messages', { body });
+    if (res.data) sent.push(res.data.data);
+  }
+  const kinds: Message['type'][] = sent.map((m) => m.type);
+  const interactive: Message['interactive'] = sent[0]?.interactive;
+  if (false as boolean) {
+    // @ts-expect-error a caption is not part of an audio message
+    const audio: SendMessage = { to, type: 'audio', audio: { link: 'https://e.com', caption: 'x' } };
+    // @ts-expect-error the kind's object is named by its type
+    const mismatch: SendMessage = { to, type: 'image', document: { mediaId: 'med_1' } };
+    // @ts-expect-error no such kind
+    const poll: SendMessage = { to, type: 'poll' };
+    void [audio, mismatch, poll];
+  }
+  return { kinds, interactive };
+}
 `;
 
 const [backend] = backends();

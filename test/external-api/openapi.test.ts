@@ -3,6 +3,7 @@ import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { compileErrors, validate } from '@readme/openapi-parser';
 import { SCOPES } from '../../src/accounts/scopes.ts';
+import { MESSAGE_TYPES } from '../../src/db/schema/messages.ts';
 import { OPENAPI_URL } from '../../src/app.ts';
 import { ERROR_CODES } from '../../src/platform/errors.ts';
 import { concreteUrl, protectedRoutes } from '../helpers/auth-suite.ts';
@@ -151,6 +152,26 @@ for (const backend of backends()) {
       assert.equal(
         create.responses['201'].content['application/json'].schema.$ref,
         ref('TicketEnvelope'),
+      );
+      // A send: one schema per kind, told apart by `type`, each named.
+      const send = doc.paths['/api/v1/external/messaging/messages'].post;
+      assert.equal(
+        send.requestBody.content['application/json'].schema.$ref,
+        ref('SendMessageRequest'),
+      );
+      const kinds = schemas.SendMessageRequest;
+      assert.equal(kinds.oneOf.length, MESSAGE_TYPES.length);
+      assert.deepEqual(kinds.discriminator, {
+        propertyName: 'type',
+        mapping: Object.fromEntries(
+          MESSAGE_TYPES.map((k) => [k, ref(`Send${k[0]!.toUpperCase()}${k.slice(1)}Message`)]),
+        ),
+      });
+      for (const branch of kinds.oneOf)
+        assert.ok(schemas[branch.$ref.split('/').at(-1)], branch.$ref);
+      assert.deepEqual(
+        Object.keys(schemas.SendInteractiveMessage.properties.interactive.discriminator.mapping),
+        ['button', 'list', 'cta_url'],
       );
       const verify = doc.paths['/api/v1/external/auth/verify'].get.responses['200'];
       assert.equal(verify.content['application/json'].schema.$ref, ref('VerificationEnvelope'));

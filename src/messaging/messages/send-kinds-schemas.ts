@@ -117,7 +117,10 @@ export const ReactionObjectSchema = Type.Object(
  * A union told apart by its `type` (a `oneOf` with a `discriminator`): only the branch `type`
  * names is checked, so a refusal names that branch's field, and OpenAPI says the same.
  */
-function discriminated<T extends TSchema[]>(branches: [...T], options: { description: string }) {
+function discriminated<T extends TSchema[]>(
+  branches: [...T],
+  options: { description: string; title?: string },
+) {
   return Type.Unsafe<Static<TUnion<T>>>({
     type: 'object',
     oneOf: branches,
@@ -308,6 +311,7 @@ export const SEND_KIND_SCHEMAS = [
 
 /** The body: exactly one kind, by `type`, with that kind's object under its name. */
 export const SendMessageBodySchema = discriminated([...SEND_KIND_SCHEMAS], {
+  title: 'SendMessageRequest',
   description: 'A message of one kind, by `type`, with that kind’s object under its name.',
 });
 export type SendMessageBody = Static<typeof SendMessageBodySchema>;
