@@ -7,9 +7,13 @@
  * document; no file is 400; several numbers need `phoneNumberId`; the sandbox's refusal is 502.
  */
 import assert from 'node:assert/strict';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
+import { classify, limitOf } from '../../src/messaging/media/media-kinds.ts';
 import { findSendableMedium } from '../../src/messaging/media/outbound-media.ts';
 import { loadKeyring } from '../../src/platform/keyring.ts';
 import { createPortal } from '../helpers/app.ts';
@@ -50,6 +54,17 @@ function elf(): Buffer {
   bytes.fill(0, 8, 16);
   bytes.writeUInt16LE(2, 16); // ET_EXEC
   bytes.writeUInt16LE(0x3e, 18); // x86-64
+  return bytes;
+}
+
+/** A WebP of `size` bytes with an extended header (`VP8X`), its animation flag as asked. */
+function webp(size: number, animated: boolean): Buffer {
+  const bytes = Buffer.alloc(size);
+  bytes.write('RIFF', 0, 'latin1');
+  bytes.writeUInt32LE(size - 8, 4);
+  bytes.write('WEBPVP8X', 8, 'latin1');
+  bytes.writeUInt32LE(10, 16);
+  bytes[20] = animated ? 0x02 : 0x00;
   return bytes;
 }
 
@@ -148,6 +163,15 @@ for (const backend of backends()) {
 
     test('a 20 MB image is refused naming 5 MB; an executable named .pdf is 415', async (t) => {
       const s = await messagingSetup(t, backend, { workers: false });
+      // Every upload's temporary file is gone when its answer is sent, refusals included.
+      const uploads = await mkdtemp(join(tmpdir(), 'media-upload-test-'));
+      const previous = process.env.TMPDIR;
+      process.env.TMPDIR = uploads;
+      t.after(async () => {
+        if (previous === undefined) delete process.env.TMPDIR;
+        else process.env.TMPDIR = previous;
+        await rm(uploads, { recursive: true, force: true });
+      });
       const from = s.numbers[0]!;
       const big = await upload(s, {
         file: { bytes: png(20_000_000), name: 'photo.png', type: 'image/png' },
@@ -191,6 +215,23 @@ for (const backend of backends()) {
         sql`select count(*)::int as n from media where portal_id = ${s.portalId}`,
       );
       assert.equal(Number(rows[0]!.n), 2, 'only the accepted uploads are recorded');
+      assert.deepEqual(await readdir(uploads), [], 'no temporary file left');
+    });
+
+    test('a static sticker over 100 KB is refused naming 100 KB', async (t) => {
+      const s = await messagingSetup(t, backend, { workers: false });
+      const res = await upload(s, {
+        file: { bytes: webp(200_000, false), name: 's.webp' },
+        phoneNumberId: s.numbers[0]!,
+      });
+      assert.equal(res.status, 422, JSON.stringify(res.body));
+      assert.match(res.body.error!.message, /static stickers are limited to 100 KB/);
+      const animated = await upload(s, {
+        file: { bytes: webp(200_000, true), name: 's.webp' },
+        phoneNumberId: s.numbers[0]!,
+      });
+      assert.equal(animated.status, 201, JSON.stringify(animated.body));
+      assert.equal(animated.body.data!.mimeType, 'image/webp');
     });
 
     test('no file → 400; several numbers need phoneNumberId; a foreign number → 400', async (t) => {
@@ -224,6 +265,60 @@ for (const backend of backends()) {
         sql`select count(*)::int as n from media`,
       );
       assert.equal(Number(rows[0]!.n), 0);
+
+      // The sandbox answers Graph's error object for what it refuses.
+      const [token] = s.provider.sandbox.tokensOf(s.provider.appId, SANDBOX_USER);
+      const graph = async (fields: Record<string, string>, bearer = `Bearer ${token}`) => {
+        const form = new FormData();
+        for (const [k, v] of Object.entries(fields)) form.set(k, v);
+        form.set('file', new Blob([new Uint8Array(PDF)]), 'a.pdf');
+        const res = await fetch(`${s.provider.sandbox.url}/v21.0/${s.numbers[0]}/media`, {
+          method: 'POST',
+          headers: { authorization: bearer },
+          body: form,
+        });
+        const body = (await res.json()) as { error: { code: number; fbtrace_id: string } };
+        return { status: res.status, code: body.error.code, trace: body.error.fbtrace_id };
+      };
+      const noProduct = await graph({ type: 'application/pdf' });
+      assert.deepEqual([noProduct.status, noProduct.code], [400, 100]);
+      assert.ok(noProduct.trace);
+      const badType = await graph({ messaging_product: 'whatsapp', type: 'application/x-elf' });
+      assert.deepEqual([badType.status, badType.code], [400, 100]);
+      const noToken = await graph({ messaging_product: 'whatsapp' }, 'Bearer nope');
+      assert.deepEqual([noToken.status, noToken.code], [401, 190]);
     });
   });
 }
+
+describe('the Cloud API table', () => {
+  test('types by content; Office containers by extension; Ogg only with Opus', () => {
+    assert.deepEqual(classify('application/pdf', 'x.exe', false), {
+      ok: true,
+      mimeType: 'application/pdf',
+      kind: 'document',
+    });
+    assert.deepEqual(classify('application/x-cfb', 'budget.XLS', false), {
+      ok: true,
+      mimeType: 'application/vnd.ms-excel',
+      kind: 'document',
+    });
+    assert.equal(classify('application/x-cfb', 'budget.msi', false).ok, false);
+    assert.deepEqual(classify('audio/ogg; codecs=opus', 'a', false), {
+      ok: true,
+      mimeType: 'audio/ogg',
+      kind: 'audio',
+    });
+    assert.equal(classify('audio/ogg', 'a.ogg', false).ok, false);
+    assert.equal(classify('application/x-elf', 'a.pdf', true).ok, false);
+    assert.equal(classify('image/gif', 'a.png', false).ok, false);
+    assert.deepEqual(classify(undefined, 'a.bin', true), {
+      ok: true,
+      mimeType: 'text/plain',
+      kind: 'document',
+    });
+    assert.equal(classify(undefined, 'a.txt', false).ok, false);
+    assert.equal(limitOf('image', Buffer.alloc(0)).bytes, 5_000_000);
+    assert.equal(limitOf('document', Buffer.alloc(0)).bytes, 100_000_000);
+  });
+});
