@@ -11,6 +11,7 @@
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/messages/reaction-messages
  * @see docs/messaging.md "Inbox"
  */
+import { CAPTION_MAX, INTERACTIVE } from '../messaging/messages/send-kinds-schemas.ts';
 import type { ComposerErrors, ComposerForm } from './message-composer.ts';
 
 /** What the open window's composer sends: free text, a file, reply buttons or a list. */
@@ -20,16 +21,16 @@ export type ReplyMode = (typeof REPLY_MODES)[number];
 export const isReplyMode = (v: string | undefined): v is ReplyMode =>
   (REPLY_MODES as readonly string[]).includes(v ?? '');
 
-/** The Cloud API's limits, in characters (counts for buttons and rows). */
+/** The Cloud API's limits the page checks, in characters (counts for buttons and rows). */
 export const LIMITS = {
-  interactiveBody: 1024,
-  buttonTitle: 20,
-  buttons: 3,
-  listButton: 20,
-  rowTitle: 24,
+  interactiveBody: INTERACTIVE.bodyText,
+  buttonTitle: INTERACTIVE.buttonTitle,
+  buttons: INTERACTIVE.buttons,
+  listButton: INTERACTIVE.listButton,
+  rowTitle: INTERACTIVE.rowTitle,
   /** Rows the page offers (the Cloud API takes up to 10 across sections). */
   rows: 5,
-  caption: 1024,
+  caption: CAPTION_MAX,
 } as const;
 
 /** The reactions the page offers, with their names for screen readers. */
