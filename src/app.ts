@@ -225,6 +225,18 @@ async function registerPages(
       drafts: services.drafts,
       log: services.messaging,
       send: services.messaging,
+      upload: async (portalId, { phoneNumberId, fileName, file }) => {
+        const received = await services.media.receive(file, fileName);
+        try {
+          const medium = await services.media.upload(portalId, received, {
+            fileName,
+            phoneNumberId,
+          });
+          return { ...medium, kind: received.kind };
+        } finally {
+          await received.dispose();
+        }
+      },
     },
     webhooks: services.webhooks,
     inbox,

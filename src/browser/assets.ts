@@ -45,7 +45,8 @@ document.querySelectorAll('[data-copy-from]').forEach(function (button) {
  * and the script fetches the fragments it shows (`data-fragment`): the list always, the open
  * thread (`#inbox-thread`) when its conversation is named (or `all`), at most one fetch of each
  * per 150 ms. The fragments are the server's own HTML (same origin, rendered and escaped
- * there), parsed with DOMParser; focus in the list stays on the same conversation. Once the
+ * there), parsed with DOMParser; focus in the list stays on the same conversation, and a
+message's open choice (a `<details>`, e.g. its reactions) stays open. Once the
  * stream is open `<html data-inbox-live>` is set. Without the script the page is complete and a
  * reload shows what is new.
  */
@@ -80,7 +81,16 @@ export const INBOX_SCRIPT = `'use strict';
     }).then(function (html) {
       var focused = document.activeElement;
       var href = focused && el.contains(focused) ? focused.getAttribute('href') : null;
+      var opened = Array.prototype.map.call(el.querySelectorAll('details[open]'), function (d) {
+        var owner = d.parentElement && d.parentElement.closest('[id]');
+        return owner ? owner.id : null;
+      });
       replace(el, html);
+      opened.forEach(function (id) {
+        var owner = id && document.getElementById(id);
+        var again = owner && owner.querySelector('details');
+        if (again) again.open = true;
+      });
       if (href) {
         var again = el.querySelector('a[href="' + href + '"]');
         if (again) again.focus();

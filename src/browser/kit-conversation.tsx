@@ -8,6 +8,10 @@
  * - {@link Thread} and {@link Bubble}: the messages of a conversation, theirs on the left, ours
  *   on the right, each with its time and, for ours, its {@link Ticks}.
  * - {@link Quote}: the message a reply quotes, linking to it; {@link Reactions}: emoji chips.
+ * - {@link BubbleButtons} and {@link BubbleList}: an interactive message's reply buttons (shown
+ *   disabled: the person taps them on their phone) and its list (the button label and rows).
+ * - {@link MessageActions} and {@link ReactionChoice}: what can be done to one message (quote it,
+ *   react to it), as links and one small form, working without a script.
  *
  * No inline style and no script (the Content Security Policy stays strict).
  *
@@ -118,6 +122,8 @@ export function Bubble(p: {
   time: { iso: string; text: string };
   status?: 'queued' | 'sent' | 'delivered' | 'read' | 'failed' | undefined;
   reactions?: ComponentChildren;
+  /** What can be done to the message ({@link MessageActions}), under it. */
+  actions?: ComponentChildren;
   testid?: string | undefined;
   children: ComponentChildren;
 }) {
@@ -129,6 +135,7 @@ export function Bubble(p: {
         {p.status && <Ticks status={p.status} />}
       </div>
       {p.reactions}
+      {p.actions}
     </li>
   );
 }
@@ -144,7 +151,10 @@ export function Quote(p: { href?: string | undefined; children: ComponentChildre
   );
 }
 
-/** The reactions on a message, each an emoji (with who reacted in words for screen readers). */
+/**
+ * The reactions on a message, each an emoji (with who reacted, `them` or `you`, in words for
+ * screen readers).
+ */
 export function Reactions(p: { items: { emoji: string; by: string }[] }) {
   if (p.items.length === 0) return null;
   return (
@@ -158,5 +168,88 @@ export function Reactions(p: { items: { emoji: string; by: string }[] }) {
         </li>
       ))}
     </ul>
+  );
+}
+
+/** An interactive message's reply buttons as the person's phone shows them (disabled here). */
+export function BubbleButtons(p: { titles: string[] }) {
+  return (
+    <ul class="bubble-buttons" aria-label="Reply buttons">
+      {p.titles.map((t, i) => (
+        <li key={i}>
+          <button type="button" disabled>
+            {t}
+          </button>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** An interactive list: the label of the button that opens it, and its rows (by section). */
+export function BubbleList(p: {
+  button: string;
+  sections: {
+    title?: string | undefined;
+    rows: { title: string; description?: string | undefined }[];
+  }[];
+}) {
+  return (
+    <div class="bubble-list">
+      <p class="bubble-list-button">☰ {p.button}</p>
+      {p.sections.map((s, i) => (
+        <div key={i}>
+          {s.title && <p class="muted">{s.title}</p>}
+          <ul aria-label={s.title ?? p.button}>
+            {s.rows.map((r, j) => (
+              <li key={j}>
+                {r.title}
+                {r.description && <span class="muted"> · {r.description}</span>}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ))}
+    </div>
+  );
+}
+
+/** The row of what can be done to a message, under its bubble. */
+export function MessageActions(p: { children: ComponentChildren }) {
+  return <div class="bubble-actions">{p.children}</div>;
+}
+
+/**
+ * A small choice of emoji for a message: a disclosure (`<details>`, no script) holding one form
+ * that posts `csrf`, `messageId` and the chosen `emoji` to `action`; with `removable`, a button
+ * that posts an empty emoji (the reaction removed).
+ */
+export function ReactionChoice(p: {
+  action: string;
+  csrf: string;
+  messageId: string;
+  emojis: readonly { emoji: string; name: string }[];
+  removable: boolean;
+  testid?: string | undefined;
+}) {
+  return (
+    <details class="react" data-testid={p.testid}>
+      <summary>React</summary>
+      <form method="post" action={p.action} class="react-choice">
+        <input type="hidden" name="csrf" value={p.csrf} />
+        <input type="hidden" name="messageId" value={p.messageId} />
+        {p.emojis.map((e) => (
+          <button key={e.emoji} type="submit" name="emoji" value={e.emoji} title={e.name}>
+            <span aria-hidden="true">{e.emoji}</span>
+            <span class="sr-only">React {e.name}</span>
+          </button>
+        ))}
+        {p.removable && (
+          <button type="submit" name="emoji" value="" class="secondary" data-testid="unreact">
+            Remove your reaction
+          </button>
+        )}
+      </form>
+    </details>
   );
 }

@@ -198,6 +198,17 @@ ul.reactions { list-style: none; display: flex; gap: var(--s-1); margin: var(--s
 .thread-phone { margin: 0 0 var(--s-3); }
 .reply { border-top: 1px solid var(--c-line); margin-top: var(--s-3); padding-top: var(--s-3); }
 ul.reactions li { background: var(--c-surface); border: 1px solid var(--c-line); border-radius: 999px; padding: 0 var(--s-2); }
+.bubble-buttons { list-style: none; margin: var(--s-2) 0 0; padding: 0; display: flex; flex-direction: column; gap: var(--s-1); }
+.bubble-buttons button { width: 100%; background: var(--c-surface); color: var(--c-accent); border: 1px solid var(--c-line); opacity: 1; cursor: default; }
+.bubble-list ul { margin: var(--s-1) 0 0; padding-left: var(--s-4); }
+.bubble-list-button { color: var(--c-accent); font-weight: 600; margin-top: var(--s-1) !important; }
+.bubble-actions { display: flex; flex-wrap: wrap; align-items: flex-start; gap: var(--s-2); font-size: var(--t-sm); margin-top: var(--s-1); }
+details.react summary { cursor: pointer; color: var(--c-accent); }
+form.react-choice { display: flex; flex-wrap: wrap; gap: var(--s-1); margin-top: var(--s-1); }
+form.react-choice button { padding: var(--s-1) var(--s-2); min-width: 2.5rem; background: var(--c-surface); color: var(--c-fg); border: 1px solid var(--c-line); }
+nav.compose-modes { display: flex; flex-wrap: wrap; gap: var(--s-2); margin-bottom: var(--s-3); }
+.quoting { display: flex; flex-wrap: wrap; align-items: baseline; gap: var(--s-2); margin-bottom: var(--s-2); }
+.quoting .quote { flex: 1 1 12rem; min-width: 0; margin: 0; }
 
 @media (max-width: 900px) {
   .split { grid-template-columns: minmax(0, 1fr); }

@@ -30,7 +30,12 @@ import {
 import { outboundContentOf, toMessage } from '../messaging/messages/message-view.ts';
 import { SERVICE_WINDOW_MS } from '../messaging/messages/service-windows.ts';
 import type { InboxReads } from './inbox-reads.ts';
-import { summaryOf, type InboxConversation, type InboxMessage } from './inbox-view.ts';
+import {
+  summaryOf,
+  type InboxConversation,
+  type InboxMessage,
+  type InboxOutbound,
+} from './inbox-view.ts';
 
 const conversationCursor = keysetCursor(/^cnv_[0-9A-Za-z]{1,60}$/);
 const messageCursor = keysetCursor(/^msg_[0-9A-Za-z]{1,60}$/);
@@ -53,7 +58,17 @@ function previewOf(keyring: ContentKeyring, portalId: number, r: ConversationLis
   if (r.lastDirection === 'outbound') {
     const c = opened<OutboundContent>(keyring, portalId, r.lastMessageId, r.lastContent);
     if (c?.text) return c.text.body;
-    return r.lastTemplateName ? `Template ${r.lastTemplateName}` : null;
+    if (r.lastTemplateName) return `Template ${r.lastTemplateName}`;
+    if (!c || !r.lastType) return null;
+    const kind = (c as Record<string, unknown>)[r.lastType];
+    return summaryOf({
+      id: r.lastMessageId,
+      type: r.lastType,
+      providerMessageId: null,
+      status: 'queued',
+      queuedAt: r.lastMessageAt.toISOString(),
+      ...(kind !== undefined && ({ [r.lastType]: kind } as Partial<InboxOutbound>)),
+    });
   }
   const c = opened<StoredInboundContent>(keyring, portalId, r.lastMessageId, r.lastContent);
   if (!c) return null;

@@ -17,7 +17,15 @@ import {
   TEMPLATE_PARAMETERS_MAX,
   TEXT_BODY_MAX,
 } from '../messaging/messages/messages-schemas.ts';
-import { isReplyField, replyBody, replySource, replyView } from './inbox-reply.ts';
+import { interactiveOf, isReplyMode, MESSAGE_ID, richFormErrors } from './inbox-compose.ts';
+import {
+  isShownField,
+  quoteOf,
+  replyBody,
+  replySource,
+  replyView,
+  richBody,
+} from './inbox-reply.ts';
 import { conversationOf, renderInbox } from './inbox-routes.tsx';
 import { windowWords } from './inbox-view.ts';
 import {
@@ -32,17 +40,27 @@ import {
 } from './message-composer.ts';
 import { FormField, HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
 
-const Parameter = Type.String({ maxLength: TEMPLATE_PARAMETER_MAX });
+/** A repeated form field (one value arrives as a string). */
+const Repeated = (maxLength: number, maxItems: number) =>
+  Type.Optional(
+    Type.Union([Type.String({ maxLength }), Type.Array(Type.String({ maxLength }), { maxItems })]),
+  );
 const ReplyForm = Type.Object({
   csrf: FormField(100),
-  /** `text` or the template id chosen. */
+  /** `text`, `buttons`, `list`, or the template id chosen. */
   compose: FormField(64),
   key: FormField(64),
   text: FormField(TEXT_BODY_MAX),
-  parameter: Type.Optional(
-    Type.Union([Parameter, Type.Array(Parameter, { maxItems: TEMPLATE_PARAMETERS_MAX })]),
-  ),
+  parameter: Repeated(TEMPLATE_PARAMETER_MAX, TEMPLATE_PARAMETERS_MAX),
+  /** Reply buttons' titles; a list's button label and rows (checked in the page's words). */
+  choice: Repeated(200, 10),
+  listButton: FormField(200),
+  row: Repeated(200, 20),
+  /** The message quoted (`msg_…`). */
+  context: FormField(100),
 });
+const listOf = (v: string | string[] | undefined): string[] =>
+  v === undefined ? [] : Array.isArray(v) ? v : [v];
 type ReplyFormBody = Static<typeof ReplyForm>;
 const Params = Type.Object({ conversationId: Type.String({ maxLength: 100 }) });
 const STATUSES = [200, 302, 303, 400, 402, 403, 404, 409, 422, 502, 504] as const;
@@ -71,15 +89,22 @@ export async function inboxReplyRoutes(
       if (!csrfOk(session, body.csrf)) return sendFormExpired(reply, session);
       const conversation = await conversationOf(opts, session.portalId, id);
       if (!conversation) return sendNotFoundPage(reply);
-      const p = body.parameter;
       const form: ComposerForm = {
         text: body.text,
-        parameters: p === undefined ? [] : Array.isArray(p) ? p : [p],
+        parameters: listOf(body.parameter),
+        buttons: listOf(body.choice),
+        listButton: body.listButton,
+        rows: listOf(body.row),
       };
       const windowOpen = windowWords(conversation.windowExpiresAt, new Date()).open;
       // What the form sent decides the kind of message (the window may have changed since the
-      // page was shown; the service then refuses free text with its own words).
-      const wantsTemplate = !!body.compose && body.compose !== 'text';
+      // page was shown; the service then refuses free-form kinds with its own words).
+      const rich = body.compose === 'buttons' || body.compose === 'list' ? body.compose : null;
+      const wantsTemplate = !!body.compose && !isReplyMode(body.compose);
+      const context = body.context && MESSAGE_ID.test(body.context) ? body.context : undefined;
+      const quote = context
+        ? await quoteOf(opts, session.portalId, conversation, context)
+        : undefined;
       const source = await replySource(
         opts,
         session.portalId,
@@ -87,10 +112,9 @@ export async function inboxReplyRoutes(
         windowOpen && !wantsTemplate,
         request.log,
       );
-      const choice = wantsTemplate ? body.compose : undefined;
+      const choice = wantsTemplate ? body.compose : (rich ?? undefined);
       /** A field's error shows next to it only when the box shown again has that field. */
-      const shown = (field: ComposerField) =>
-        isReplyField(field) && (field === 'text') === windowOpen;
+      const shown = (field: ComposerField) => isShownField(field, windowOpen);
       const back = (errors: ComposerErrors, status: number, formError?: string) => {
         const visible: ComposerErrors = {};
         let above = formError;
@@ -109,6 +133,8 @@ export async function inboxReplyRoutes(
               form,
               errors: visible,
               formError: above,
+              uploads: !!opts.messaging.upload,
+              quote,
             }),
           },
           status,
@@ -125,13 +151,23 @@ export async function inboxReplyRoutes(
           );
         template = chosen;
       }
-      const errors = formErrors(template, { ...form, contactId: conversation.contactId });
+      if (body.context && !context)
+        return back({}, 400, 'The quoted message is not one of this conversation.');
+      const errors = rich
+        ? richFormErrors(rich, form)
+        : formErrors(template, { ...form, contactId: conversation.contactId });
       if (Object.keys(errors).length > 0) return back(errors, 400);
       let sent;
       try {
         sent = await messaging.send.sendMessage({
           principal: { portalId: session.portalId },
-          input: replyBody(conversation, template, form),
+          input: rich
+            ? richBody(
+                conversation,
+                { type: 'interactive', interactive: interactiveOf(rich, form) },
+                context,
+              )
+            : replyBody(conversation, template, form, context),
           idempotencyKey: body.key && IDEMPOTENCY_KEY.test(body.key) ? body.key : undefined,
           requestId: request.id,
         });

@@ -9,7 +9,8 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { SendMessageBody } from '../messaging/messages/messages-schemas.ts';
 import { toAppError } from '../platform/error-envelope.ts';
-import type { InboxConversation } from './inbox-view.ts';
+import { isReplyMode } from './inbox-compose.ts';
+import { summaryOf, type InboxConversation } from './inbox-view.ts';
 import {
   chosenTemplate,
   composerTemplates,
@@ -63,10 +64,17 @@ export function replyView(
   windowOpen: boolean,
   source: ReplyView['source'],
   choice: string | undefined,
-  rest: { form?: ComposerForm; errors?: ComposerErrors; formError?: string | undefined } = {},
+  rest: {
+    form?: ComposerForm;
+    errors?: ComposerErrors;
+    formError?: string | undefined;
+    uploads?: boolean;
+    quote?: ReplyView['quote'];
+  } = {},
 ): ReplyView & { chosen: ComposerTemplate | null | undefined } {
   const templates = source.kind === 'ready' ? source.templates : [];
   const chosen = windowOpen ? null : chosenTemplate(templates, choice);
+  const mode = isReplyMode(choice) && (choice !== 'file' || rest.uploads) ? choice : 'text';
   return {
     conversationId: conversation.id,
     windowOpen,
@@ -77,6 +85,9 @@ export function replyView(
     errors: rest.errors ?? {},
     formError: rest.formError,
     idempotencyKey: newIdempotencyKey(),
+    mode,
+    uploads: rest.uploads ?? false,
+    quote: rest.quote,
   };
 }
 
@@ -85,16 +96,71 @@ export function replyBody(
   conversation: InboxConversation,
   template: ComposerTemplate | null,
   form: ComposerForm,
+  context?: string,
 ): SendMessageBody {
-  return sendBodyOf(template, {
-    ...form,
-    contactId: conversation.contactId,
-    to: undefined,
-    from: conversation.phoneNumberId,
-  });
+  return withContext(
+    sendBodyOf(template, {
+      ...form,
+      contactId: conversation.contactId,
+      to: undefined,
+      from: conversation.phoneNumberId,
+    }),
+    context,
+  );
+}
+
+/**
+ * The send body of a rich kind (`type` and its object, as the contract's API shapes) to the
+ * conversation's contact from its number, quoting `context` when given.
+ */
+export function richBody(
+  conversation: InboxConversation,
+  kind: { type: string } & Record<string, unknown>,
+  context?: string,
+): SendMessageBody {
+  const body = { contactId: conversation.contactId, from: conversation.phoneNumberId, ...kind };
+  // The API's body takes every kind (the union of the messages schema); this one place states
+  // it for the kinds the inbox builds.
+  return withContext(body as SendMessageBody, context);
+}
+
+function withContext(body: SendMessageBody, context: string | undefined): SendMessageBody {
+  return context ? { ...body, context: { messageId: context } } : body;
+}
+
+/** Messages searched for a quoted one (the thread's latest page). */
+const QUOTE_SEARCH = 50;
+
+/**
+ * The quote of `messageId` as the box shows it: its one-line summary when it is among the
+ * conversation's latest messages, else words that say it is an earlier one.
+ */
+export async function quoteOf(
+  opts: Pick<WebRoutesOptions, 'inbox'>,
+  portalId: number,
+  conversation: InboxConversation,
+  messageId: string,
+): Promise<NonNullable<ReplyView['quote']>> {
+  const page = await opts.inbox.messages(portalId, conversation.id, { limit: QUOTE_SEARCH });
+  const m = page.items.find((x) => x.id === messageId);
+  return { messageId, summary: m ? summaryOf(m) : 'An earlier message of this conversation' };
 }
 
 /** The fields the reply box has; a refusal about any other goes above the form. */
 export function isReplyField(field: ComposerField): boolean {
-  return field === 'text' || field === 'compose' || field.startsWith('parameter-');
+  return (
+    field === 'text' ||
+    field === 'compose' ||
+    field === 'listButton' ||
+    field === 'caption' ||
+    field === 'file' ||
+    /^(parameter|button|row)-/.test(field)
+  );
+}
+
+/** Whether the box shown for a window (open or closed) has `field`. */
+export function isShownField(field: ComposerField, windowOpen: boolean): boolean {
+  if (!isReplyField(field)) return false;
+  const templateField = field === 'compose' || field.startsWith('parameter-');
+  return templateField !== windowOpen;
 }

@@ -15,7 +15,8 @@ import { Type, type Static } from 'typebox';
 import { sendNotFoundPage } from '../browser/error-pages.tsx';
 import { sendPage } from '../browser/render.ts';
 import type { WebSession } from '../browser/session-store.ts';
-import { replySource, replyView } from './inbox-reply.ts';
+import { MESSAGE_ID } from './inbox-compose.ts';
+import { quoteOf, replySource, replyView } from './inbox-reply.ts';
 import { windowWords, type InboxConversation } from './inbox-view.ts';
 import { ConversationsPane, InboxPage, ThreadPane } from './pages/inbox-page.tsx';
 import type { ReplyView } from './pages/inbox-reply.tsx';
@@ -28,7 +29,12 @@ const CONVERSATION_ID = /^cnv_[0-9A-Za-z]{1,60}$/;
 
 const Params = Type.Object({ conversationId: Type.String({ maxLength: 100 }) });
 const ListQuery = Type.Object({ cursor: FormField(400), current: FormField(100) });
-const ThreadQuery = Type.Object({ compose: FormField(64), older: FormField(400) });
+const ThreadQuery = Type.Object({
+  compose: FormField(64),
+  older: FormField(400),
+  /** A message to quote in the reply (`msg_…`). */
+  quote: FormField(100),
+});
 type ThreadQueryT = Static<typeof ThreadQuery>;
 const PAGE = { 200: HtmlPage, 302: Redirect, 400: HtmlPage, 404: HtmlPage };
 
@@ -94,10 +100,7 @@ export async function renderInbox(
     const windowOpen = windowWords(c.windowExpiresAt, now).open;
     const [thread, box] = await Promise.all([
       threadOf(opts, portalId, c, open.query.older),
-      open.reply ??
-        replySource(opts, portalId, c, windowOpen, request.log).then((source) =>
-          replyView(c, windowOpen, source, open.query.compose),
-        ),
+      open.reply ?? freshBox(opts, request, portalId, c, windowOpen, open.query),
     ]);
     view = { conversation: c, ...thread, reply: box };
   }
@@ -106,6 +109,27 @@ export async function renderInbox(
     <InboxPage signedIn={signedInOf(session)} now={now} list={list} open={view} />,
     status,
   );
+}
+
+/** A new reply box: the query's choice (a template, a mode) and quote. */
+async function freshBox(
+  opts: WebRoutesOptions,
+  request: FastifyRequest,
+  portalId: number,
+  c: InboxConversation,
+  windowOpen: boolean,
+  query: ThreadQueryT,
+): Promise<ReplyView> {
+  const [source, quote] = await Promise.all([
+    replySource(opts, portalId, c, windowOpen, request.log),
+    query.quote && MESSAGE_ID.test(query.quote)
+      ? quoteOf(opts, portalId, c, query.quote)
+      : undefined,
+  ]);
+  return replyView(c, windowOpen, source, query.compose, {
+    uploads: !!opts.messaging.upload,
+    quote,
+  });
 }
 
 /** Send an HTML fragment (no layout), never cached. */
@@ -181,7 +205,14 @@ export async function inboxPages(app: FastifyInstance, opts: WebRoutesOptions): 
       const thread = await threadOf(opts, session.portalId, c, undefined);
       return sendFragment(
         reply,
-        renderToString(<ThreadPane conversation={c} {...thread} now={new Date()} />),
+        renderToString(
+          <ThreadPane
+            conversation={c}
+            {...thread}
+            now={new Date()}
+            csrfToken={session.csrfToken}
+          />,
+        ),
       );
     },
   );

@@ -67,6 +67,35 @@ export interface InboxInbound {
   receivedAt: string;
 }
 
+/** An outbound medium as the API's kind object: by our media id or an https link. */
+export interface OutboundMedium {
+  mediaId?: string | undefined;
+  link?: string | undefined;
+  caption?: string | undefined;
+  filename?: string | undefined;
+}
+
+/** An outbound `interactive` object (the Cloud API's, camelCase): buttons, a list, a link. */
+export interface OutboundInteractive {
+  type: string;
+  header?: { type: string; text?: string | undefined } | undefined;
+  body?: { text: string } | undefined;
+  footer?: { text: string } | undefined;
+  action?:
+    | {
+        buttons?: { reply: { id: string; title: string } }[] | undefined;
+        button?: string | undefined;
+        sections?:
+          | {
+              title?: string | undefined;
+              rows: { id: string; title: string; description?: string | undefined }[];
+            }[]
+          | undefined;
+        parameters?: { displayText: string; url: string } | undefined;
+      }
+    | undefined;
+}
+
 /** A message the business sent, as the API's `Message` (the fields the inbox reads). */
 export interface InboxOutbound {
   id: string;
@@ -74,7 +103,24 @@ export interface InboxOutbound {
   type: string;
   providerMessageId: string | null;
   text?: { body: string } | undefined;
-  template?: { name: string; parameters: string[] } | undefined;
+  template?: { name: string; parameters?: string[] | undefined } | undefined;
+  image?: OutboundMedium | undefined;
+  video?: OutboundMedium | undefined;
+  audio?: OutboundMedium | undefined;
+  document?: OutboundMedium | undefined;
+  sticker?: OutboundMedium | undefined;
+  location?:
+    | {
+        latitude: number;
+        longitude: number;
+        name?: string | undefined;
+        address?: string | undefined;
+      }
+    | undefined;
+  interactive?: OutboundInteractive | undefined;
+  reaction?: { messageId: string; emoji: string } | undefined;
+  /** The message this one quotes (`msg_…`). */
+  context?: { messageId: string } | null | undefined;
   status: 'queued' | 'sent' | 'delivered' | 'read' | 'failed';
   error?: { code: string; title: string } | null | undefined;
   queuedAt: string;
@@ -123,13 +169,25 @@ const MEDIA_WORDS: Record<string, string> = {
   sticker: 'Sticker',
 };
 
+/** The medium of an outbound media message (image, video, audio, document, sticker). */
+export function outboundMedium(m: InboxOutbound): OutboundMedium | undefined {
+  return m.image ?? m.video ?? m.audio ?? m.document ?? m.sticker;
+}
+
+function outboundSummary(m: InboxOutbound): string {
+  if (m.text) return m.text.body;
+  if (m.template) return `Template ${m.template.name}`;
+  const medium = outboundMedium(m);
+  if (medium) return medium.caption || medium.filename || MEDIA_WORDS[m.type] || 'Media';
+  if (m.location) return m.location.name || 'Location';
+  if (m.interactive) return m.interactive.body?.text ?? 'Buttons';
+  if (m.reaction) return m.reaction.emoji ? `Reacted ${m.reaction.emoji}` : 'Removed a reaction';
+  return m.type;
+}
+
 /** A message in one line (a quote's excerpt, a preview): its text, else what kind it is. */
 export function summaryOf(m: InboxMessage): string {
-  if (!isInbound(m)) {
-    if (m.text) return m.text.body;
-    if (m.template) return `Template ${m.template.name}`;
-    return m.type;
-  }
+  if (!isInbound(m)) return outboundSummary(m);
   if (m.contentErased) return 'Content no longer kept';
   if (m.text) return m.text.body;
   if (m.media) return m.media.caption || m.media.filename || MEDIA_WORDS[m.type] || 'Media';
@@ -144,30 +202,45 @@ export function summaryOf(m: InboxMessage): string {
 }
 
 /**
- * The thread as shown: reactions taken out of the flow and attached to the message they name
- * (the newest reaction per person wins; an empty emoji removes it), everything else in time
- * order, oldest first.
+ * The thread as shown: reactions of both sides taken out of the flow and attached to the
+ * message they name (the newest reaction per side wins; an empty emoji removes it), everything
+ * else in time order, oldest first.
  */
 export function arrangeThread(messages: readonly InboxMessage[]): {
   bubbles: InboxMessage[];
-  reactionsOf: Map<string, string[]>;
+  reactionsOf: Map<string, Reaction[]>;
 } {
   const sorted = [...messages].sort((a, b) =>
     timeOf(a) === timeOf(b) ? (a.id < b.id ? -1 : 1) : timeOf(a) < timeOf(b) ? -1 : 1,
   );
   const byWamid = new Map<string, string>();
   for (const m of sorted) if (m.providerMessageId) byWamid.set(m.providerMessageId, m.id);
-  const latest = new Map<string, string>();
+  // Per message, the latest reaction of each side: theirs and ours.
+  const latest = new Map<string, { them?: string; you?: string }>();
   const bubbles: InboxMessage[] = [];
   for (const m of sorted) {
-    if (isInbound(m) && m.type === 'reaction' && m.reaction) {
-      const target = m.reaction.messageId ?? byWamid.get(m.reaction.providerMessageId);
-      if (target) latest.set(target, m.reaction.emoji);
+    if (m.type === 'reaction' && m.reaction) {
+      const by = isInbound(m) ? 'them' : 'you';
+      const target = isInbound(m)
+        ? (m.reaction.messageId ?? byWamid.get(m.reaction.providerMessageId))
+        : m.reaction.messageId;
+      if (target) latest.set(target, { ...latest.get(target), [by]: m.reaction.emoji });
       continue;
     }
     bubbles.push(m);
   }
-  const reactionsOf = new Map<string, string[]>();
-  for (const [target, emoji] of latest) if (emoji) reactionsOf.set(target, [emoji]);
+  const reactionsOf = new Map<string, Reaction[]>();
+  for (const [target, sides] of latest) {
+    const items: Reaction[] = [];
+    if (sides.them) items.push({ emoji: sides.them, by: 'them' });
+    if (sides.you) items.push({ emoji: sides.you, by: 'you' });
+    if (items.length > 0) reactionsOf.set(target, items);
+  }
   return { bubbles, reactionsOf };
+}
+
+/** A reaction on a message: the emoji and whose it is. */
+export interface Reaction {
+  emoji: string;
+  by: 'them' | 'you';
 }

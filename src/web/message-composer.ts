@@ -51,11 +51,26 @@ export interface ComposerForm {
   to?: string | undefined;
   text?: string | undefined;
   parameters: string[];
+  /** The inbox's reply buttons' titles, its list's button label and rows, a file's caption. */
+  buttons?: string[] | undefined;
+  listButton?: string | undefined;
+  rows?: string[] | undefined;
+  caption?: string | undefined;
 }
 
 /** The fields an error can stand next to; `parameter-<n>` is the variable {{n}}. */
 export type ComposerField =
-  'compose' | 'from' | 'contactId' | 'to' | 'text' | `parameter-${number}`;
+  | 'compose'
+  | 'from'
+  | 'contactId'
+  | 'to'
+  | 'text'
+  | `parameter-${number}`
+  | 'listButton'
+  | 'caption'
+  | 'file'
+  | `button-${number}`
+  | `row-${number}`;
 
 export type ComposerErrors = Partial<Record<ComposerField, string>>;
 

@@ -55,12 +55,40 @@ export async function messageLogPage(
       id: m.id,
       to: m.to,
       type: m.type,
+      kind: kindWords(m),
       status: m.status,
       createdAt: m.queuedAt,
       error: m.error ?? null,
     })),
     nextCursor,
   };
+}
+
+const KIND_WORDS: Record<string, string> = {
+  text: 'Text',
+  template: 'Template',
+  image: 'Photo',
+  video: 'Video',
+  audio: 'Audio',
+  document: 'Document',
+  sticker: 'Sticker',
+  location: 'Location',
+  contacts: 'Contacts',
+  reaction: 'Reaction',
+  interactive: 'Interactive',
+};
+const INTERACTIVE_WORDS: Record<string, string> = {
+  button: 'Buttons',
+  list: 'List',
+  cta_url: 'Link button',
+};
+
+/** A message's kind in words: its type, and for `interactive` which one (buttons, list, …). */
+export function kindWords(m: { type: string; interactive?: unknown }): string {
+  const sub = (m.interactive as { type?: unknown } | undefined)?.type;
+  if (m.type === 'interactive' && typeof sub === 'string' && INTERACTIVE_WORDS[sub])
+    return INTERACTIVE_WORDS[sub];
+  return KIND_WORDS[m.type] ?? m.type;
 }
 
 /**

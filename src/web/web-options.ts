@@ -4,6 +4,7 @@
  *
  * @see docs/architecture.md "web/"
  */
+import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AccountsService } from '../accounts/accounts-service.ts';
@@ -69,6 +70,18 @@ export interface WebRoutesOptions {
     log: MessagingReads;
     /** The composer's sends: the API's own send (checks, credit reservation, queue). */
     send: Pick<MessagingService, 'sendMessage'>;
+    /**
+     * The inbox's attachments: the API's own upload (`POST /messaging/media`: the type checked
+     * by content, the limits per kind, streamed to the provider from `phoneNumberId`). Throws
+     * the API's errors (e.g. a refused type or size, naming the limit). Absent: the inbox offers
+     * no file.
+     */
+    upload?:
+      | ((
+          portalId: number,
+          input: { phoneNumberId: string; fileName: string; file: Readable },
+        ) => Promise<InboxUpload>)
+      | undefined;
   };
   /** `/inbox`: conversations, threads, media and the changes heard from other instances. */
   inbox: InboxReads;
@@ -101,6 +114,18 @@ export interface BusinessAccountListing {
   wabaId: string;
   name?: string | undefined;
   phoneNumbers: { phoneNumberId: string; displayPhoneNumber: string; verifiedName?: string }[];
+}
+
+/** An uploaded medium, as the upload answers it. */
+export interface InboxUpload {
+  /** Our media id, `med_…`. */
+  id: string;
+  /** The type detected from the content. */
+  mimeType: string;
+  /** Bytes. */
+  size: number;
+  /** The kind detected, when the upload says. */
+  kind?: 'image' | 'video' | 'audio' | 'document' | 'sticker' | undefined;
 }
 
 export const HtmlPage = Type.String({ description: 'An HTML page (text/html).' });

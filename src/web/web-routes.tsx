@@ -21,6 +21,7 @@ import { contactsPages } from './contacts-routes.tsx';
 import { messagesPages } from './messages-page-routes.tsx';
 import { messagesSendRoutes } from './messages-send-routes.tsx';
 import { inboxReplyRoutes } from './inbox-reply-routes.ts';
+import { inboxRichRoutes } from './inbox-rich-routes.ts';
 import { inboxPages } from './inbox-routes.tsx';
 import { inboxStreamRoutes } from './inbox-stream-routes.tsx';
 import { settingsRoutes } from './settings-routes.tsx';
@@ -76,6 +77,7 @@ export async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): P
   await app.register(messagesSendRoutes, opts);
   await app.register(inboxPages, opts);
   await app.register(inboxReplyRoutes, opts);
+  await app.register(inboxRichRoutes, opts);
   await app.register(inboxStreamRoutes, opts);
   await app.register(webhooksPages, opts);
   await app.register(supportPages, opts);

@@ -4,7 +4,9 @@
  * real HTTP. A person writes "hello" from the sandbox phone (`POST /sandbox/inbound`) and the
  * open inbox shows the conversation within a second, without a reload; with the thread open, a
  * photo arrives the same way and shows inline through the page's media route. The reply typed in
- * the inbox reaches the sandbox phone. At 1280 px and at 390 px (list and thread as two views):
+ * the inbox reaches the sandbox phone; then a quoted reply, reply buttons (shown disabled), a
+ * reaction on the person's message and a PDF attached (uploaded, sent as a document, shown as
+ * its file name). At 1280 px and at 390 px (list and thread as two views, the list form open):
  * no horizontal overflow, no axe-core violation of impact serious or critical, no CSP violation.
  * Screenshots land in test-output/screenshots/inbox-*.png.
  */
@@ -30,7 +32,7 @@ const PERSON = '16505551234';
 
 for (const backend of backends())
   describe(`browser: /inbox (${backend.name})`, () => {
-    test('a person writes → the open inbox shows it without a reload; a photo inline; a reply reaches the phone; 1280 and 390 px', async (t) => {
+    test('a person writes → the open inbox shows it without a reload; a photo inline; a reply reaches the phone; quote, buttons, react, attach; 1280 and 390 px', async (t) => {
       const port = await freePort();
       const base = `http://localhost:${port}`;
       const provider = await startTestProvider(t, {
@@ -155,6 +157,59 @@ for (const backend of backends())
       assert.ok(onPhone(), 'the sandbox phone received the reply');
       await screenshot(page, 'inbox-02-replied-1280');
 
+      // Rich replies: quote the person's "hello", send buttons, react, attach a document.
+      const hello = page.locator('[data-testid=bubble-in]', { hasText: 'hello' });
+      await Promise.all([
+        page.waitForURL(/\?quote=msg_/),
+        hello.locator('[data-testid=quote-link]').click(),
+      ]);
+      assert.match((await page.textContent('[data-testid=quoting]')) ?? '', /hello/);
+      await page.fill('#r-text', 'Quoting you');
+      await Promise.all([
+        page.waitForURL((u) => u.hash.startsWith('#m-msg_')),
+        page.click('[data-testid=reply-send]'),
+      ]);
+      const quotedOut = page.locator('[data-testid=bubble-out]', { hasText: 'Quoting you' });
+      assert.match((await quotedOut.locator('.quote').textContent()) ?? '', /hello/);
+
+      await Promise.all([
+        page.waitForURL(/compose=buttons/),
+        page.click('[data-testid=mode-buttons]'),
+      ]);
+      await page.fill('#r-text', 'Keep the slot?');
+      await page.fill('#r-button-1', 'Confirm');
+      await page.fill('#r-button-2', 'Reschedule');
+      await Promise.all([
+        page.waitForURL((u) => u.hash.startsWith('#m-msg_')),
+        page.click('[data-testid=reply-send]'),
+      ]);
+      assert.ok(await page.isDisabled('[data-testid=interactive-button] button >> text=Confirm'));
+
+      await hello.locator('[data-testid=react] summary').click();
+      await Promise.all([
+        page.waitForURL((u) => u.hash.startsWith('#m-msg_')),
+        hello.locator('button[name=emoji][value="👍"]').click(),
+      ]);
+      assert.match((await hello.locator('ul.reactions').textContent()) ?? '', /👍[^]*from you/);
+
+      await Promise.all([page.waitForURL(/compose=file/), page.click('[data-testid=mode-file]')]);
+      await page.fill('#r-caption', 'Your invoice');
+      await page.setInputFiles('#r-file', {
+        name: 'invoice-42.pdf',
+        mimeType: 'application/pdf',
+        buffer: Buffer.from('%PDF-1.4\n1 0 obj <<>> endobj\ntrailer <<>>\n%%EOF\n'),
+      });
+      await Promise.all([
+        page.waitForURL((u) => u.hash.startsWith('#m-msg_')),
+        page.click('[data-testid=attach-send]'),
+      ]);
+      assert.equal(
+        await page.textContent('[data-testid=bubble-out] [data-testid=outbound-file]'),
+        'invoice-42.pdf',
+      );
+      await screenshot(page, 'inbox-05-rich-1280');
+      assert.deepEqual(await pageProblems(page), [], 'rich thread at 1280 px');
+
       // A phone: the list alone, then the thread alone with the way back.
       const phone = await signedIn(VIEWPORTS[1]);
       assert.ok(await phone.isVisible('[data-testid=conversations]'));
@@ -166,6 +221,10 @@ for (const backend of backends())
       assert.ok(await phone.isVisible('[data-testid=reply-form]'));
       await screenshot(phone, 'inbox-04-thread-390');
       assert.deepEqual(await pageProblems(phone), [], 'thread at 390 px');
+      await phone.goto(`${conversationUrl.split('#')[0]}?compose=list`);
+      await phone.locator('[data-testid=react] summary').first().click();
+      await screenshot(phone, 'inbox-06-list-form-390');
+      assert.deepEqual(await pageProblems(phone), [], 'rich thread and list form at 390 px');
       assert.deepEqual(problems, [], 'no CSP violation or page error');
     });
   });

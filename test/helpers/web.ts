@@ -58,10 +58,13 @@ export class Browser {
     );
   }
 
-  async post(url: string, form: Record<string, string | undefined>) {
+  /** Post a form; an array value repeats its field, as a form's same-named inputs do. */
+  async post(url: string, form: Record<string, string | string[] | undefined>) {
     const cookie = this.cookieHeader();
     const body = new URLSearchParams(
-      Object.entries(form).filter((e): e is [string, string] => e[1] !== undefined),
+      Object.entries(form).flatMap(([k, v]) =>
+        v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((one) => [k, one]),
+      ),
     ).toString();
     return this.keep(
       await this.app.inject({
@@ -70,6 +73,23 @@ export class Browser {
         payload: body,
         headers: {
           'content-type': 'application/x-www-form-urlencoded',
+          ...(cookie ? { cookie } : {}),
+        },
+      }),
+    );
+  }
+
+  /** Post a multipart form (fields in the order given, files as `File`s). */
+  async postMultipart(url: string, form: FormData) {
+    const cookie = this.cookieHeader();
+    const encoded = new Request('http://localhost/', { method: 'POST', body: form });
+    return this.keep(
+      await this.app.inject({
+        method: 'POST',
+        url,
+        payload: Buffer.from(await encoded.arrayBuffer()),
+        headers: {
+          'content-type': encoded.headers.get('content-type')!,
           ...(cookie ? { cookie } : {}),
         },
       }),

@@ -14,7 +14,9 @@ import {
   Bubble,
   ConversationLink,
   ConversationList,
+  MessageActions,
   Quote,
+  ReactionChoice,
   Reactions,
   SplitView,
   Thread,
@@ -30,10 +32,11 @@ import {
   titleOf,
   windowWords,
   type InboxConversation,
-  type InboxInbound,
   type InboxMessage,
 } from '../inbox-view.ts';
+import { REACTION_CHOICES } from '../inbox-compose.ts';
 import { ReplyBox, type ReplyView } from './inbox-reply.tsx';
+import { MessageContent } from './inbox-message.tsx';
 
 /** The conversation list, with a link to the next (older) page when there is one. */
 export function ConversationsPane(p: {
@@ -91,64 +94,14 @@ export function ConversationsPane(p: {
   );
 }
 
-function mediaHref(id: string): string {
-  return `/inbox/media/${encodeURIComponent(id)}`;
-}
-
-/** What an inbound message shows inside its bubble. */
-function InboundBody({ m }: { m: InboxInbound }) {
-  if (m.contentErased) return <p class="muted">The content is no longer kept.</p>;
-  if (m.media) {
-    const { media } = m;
-    return m.type === 'image' || m.type === 'sticker' ? (
-      <>
-        <img
-          src={mediaHref(media.id)}
-          alt={media.caption || (m.type === 'sticker' ? 'Sticker' : 'Photo')}
-          loading="lazy"
-          data-testid="inbound-image"
-        />
-        {media.caption && <p>{media.caption}</p>}
-      </>
-    ) : (
-      <>
-        <p>
-          <a href={mediaHref(media.id)} download data-testid="media-download">
-            Download {media.filename || summaryOf(m).toLowerCase()}
-          </a>{' '}
-          <span class="muted">({media.mimeType})</span>
-        </p>
-        {media.caption && <p>{media.caption}</p>}
-      </>
-    );
-  }
-  if (m.location) {
-    const { latitude, longitude, name, address } = m.location;
-    return (
-      <p>
-        📍 {[name, address].filter(Boolean).join(', ') || 'Location'}{' '}
-        <span class="muted">
-          ({latitude.toFixed(5)}, {longitude.toFixed(5)})
-        </span>
-      </p>
-    );
-  }
-  return <p>{summaryOf(m)}</p>;
-}
-
-function Content({ m }: { m: InboxMessage }) {
-  if (isInbound(m)) return <InboundBody m={m} />;
-  return (
-    <>
-      {m.template && !m.text && <p class="muted">Template {m.template.name}</p>}
-      <p>{m.text?.body ?? m.template?.parameters.join(' · ') ?? m.type}</p>
-      {m.status === 'failed' && m.error && <p class="error">Not delivered: {m.error.title}</p>}
-    </>
-  );
-}
-
 /** The thread's messages, oldest first; a quoted reply links to the message it quotes. */
-export function ThreadMessages(p: { messages: InboxMessage[]; now: Date }) {
+export function ThreadMessages(p: {
+  conversationId: string;
+  messages: InboxMessage[];
+  now: Date;
+  csrfToken: string;
+  windowOpen: boolean;
+}) {
   const { bubbles, reactionsOf } = arrangeThread(p.messages);
   const byId = new Map(bubbles.map((m) => [m.id, m]));
   const byWamid = new Map(
@@ -159,9 +112,13 @@ export function ThreadMessages(p: { messages: InboxMessage[]; now: Date }) {
     <Thread label="Messages" testid="thread">
       {bubbles.map((m) => {
         const ctx = isInbound(m) ? m.context : null;
-        const quoted =
-          ctx &&
-          (ctx.messageId ? byId.get(ctx.messageId) : byWamid.get(ctx.providerMessageId ?? ''));
+        const quotedId = isInbound(m) ? ctx?.messageId : m.context?.messageId;
+        const quoted = quotedId
+          ? byId.get(quotedId)
+          : ctx?.providerMessageId
+            ? byWamid.get(ctx.providerMessageId)
+            : undefined;
+        const reactions = reactionsOf.get(m.id) ?? [];
         return (
           <Bubble
             key={m.id}
@@ -170,23 +127,59 @@ export function ThreadMessages(p: { messages: InboxMessage[]; now: Date }) {
             direction={isInbound(m) ? 'in' : 'out'}
             time={shortTime(timeOf(m), p.now)}
             status={isInbound(m) ? undefined : m.status}
-            reactions={
-              <Reactions
-                items={(reactionsOf.get(m.id) ?? []).map((emoji) => ({ emoji, by: 'them' }))}
+            reactions={<Reactions items={reactions} />}
+            actions={
+              <BubbleActions
+                conversationId={p.conversationId}
+                messageId={m.id}
+                csrfToken={p.csrfToken}
+                windowOpen={p.windowOpen}
+                reacted={reactions.some((r) => r.by === 'you')}
               />
             }
           >
             {ctx?.forwarded && <p class="muted">Forwarded</p>}
-            {ctx && (ctx.messageId || ctx.providerMessageId) && (
+            {(quotedId || ctx?.providerMessageId) && (
               <Quote href={quoted ? `#m-${quoted.id}` : undefined}>
                 {quoted ? summaryOf(quoted) : 'A message not shown here'}
               </Quote>
             )}
-            <Content m={m} />
+            <MessageContent m={m} />
           </Bubble>
         );
       })}
     </Thread>
+  );
+}
+
+/** Under a message: quote it in the reply, and (inside the window) react to it. */
+function BubbleActions(p: {
+  conversationId: string;
+  messageId: string;
+  csrfToken: string;
+  windowOpen: boolean;
+  reacted: boolean;
+}) {
+  return (
+    <MessageActions>
+      <a
+        href={`/inbox/${p.conversationId}?quote=${p.messageId}#reply`}
+        data-testid="quote-link"
+        aria-label="Reply to this message"
+      >
+        Reply
+      </a>
+      {p.windowOpen && (
+        <ReactionChoice
+          action={`/inbox/${p.conversationId}/react`}
+          csrf={p.csrfToken}
+          messageId={p.messageId}
+          emojis={REACTION_CHOICES}
+          removable={p.reacted}
+          testid="react"
+        />
+      )}
+    </MessageActions>
   );
 }
 
@@ -196,6 +189,7 @@ export function ThreadPane(p: {
   messages: InboxMessage[];
   olderHref: string | null;
   now: Date;
+  csrfToken: string;
 }) {
   const c = p.conversation;
   const window = windowWords(c.windowExpiresAt, p.now);
@@ -213,7 +207,13 @@ export function ThreadPane(p: {
           <a href={p.olderHref}>Older messages</a>
         </p>
       )}
-      <ThreadMessages messages={p.messages} now={p.now} />
+      <ThreadMessages
+        conversationId={c.id}
+        messages={p.messages}
+        now={p.now}
+        csrfToken={p.csrfToken}
+        windowOpen={window.open}
+      />
     </>
   );
 }
@@ -277,6 +277,7 @@ export function InboxPage(p: InboxPageProps) {
                   messages={p.open.messages}
                   olderHref={p.open.olderHref}
                   now={p.now}
+                  csrfToken={p.signedIn.csrfToken}
                 />
               </div>
               <ReplyBox view={p.open.reply} csrfToken={p.signedIn.csrfToken} />

@@ -33,6 +33,8 @@ export interface LoggedMessage {
   id: string;
   to: string;
   type: string;
+  /** Its kind in words (Text, Template, Photo, Document, Buttons, List, Reaction, …). */
+  kind: string;
   status: string;
   /** When it was queued. */
   createdAt: string;
@@ -168,7 +170,14 @@ function Log(p: Pick<MessagesPageProps, 'log' | 'filters'>) {
               columns={[
                 { label: 'When (UTC)', cell: (m) => m.createdAt.slice(0, 16).replace('T', ' ') },
                 { label: 'To', cell: (m) => m.to },
-                { label: 'Type', cell: (m) => m.type },
+                {
+                  label: 'Kind',
+                  cell: (m) => (
+                    <Badge tone="neutral" testid={`kind-${m.type}`}>
+                      {m.kind}
+                    </Badge>
+                  ),
+                },
                 {
                   label: 'Status',
                   kind: 'text',
