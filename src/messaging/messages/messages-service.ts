@@ -54,10 +54,7 @@ export interface MessagingServiceDeps {
   /** Other features' steps of the provider's account signals (webhooks'). */
   signalSteps?: AccountSignalSteps;
   /** The provider (numbers and templates for the checks, sends, the cache a webhook drops). */
-  provider: Pick<
-    ProviderAdapter,
-    'catalog' | 'sendMessage' | 'invalidate' | 'cachedNumbers'
-  >;
+  provider: Pick<ProviderAdapter, 'catalog' | 'sendMessage' | 'invalidate' | 'cachedNumbers'>;
   prices: MessagingPrices;
   /** Sends per second per sender number on this instance. */
   ratePerNumber: number;

@@ -212,35 +212,7 @@ export function createProviderAdapter(deps: ProviderAdapterDeps) {
       templates.drop(portalId);
     },
 
-    /**
-     * One page of the WABA's templates, not cached.
-     *
-     * @throws AppError `not_connected`, `provider_error`, `provider_timeout`.
-     */
-    templatesPage: (
-      portalId: number,
-      wabaId: string,
-      opts: { after?: string; limit?: number },
-    ): Promise<Page<MessageTemplate>> =>
-      call(portalId, 'templates read', (cloud) => cloud.listTemplates(wabaId, opts)),
-
-    /**
-     * Submit a template for review in the WABA.
-     *
-     * @throws AppError `conflict` (name and language exist), `invalid_request`,
-     *   `not_connected`, `provider_error`, `provider_timeout`.
-     */
-    createTemplate: (portalId: number, wabaId: string, t: NewTemplate) =>
-      call(portalId, 'template creation', (cloud) => cloud.createTemplate(wabaId, t)),
-
-    /**
-     * Delete every language of the template `name` in the WABA.
-     *
-     * @throws AppError `not_found`, `invalid_request`, `not_connected`, `provider_error`,
-     *   `provider_timeout`.
-     */
-    deleteTemplate: (portalId: number, wabaId: string, name: string): Promise<void> =>
-      call(portalId, 'template deletion', (cloud) => cloud.deleteTemplate(wabaId, name)),
+    ...templateCalls(call),
 
     /**
      * Send one message from `phoneNumberId`; `bizOpaqueCallbackData` (Portico's message id)
@@ -272,6 +244,43 @@ export function createProviderAdapter(deps: ProviderAdapterDeps) {
       ),
 
     ...inboundCalls(withCloudApi, call),
+  };
+}
+
+/** The template management calls (not cached: the templates page and its forms). */
+function templateCalls(
+  call: <T>(portalId: number, what: string, fn: (cloud: CloudApi) => Promise<T>) => Promise<T>,
+) {
+  return {
+    /**
+     * One page of the WABA's templates, not cached.
+     *
+     * @throws AppError `not_connected`, `provider_error`, `provider_timeout`.
+     */
+    templatesPage: (
+      portalId: number,
+      wabaId: string,
+      opts: { after?: string; limit?: number },
+    ): Promise<Page<MessageTemplate>> =>
+      call(portalId, 'templates read', (cloud) => cloud.listTemplates(wabaId, opts)),
+
+    /**
+     * Submit a template for review in the WABA.
+     *
+     * @throws AppError `conflict` (name and language exist), `invalid_request`,
+     *   `not_connected`, `provider_error`, `provider_timeout`.
+     */
+    createTemplate: (portalId: number, wabaId: string, t: NewTemplate) =>
+      call(portalId, 'template creation', (cloud) => cloud.createTemplate(wabaId, t)),
+
+    /**
+     * Delete every language of the template `name` in the WABA.
+     *
+     * @throws AppError `not_found`, `invalid_request`, `not_connected`, `provider_error`,
+     *   `provider_timeout`.
+     */
+    deleteTemplate: (portalId: number, wabaId: string, name: string): Promise<void> =>
+      call(portalId, 'template deletion', (cloud) => cloud.deleteTemplate(wabaId, name)),
   };
 }
 

@@ -25,10 +25,7 @@ function mediaOf(
   return { id: providerMediaId(ref.mediaId) ?? '', ...filename };
 }
 
-function wireParameter(
-  p: TemplateParameter,
-  providerMediaId: ProviderMediaIdOf,
-): WireParameter {
+function wireParameter(p: TemplateParameter, providerMediaId: ProviderMediaIdOf): WireParameter {
   switch (p.type) {
     case 'text':
       return { type: 'text', text: p.text };
