@@ -181,7 +181,7 @@ describe('browser: /messages', () => {
       trs.map((tr) => tr.textContent ?? ''),
     );
     assert.equal(log.length, 1);
-    assert.match(log[0]!, /\+16505551234.*template.*read/);
+    assert.match(log[0]!, /\+16505551234.*Template.*read/);
     assert.match((await page.textContent('[data-testid=balance]')) ?? '', /\d/);
     const chart = await page.getAttribute('[data-testid=daily-chart] svg', 'aria-label');
     assert.match(chart ?? '', /1 read/);
