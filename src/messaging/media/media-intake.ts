@@ -132,7 +132,18 @@ async function countInto(stream: Readable, path: string): Promise<Counted> {
       done();
     },
   });
-  await pipeline(stream, counter, createWriteStream(path));
+  // Piped (not in the pipeline) so that a refusal leaves the part readable: the rest of it is
+  // read and dropped (the multipart limit bounds it), the request ends, and the client reads the
+  // refusal instead of waiting on a body nobody reads.
+  stream.on('error', (err) => counter.destroy(err));
+  stream.pipe(counter);
+  try {
+    await pipeline(counter, createWriteStream(path));
+  } catch (err) {
+    stream.unpipe(counter);
+    stream.resume();
+    throw err;
+  }
   return { size, head: head(), plainText };
 }
 
