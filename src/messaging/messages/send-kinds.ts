@@ -1,7 +1,7 @@
 /**
  * The checks of a send's kind that its schema cannot say (send-kinds-schemas.ts says the rest):
  * exactly one of `mediaId` and `link`; a `mediaId` that is the portal's, of the right kind, from
- * the sender number, and not expired; unique reply and row ids; ten rows in all, titled
+ * the sender number, and not expired; unique reply ids and titles, unique row ids; ten rows in all, titled
  * sections when there are several; a reaction's or a quote's message in this conversation.
  *
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages
@@ -50,9 +50,9 @@ async function checkMedium(
     throw invalid(`${field}.mediaId`, 'belongs to another sender number (`from`)');
 }
 
-/** Ids that must be unique within the message. */
-function checkUnique(field: string, ids: readonly string[]): void {
-  if (new Set(ids).size !== ids.length) throw invalid(field, 'must not repeat an id');
+/** Ids (or titles) that must be unique within the message. */
+function checkUnique(field: string, values: readonly string[], what = 'an id'): void {
+  if (new Set(values).size !== values.length) throw invalid(field, `must not repeat ${what}`);
 }
 
 async function checkInteractive(c: Checking, o: KindObject<'interactive'>): Promise<void> {
@@ -64,9 +64,16 @@ async function checkInteractive(c: Checking, o: KindObject<'interactive'>): Prom
     await checkMedium(c, `interactive.header.${header.type}`, header.type, ref);
   }
   if (o.type === 'button') {
+    const replies = o.action.buttons.map((b) => b.reply);
     checkUnique(
       'interactive.action.buttons',
-      o.action.buttons.map((b) => b.reply.id),
+      replies.map((r) => r.id),
+    );
+    // The person tells the buttons apart by their titles: the Cloud API refuses repeats.
+    checkUnique(
+      'interactive.action.buttons',
+      replies.map((r) => r.title),
+      'a title',
     );
   } else if (o.type === 'list') {
     const rows = o.action.sections.flatMap((s) => s.rows);
