@@ -11,7 +11,7 @@
 import { setMaxListeners } from 'node:events';
 import { randomBytes, randomInt } from 'node:crypto';
 import { MediaStore } from './cloud-media-store.ts';
-import { sampleTemplates } from './cloud-templates.ts';
+import { sampleTemplates } from './sample-templates.ts';
 
 /** How the emulated Cloud API paces itself (tests shorten the delays). */
 export interface CloudOptions {
@@ -25,7 +25,7 @@ export interface CloudOptions {
   sendAnswerDelayMs: number;
   /** How long a media download URL from `GET /{media-id}` works, in ms (5 minutes). */
   mediaUrlTtlMs: number;
-  /** Seed each WABA with the rich sample templates too (cloud-templates.ts; development). */
+  /** Seed each WABA with the rich sample templates too (sample-templates.ts; development). */
   sampleTemplates?: boolean;
 }
 
