@@ -278,7 +278,7 @@ async function composerRound(
   assert.match(messageId, /^msg_/);
   assert.match((await page.textContent('[data-testid=notice]')) ?? '', /The message is queued/);
   assert.equal(await page.getAttribute('[data-testid=notice-link]', 'href'), `#m-${messageId}`);
-  assert.match((await page.textContent(`#m-${messageId}`)) ?? '', /\+16505550100.*template/);
+  assert.match((await page.textContent(`#m-${messageId}`)) ?? '', /\+16505550100.*Template/);
   await screenshot(page, 'messages-05-sent-1280');
   assert.deepEqual(await pageProblems(page), [], 'sent at 1280 px');
   // The API's own send: the parameters as typed, the price held from the credit.
