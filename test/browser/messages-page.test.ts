@@ -329,5 +329,5 @@ async function composerRound(
     page.click('[data-testid=send]'),
   ]);
   const textId = new URL(page.url()).searchParams.get('message') ?? '';
-  assert.match((await page.textContent(`#m-${textId}`)) ?? '', /\+16505550100.*text/);
+  assert.match((await page.textContent(`#m-${textId}`)) ?? '', /\+16505550100.*Text/);
 }
