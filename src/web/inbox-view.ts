@@ -28,6 +28,14 @@ export interface InboxConversation {
   windowExpiresAt: string | null;
 }
 
+/** A location, sent or received (degrees). */
+export interface InboxLocation {
+  latitude: number;
+  longitude: number;
+  name?: string | undefined;
+  address?: string | undefined;
+}
+
 /** A message a person sent, as the API's `InboundMessage` (the fields the inbox reads). */
 export interface InboxInbound {
   id: string;
@@ -43,14 +51,7 @@ export interface InboxInbound {
         filename?: string | null | undefined;
       }
     | undefined;
-  location?:
-    | {
-        latitude: number;
-        longitude: number;
-        name?: string | undefined;
-        address?: string | undefined;
-      }
-    | undefined;
+  location?: InboxLocation | undefined;
   contacts?: readonly unknown[] | undefined;
   interactive?:
     | { buttonReply?: { title: string } | undefined; listReply?: { title: string } | undefined }
@@ -109,14 +110,7 @@ export interface InboxOutbound {
   audio?: OutboundMedium | undefined;
   document?: OutboundMedium | undefined;
   sticker?: OutboundMedium | undefined;
-  location?:
-    | {
-        latitude: number;
-        longitude: number;
-        name?: string | undefined;
-        address?: string | undefined;
-      }
-    | undefined;
+  location?: InboxLocation | undefined;
   interactive?: OutboundInteractive | undefined;
   reaction?: { messageId: string; emoji: string } | undefined;
   /** The message this one quotes (`msg_…`). */
