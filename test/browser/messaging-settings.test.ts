@@ -8,21 +8,13 @@
  * Screenshots: test-output/screenshots/messaging-settings-<step>-<width>.png.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import {
-  startSandboxProvider,
-  type SandboxProvider,
-} from '../../src/sandbox-provider/sandbox-provider.tsx';
-import {
   CHROMIUM_ARGS,
+  developmentSetup,
+  portalWithAdmin,
   CHROMIUM_PATH,
-  cli,
-  freePort,
   pageProblems,
   screenshot,
   startPortico,
@@ -33,62 +25,24 @@ const PASSWORD = 'correct horse battery staple';
 const WIDTHS = [1280, 390] as const;
 
 describe('browser: the Messaging section of /settings at 1280 px and 390 px', () => {
-  let sandbox: SandboxProvider;
   let browser: Browser;
   let appUrl: string;
   const suite = suiteCleanup();
-  const dataDir = mkdtempSync(join(tmpdir(), 'portico-messaging-settings-'));
   const emailAt = (width: number) => `owner${width}@acme.test`;
   const codeAt = (width: number) => (width === 1280 ? '5656' : '5657');
   const problems: string[] = [];
 
   before(async () => {
-    const port = await freePort();
-    appUrl = `http://localhost:${port}`;
-    const appId = `1${randomBytes(5).readUIntBE(0, 5)}`;
-    const appSecret = randomBytes(24).toString('hex');
-    const redirectUri = `${appUrl}/api/auth/partner/callback`;
-    sandbox = await startSandboxProvider({
-      host: '127.0.0.1',
-      port: 0,
-      apps: [{ appId, appSecret, redirectUris: [redirectUri], name: 'Portico (settings)' }],
-    });
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      NODE_ENV: 'development',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'info',
-      APP_BASE_URL: appUrl,
-      PROVIDER_APP_ID: appId,
-      PROVIDER_APP_SECRET: appSecret,
-      PROVIDER_AUTHORIZATION_BASE_URL: sandbox.url,
-      PROVIDER_GRAPH_BASE_URL: sandbox.url,
-      PROVIDER_REDIRECT_URI: redirectUri,
-      PROVIDER_HEALTH_CHECK_INTERVAL_MS: '0',
-      TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-    };
+    const setup = await developmentSetup(suite, { name: 'Portico (settings)' });
+    ({ appUrl } = setup);
+    const { env } = setup;
     // One portal per width: each starts from the defaults.
-    for (const width of WIDTHS) {
-      await cli(suite, env, [
-        'portal',
-        'create',
-        '--name',
-        'Acme',
-        '--admin-email',
-        emailAt(width),
-        '--code',
-        codeAt(width),
-        '--json',
-      ]);
-      await cli(
-        suite,
-        env,
-        ['user', 'set-password', '--portal', codeAt(width), '--email', emailAt(width)],
-        `${PASSWORD}\n`,
-      );
-    }
+    for (const width of WIDTHS)
+      await portalWithAdmin(suite, env, {
+        email: emailAt(width),
+        code: codeAt(width),
+        password: PASSWORD,
+      });
     await startPortico(suite, env);
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   });
@@ -96,8 +50,6 @@ describe('browser: the Messaging section of /settings at 1280 px and 390 px', ()
   after(async () => {
     await browser?.close();
     await suite.run();
-    await sandbox?.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   async function pageAt(width: number): Promise<Page> {

@@ -11,27 +11,20 @@
  * Screenshots: test-output/screenshots/tour-<page>-<width>.png.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import {
-  startSandboxProvider,
-  type SandboxProvider,
-} from '../../src/sandbox-provider/sandbox-provider.tsx';
+import type { SandboxProvider } from '../../src/sandbox-provider/sandbox-provider.tsx';
 import type { VIEWPORTS } from '../helpers/browser.ts';
 import {
   CHROMIUM_ARGS,
+  developmentSetup,
+  portalWithAdmin,
   CHROMIUM_PATH,
-  cli,
-  freePort,
   pageProblems,
   screenshot,
   startPortico,
 } from '../helpers/browser.ts';
-import { spawnedServerEnv, suiteCleanup } from '../helpers/spawn.ts';
+import { suiteCleanup } from '../helpers/spawn.ts';
 
 const PASSWORD = 'correct horse battery staple';
 const CSV =
@@ -52,41 +45,14 @@ export function pagesTour(viewports: readonly (typeof VIEWPORTS)[number][]): voi
     let appUrl: string;
     let port: number;
     const suite = suiteCleanup();
-    const dataDir = mkdtempSync(join(tmpdir(), 'portico-tour-'));
     const email = 'tour@acme.test';
     const problems: string[] = [];
 
     before(async () => {
-      port = await freePort();
-      appUrl = `http://localhost:${port}`;
-      const appId = `1${randomBytes(5).readUIntBE(0, 5)}`;
-      const appSecret = randomBytes(24).toString('hex');
-      const redirectUri = `${appUrl}/api/auth/partner/callback`;
-      sandbox = await startSandboxProvider({
-        host: '127.0.0.1',
-        port: 0,
-        apps: [{ appId, appSecret, redirectUris: [redirectUri], name: 'Portico (tour)' }],
-      });
-      const env = spawnedServerEnv(
-        { NODE_ENV: 'development', PORT: String(port), DATA_DIR: dataDir, APP_BASE_URL: appUrl },
-        { url: sandbox.url, appId, appSecret, redirectUri },
-      );
-      await cli(suite, env, [
-        'portal',
-        'create',
-        '--name',
-        'Acme',
-        '--admin-email',
-        email,
-        '--code',
-        '4343',
-      ]);
-      await cli(
-        suite,
-        env,
-        ['user', 'set-password', '--portal', '4343', '--email', email],
-        `${PASSWORD}\n`,
-      );
+      const setup = await developmentSetup(suite, { name: 'Portico (tour)' });
+      ({ sandbox, appUrl, port } = setup);
+      const { env } = setup;
+      await portalWithAdmin(suite, env, { email, code: '4343', password: PASSWORD });
       await startPortico(suite, env);
       browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
     });
@@ -94,8 +60,6 @@ export function pagesTour(viewports: readonly (typeof VIEWPORTS)[number][]): voi
     after(async () => {
       await browser?.close();
       await suite.run();
-      await sandbox?.close();
-      rmSync(dataDir, { recursive: true, force: true });
     });
 
     /** A new signed-in page at `width` (its own cookies); CSP violations are collected. */

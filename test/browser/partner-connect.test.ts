@@ -6,25 +6,20 @@
  * Screenshots of every page land in test-output/screenshots/ for people to look at.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import {
-  startSandboxProvider,
-  type SandboxProvider,
-} from '../../src/sandbox-provider/sandbox-provider.tsx';
+import type { SandboxProvider } from '../../src/sandbox-provider/sandbox-provider.tsx';
 import {
   CHROMIUM_ARGS,
+  developmentSetup,
+  portalWithAdmin,
   CHROMIUM_PATH,
-  cli,
-  freePort,
   SCREENSHOTS,
   startPortico,
 } from '../helpers/browser.ts';
-import { spawnedServerEnv, suiteCleanup } from '../helpers/spawn.ts';
+import { suiteCleanup } from '../helpers/spawn.ts';
 
 const PASSWORD = 'correct horse battery staple';
 /** The connection card's status line (the provider named as in development: the sandbox). */
@@ -37,7 +32,6 @@ describe('browser: sign in, connect, cancel, decline, disconnect, remove the app
   let appUrl: string;
   // Every process is registered here as it is spawned, and stopped in `after` whatever happened.
   const suite = suiteCleanup();
-  const dataDir = mkdtempSync(join(tmpdir(), 'portico-browser-'));
   const email = 'owner@acme.test';
   const consoleErrors: string[] = [];
   const portalCode = '7007';
@@ -47,46 +41,13 @@ describe('browser: sign in, connect, cancel, decline, disconnect, remove the app
 
   before(async () => {
     mkdirSync(SCREENSHOTS, { recursive: true });
-    const port = await freePort();
-    appUrl = `http://localhost:${port}`;
-    const appId = `1${randomBytes(5).readUIntBE(0, 5)}`;
-    providerAppId = appId;
-    const appSecret = randomBytes(24).toString('hex');
-    const redirectUri = `${appUrl}/api/auth/partner/callback`;
-    sandbox = await startSandboxProvider({
-      host: '127.0.0.1',
-      port: 0,
-      apps: [
-        {
-          appId,
-          appSecret,
-          redirectUris: [redirectUri],
-          name: 'Portico (browser test)',
-          deauthorizeCallbackUrl: `${appUrl}/api/auth/partner/deauthorize`,
-          dataDeletionCallbackUrl: `${appUrl}/api/auth/partner/data-deletion`,
-        },
-      ],
+    const setup = await developmentSetup(suite, {
+      name: 'Portico (browser test)',
+      callbacks: true,
     });
-    const env = spawnedServerEnv(
-      { NODE_ENV: 'development', PORT: String(port), DATA_DIR: dataDir, APP_BASE_URL: appUrl },
-      { url: sandbox.url, appId, appSecret, redirectUri },
-    );
-    await cli(suite, env, [
-      'portal',
-      'create',
-      '--name',
-      'Acme',
-      '--admin-email',
-      email,
-      '--code',
-      portalCode,
-    ]);
-    await cli(
-      suite,
-      env,
-      ['user', 'set-password', '--portal', portalCode, '--email', email],
-      `${PASSWORD}\n`,
-    );
+    ({ sandbox, appUrl, appId: providerAppId } = setup);
+    const { env } = setup;
+    await portalWithAdmin(suite, env, { email, code: portalCode, password: PASSWORD });
     await startPortico(suite, env);
     browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
   });
@@ -94,8 +55,6 @@ describe('browser: sign in, connect, cancel, decline, disconnect, remove the app
   after(async () => {
     await browser?.close();
     await suite.run();
-    await sandbox?.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   async function shot(page: Page, name: string) {

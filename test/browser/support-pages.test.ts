@@ -9,21 +9,14 @@
  * Screenshots: test-output/screenshots/support-<page>-<width>.png.
  */
 import assert from 'node:assert/strict';
-import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import {
-  startSandboxProvider,
-  type SandboxProvider,
-} from '../../src/sandbox-provider/sandbox-provider.tsx';
-import {
   CHROMIUM_ARGS,
+  developmentSetup,
+  portalWithAdmin,
   CHROMIUM_PATH,
   cli,
-  freePort,
   pageProblems,
   screenshot,
   startPortico,
@@ -35,61 +28,24 @@ const WIDTHS = [1280, 390] as const;
 const NOTE = 'NOTE-MARKER-browser';
 
 describe('browser: /support and the agent console at 1280 px and 390 px', () => {
-  let sandbox: SandboxProvider;
   let browser: Browser;
   let appUrl: string;
   let token: string;
   const suite = suiteCleanup();
-  const dataDir = mkdtempSync(join(tmpdir(), 'portico-support-'));
   const email = 'help@acme.test';
   const agentEmail = 'ada@operator.test';
   const problems: string[] = [];
 
   before(async () => {
-    const port = await freePort();
-    appUrl = `http://localhost:${port}`;
-    const appId = `1${randomBytes(5).readUIntBE(0, 5)}`;
-    const appSecret = randomBytes(24).toString('hex');
-    const redirectUri = `${appUrl}/api/auth/partner/callback`;
-    sandbox = await startSandboxProvider({
-      host: '127.0.0.1',
-      port: 0,
-      apps: [{ appId, appSecret, redirectUris: [redirectUri], name: 'Portico (support)' }],
-    });
-    const env: NodeJS.ProcessEnv = {
-      PATH: process.env.PATH,
-      NODE_ENV: 'development',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      DATA_DIR: dataDir,
-      LOG_LEVEL: 'info',
-      APP_BASE_URL: appUrl,
-      PROVIDER_APP_ID: appId,
-      PROVIDER_APP_SECRET: appSecret,
-      PROVIDER_AUTHORIZATION_BASE_URL: sandbox.url,
-      PROVIDER_GRAPH_BASE_URL: sandbox.url,
-      PROVIDER_REDIRECT_URI: redirectUri,
-      PROVIDER_HEALTH_CHECK_INTERVAL_MS: '0',
-      TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
-    };
-    const created = await cli(suite, env, [
-      'portal',
-      'create',
-      '--name',
-      'Acme',
-      '--admin-email',
+    const setup = await developmentSetup(suite, { name: 'Portico (support)' });
+    ({ appUrl } = setup);
+    const { env } = setup;
+    const created = await portalWithAdmin(suite, env, {
       email,
-      '--code',
-      '5454',
-      '--json',
-    ]);
+      code: '5454',
+      password: PASSWORD,
+    });
     token = (JSON.parse(created) as { token: string }).token;
-    await cli(
-      suite,
-      env,
-      ['user', 'set-password', '--portal', '5454', '--email', email],
-      `${PASSWORD}\n`,
-    );
     await cli(
       suite,
       env,
@@ -103,8 +59,6 @@ describe('browser: /support and the agent console at 1280 px and 390 px', () => 
   after(async () => {
     await browser?.close();
     await suite.run();
-    await sandbox?.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   async function pageAt(width: number): Promise<Page> {

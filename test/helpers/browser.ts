@@ -1,15 +1,22 @@
 /**
  * What the browser suites share: Debian's Chromium launch arguments, the screenshot folder,
- * a free port, the admin CLI and Portico started as `npm start` would (child processes, killed
- * by the suite's cleanup, every wait with a deadline).
+ * a free port, a development Portico's sandbox and environment, the admin CLI and Portico
+ * started as `npm start` would (child processes, killed by the suite's cleanup, every wait with
+ * a deadline).
  */
-import { mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { ROOT } from './root.ts';
-import { builtEntry, spawnNode, type Hookable, type Spawned } from './spawn.ts';
+import {
+  startSandboxProvider,
+  type SandboxProvider,
+} from '../../src/sandbox-provider/sandbox-provider.tsx';
+import { builtEntry, spawnedServerEnv, spawnNode, type Hookable, type Spawned } from './spawn.ts';
 
 /** Where the browser suites save their screenshots (people look at them). */
 export const SCREENSHOTS = join(ROOT, 'test-output', 'screenshots');
@@ -116,4 +123,87 @@ export async function pageProblems(page: Page): Promise<string[]> {
           .join('; ')})`,
     );
   return [...layout, ...serious];
+}
+
+/** A development Portico's set-up before it starts: its sandbox and its environment. */
+export interface DevelopmentSetup {
+  sandbox: SandboxProvider;
+  /** The sandbox app's id (what the provider's callbacks name). */
+  appId: string;
+  /** `http://localhost:<port>`: the APP_BASE_URL a person opens. */
+  appUrl: string;
+  port: number;
+  /** The server's (and the CLI's) whole environment, as `npm start` runs it in development. */
+  env: NodeJS.ProcessEnv;
+}
+
+/**
+ * A sandbox provider with one app (`name`, the callbacks when asked) for a Portico at a free
+ * port, and that Portico's environment over a data directory of its own. The sandbox and the
+ * directory go with `suite`'s clean-up, after the processes it stops.
+ */
+export async function developmentSetup(
+  suite: Hookable,
+  app: { name: string; callbacks?: boolean },
+): Promise<DevelopmentSetup> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'portico-browser-'));
+  suite.after(() => rmSync(dataDir, { recursive: true, force: true }));
+  const port = await freePort();
+  const appUrl = `http://localhost:${port}`;
+  const appId = `1${randomBytes(5).readUIntBE(0, 5)}`;
+  const appSecret = randomBytes(24).toString('hex');
+  const redirectUri = `${appUrl}/api/auth/partner/callback`;
+  const sandbox = await startSandboxProvider({
+    host: '127.0.0.1',
+    port: 0,
+    apps: [
+      {
+        appId,
+        appSecret,
+        redirectUris: [redirectUri],
+        name: app.name,
+        ...(app.callbacks && {
+          deauthorizeCallbackUrl: `${appUrl}/api/auth/partner/deauthorize`,
+          dataDeletionCallbackUrl: `${appUrl}/api/auth/partner/data-deletion`,
+        }),
+      },
+    ],
+  });
+  suite.after(() => sandbox.close());
+  const env = spawnedServerEnv(
+    { NODE_ENV: 'development', PORT: String(port), DATA_DIR: dataDir, APP_BASE_URL: appUrl },
+    { url: sandbox.url, appId, appSecret, redirectUri },
+  );
+  return { sandbox, appId, appUrl, port, env };
+}
+
+/**
+ * A portal with its main administrator, who can sign in with `password`, made with the CLI as
+ * the README does (before the server starts: the CLI opens the data directory itself).
+ *
+ * @returns what `portal create --json` printed (its `token` among it).
+ */
+export async function portalWithAdmin(
+  suite: Hookable,
+  env: NodeJS.ProcessEnv,
+  admin: { email: string; code: string; password: string },
+): Promise<string> {
+  const created = await cli(suite, env, [
+    'portal',
+    'create',
+    '--name',
+    'Acme',
+    '--admin-email',
+    admin.email,
+    '--code',
+    admin.code,
+    '--json',
+  ]);
+  await cli(
+    suite,
+    env,
+    ['user', 'set-password', '--portal', admin.code, '--email', admin.email],
+    `${admin.password}\n`,
+  );
+  return created;
 }
