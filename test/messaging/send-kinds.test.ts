@@ -7,7 +7,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { freeFormOutbound } from '../../src/messaging/delivery/outbound-wire.ts';
 import { findSendableMedium } from '../../src/messaging/media/outbound-media.ts';
+import type { MessageRow } from '../../src/messaging/messages/messages-repository.ts';
 import { personWrites, type Written } from '../helpers/inbound.ts';
 import { png, upload } from '../helpers/media.ts';
 import { eventually } from '../helpers/instances.ts';
@@ -359,3 +361,12 @@ for (const backend of backends()) {
     });
   });
 }
+
+test("a text's previewUrl reaches the wire as preview_url", () => {
+  const row = { to: TO, type: 'text' } as MessageRow;
+  const ids = { media: new Map<string, string>(), wamids: new Map<string, string>() };
+  assert.deepEqual(
+    freeFormOutbound(row, { text: { body: 'See https://example.com', previewUrl: true } }, ids),
+    { to: TO, type: 'text', text: { body: 'See https://example.com', preview_url: true } },
+  );
+});
