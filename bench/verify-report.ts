@@ -21,7 +21,7 @@ export const GUARDS = {
   cpuRatioToLogged: 1.25,
   maxRssMb: 160,
   startRestartMs: 1500,
-  /** Not a guard of this round; reported against the earlier goal. */
+  /** Reported against its goal, not a guard. */
   startEmptyMs: 3000,
   cliWallMs: 600,
   revocationWorstMs: 50,

@@ -13,7 +13,7 @@
  * Node would otherwise load file by file: typebox (about 700 modules), drizzle-orm and
  * libphonenumber-js (about 80). Inlined, typebox and drizzle cost about 20 ms at start instead
  * of about 200 ms, libphonenumber-js about 100 ms of CPU less (measured with
- * `node dist/main.js`; docs/decisions.md "Speed"). CommonJS packages stay external: they
+ * `node dist/main.js`; docs/decisions/0019-speed.md). CommonJS packages stay external: they
  * would need a `require` shim, and some locate files beside themselves.
  *
  * Usage: node scripts/bundle.mjs <outdir> <entry>...

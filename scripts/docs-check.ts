@@ -6,7 +6,11 @@
  * - every `@see docs/…` in the code names a file of docs/, and the section it quotes
  *   (`@see docs/<file>.md "Title"`) or its `#anchor` a heading of that file;
  * - every source file a doc names in backticks (`send-rules.ts`) exists under src/, test/,
- *   bench/ or scripts/;
+ *   bench/ or scripts/, and a path with a folder (`partner/oauth/state.ts`) names that very path;
+ * - every pointer in prose or comments, in the docs and the code alike: a Markdown file named in
+ *   text (`docs/webhooks.md`, `README.md "Two commands"`, `decisions.md#…`) exists in the
+ *   repository, and the sections it quotes or its anchor are headings of that file; a source
+ *   path under a folder of src/ (`messaging/delivery/delivery-worker.ts`) exists;
  * - every generated reference (scripts/references.ts) is what its generator writes now.
  *
  * Usage: node --import tsx scripts/docs-check.ts [--write]   (--write regenerates the references)
@@ -85,7 +89,8 @@ function checkMarkdown(file: string, sources: Set<string>): void {
     }
     if (token.type === 'codespan') {
       const name = (token as Tokens.Codespan).text;
-      if (/^[\w./-]+\.tsx?$/.test(name) && !sources.has(name) && !sources.has(basename(name))) {
+      const known = name.includes('/') ? isSourcePath(name) : sources.has(basename(name));
+      if (/^[\w./-]+\.tsx?$/.test(name) && !known) {
         problems.push(`${file}: names \`${name}\`, which is no file of the repository`);
       }
     }
@@ -116,6 +121,57 @@ function checkSeeTags(file: string): void {
   }
 }
 
+/**
+ * A Markdown file named in text, with the anchor or the quoted section titles that follow it:
+ * `docs/webhooks.md`, `README.md "Two commands"`, `README "What is where"`, `decisions.md#…`. A bare
+ * `README` counts only with a title or an anchor (otherwise it is just the word).
+ */
+const POINTER =
+  /(?<![\w/.:@-])((?:\.\.?\/)*(?:[\w-]+\/)*[\w-]+\.md|README(?='s "| "|#))(?:'s)?(#[\w-]+)?((?:,? *"[^"\n]+")*)/g;
+
+/** A source path under one of src/'s folders or a top-level folder, named in text. */
+const SOURCE_PATH = /(?<![\w/.:@-])((?:[\w-]+\/)+[\w.-]+\.tsx?)\b/g;
+
+/** Whether `path` is a source file's path, whole or its tail below a folder (`inbound/x.ts`). */
+function isSourcePath(path: string): boolean {
+  return sources.has(path) || [...sources].some((source) => source.endsWith(`/${path}`));
+}
+
+/** Where a Markdown file named in text in `file` can be: beside it, at the root, under docs/. */
+function resolvePointer(file: string, path: string): string | undefined {
+  const named = path === 'README' ? 'README.md' : path;
+  return [resolve(ROOT, dirname(file), named), join(ROOT, named), join(ROOT, 'docs', named)].find(
+    (candidate) => candidate.startsWith(ROOT + '/') && existsSync(candidate),
+  );
+}
+
+function checkPointers(file: string, topFolders: Set<string>): void {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  for (const match of text.matchAll(POINTER)) {
+    const [whole, path = '', anchor, titles = ''] = match;
+    // Markdown links are the link check's; a bare README with nothing after it is the word.
+    if (file.endsWith('.md') && text.slice(0, match.index).endsWith('](')) continue;
+    if (path === 'README' && !anchor && titles === '') continue;
+    const target = resolvePointer(file, path);
+    if (!target) {
+      problems.push(`${file}: names ${path}, which is no file of the repository`);
+      continue;
+    }
+    const headings = headingsOf(target);
+    if (anchor && !headings.slugs.has(anchor.slice(1))) {
+      problems.push(`${file}: ${whole.trim()}: no heading with that anchor`);
+    }
+    for (const [, title = ''] of titles.matchAll(/"([^"]+)"/g)) {
+      if (!headings.texts.has(title)) problems.push(`${file}: ${path} "${title}": no such section`);
+    }
+  }
+  for (const [, path = ''] of text.matchAll(SOURCE_PATH)) {
+    const top = path.split('/')[0] ?? '';
+    if (!topFolders.has(top) || isSourcePath(path)) continue;
+    problems.push(`${file}: names ${path}, which is no file of the repository`);
+  }
+}
+
 async function checkReferences(write: boolean): Promise<void> {
   for (const reference of REFERENCES) {
     const wanted = await reference.generate();
@@ -133,17 +189,26 @@ async function checkReferences(write: boolean): Promise<void> {
 
 const files = repoFiles();
 const sources = new Set<string>();
+/** The folders a source path in text may start with: the top-level ones and src/'s. */
+const topFolders = new Set(['src', 'test', 'bench', 'scripts']);
 for (const f of files) {
   if (/^(src|test|bench|scripts)\/.*\.tsx?$/.test(f)) {
     sources.add(f);
     sources.add(relative('src', f));
     sources.add(basename(f));
   }
+  const srcFolder = /^src\/([\w-]+)\//.exec(f)?.[1];
+  if (srcFolder) topFolders.add(srcFolder);
 }
 await checkReferences(process.argv.includes('--write'));
 for (const f of files) {
-  if (/^(README\.md|docs\/.*\.md)$/.test(f)) checkMarkdown(f, sources);
-  if (/^(src|test|bench|scripts)\/.*\.(ts|tsx|mjs|cjs|js)$/.test(f)) checkSeeTags(f);
+  const isDoc = /^(README\.md|docs\/.*\.md)$/.test(f);
+  const isCode = /^(src|test|bench|scripts)\/.*\.(ts|tsx|mjs|cjs|js)$/.test(f);
+  if (isDoc) checkMarkdown(f, sources);
+  if (isCode) checkSeeTags(f);
+  // This checker's own examples, and the generator whose links are checked in what it writes.
+  const exempt = f === 'scripts/docs-check.ts' || f === 'scripts/references.ts';
+  if ((isDoc || isCode) && !exempt) checkPointers(f, topFolders);
 }
 if (problems.length > 0) {
   process.stderr.write(`${problems.join('\n')}\n${problems.length} problem(s) in the docs\n`);

@@ -1,6 +1,6 @@
 /**
  * The table of operator commands, in the order `--help` lists them: the one source of the CLI's
- * program, the admin socket and docs/cli.md. The CLI runs a command either in its own process
+ * program, the admin socket and docs/reference/cli.md. The CLI runs a command either in its own process
  * (when it can open the storage) or hands it to the running server over the admin socket; both
  * paths call `runCommand` with the same arguments.
  *
@@ -63,7 +63,7 @@ export const GROUPS: Record<string, string> = {
   tickets: "every portal's support tickets (the agents' side)",
 };
 
-/** Every command, in the order `--help` and docs/cli.md list them. */
+/** Every command, in the order `--help` and docs/reference/cli.md list them. */
 export const COMMANDS: readonly AdminCommand[] = [
   migrate,
   dbDump,

@@ -3,7 +3,7 @@
  * CLI and sent as import batches of 1,000 rows (one transaction each), so the same command
  * serves the CLI's own storage and a running server's admin socket.
  *
- * @see README.md "CRM contacts"
+ * @see docs/reference/external-api.md "The capability areas"
  * @see docs/reference/cli.md
  */
 import { readFileSync } from 'node:fs';

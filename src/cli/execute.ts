@@ -2,7 +2,7 @@
  * Running one admin command for the CLI: where the storage is (and saying so), handing the
  * command to a running server or opening the storage here, and printing the result.
  *
- * @see README.md "Admin CLI"
+ * @see docs/reference/cli.md
  */
 import { existsSync } from 'node:fs';
 import type { Static, TObject } from 'typebox';

@@ -8,7 +8,7 @@
  * `conflict`); 2 usage or configuration (`usage`, `config`); 3 the command could not run
  * (`storage`, or a service's 5xx code such as `unavailable`).
  *
- * @see README.md "Admin CLI"
+ * @see docs/reference/cli.md
  */
 import { CommanderError } from 'commander';
 import { AppError, ConfigError, ERROR_STATUS, UsageError } from '../platform/errors.ts';

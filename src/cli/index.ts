@@ -10,7 +10,7 @@
  * "message"}}`; the exit status says which kind (failure.ts): 0 done; 1 refused; 2 usage or
  * configuration; 3 the command could not run.
  *
- * @see README.md "Admin CLI"
+ * @see docs/reference/cli.md
  */
 import { CommanderError } from 'commander';
 import { loadDotEnv } from '../config.ts';

@@ -4,7 +4,7 @@
  * MESSAGING_CURRENCY; a webhook signing secret is printed only by `add` and `rotate-secret`,
  * once.
  *
- * @see README.md "Messaging", "Webhooks"
+ * @see docs/webhooks.md
  * @see docs/reference/cli.md
  */
 import { Type } from 'typebox';

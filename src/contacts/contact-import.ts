@@ -3,7 +3,7 @@
  * reported and skipped; the valid ones land together or not at all. Within one request a phone
  * that appears twice is written once, from its last row; the earlier rows are reported.
  *
- * @see README.md "CRM contacts", import
+ * @see docs/reference/external-api.md "The capability areas", import
  */
 import { recordInitialConsent, runConsentSteps, type OptedOutStep } from './consent-steps.ts';
 import type { Database } from '../db/client.ts';

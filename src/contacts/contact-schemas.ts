@@ -3,7 +3,7 @@
  * definition). The import validates each row with the same `ContactFieldsSchema`, compiled by
  * TypeBox, so a row is refused for exactly what a single create would refuse.
  *
- * @see README.md "CRM contacts"
+ * @see docs/reference/external-api.md "The capability areas"
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { CONSENT_SOURCES, CONSENT_STATES } from '../db/schema/contacts.ts';

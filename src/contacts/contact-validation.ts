@@ -3,7 +3,7 @@
  * import row (TypeBox's compiled checker over the same schema): each failure becomes one
  * `{field, message}` a person can act on.
  *
- * @see README.md "CRM contacts"
+ * @see docs/reference/external-api.md "The capability areas"
  */
 import { Compile } from 'typebox/compile';
 import { AppError, type ErrorDetail } from '../platform/errors.ts';

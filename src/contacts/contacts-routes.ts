@@ -3,7 +3,7 @@
  * failures use the contacts' own messages (contact-validation.ts), so a route's 400 and an
  * import row's failure read alike.
  *
- * @see README.md "CRM contacts"
+ * @see docs/reference/external-api.md "The capability areas"
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';

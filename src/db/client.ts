@@ -74,7 +74,7 @@ export interface DatabaseTimeouts {
   connectMs: number;
 }
 
-/** The defaults of the DATABASE_*_TIMEOUT_MS variables (README "Configuration"). */
+/** The defaults of the DATABASE_*_TIMEOUT_MS variables (docs/reference/configuration.md). */
 export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
   statementMs: 15_000,
   lockMs: 5_000,

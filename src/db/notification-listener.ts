@@ -13,7 +13,7 @@
  *   transaction commits. Never drops.
  *
  * Note for deployments: LISTEN needs a session, so `DATABASE_URL` must not point at a pooler
- * in transaction mode (PgBouncer's default) for this connection. See docs/deployment.md.
+ * in transaction mode (PgBouncer's default) for this connection. See docs/how-to/deploy.md.
  *
  * @see https://www.postgresql.org/docs/current/sql-listen.html
  * @see https://pglite.dev/docs/api#listen

@@ -1,6 +1,6 @@
 /**
  * The last pass over the OpenAPI document `@fastify/swagger` builds from the route schemas, so
- * that generated clients get names and enums (docs/architecture.md "The OpenAPI document"):
+ * that generated clients get names and enums (docs/architecture.md "external-api/"):
  *
  * - every schema with a `title` (`Type.Object({...}, { title: 'Ticket' })`) moves to
  *   `components.schemas.<title>` and is replaced by a `$ref` where it was used; its local

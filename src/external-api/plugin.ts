@@ -83,7 +83,7 @@ export async function externalApi(
   /**
    * A failed authentication. The failure budget is consulted only after a failure: a valid
    * token is never refused by the failures of others behind the same address
-   * (docs/decisions.md "Trusted proxies").
+   * (docs/decisions/0004-rate-limits.md).
    */
   const refuse = (request: FastifyRequest, err: unknown, done: HookHandlerDoneFunction): void => {
     if (err instanceof AppError && err.status === 401) {

@@ -2,7 +2,7 @@
  * Rate limits of the external API, on fixed-window counters counted in this process and
  * synchronised with Redis when one is given, so every instance shares the counts
  * (`platform/window-counter.ts`: at most `RATE_LIMIT_SYNC_MS` between synchronisations; the
- * bound on overshoot is in docs/decisions.md "Rate limits: local counting, synchronised"):
+ * bound on overshoot is in docs/decisions/0004-rate-limits.md):
  *
  * - per API token: `perMinute` requests per minute, keyed by the token's SHA-256 (the token
  *   itself is never a key);

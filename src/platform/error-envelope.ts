@@ -245,7 +245,7 @@ export function installErrorHandlers(
   options: {
     /**
      * Answers an unknown route with a page instead of the envelope when it returns a reply
-     * (browser/error-pages.ts decides: a browser, outside `/api/`); platform knows no page.
+     * (browser/error-pages.tsx decides: a browser, outside `/api/`); platform knows no page.
      */
     notFoundPage?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply | null;
   } = {},

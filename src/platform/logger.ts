@@ -175,7 +175,7 @@ export function createLogger(level: string, stream?: DestinationStream): PinoLog
  * SonicBoom runs in buffer mode, each line handed over as a `Buffer`: in its default (utf8) mode
  * it measures the whole pending string (`Buffer.byteLength`) at every line written while a write
  * is in flight, so a burst of n lines costs time in n²; in buffer mode it adds lengths. Measured
- * under `npm run bench`'s load: 1.5 µs less CPU per logged API call (docs/deployment.md).
+ * under `npm run bench`'s load: 1.5 µs less CPU per logged API call (docs/how-to/deploy.md).
  *
  * @see https://getpino.io/#/docs/asynchronous
  * @see https://github.com/pinojs/sonic-boom#api (`contentMode`)

@@ -2,7 +2,7 @@
  * Request and response schemas of `/support/tickets` (validation, types and OpenAPI from one
  * definition).
  *
- * @see README.md "Support tickets"
+ * @see docs/support.md
  */
 import { Type, type Static } from 'typebox';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../db/schema/support-tickets.ts';

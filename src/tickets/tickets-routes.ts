@@ -1,7 +1,7 @@
 /**
  * `/support/tickets` under the external API: parse → service → shape the response.
  *
- * @see README.md "Support tickets"
+ * @see docs/support.md
  */
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../external-api/request-principal.ts';

@@ -5,7 +5,7 @@
  * upload that shows what would fail before the confirmed import writes anything (the same
  * import as `POST /crm/contacts/import`), and erasure with a confirmation step.
  *
- * @see README.md "CRM contacts"
+ * @see docs/reference/external-api.md "The capability areas"
  */
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply } from 'fastify';

@@ -3,7 +3,7 @@
  * day of the last days (the maintained daily counts: each message counted under the furthest
  * status it reached), and the credit with its latest transactions.
  *
- * @see README.md "Messaging"
+ * @see docs/messaging.md
  */
 import type { ListMessagesQuery } from '../messaging/messages/messages-schemas.ts';
 import type { MessagingService } from '../messaging/messaging-types.ts';

@@ -7,7 +7,7 @@
  * is `POST /messages/send` (messages-send-routes.tsx), which renders this page again when the
  * send is refused.
  *
- * @see README.md "Messaging: numbers, templates and drafts"
+ * @see docs/messaging.md
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';

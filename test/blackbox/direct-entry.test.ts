@@ -1,5 +1,5 @@
 /**
- * The production entry (docs/deployment.md "Container image"): the Dockerfile's CMD is `node`
+ * The production entry (docs/how-to/deploy.md "The production entry and the container image"): the Dockerfile's CMD is `node`
  * itself, with no npm and no shell in between, so the server receives SIGTERM and shuts down
  * gracefully. It is spawned exactly as the image runs it, with the image's environment, a
  * production configuration and a temporary DATA_DIR; the image's HEALTHCHECK command is run

@@ -1,5 +1,5 @@
 /**
- * The shared authentication cases (DESIGN.md "Testing"): missing token, invalid token,
+ * The shared authentication cases (docs/security.md): missing token, invalid token,
  * regenerated token, and a token without the route's scopes, run against EVERY protected route
  * under the API base. Routes come from the app's route table, so a new route is covered the
  * moment it is registered; a route without `requiredScopes` must be named in SCOPE_FREE_ROUTES.

@@ -1,5 +1,5 @@
 /**
- * The WhatsApp Cloud API client (src/partner/cloud-api.ts) against the sandbox provider over
+ * The WhatsApp Cloud API client (src/partner/cloud-api/cloud-api.ts) against the sandbox provider over
  * real HTTP: phone numbers, templates (create → PENDING → APPROVED / REJECTED, delete), sends
  * (text, template), the refusals and their kinds, permissions, dead tokens.
  */

@@ -1,5 +1,5 @@
 /**
- * DESIGN.md security invariant 1, end to end: run the whole browser side of the flow (success,
+ * Security invariant 1 (docs/security.md), end to end: run the whole browser side of the flow (success,
  * mismatch, cancel, declined permission, replay, disconnect) with trace logging, then look for
  * the authorization codes, the states, the app secret and the access token in every log line,
  * every response header and body, and every row of every table. Only ciphertext may be stored.

@@ -1,5 +1,5 @@
 /**
- * Bad input the reviewers found reaching a 500: each now gets the 4xx envelope, changes nothing,
+ * Bad input that once reached a 500: each now gets the 4xx envelope, changes nothing,
  * leaves no user value in the log, and the server keeps serving. Storage failures are 503.
  */
 import assert from 'node:assert/strict';

@@ -1,5 +1,5 @@
 /**
- * The pool's timeouts (docs/decisions.md "Database timeouts"): a request that meets a lock held
+ * The pool's timeouts (docs/decisions/0001-storage.md): a request that meets a lock held
  * by another session, or a statement that runs too long, fails fast with 503 `unavailable`
  * (a page for a person) instead of holding its caller for as long as the lock is held.
  * PostgreSQL only: an embedded PGlite has a single in-process session.

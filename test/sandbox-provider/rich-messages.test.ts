@@ -75,7 +75,7 @@ async function refused(
   return error.error_data as { details: string };
 }
 
-/** The body the SDK's `MessagesAPI.bodyBuilder` makes (src/api/messages.ts of the SDK). */
+/** The body the SDK's `MessagesAPI.bodyBuilder` makes (its messages API module). */
 const sdkBody = (type: string, payload: unknown, recipient: number, replyMessageId?: string) => ({
   messaging_product: 'whatsapp',
   recipient_type: 'individual',

@@ -1,6 +1,6 @@
 /**
  * The delivery worker: takes `message.send` jobs, paces each sender number, sends through the
- * provider and records the outcome (docs/messaging.md "Delivery").
+ * provider and records the outcome (docs/messaging.md "Delivery and pacing").
  *
  * Per job: a message no longer `queued`, or already holding a wamid, is done (a retried or
  * re-taken job never sends twice once the wamid is recorded). Otherwise it waits for its
@@ -11,7 +11,7 @@
  *
  * Where a duplicate can still happen: a crash (or a database failure) after the provider
  * accepted a message and before its wamid is written; the job is taken again and the message
- * is sent again (docs/decisions.md "Messaging: at least once").
+ * is sent again (docs/decisions/0016-messaging.md).
  */
 import { setMaxListeners } from 'node:events';
 import type { Database } from '../../db/client.ts';

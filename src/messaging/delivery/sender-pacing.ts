@@ -3,7 +3,7 @@
  * instance, spaced evenly (a scheduler in the manner of GCRA: each send takes the next free slot,
  * 1/rate apart, and waits for it). Per instance, so N instances send at most N × rate per
  * number; the provider's 130429 answer to an excess is retried with backoff
- * (docs/decisions.md "Messaging: pacing per instance").
+ * (docs/messaging.md "Delivery and pacing").
  *
  * @see https://developers.facebook.com/docs/whatsapp/throughput
  */

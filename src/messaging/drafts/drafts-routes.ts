@@ -2,7 +2,7 @@
  * `/messaging/drafts` under the external API: Portico-side drafts of a message and its
  * recipients, and sending one. Thin: parse → service → envelope.
  *
- * @see README.md "Messaging: numbers, templates and drafts"
+ * @see docs/messaging.md
  */
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../../external-api/request-principal.ts';

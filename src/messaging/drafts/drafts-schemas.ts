@@ -2,7 +2,7 @@
  * Schemas of `/messaging/drafts`: a composed message (the fields of `POST /messaging/messages`:
  * `type`, `text.body` or `template.{name, language, parameters}`, `from`) and its recipients.
  *
- * @see README.md "Messaging: numbers, templates and drafts"
+ * @see docs/messaging.md
  */
 import { Type, type Static } from 'typebox';
 import { PHONE_INPUT_MAX } from '../../contacts/contacts-lookup.ts';

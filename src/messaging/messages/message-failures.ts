@@ -1,6 +1,6 @@
 /**
  * Failing queued messages and giving their credit back, in one transaction: the delivery
- * worker's final failures and the revocation step (docs/messaging.md "Failures").
+ * worker's final failures and the revocation step (docs/messaging.md "Retries and failures").
  */
 import type { ErasureStep } from '../../contacts/contacts-lookup.ts';
 import type { Database } from '../../db/client.ts';

@@ -2,7 +2,7 @@
  * `/messaging/messages`, `/messaging/conversations`, `/messaging/reports/summary` and
  * `/messaging/credit` under the external API: parse → service → shape the response.
  *
- * @see README.md "Messaging"
+ * @see docs/messaging.md
  * @see docs/messaging.md
  */
 import type { FastifyInstance } from 'fastify';

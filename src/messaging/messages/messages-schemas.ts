@@ -2,7 +2,7 @@
  * Request and response schemas of `/messaging/messages`, `/messaging/reports/summary` and
  * `/messaging/credit` (validation, types and OpenAPI from one definition).
  *
- * @see README.md "Messaging"
+ * @see docs/messaging.md
  * @see docs/messaging.md
  */
 import { Type, type Static } from 'typebox';

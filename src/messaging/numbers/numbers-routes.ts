@@ -2,7 +2,7 @@
  * `GET /messaging/numbers` under the external API: the sender numbers of the connected
  * account. Thin: principal → service → envelope.
  *
- * @see README.md "Messaging: numbers, templates and drafts"
+ * @see docs/messaging.md
  */
 import type { FastifyInstance } from 'fastify';
 import { principalOf } from '../../external-api/request-principal.ts';

@@ -2,7 +2,7 @@
  * `/messaging/templates` under the external API: the provider's message templates of the
  * connected account. Thin: parse → service → envelope.
  *
- * @see README.md "Messaging: numbers, templates and drafts"
+ * @see docs/messaging.md
  * @see https://developers.facebook.com/docs/whatsapp/business-management-api/message-templates
  */
 import type { FastifyInstance } from 'fastify';

@@ -10,7 +10,7 @@
  * The signature segment must be the one canonical base64url encoding of its bytes (no `=`
  * padding, the unused low bits of the last character zero): Node's decoder accepts several
  * spellings of the same 32 bytes, and one signature must have exactly one accepted spelling
- * (docs/decisions.md "Hardening (harden-a)").
+ * (docs/decisions/0012-provider-callbacks.md).
  *
  * @see docs/partner-connection.md "Callbacks from the provider"
  * @see https://developers.facebook.com/docs/games/gamesonfacebook/login#parsingsr
