@@ -55,7 +55,7 @@ const FEATURE_EDGES = {
   ],
   partner: [],
 };
-const ROOTS = '^src/(main|app|services)\\.ts$|^src/cli/';
+const ROOTS = '^src/(main|app|services|background-tasks)\\.ts$|^src/cli/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

@@ -45,12 +45,13 @@ export default tseslint.config(
     },
   },
   {
-    // A file a reader can hold in their head (docs/architecture.md): split by concern before
-    // it grows past these. Every line counts, comments included.
+    // A backstop, not the cutting rule (docs/architecture.md): a file holds one concern and is
+    // split where its concerns part, whatever its length; these only catch a file or function
+    // that has grown past what anyone can hold in their head. Every line counts, comments included.
     files: ['src/**'],
     rules: {
-      'max-lines': ['error', { max: 350 }],
-      'max-lines-per-function': ['error', { max: 120 }],
+      'max-lines': ['error', { max: 500 }],
+      'max-lines-per-function': ['error', { max: 160 }],
     },
   },
   {

@@ -4,6 +4,8 @@
  * (`main.ts`, `app.ts`) and `cli/` import this file; a feature's route plugin gets
  * the few services it uses.
  */
+import { randomBytes } from 'node:crypto';
+import { hostname } from 'node:os';
 import { createAccountsService, type AccountsService } from './accounts/accounts-service.ts';
 import { createAgentsService, type AgentsService } from './accounts/agents-service.ts';
 import { createSecretScanner } from './accounts/secret-scanner.ts';
@@ -45,6 +47,8 @@ import { loadKeyring, type Keyring } from './platform/keyring.ts';
 import type { Logger } from './platform/logger.ts';
 import { createAgentDeskService, type AgentDeskService } from './tickets/agent-desk-service.ts';
 import { createTicketsService, type TicketsService } from './tickets/tickets-service.ts';
+import { createBackgroundTasks } from './background-tasks.ts';
+import type { BackgroundWork } from './jobs/background-work.ts';
 import { createJobQueue, type JobQueue } from './jobs/job-queue.ts';
 import { resealWebhookSecrets } from './webhooks/webhook-key-rotation.ts';
 import { webhookEventSteps } from './webhooks/event-hooks.ts';
@@ -78,7 +82,7 @@ export interface Services {
   messaging: MessagingRuntime;
   /**
    * Conversations: their list, messages of both directions, opt-out keywords, and the sweep
-   * (windows closing, content retention) started by `start()`.
+   * (windows closing, content retention), a background task.
    */
   conversations: ConversationsService;
   /**
@@ -100,14 +104,20 @@ export interface Services {
   jobs: JobQueue;
   webhooks: WebhooksService;
   /**
+   * The one registry of periodic background tasks (`tasks list` shows them): closing solved
+   * tickets, the conversations' sweep, the token health checks.
+   */
+  background: BackgroundWork;
+  /**
    * Start a serving instance's background work, in order: the job queue and messaging's
    * delivery queues, this instance's delivery workers, the webhooks' queue and worker, then the
-   * health checker (a revocation it makes queues a webhook event).
+   * periodic tasks (a revocation the health check makes queues a webhook event).
    */
   start(): Promise<void>;
   /**
-   * Stop what `start` (or a command, or a test) started, in the one order: the health checker
-   * and the grant revocations at the provider, the webhooks' worker, the delivery workers, then
+   * Stop what `start` (or a command, or a test) started, in the one order: the periodic tasks
+   * (the health checker's provider calls aborted) and the grant revocations at the provider,
+   * the webhooks' worker, the delivery workers, then
    * the job queue, which waits for the jobs in hand. After the HTTP app closed, before storage
    * closes. Idempotent; a part never started is skipped; one that fails does not keep the rest
    * running (the first failure is thrown at the end).
@@ -152,8 +162,11 @@ export function createServices(deps: {
   });
   // Webhook events are emitted by partner, messaging, tickets and contacts.
   const steps = webhookEventSteps(webhooks);
+  // This instance's name in leases and background runs.
+  const instanceId = `${hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const partner = createPartnerService({
     config,
+    instanceId,
     db: storage.db,
     keyring,
     logger,
@@ -177,6 +190,14 @@ export function createServices(deps: {
   );
   const conversations = createConversations(config, storage, logger, keyring, steps, messaging);
   const ticketSteps = { updated: steps.ticketUpdated, commentAdded: steps.ticketCommentAdded };
+  const background = createBackgroundTasks({
+    db: storage.db,
+    logger,
+    instanceId,
+    ticketSteps,
+    conversations,
+    healthCheck: partner.healthCheckTask,
+  });
   return {
     config,
     storage,
@@ -221,18 +242,18 @@ export function createServices(deps: {
     jobs,
     webhooks,
     sessions: createSessionStore({ db: storage.db, ttlSeconds: config.SESSION_TTL_SECONDS }),
+    background,
     async start() {
       await messaging.start();
       await messaging.startWorkers();
       await webhooks.start();
       await webhooks.startWorker();
-      partner.startHealthChecker();
-      conversations.start();
+      background.start();
     },
     stop: () =>
       stopInOrder([
-        () => partner.stopHealthChecker(),
-        () => conversations.stop(),
+        // The timer stops at once; the health checker's calls are aborted while its cycle ends.
+        async () => void (await Promise.all([background.stop(), partner.stopHealthChecker()])),
         () => webhooks.stopWorker(),
         () => messaging.stop(),
         () => jobs.stop(),

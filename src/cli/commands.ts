@@ -39,6 +39,7 @@ import {
   ticketsShow,
   ticketsStatus,
 } from './support-commands.ts';
+import { tasksList } from './tasks-commands.ts';
 import {
   auditList,
   keysRotate,
@@ -61,6 +62,7 @@ export const GROUPS: Record<string, string> = {
   webhook: "a portal's outbound webhook endpoints",
   agent: "support agents (the operator's people)",
   tickets: "every portal's support tickets (the agents' side)",
+  tasks: 'the periodic background tasks of the service',
 };
 
 /** Every command, in the order `--help` and docs/reference/cli.md list them. */
@@ -94,6 +96,7 @@ export const COMMANDS: readonly AdminCommand[] = [
   ticketsShow,
   ticketsReply,
   ticketsStatus,
+  tasksList,
 ];
 
 const BY_NAME = new Map(COMMANDS.map((c) => [c.name, c]));

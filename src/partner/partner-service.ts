@@ -255,14 +255,14 @@ export function createPartnerService(deps: PartnerServiceDeps) {
      * @returns the portal ids this instance checked.
      */
     checkConnections: healthChecker.runOnce,
-    /** Start the background health checker (a cycle every min(interval, 60 s)); see main.ts. */
-    startHealthChecker: healthChecker.start,
+    /** The health checker's background task, null when it is off (services.ts registers it). */
+    healthCheckTask: healthChecker.task,
     /**
-     * Stop the health checker and abort every in-flight provider call; waits for the cycle.
-     * Pending retries of grant revocations at the provider are given up.
+     * Abort every in-flight provider call of the health checker and give up the pending retries
+     * of grant revocations at the provider (shutdown).
      */
     stopHealthChecker: async (): Promise<void> => {
-      await healthChecker.stop();
+      healthChecker.abort();
       await grants.stop();
     },
 

@@ -15,7 +15,6 @@ import type { Actor } from '../audit/audit-log.ts';
 import type { Database } from '../db/client.ts';
 import { agents } from '../db/schema/index.ts';
 import { AppError } from '../platform/errors.ts';
-import { closeDueTickets } from './ticket-auto-close.ts';
 import { ticketCursor } from './ticket-cursor.ts';
 import { announceUpdate, type TicketEventSteps, type TicketUpdate } from './ticket-events.ts';
 import {
@@ -121,8 +120,7 @@ async function queue(
   filter: QueueFilter,
   page: { limit: number; cursor?: string | undefined },
 ): Promise<{ items: DeskTicket[]; nextCursor: string | null }> {
-  const { db, steps } = deps;
-  await closeDueTickets(db, steps, null);
+  const { db } = deps;
   const after = ticketCursor.after(page.cursor);
   const { rows, hasMore } = await listQueuePage(db, filter, { limit: page.limit, after });
   const last = rows.at(-1);
@@ -141,8 +139,7 @@ async function ticket(
   deps: DeskDeps,
   ticketId: string,
 ): Promise<{ ticket: DeskTicket; thread: DeskEntry[] }> {
-  const { db, steps } = deps;
-  await closeDueTickets(db, steps, null);
+  const { db } = deps;
   const row = await lockTicket(db, null, ticketId);
   if (!row) throw ticketNotFound();
   const { rows } = await listCommentPage(db, null, ticketId, { limit: THREAD_MAX });

@@ -19,7 +19,6 @@ import {
 import type { TICKET_PRIORITIES } from '../db/schema/support-tickets.ts';
 import { randomBase62 } from '../platform/crypto.ts';
 import type { Logger } from '../platform/logger.ts';
-import { closeDueTickets } from './ticket-auto-close.ts';
 import { ticketCursor } from './ticket-cursor.ts';
 import {
   logRedaction,
@@ -267,7 +266,6 @@ export function createTicketsService({
     },
 
     async listTickets(principal, options) {
-      await closeDueTickets(db, eventSteps, principal.portalId);
       const page = await listTicketPage(db, principal.portalId, {
         limit: options.limit,
         after: ticketCursor.after(options.cursor),
@@ -277,7 +275,6 @@ export function createTicketsService({
     },
 
     async getTicket(principal, id) {
-      await closeDueTickets(db, eventSteps, principal.portalId);
       const row = await findTicket(db, principal.portalId, id);
       if (!row) throw ticketNotFound();
       return toTicket(row);

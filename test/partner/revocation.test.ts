@@ -416,7 +416,7 @@ for (const backend of backends()) {
   });
 }
 
-describe('background health checker', () => {
+describe('background health checker (the task partner.health-check)', () => {
   test('started, it finds a token revoked at the provider and revokes; stopped, it calls no more', async (t) => {
     const [backend] = backends();
     const p = await startTestProvider(t);
@@ -424,18 +424,18 @@ describe('background health checker', () => {
       ...p.env,
       PROVIDER_HEALTH_CHECK_INTERVAL_MS: '1000',
     });
-    t.after(() => services.partner.stopHealthChecker());
+    t.after(() => services.background.stop());
     const portal = await createPortal(services);
     const portalId = await services.accounts.portalIdFor(portal.portalCode);
     await connectPortal(services, p, { portalId, userId: portal.userId, providerUserId: '71' });
     p.sandbox.revokeTokens(p.appId, '71');
-    services.partner.startHealthChecker();
+    services.background.start();
     // Wait for the condition, not for a duration.
     for (let i = 0; (await services.partner.connectionSummary(portalId)).status === 'active'; i++) {
       assert.ok(i < 600, 'the checker never revoked (gave up after about a minute)');
       await new Promise((r) => setTimeout(r, 100));
     }
-    await services.partner.stopHealthChecker();
+    await services.background.stop();
     const [event] = (await listAuditEvents(services.storage.db, portalId)).filter(
       (e) => e.action === 'connection.revoked',
     );

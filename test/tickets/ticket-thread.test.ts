@@ -331,6 +331,12 @@ for (const backend of backends()) {
       await services.storage.db.execute(
         sql`update support_tickets set solved_at = now() - interval '7 days 1 minute' where id = ${id}`,
       );
+      const before = await app.inject({
+        url: `${TICKETS}/${id}`,
+        headers: { authorization: portal.token },
+      });
+      assert.equal(before.json().data.status, 'solved', 'a read changes nothing');
+      assert.equal(await services.background.runNow('tickets.auto-close'), 1);
       const res = await app.inject({
         url: `${TICKETS}?status=closed`,
         headers: { authorization: portal.token },

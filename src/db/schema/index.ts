@@ -18,3 +18,4 @@ export * from './webhooks.ts';
 export * from './service-windows.ts';
 export * from './message-daily-counts.ts';
 export * from './conversations.ts';
+export * from './background-tasks.ts';

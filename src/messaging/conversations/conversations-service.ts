@@ -1,8 +1,8 @@
 /**
  * Conversations: the list of a portal's conversations (`GET /messaging/conversations`), the
  * messages of both directions (`GET /messaging/messages`, `/{id}`), the keyword step of inbound
- * messages with its confirmation reply, and the periodic sweep this service owns (a timer on
- * every instance; each step is one claiming statement, so instances never repeat each other):
+ * messages with its confirmation reply, and the sweep (a background task, `conversations.sweep`
+ * in services.ts; each step is one claiming statement, so a run repeats nothing):
  * `conversation.window_closing` an hour before a service window closes, once per window, and
  * the erasure of content older than the retention period.
  *
@@ -63,7 +63,6 @@ export interface ConversationsServiceDeps {
   optedOutSteps?: readonly OptedOutStep[];
   /** Messaging's send path, for keyword confirmation replies. */
   send?: ReplySend | undefined;
-  sweepIntervalMs?: number;
   now?: () => Date;
 }
 
@@ -88,10 +87,6 @@ export interface ConversationsService {
   inboundTextStep: InboundTextStep;
   /** One sweep: windows closing, content expired. Returns what it did. */
   sweep(): Promise<{ windowsClosing: number; expired: { inbound: number; outbound: number } }>;
-  /** Start the periodic sweep on this instance (idempotent). */
-  start(): void;
-  /** Stop it, waiting for a sweep in progress. */
-  stop(): Promise<void>;
 }
 
 export function createConversationsService(deps: ConversationsServiceDeps): ConversationsService {
@@ -99,8 +94,6 @@ export function createConversationsService(deps: ConversationsServiceDeps): Conv
   const now = deps.now ?? (() => new Date());
   const log = logger.child({ component: 'conversations' });
   const listDeps = { db, keyring: deps.keyring, logger: log };
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<unknown> | null = null;
 
   async function sweep() {
     const at = now();
@@ -168,22 +161,5 @@ export function createConversationsService(deps: ConversationsServiceDeps): Conv
     },
 
     sweep,
-
-    start() {
-      if (timer) return;
-      timer = setInterval(() => {
-        if (running) return;
-        running = sweep()
-          .catch((err: unknown) => log.warn({ err }, 'conversations sweep failed'))
-          .finally(() => (running = null));
-      }, deps.sweepIntervalMs ?? SWEEP_INTERVAL_MS);
-      timer.unref();
-    },
-
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await running;
-    },
   };
 }

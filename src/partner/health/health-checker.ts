@@ -13,6 +13,7 @@
  */
 import type { Config } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
+import type { BackgroundTask } from '../../jobs/background-work.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { finishConnectionCheck, leaseDueConnections } from './connection-leases.ts';
 import { ConnectionInactiveError, type ConnectionsStore } from '../connections-store.ts';
@@ -98,10 +99,6 @@ export function createHealthChecker(deps: HealthCheckerDeps) {
     return outcome;
   }
 
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<unknown> | undefined;
-  let stopped = true;
-
   /** One cycle; returns the portal ids this instance leased and checked. */
   async function runOnce(options: { limit?: number } = {}): Promise<number[]> {
     if (!deps.enabled) return [];
@@ -126,28 +123,22 @@ export function createHealthChecker(deps: HealthCheckerDeps) {
   return {
     runOnce,
 
-    /** Start the timer: a cycle every min(interval, 60 s); no-op if disabled or interval 0. */
-    start: (): void => {
-      if (!deps.enabled || config.PROVIDER_HEALTH_CHECK_INTERVAL_MS === 0 || !stopped) return;
-      stopped = false;
-      const tick = Math.min(config.PROVIDER_HEALTH_CHECK_INTERVAL_MS, 60_000);
-      const loop = () => {
-        running = runOnce()
-          .catch((err: unknown) => deps.log.error({ err }, 'health check cycle failed'))
-          .finally(() => {
-            running = undefined;
-            if (!stopped) timer = setTimeout(loop, tick).unref();
-          });
-      };
-      timer = setTimeout(loop, Math.min(tick, 5_000)).unref();
-    },
+    /**
+     * The background task (jobs/background-work.ts) that runs a cycle every min(interval, 60 s);
+     * null when the provider is not configured or the interval is 0.
+     */
+    task:
+      deps.enabled && config.PROVIDER_HEALTH_CHECK_INTERVAL_MS > 0
+        ? ({
+            name: 'partner.health-check',
+            description:
+              "inspect each active connection's token; refresh near expiry, revoke the dead",
+            everyMs: Math.max(1_000, Math.min(config.PROVIDER_HEALTH_CHECK_INTERVAL_MS, 60_000)),
+            run: async () => (await runOnce()).length,
+          } satisfies BackgroundTask)
+        : null,
 
-    /** Stop the timer, abort in-flight calls, and wait for the running cycle to finish. */
-    stop: async (): Promise<void> => {
-      stopped = true;
-      if (timer) clearTimeout(timer);
-      deps.inflight.abortAll();
-      await running;
-    },
+    /** Abort the in-flight provider calls (shutdown: a cycle in progress ends at once). */
+    abort: (): void => deps.inflight.abortAll(),
   };
 }
