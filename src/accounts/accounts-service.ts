@@ -110,9 +110,7 @@ export class AccountsService {
   }> {
     const name = input.name.trim();
     if (name.length < 1 || name.length > 200 || hasControlCharacters(name))
-      throw new UsageError(
-        'Give a name of 1 to 200 characters, without control or text-direction characters.',
-      );
+      throw new UsageError('Give a name of 1 to 200 printable characters (no controls).');
     const email = checkEmail(input.adminEmail);
     if (input.code !== undefined && !PORTAL_CODE.test(input.code)) {
       throw new UsageError('A portal code is 4 to 18 digits and does not start with 0.');
