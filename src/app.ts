@@ -175,7 +175,7 @@ export async function buildApp({
   app.addHook('onClose', () => conversationEvents.close());
 
   await app.register((pages) =>
-    registerPages(pages, app, services, redis, inboxReadsOf(services, conversationEvents)),
+    registerPages(pages, app, services, redis, inboxReadsOf(services, conversationEvents, logger)),
   );
 
   // The provider's webhooks, in a context of their own: a JSON parser that keeps the raw bytes
@@ -261,9 +261,14 @@ async function registerPages(
 }
 
 /** The inbox's reads over messaging, with this instance's conversation hub. */
-function inboxReadsOf(services: Services, events: ConversationEvents): InboxReads {
+function inboxReadsOf(
+  services: Services,
+  events: ConversationEvents,
+  logger: FastifyBaseLogger,
+): InboxReads {
   return createInboxReads({
     db: services.storage.db,
+    logger: logger.child({ component: 'inbox' }),
     keyring: loadKeyring(services.config),
     events,
     media: async (portalId, id) => {

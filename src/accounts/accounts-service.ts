@@ -11,6 +11,7 @@ import type { Database } from '../db/client.ts';
 import { isUniqueViolation } from '../platform/database-errors.ts';
 import { apiTokens, portals, users } from '../db/schema/index.ts';
 import { UsageError } from '../platform/errors.ts';
+import { hasControlCharacters } from '../platform/plain-text.ts';
 import { hashPassword, passwordProblem, verifyPassword } from '../platform/passwords.ts';
 import { apiTokenHint, generateApiToken, hashApiToken } from './api-token.ts';
 import {
@@ -108,8 +109,8 @@ export class AccountsService {
     scopes: Scope[];
   }> {
     const name = input.name.trim();
-    if (name.length < 1 || name.length > 200)
-      throw new UsageError('Give a name of 1 to 200 characters.');
+    if (name.length < 1 || name.length > 200 || hasControlCharacters(name))
+      throw new UsageError('Give a name of 1 to 200 printable characters (no controls).');
     const email = checkEmail(input.adminEmail);
     if (input.code !== undefined && !PORTAL_CODE.test(input.code)) {
       throw new UsageError('A portal code is 4 to 18 digits and does not start with 0.');

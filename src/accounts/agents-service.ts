@@ -11,6 +11,7 @@ import type { Database } from '../db/client.ts';
 import { agents, sessions } from '../db/schema/index.ts';
 import { isUniqueViolation } from '../platform/database-errors.ts';
 import { UsageError } from '../platform/errors.ts';
+import { hasControlCharacters } from '../platform/plain-text.ts';
 import { hashPassword, passwordProblem, verifyPassword } from '../platform/passwords.ts';
 
 const EMAIL = /^[^\s@\p{Cc}]{1,64}@[^\s@\p{Cc}]{1,253}\.[^\s@\p{Cc}]{1,63}$/u;
@@ -35,8 +36,12 @@ function checkEmail(email: string): string {
 
 function checkName(name: string): string {
   const trimmed = name.trim();
-  if (trimmed.length === 0 || trimmed.length > AGENT_NAME_MAX || /\p{Cc}/u.test(trimmed)) {
-    throw new UsageError(`The agent's name must be 1–${AGENT_NAME_MAX} printable characters.`);
+  // Customers see agents' names: no control characters, nor bidi controls that disguise one.
+  if (trimmed.length === 0 || trimmed.length > AGENT_NAME_MAX || hasControlCharacters(trimmed)) {
+    throw new UsageError(
+      `The agent's name must be 1–${AGENT_NAME_MAX} printable characters, without control or ` +
+        'text-direction characters.',
+    );
   }
   return trimmed;
 }

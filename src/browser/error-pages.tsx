@@ -51,8 +51,9 @@ export function sendNotFoundPage(reply: FastifyReply): FastifyReply {
 
 /**
  * The error handler of the page routes: 503 `unavailable` → the storage page, other server
- * errors → a 500 page naming the request id, client errors (a mangled query or form) → a 400
- * page. One access line records it (with the error for a 5xx).
+ * errors → a 500 page naming the request id, `not_found` (another portal's record or none) → the
+ * 404 page, other client errors (a mangled query or form) → a 400 page. One access line records
+ * it (with the error for a 5xx).
  */
 export function pageErrorHandler(
   err: unknown,
@@ -62,6 +63,8 @@ export function pageErrorHandler(
   const error = toAppError(err);
   noteRequestError(request, error.status >= 500 ? { code: error.code, err } : { code: error.code });
   if (error.code === 'unavailable') return sendUnavailable(reply);
+  // A record of another portal, or none (a feature's `not_found`): the page does not exist.
+  if (error.status === 404) return sendNotFoundPage(reply);
   if (error.status >= 500) {
     return sendPage(
       reply,

@@ -8,6 +8,7 @@
 import { Type, type Static, type TSchema } from 'typebox';
 import { CONSENT_SOURCES, CONSENT_STATES } from '../db/schema/contacts.ts';
 import { Envelope, Iso, Nullable, Page } from '../external-api/schema-kit.ts';
+import { NO_CONTROL_PATTERN } from '../platform/plain-text.ts';
 import { PHONE_INPUT_MAX } from './phone.ts';
 
 export const NAME_MAX = 100;
@@ -22,15 +23,8 @@ export const PAGE_LIMIT_MAX = 100;
 export const PAGE_LIMIT_DEFAULT = 20;
 export const Q_MAX = 100;
 
-/**
- * No control characters (Unicode Cc: C0, DEL, C1) nor bidirectional controls (the Cf marks,
- * embeddings, overrides and isolates of Unicode UAX #9): they break CSV exports, terminals and
- * message templates, and bidi controls disguise what a name shows.
- *
- * @see https://www.unicode.org/reports/tr9/#Explicit_Directional_Formatting_Characters
- */
-const NO_CONTROL =
-  '^[^\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\\u202a-\\u202e\\u2066-\\u2069]*$';
+/** No control nor bidirectional characters (platform/plain-text.ts). */
+const NO_CONTROL = NO_CONTROL_PATTERN;
 const Text = (max: number, description: string) =>
   Type.String({ minLength: 1, maxLength: max, pattern: NO_CONTROL, description });
 

@@ -32,6 +32,7 @@ import {
   type SerializerCompiler,
   type SerializerFactory,
 } from '@fastify/fast-json-stringify-compiler';
+import { SCHEMA_FORMATS } from './emoji.ts';
 
 type ValidatorFactory = ReturnType<typeof AjvCompiler>;
 type ValidatorCompiler = ReturnType<ValidatorFactory>;
@@ -57,9 +58,28 @@ function once<T>(compile: () => T): () => T {
 
 const ajvPool = AjvCompiler();
 
+/**
+ * The validator factory: request bodies checked as sent, everything else (query string, path
+ * parameters, headers: text on the wire) coerced to its declared type.
+ *
+ * Fastify's Ajv coerces by default (`coerceTypes: 'array'`): `{"subject": false}` would pass as
+ * the string `"false"`, `{"latitude": [null]}` as `0`. A JSON body carries its own types, so
+ * a wrong one is refused (400 naming the field). Form bodies (the pages) declare every field a
+ * string or a list of strings, which needs no coercion either. Both know the project's own
+ * string formats ({@link SCHEMA_FORMATS}).
+ */
 const buildValidator: ValidatorFactory = (externalSchemas, options) => {
-  const compile = ajvPool(externalSchemas, options);
+  const customOptions = { ...options?.customOptions, formats: { ...SCHEMA_FORMATS } };
+  const coercing = ajvPool(externalSchemas, { ...options, customOptions } as typeof options);
+  const asSent = ajvPool(externalSchemas, {
+    ...options,
+    customOptions: { ...customOptions, coerceTypes: false },
+  } as typeof options);
   return (route) => {
+    // Fastify passes the route's definition (`@fastify/ajv-compiler`'s RouteDefinition), which
+    // its own types declare as the bare schema.
+    const part = (route as { httpPart?: string }).httpPart;
+    const compile = part === 'body' ? asSent : coercing;
     const real = once(() => compile(route));
     // Ajv's `errors` after a call and its `schemaEnv` (Fastify reads it to pass the parent
     // object, so a root value can be coerced) are read through to the real validator.

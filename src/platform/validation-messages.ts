@@ -9,6 +9,7 @@
  * @see https://ajv.js.org/api.html#error-objects
  */
 import type { ErrorDetail } from './errors.ts';
+import { NO_CONTROL_PATTERN, PRINTABLE_TEXT_PATTERN } from './plain-text.ts';
 
 /** A validation failure as Ajv and TypeBox report it. */
 export interface SchemaFailure {
@@ -37,6 +38,7 @@ const FORMAT_WORDS: Record<string, string> = {
   uri: 'an absolute URL',
   url: 'an absolute URL',
   uuid: 'a UUID',
+  emoji: 'exactly one emoji, or empty',
 };
 
 const or = (words: readonly string[]) =>
@@ -69,7 +71,11 @@ export function messageOf(failure: SchemaFailure): string {
     case 'maxLength':
       return `must be at most ${plural(n, 'character')} long`;
     case 'pattern':
-      return p.pattern === '\\S' ? 'must not be blank' : 'is not in the expected format';
+      if (p.pattern === '\\S') return 'must not be blank';
+      if (p.pattern === NO_CONTROL_PATTERN) return 'must not contain control characters';
+      if (p.pattern === PRINTABLE_TEXT_PATTERN)
+        return 'must not be blank nor contain control or bidirectional formatting characters';
+      return 'is not in the expected format';
     case 'minimum':
       return `must be at least ${n}`;
     case 'maximum':

@@ -7,6 +7,7 @@
 import { Type, type Static } from 'typebox';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../db/schema/support-tickets.ts';
 import { Envelope, Iso, Nullable, Page } from '../external-api/schema-kit.ts';
+import { PRINTABLE_TEXT_PATTERN } from '../platform/plain-text.ts';
 
 export const SUBJECT_MAX = 200;
 export const DESCRIPTION_MAX = 10_000;
@@ -81,7 +82,14 @@ const Text = (max: number, description: string) =>
 
 export const CreateTicketBodySchema = Type.Object(
   {
-    subject: Text(SUBJECT_MAX, `Subject, 1–${SUBJECT_MAX} characters.`),
+    subject: Type.String({
+      minLength: 1,
+      maxLength: SUBJECT_MAX,
+      pattern: PRINTABLE_TEXT_PATTERN,
+      description:
+        `Subject, 1–${SUBJECT_MAX} characters; no control characters nor bidirectional ` +
+        'formatting characters (such as U+202E).',
+    }),
     description: Text(DESCRIPTION_MAX, `Description, 1–${DESCRIPTION_MAX} characters.`),
     priority: Type.Optional(
       literals(TICKET_PRIORITIES, {

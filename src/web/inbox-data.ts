@@ -2,8 +2,9 @@
  * The inbox's reads over messaging's conversation queries (conversations-repository.ts,
  * message-thread-repository.ts): rows read by portal, contents opened with the keyring (each
  * bound to its portal and message), shaped as the API shows them (`inboundMessageView`,
- * `toMessage`) and as the inbox's list rows. A content that is gone (expired, erased) or does
- * not open shows as such; nothing of it is logged.
+ * `toMessage`, each checked against its schema: `fittedInbound`, `fittedOutbound`) and as the
+ * inbox's list rows. A content that is gone (expired, erased) or does not open shows as such,
+ * unlogged; a message that does not fit its schema is logged by id and shown without its content.
  *
  * @see docs/messaging.md "Inbox"
  */
@@ -20,6 +21,7 @@ import {
   listMessageKeys,
   messagesByIds,
 } from '../messaging/conversations/message-thread-repository.ts';
+import { fittedInbound, fittedOutbound } from '../messaging/conversations/message-list.ts';
 import { inboundMessageView } from '../messaging/inbound/inbound-view.ts';
 import {
   openContent,
@@ -27,7 +29,8 @@ import {
   type OutboundContent,
   type StoredInboundContent,
 } from '../messaging/messages/message-content.ts';
-import { outboundContentOf, toMessage } from '../messaging/messages/message-view.ts';
+import { outboundContentOf } from '../messaging/messages/message-view.ts';
+import type { Logger } from '../platform/logger.ts';
 import { SERVICE_WINDOW_MS } from '../messaging/messages/service-windows.ts';
 import type { InboxReads } from './inbox-reads.ts';
 import {
@@ -116,6 +119,8 @@ function conversationOf(
 export interface InboxDataDeps {
   db: Database;
   keyring: ContentKeyring;
+  /** Where a stored message that does not fit its schema is noted (ids only). */
+  logger: Pick<Logger, 'warn'>;
   events: InboxReads['events'];
   media: InboxReads['media'];
   markReadOnOpen?: InboxReads['markReadOnOpen'];
@@ -174,9 +179,9 @@ export function createInboxReads(deps: InboxDataDeps): InboxReads {
           const m = inbound.get(k.id);
           if (!m) continue;
           const content = opened<StoredInboundContent>(keyring, portalId, m.id, m.content);
-          items.push(
-            inboundMessageView(m, content, m.mediaId ? (mediaById.get(m.mediaId) ?? null) : null),
-          );
+          const medium = m.mediaId ? (mediaById.get(m.mediaId) ?? null) : null;
+          const view = fittedInbound(deps.logger, m, content, medium);
+          if (view) items.push(view);
         } else {
           const m = outbound.get(k.id);
           if (!m) continue;
@@ -186,7 +191,8 @@ export function createInboxReads(deps: InboxDataDeps): InboxReads {
           } catch {
             // A content that does not open shows as gone.
           }
-          items.push(toMessage(m, content));
+          const view = fittedOutbound(deps.logger, m, content);
+          if (view) items.push(view);
         }
       }
       const last = keys.at(-1);

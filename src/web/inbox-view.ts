@@ -116,7 +116,7 @@ export interface InboxOutbound {
   /** The message this one quotes (`msg_…`). */
   context?: { messageId: string } | null | undefined;
   status: 'queued' | 'sent' | 'delivered' | 'read' | 'failed';
-  error?: { code: string; title: string } | null | undefined;
+  error?: { code: number | string; title: string } | null | undefined;
   queuedAt: string;
 }
 

@@ -15,6 +15,7 @@ import { sendPage } from '../browser/render.ts';
 import type { WebSession } from '../browser/session-store.ts';
 import { csrfOk } from '../browser/web-session.ts';
 import { AppError } from '../platform/errors.ts';
+import { hasControlCharacters } from '../platform/plain-text.ts';
 import type { TicketsService } from '../tickets/tickets-service.ts';
 import {
   SupportCloseConfirmPage,
@@ -85,6 +86,8 @@ async function ticketPage(
 function newTicketErrors(subject: string, description: string): NewTicketForm['errors'] {
   const errors: NewTicketForm['errors'] = {};
   if (!/\S/.test(subject)) errors.subject = 'Write a subject.';
+  else if (hasControlCharacters(subject))
+    errors.subject = 'A subject cannot hold control or text-direction characters.';
   else if (subject.length > 200) errors.subject = 'A subject is up to 200 characters.';
   if (!/\S/.test(description)) errors.description = 'Describe what happened.';
   else if (description.length > 10_000)

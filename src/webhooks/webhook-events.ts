@@ -68,7 +68,10 @@ export const EVENT_SCHEMAS = {
       error: Type.Optional(
         Type.Object(
           {
-            code: Type.Union([Type.Integer(), Type.String()], { description: 'The error code.' }),
+            code: Type.Integer({
+              description:
+                "The provider's error code, as in the API's `error.code` (e.g. `131026`).",
+            }),
             title: Type.String({ description: 'What it means, in words.' }),
           },
           { description: 'Why it failed (`failed` only).' },

@@ -97,6 +97,17 @@ for (const backend of backends()) {
       const refused = await s.send(hello('+16505550301', number));
       assert.equal(refused.statusCode, 422, refused.body);
       assert.equal(refused.json().error.code, 'template_not_approved');
+
+      // Signals in a row, with no read of the numbers between them (each drops the cached
+      // lists): every one still names the number by its id.
+      await cloud.changeNumber(number, { quality_rating: 'GREEN' });
+      await cloud.changeNumber(number, { quality_rating: 'RED' });
+      await cloud.changeNumber(number, { messaging_limit_tier: 'TIER_1K' });
+      const signals = (await receiver.waitFor(7)).slice(4);
+      assert.deepEqual(
+        signals.map((d) => [d.event?.type, d.event?.data.phoneNumberId]),
+        Array(3).fill(['phone_number.quality_updated', number]),
+      );
     });
   });
 }

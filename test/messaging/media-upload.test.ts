@@ -16,7 +16,7 @@ import { classify, limitOf } from '../../src/messaging/media/media-kinds.ts';
 import { findSendableMedium } from '../../src/messaging/media/outbound-media.ts';
 import { loadKeyring } from '../../src/platform/keyring.ts';
 import { createPortal } from '../helpers/app.ts';
-import { PDF, png, upload } from '../helpers/media.ts';
+import { PDF, png, upload, UPLOAD } from '../helpers/media.ts';
 import { messagingSetup, type MessagingSetup } from '../helpers/messaging.ts';
 import { queryRows } from '../helpers/sql.ts';
 import { backends } from '../helpers/storage.ts';
@@ -191,6 +191,44 @@ for (const backend of backends()) {
       const foreign = await upload(s, { file: { bytes: PDF, name: 'a.pdf' }, phoneNumberId: '1' });
       assert.equal(foreign.status, 400);
       assert.equal(foreign.body.error!.details![0]!.field, 'body.phoneNumberId');
+    });
+
+    test('a multipart body without boundary, with another one, truncated or garbage → 400', async (t) => {
+      const s = await messagingSetup(t, backend, { workers: false });
+      const form = new FormData();
+      form.set('phoneNumberId', s.numbers[0]!);
+      form.set('file', new Blob([new Uint8Array(PDF)], { type: 'application/pdf' }), 'a.pdf');
+      const encoded = new Request('http://localhost/', { method: 'POST', body: form });
+      const type = encoded.headers.get('content-type')!;
+      const whole = Buffer.from(await encoded.arrayBuffer());
+      const cases: [string, string, Buffer][] = [
+        ['no boundary', 'multipart/form-data', whole],
+        ['another boundary', 'multipart/form-data; boundary=not-the-one', whole],
+        ['truncated', type, whole.subarray(0, Math.floor(whole.length / 2))],
+        ['headers only', type, whole.subarray(0, whole.indexOf('\r\n\r\n') + 2)],
+        ['garbage', type, Buffer.from('\u0000\u00ff garbage \r\n--\r\n\r\n', 'latin1')],
+        ['empty', type, Buffer.alloc(0)],
+      ];
+      const before = s.logs.length;
+      for (const [name, contentType, payload] of cases) {
+        const res = await s.app.inject({
+          method: 'POST',
+          url: UPLOAD,
+          headers: { authorization: s.token, 'content-type': contentType },
+          payload,
+        });
+        assert.equal(res.statusCode, 400, `${name}: ${res.body}`);
+        assert.equal(res.json().error.code, 'invalid_request', name);
+      }
+      const errors = s.logs
+        .slice(before)
+        .filter((l) => (JSON.parse(l) as { level: number }).level >= 50);
+      assert.deepEqual(errors, [], 'no error logged');
+      const [row] = await queryRows<{ n: number }>(
+        s.services.storage,
+        sql`select count(*)::int as n from media where portal_id = ${s.portalId}`,
+      );
+      assert.equal(Number(row!.n), 0);
     });
 
     test('the sandbox refuses the upload → 502 provider_error, nothing recorded', async (t) => {

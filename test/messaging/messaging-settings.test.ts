@@ -64,6 +64,42 @@ describe('messaging settings: parsing and keywords', () => {
     assert.equal(keywordConsent('stop it', s), null);
     assert.equal(keywordConsent('', s), null);
   });
+
+  test('a keyword is matched after NFKC, without punctuation, white space and emoji around it', () => {
+    const s = DEFAULT_MESSAGING_SETTINGS;
+    for (const text of [
+      'Stop!',
+      'STOP.',
+      '\uff33\uff34\uff2f\uff30', // full-width ＳＴＯＰ
+      '\u3000stop\u3000',
+      '¡Stop!',
+      'stop 🛑',
+      '🙏🏽 STOP 🙏🏽',
+      'STOP 👍🏻\u200d',
+      'stop ❤️',
+      'Stop!!! 🇬🇧',
+      '\ufeffSTOP\u200b',
+    ]) {
+      assert.equal(keywordConsent(text, s), 'opted_out', JSON.stringify(text));
+    }
+    assert.equal(keywordConsent('Start :)', s), 'opted_in');
+    for (const text of [
+      'STOP please',
+      'Stop, please',
+      'S T O P',
+      'stop1',
+      '!!!',
+      '🛑',
+      'NONSTOP',
+    ]) {
+      assert.equal(keywordConsent(text, s), null, JSON.stringify(text));
+    }
+    // A portal's own keywords are read the same way.
+    const own = parseSettings({ ...input, optOutKeywords: '\uff21\uff32\uff32\uff25\uff34' });
+    assert.ok(own.ok);
+    assert.deepEqual(own.settings.optOutKeywords, ['ARRET']);
+    assert.equal(keywordConsent('arret.', own.settings), 'opted_out');
+  });
 });
 
 for (const backend of backends()) {

@@ -262,6 +262,11 @@ for (const backend of backends()) {
         ['body.image'],
       );
       assert.deepEqual(await refusedFields(s, { type: 'image', image: {} }), ['body.image']);
+      // A reaction is exactly one emoji grapheme, or empty.
+      for (const emoji of ['ok', '👍👍', '1', '👍 ', '#', '❤️x', '\u200d']) {
+        const reaction = { type: 'reaction', reaction: { messageId: 'msg_x', emoji } };
+        assert.deepEqual(await refusedFields(s, reaction), ['body.reaction.emoji'], emoji);
+      }
       assert.deepEqual(
         await refusedFields(s, {
           type: 'audio',

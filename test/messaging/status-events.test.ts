@@ -175,7 +175,8 @@ for (const backend of backends()) {
       ]);
       row = await services.messaging.getMessage({ portalId }, b);
       assert.equal(row.status, 'failed');
-      assert.deepEqual(row.error, { code: '131026', title: 'Message undeliverable' });
+      // The provider's code is the integer it sent, as in the `message.status` webhook.
+      assert.deepEqual(row.error, { code: 131026, title: 'Message undeliverable' });
       await sink.messageStatuses(portalId, 'x', [withoutCallbackData(status(b, 'delivered', 9))]);
       assert.equal((await services.messaging.getMessage({ portalId }, b)).status, 'failed');
       assert.deepEqual(await services.messaging.credit({ portalId }), {

@@ -1,6 +1,7 @@
 /**
- * Opt-out and opt-in keywords: an inbound text that is, trimmed and case-insensitively, one of
- * the portal's opt-out keywords (by default STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT) sets
+ * Opt-out and opt-in keywords: an inbound text that is, once normalised ({@link keywordOf}:
+ * NFKC, without the white space, punctuation and emoji around it, upper-cased), one of the
+ * portal's opt-out keywords (by default STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT) sets
  * the contact's consent to `opted_out`, source `keyword`, recording the message in the consent
  * history and emitting `contact.opted_out`; an opt-in keyword (START, UNSTOP) sets `opted_in`.
  * When the consent changed and the portal has a confirmation reply for it, that reply is sent
@@ -14,7 +15,7 @@ import { setConsent, type OptedOutStep } from '../../contacts/contacts-lookup.ts
 import type { Tx } from '../messages/messages-repository.ts';
 import type { SendMessageResult } from '../messaging-types.ts';
 import type { SendMessageBody } from '../messages/messages-schemas.ts';
-import { messagingSettings, type MessagingSettings } from './messaging-settings.ts';
+import { keywordOf, messagingSettings, type MessagingSettings } from './messaging-settings.ts';
 
 export type KeywordConsent = 'opted_out' | 'opted_in';
 
@@ -43,7 +44,7 @@ export function keywordConsent(
   text: string,
   settings: Pick<MessagingSettings, 'optOutKeywords' | 'optInKeywords'>,
 ): KeywordConsent | null {
-  const word = text.trim().toUpperCase();
+  const word = keywordOf(text);
   if (word === '') return null;
   if (settings.optOutKeywords.includes(word)) return 'opted_out';
   if (settings.optInKeywords.includes(word)) return 'opted_in';

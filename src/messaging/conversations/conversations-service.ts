@@ -15,6 +15,7 @@
 import type { Database } from '../../db/client.ts';
 import type { OptedOutStep } from '../../contacts/contacts-lookup.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { fittingView, rowCheck } from '../../platform/row-fit.ts';
 import type {
   ContentKeyring,
   OutboundContent,
@@ -34,7 +35,13 @@ import {
 import { expireContent } from './content-retention.ts';
 import { conversationCursor, messagePreview, toConversation } from './conversation-view.ts';
 import { claimClosingWindows, listConversationPage } from './conversations-repository.ts';
-import type { Conversation, ListConversationsQuery } from './conversations-schemas.ts';
+import {
+  ConversationSchema,
+  type Conversation,
+  type ListConversationsQuery,
+} from './conversations-schemas.ts';
+
+const fitsConversation = rowCheck(ConversationSchema);
 import { findAnyMessage, listBothDirections, openOrNull, type AnyMessage } from './message-list.ts';
 
 /** `conversation.window_closing` is emitted this long before a window closes. */
@@ -121,15 +128,27 @@ export function createConversationsService(deps: ConversationsServiceDeps): Conv
         after: conversationCursor.after(query.cursor),
         filter: { unread: query.unread, windowOpenAt: query.window === 'open' ? at : undefined },
       });
-      return conversationCursor.page(page, (row) => {
+      const shown = conversationCursor.page(page, (row) => {
         const content = openOrNull<OutboundContent | StoredInboundContent>(
           listDeps,
           principal.portalId,
           row.lastMessageId,
           row.lastContent,
         );
-        return toConversation(row, messagePreview(row.lastType, content, row.lastTemplateName), at);
+        const preview = () => messagePreview(row.lastType, content, row.lastTemplateName);
+        // One row that does not fit is shown without what does not (platform/row-fit.ts).
+        return fittingView(
+          fitsConversation,
+          () => toConversation(row, preview(), at),
+          () => ({ ...toConversation(row, null, at), windowExpiresAt: null }),
+          (outcome) =>
+            log.warn(
+              { portalId: principal.portalId, conversationId: row.id, outcome },
+              'a stored conversation does not fit its schema',
+            ),
+        );
       });
+      return { ...shown, items: shown.items.filter((c) => c !== null) };
     },
 
     listMessages: (principal, query) => listBothDirections(listDeps, principal.portalId, query),

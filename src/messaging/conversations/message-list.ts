@@ -3,7 +3,8 @@
  * outbound and inbound, filters `direction`, `contactId`, `phoneNumberId`, and the outbound
  * filters `status`, `to`) and `GET /messaging/messages/{id}` for an id of either direction.
  * Content is opened here, per message; a content that cannot be opened (a key gone) reads as
- * erased and is logged by id only.
+ * erased and is logged by id only; a message that does not fit its schema is shown without its
+ * content, logged by id only (platform/row-fit.ts).
  *
  * @see docs/messaging.md "Conversations"
  */
@@ -13,8 +14,13 @@ import type { Database } from '../../db/client.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { SealedValue } from '../../platform/keyring.ts';
-import { inboundMessageView, type MediaMetadata } from '../inbound/inbound-view.ts';
-import type { InboundMessage } from '../inbound/inbound-schemas.ts';
+import { fittingView, rowCheck, type Misfit } from '../../platform/row-fit.ts';
+import {
+  inboundMessageView,
+  type InboundMessageRow,
+  type MediaMetadata,
+} from '../inbound/inbound-view.ts';
+import { InboundMessageSchema, type InboundMessage } from '../inbound/inbound-schemas.ts';
 import {
   openContent,
   type ContentKeyring,
@@ -23,7 +29,11 @@ import {
 } from '../messages/message-content.ts';
 import { messageCursor, outboundContentOf, toMessage } from '../messages/message-view.ts';
 import { findMessage, type MessageRow } from '../messages/messages-repository.ts';
-import type { ListMessagesQuery, Message } from '../messages/messages-schemas.ts';
+import {
+  MessageSchema,
+  type ListMessagesQuery,
+  type Message,
+} from '../messages/messages-schemas.ts';
 import { listMessageKeys, messagesByIds } from './message-thread-repository.ts';
 
 /** A message of either direction as the API shows it. */
@@ -50,15 +60,60 @@ export function openOrNull<T extends OutboundContent | StoredInboundContent>(
   }
 }
 
+const fitsMessage = rowCheck(MessageSchema);
+const fitsInbound = rowCheck(InboundMessageSchema);
+
+/** The log line of a stored message that does not fit its schema (ids only). */
+function misfitLog(logger: Pick<Logger, 'warn'>, portalId: number, messageId: string) {
+  return (outcome: Misfit, err?: unknown) =>
+    logger.warn(
+      { portalId, messageId, outcome, ...(err instanceof Error && { errorType: err.name }) },
+      'a stored message does not fit its schema',
+    );
+}
+
+/**
+ * An outbound row and its opened content as the API shows it, checked against its schema
+ * (platform/row-fit.ts): without its content when that does not fit (logged), null when even
+ * that does not.
+ */
+export function fittedOutbound(
+  logger: Pick<Logger, 'warn'>,
+  row: MessageRow,
+  content: OutboundContent | null,
+): Message | null {
+  return fittingView(
+    fitsMessage,
+    () => toMessage(row, content),
+    () => toMessage(row, null),
+    misfitLog(logger, row.portalId, row.id),
+  );
+}
+
+/** An inbound row as the API shows it, checked as {@link fittedOutbound} checks. */
+export function fittedInbound(
+  logger: Pick<Logger, 'warn'>,
+  row: InboundMessageRow,
+  content: StoredInboundContent | null,
+  medium: MediaMetadata | null,
+): InboundMessage | null {
+  return fittingView(
+    fitsInbound,
+    () => inboundMessageView(row, content, medium),
+    () => inboundMessageView(row, null, null),
+    misfitLog(logger, row.portalId, row.id),
+  );
+}
+
 /** An outbound row as the API shows it, its text and parameters from the sealed content. */
-export function outboundView(deps: MessageListDeps, row: MessageRow): Message {
+export function outboundView(deps: MessageListDeps, row: MessageRow): Message | null {
   let content: OutboundContent | null = null;
   try {
     content = outboundContentOf(deps.keyring, row);
   } catch {
     deps.logger.warn({ portalId: row.portalId, messageId: row.id }, 'content could not be opened');
   }
-  return toMessage(row, content);
+  return fittedOutbound(deps.logger, row, content);
 }
 
 async function mediaOf(
@@ -90,13 +145,15 @@ export async function inboundViews(
     portalId,
     rows.flatMap((r) => (r.mediaId === null ? [] : [r.mediaId])),
   );
-  return rows.map((row) =>
-    inboundMessageView(
+  return rows.flatMap((row) => {
+    const view = fittedInbound(
+      deps.logger,
       row,
       openOrNull<StoredInboundContent>(deps, portalId, row.id, row.content),
       row.mediaId === null ? null : (medium.get(row.mediaId) ?? null),
-    ),
-  );
+    );
+    return view === null ? [] : [view];
+  });
 }
 
 /** One page of both directions, newest first. @throws AppError `invalid_request` (cursor). */
@@ -129,7 +186,8 @@ export async function listBothDirections(
       if (view) items.push(view);
     } else {
       const row = rows.outbound.get(key.id);
-      if (row) items.push(outboundView(deps, row));
+      const view = row && outboundView(deps, row);
+      if (view) items.push(view);
     }
   }
   const last = page.rows.at(-1);
@@ -146,12 +204,19 @@ export async function findAnyMessage(
   id: string,
 ): Promise<AnyMessage> {
   const outbound = await findMessage(deps.db, portalId, id);
-  if (outbound) return outboundView(deps, outbound);
+  // A row that cannot be shown at all (logged) is answered as none.
+  const gone = () => new AppError('not_found', 'No message with this id.');
+  if (outbound) {
+    const view = outboundView(deps, outbound);
+    if (view === null) throw gone();
+    return view;
+  }
   const [row] = await deps.db
     .select()
     .from(inboundMessages)
     .where(and(eq(inboundMessages.portalId, portalId), eq(inboundMessages.id, id)));
-  if (!row) throw new AppError('not_found', 'No message with this id.');
+  if (!row) throw gone();
   const [view] = await inboundViews(deps, portalId, [row]);
-  return view!;
+  if (!view) throw gone();
+  return view;
 }

@@ -69,11 +69,32 @@ export interface SettingsProblem {
   message: string;
 }
 
-/** The keywords of a list's text: split on commas and white space, upper-cased, deduplicated. */
+/**
+ * What may surround a keyword: white space, punctuation, emoji (pictographs with their skin-tone
+ * modifiers, joiners, variation selectors, keycap and tag characters, flags) and other invisible
+ * format characters. Letters, digits and symbols such as `+` or `$` are part of the text.
+ */
+const AROUND =
+  '[\\p{White_Space}\\p{P}\\p{Cf}\\p{Extended_Pictographic}\\p{Emoji_Modifier}\\p{Regional_Indicator}\\u{FE0E}\\u{FE0F}\\u{20E3}]+';
+const SURROUNDING = new RegExp(`^${AROUND}|${AROUND}$`, 'gu');
+
+/**
+ * A text as it is compared with the keywords: NFKC-normalised (full-width `ＳＴＯＰ` is `STOP`),
+ * without the white space, punctuation and emoji around it (`Stop!`, `STOP.`, `🛑 stop 🙏`),
+ * upper-cased. What is inside stays: `STOP please` is not `STOP`.
+ *
+ * @see https://unicode.org/reports/tr15/ (NFKC)
+ * @see docs/messaging.md "Opt-out keywords"
+ */
+export function keywordOf(text: string): string {
+  return text.normalize('NFKC').replace(SURROUNDING, '').toUpperCase();
+}
+
+/** The keywords of a list's text: split on commas and white space, normalised, deduplicated. */
 export function keywordList(text: string): string[] {
   const words = text
     .split(/[\s,]+/u)
-    .map((w) => w.trim().toUpperCase())
+    .map(keywordOf)
     .filter((w) => w !== '');
   return [...new Set(words)];
 }

@@ -156,9 +156,21 @@ async function readForm(
   return { medium, fileName, phoneNumberId };
 }
 
+/**
+ * What the multipart parser (busboy, under `@fastify/multipart`) throws for a body that is not
+ * the form its header announces: no boundary, another boundary, a body cut short or garbage.
+ * These carry no code, only their message.
+ */
+const MALFORMED_FORM =
+  /^(Multipart: Boundary not found|Unexpected end of (multipart data|form|file)|Malformed part header)/;
+
 /** A multipart parser failure (limits, malformed) as the API's 400; others unchanged. */
 function formError(err: unknown): unknown {
   if (err instanceof AppError) return err;
+  if (err instanceof Error && MALFORMED_FORM.test(err.message))
+    return new AppError('invalid_request', 'The multipart form could not be read.', {
+      cause: err,
+    });
   const code = (err as { code?: unknown }).code;
   if (typeof code === 'string' && /^FST_(PARTS|FILES|FIELDS)_LIMIT$/.test(code))
     return new AppError(

@@ -60,6 +60,17 @@ export function contentFields(row: MessageRow, content: OutboundContent | null):
   };
 }
 
+/**
+ * A failure's code as the API shows it: the provider's error code as the integer Meta sends
+ * (`131026`; stored as text beside Portico's own codes), or Portico's own code (`not_connected`,
+ * `delivery_failed`, …) as a string.
+ *
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
+ */
+export function errorCodeOf(stored: string): number | string {
+  return /^\d{1,9}$/.test(stored) ? Number(stored) : stored;
+}
+
 /** The API's view of an outbound message and its content (`outboundContentOf`). */
 export function toMessage(row: MessageRow, content: OutboundContent | null): Message {
   return {
@@ -80,7 +91,7 @@ export function toMessage(row: MessageRow, content: OutboundContent | null): Mes
     error:
       row.errorCode === null
         ? null
-        : { code: row.errorCode, title: row.errorTitle ?? row.errorCode },
+        : { code: errorCodeOf(row.errorCode), title: row.errorTitle ?? row.errorCode },
     price: { amount: row.priceMinor, currency: row.currency },
   };
 }

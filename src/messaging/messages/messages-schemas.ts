@@ -83,10 +83,15 @@ export const MessageSchema = Type.Object(
     failedAt: Nullable(Iso('When it failed.')),
     error: Nullable(
       Type.Object(
-        { code: Type.String(), title: Type.String() },
         {
-          description:
-            "Why it failed: the provider's error (e.g. `131026`), `not_connected`, or `delivery_failed` (it could not be handed to the provider).",
+          code: Type.Union([Type.Integer(), Type.String()], {
+            description:
+              "The provider's error code, an integer as the provider sends it (e.g. `131026`); or Portico's own reason as a string: `not_connected`, `delivery_failed` (it could not be handed to the provider).",
+          }),
+          title: Type.String(),
+        },
+        {
+          description: 'Why it failed.',
         },
       ),
     ),

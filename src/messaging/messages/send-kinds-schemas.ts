@@ -107,8 +107,11 @@ export const ReactionObjectSchema = Type.Object(
   {
     messageId: MessageId('The message reacted to (`msg_…`, inbound or outbound, same contact).'),
     emoji: Type.String({
-      maxLength: 16,
-      description: 'One emoji; the empty string removes the reaction.',
+      maxLength: 32,
+      format: 'emoji',
+      description:
+        'Exactly one emoji (one grapheme: `👍`, `👍🏽`, `❤️`, `🇬🇧`); the empty string removes ' +
+        'the reaction.',
     }),
   },
   { ...closed, title: 'ReactionObject' },

@@ -10,11 +10,13 @@
  *
  * Invariants: no provider call here (the webhook is answered after this runs): the phone number
  * id of a quality signal, which names the number by its display number only, comes from the
- * numbers this instance holds, else it is null.
+ * numbers this instance holds, or from the ones it held before a signal dropped them (a number's
+ * id never changes; its rating and tier are not read from there), else it is null.
  *
  * @see https://developers.facebook.com/docs/graph-api/webhooks/reference/whatsapp-business-account/#phone_number_quality_update
  * @see docs/messaging.md "Account signals"
  */
+import { LRUCache } from 'lru-cache';
 import type { Database } from '../../db/client.ts';
 import type {
   PhoneNumberQualityEvent,
@@ -22,7 +24,7 @@ import type {
   TemplateQualityEvent,
 } from '../../partner/partner-service.ts';
 import type { Tx } from '../messages/messages-repository.ts';
-import type { ProviderAdapter } from '../provider/provider-adapter.ts';
+import type { PhoneNumber, ProviderAdapter } from '../provider/provider-adapter.ts';
 
 /** Steps another feature (webhooks) adds to the signals, each in the signal's transaction. */
 export interface AccountSignalSteps {
@@ -55,6 +57,9 @@ type SignalSink = Required<
   Pick<ProviderWebhookSink, 'phoneNumberQualityUpdated' | 'templateQualityUpdated'>
 >;
 
+/** How many portals' dropped numbers are kept (a few hundred bytes each). */
+const DROPPED_PORTALS_MAX = 10_000;
+
 /** Digits only: how display numbers are compared (`+1 555-010-1234` is `15550101234`). */
 const digits = (n: string) => n.replace(/[^0-9]/g, '');
 
@@ -65,16 +70,23 @@ export function createAccountSignalSink(deps: {
   steps?: AccountSignalSteps | undefined;
 }): SignalSink {
   const { db, provider, steps } = deps;
+  // The numbers each portal had when a signal last dropped its cached lists, for their ids.
+  const dropped = new LRUCache<number, PhoneNumber[]>({ max: DROPPED_PORTALS_MAX });
+  const invalidate = (portalId: number) => {
+    const numbers = provider.cachedNumbers(portalId);
+    if (numbers) dropped.set(portalId, numbers);
+    provider.invalidate(portalId);
+  };
+  const numberOf = (portalId: number, event: PhoneNumberQualityEvent) => {
+    const named = (n: PhoneNumber) =>
+      n.wabaId === event.wabaId &&
+      digits(n.displayPhoneNumber) === digits(event.displayPhoneNumber);
+    return provider.cachedNumbers(portalId)?.find(named) ?? dropped.get(portalId)?.find(named);
+  };
   return {
     async phoneNumberQualityUpdated(portalId: number, event: PhoneNumberQualityEvent) {
-      const number = provider
-        .cachedNumbers(portalId)
-        ?.find(
-          (n) =>
-            n.wabaId === event.wabaId &&
-            digits(n.displayPhoneNumber) === digits(event.displayPhoneNumber),
-        );
-      provider.invalidate(portalId);
+      const number = numberOf(portalId, event);
+      invalidate(portalId);
       if (!steps) return;
       await db.transaction((tx) =>
         steps.phoneNumberQualityUpdated(tx, portalId, {
@@ -91,7 +103,7 @@ export function createAccountSignalSink(deps: {
     },
 
     async templateQualityUpdated(portalId: number, event: TemplateQualityEvent) {
-      provider.invalidate(portalId);
+      invalidate(portalId);
       if (!steps) return;
       await db.transaction((tx) =>
         steps.templateQualityUpdated(tx, portalId, {

@@ -77,7 +77,7 @@ export interface MessagingEventSteps extends InboundEventSteps {
       providerMessageId: string | null;
       status: 'sent' | 'delivered' | 'read' | 'failed';
       occurredAt: string;
-      error?: { code: number | string; title: string };
+      error?: { code: number; title: string };
     },
   ): Promise<void>;
   templateStatusUpdated(tx: Tx, portalId: number, e: TemplateStatusEvent): Promise<void>;

@@ -93,13 +93,21 @@ const TemplateValue = Type.Object({
 const AccountValue = Type.Object({ event: Type.String({ maxLength: 64 }) });
 
 const is = <T extends TSchema>(schema: T, v: unknown): v is Static<T> => Value.Check(schema, v);
-/** The last instant a timestamp may name (9999-12-31T23:59:59Z, what ISO 8601 and SQL hold). */
-const LAST_SECOND = 253_402_300_799;
+/** The first instant a provider's timestamp may name: 2009-01-01T00:00:00Z (before WhatsApp). */
+const FIRST_SECOND = 1_230_768_000;
+/** How far ahead of this instance's clock a timestamp may be (clock skew), in seconds. */
+const AHEAD_S = 86_400;
 
-/** A Unix time in seconds as a Date; null when it is out of range (not a time to store). */
+/**
+ * A Unix time in seconds as a Date; null when it is not a time the provider could have meant:
+ * before 2009 or more than a day ahead of now (year 9999 would be stored, then break every
+ * list that computes with it). The item is then skipped and its id logged.
+ */
 function date(t: string | number): Date | null {
   const seconds = Number(t);
-  return Number.isSafeInteger(seconds) && seconds >= 0 && seconds <= LAST_SECOND
+  return Number.isSafeInteger(seconds) &&
+    seconds >= FIRST_SECOND &&
+    seconds <= Date.now() / 1000 + AHEAD_S
     ? new Date(seconds * 1000)
     : null;
 }

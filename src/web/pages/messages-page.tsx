@@ -38,7 +38,7 @@ export interface LoggedMessage {
   status: string;
   /** When it was queued. */
   createdAt: string;
-  error?: { code: string; title: string } | null;
+  error?: { code: number | string; title: string } | null;
 }
 
 /** The credit ledger's view: integer minor units of `currency`. */
