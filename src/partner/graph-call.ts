@@ -20,6 +20,15 @@ interface GraphErrorBody {
   };
 }
 
+/**
+ * Graph codes Meta's error table calls possibly transient ("API Unknown" 1, "Something went
+ * wrong" 131000): answered with a 5xx they are retried like any other 5xx; with a 4xx they keep
+ * their own classification.
+ *
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
+ */
+const POSSIBLY_TRANSIENT_CODES = new Set([1, 131000]);
+
 export const asNumber = (v: unknown) =>
   typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 export const asString = (v: unknown) => (typeof v === 'string' ? v : undefined);
@@ -30,8 +39,9 @@ export const asString = (v: unknown) => (typeof v === 'string' ? v : undefined);
  * @param timeoutMs the call's deadline, in milliseconds.
  * @param init `body` makes it a form POST, `json` a JSON POST, `form` a multipart POST (unless
  *   `method` says otherwise); `bearer` goes in the `Authorization` header.
- * @throws ProviderError only: `unavailable` for a network failure, a timeout or a 5xx without a
- *   Graph error; otherwise the kind `classifyGraphError` gives.
+ * @throws ProviderError only: `unavailable` for a network failure, a timeout, a 5xx without a
+ *   Graph error or a 5xx carrying Graph code 1 or 131000; otherwise the kind
+ *   `classifyGraphError` gives.
  */
 export async function graphCall(
   timeoutMs: number,
@@ -87,7 +97,9 @@ export async function graphCall(
     const code = asNumber(error?.code);
     const subcode = asNumber(error?.error_subcode);
     const kind =
-      res.status >= 500 && code === undefined ? 'unavailable' : classifyGraphError(code, subcode);
+      res.status >= 500 && (code === undefined || POSSIBLY_TRANSIENT_CODES.has(code))
+        ? 'unavailable'
+        : classifyGraphError(code, subcode);
     throw new ProviderError(
       kind,
       `${what}: the provider refused (HTTP ${res.status}, Graph error ${code ?? '-'}/${subcode ?? '-'})`,

@@ -17,7 +17,10 @@ export type ProviderErrorKind =
   | 'dead_token'
   /** The token lacks a permission (Graph codes 10, 200–299). */
   | 'permission'
-  /** Network failure, timeout, 5xx or a transient Graph error (2, 17, 32, 341, 613, 131016). */
+  /**
+   * Network failure, timeout, 5xx (with Graph code 1 or 131000 too) or a transient Graph error
+   * (2, 17, 32, 341, 613, 131016).
+   */
   | 'unavailable'
   /**
    * A rate limit: Cloud API throughput (130429), the pair rate limit (131056), the WABA's
