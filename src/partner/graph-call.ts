@@ -74,12 +74,13 @@ export async function graphCall(
     });
   } catch (cause) {
     const timedOut = timeout.aborted;
+    const safeCause = timedOut ? undefined : sanitizeCause(cause);
     throw new ProviderError(
       'unavailable',
       timedOut
         ? `${what}: the provider did not answer within ${timeoutMs} ms`
         : `${what}: the provider could not be reached`,
-      { cause: timedOut ? undefined : sanitizeCause(cause) },
+      { cause: safeCause, outcomeUnknown: !NOT_SENT_CODES.has(safeCause?.code ?? '') },
     );
   }
   let body: unknown;
@@ -89,7 +90,8 @@ export async function graphCall(
     throw new ProviderError(
       res.status >= 500 ? 'unavailable' : 'other',
       `${what}: the provider answered HTTP ${res.status} without JSON`,
-      { httpStatus: res.status },
+      // A success whose body is lost may have been acted on.
+      { httpStatus: res.status, outcomeUnknown: res.ok },
     );
   }
   const error = (body as GraphErrorBody | null)?.error;
@@ -130,8 +132,21 @@ export function retryAfterMs(header: string | null): number | undefined {
   return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), 3_600_000) : undefined;
 }
 
+/**
+ * Network failures that happen before a request is written (no connection was made): the
+ * provider cannot have acted on the request. Any other failure without an answer may come
+ * after the provider received it (`ProviderError.outcomeUnknown`).
+ */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
 /** Keep the error class and code of a network failure, not its message (it may quote a URL). */
-function sanitizeCause(cause: unknown): unknown {
+function sanitizeCause(cause: unknown): { name: string; code: string | undefined } | undefined {
   if (!(cause instanceof Error)) return undefined;
   const inner = (cause as { cause?: { code?: unknown } }).cause;
   return { name: cause.name, code: typeof inner?.code === 'string' ? inner.code : undefined };
