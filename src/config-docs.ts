@@ -217,6 +217,16 @@ export const CONFIG_DOCS: Record<keyof typeof ConfigSchema.properties, ConfigVar
     group: 'Messaging',
     meaning: "seconds before another instance takes over a dead worker's job",
   },
+  MESSAGING_SEND_CONFIRM_S: {
+    group: 'Messaging',
+    meaning:
+      'seconds a send attempt with no answer (a worker died, a timeout) waits for its status webhook; then it fails with delivery_unknown, never sent twice',
+  },
+  MESSAGING_STATUS_WAIT_S: {
+    group: 'Messaging',
+    meaning:
+      'seconds a message the provider accepted waits for its first status webhook; then it fails with status_unknown and its credit is released',
+  },
   MESSAGING_WORKER_BATCH: { group: 'Messaging', meaning: 'delivery jobs a worker takes at once' },
   MESSAGING_PROVIDER_CACHE_MS: {
     group: 'Messaging',

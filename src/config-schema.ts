@@ -249,6 +249,18 @@ export const ConfigSchema = Type.Object({
     3_600,
     60,
   ),
+  MESSAGING_SEND_CONFIRM_S: Int(
+    'seconds a send attempt without an outcome waits for its status webhook, 1 to 604800',
+    1,
+    604_800,
+    900,
+  ),
+  MESSAGING_STATUS_WAIT_S: Int(
+    'seconds an accepted message waits for its first status webhook, 1 to 2592000',
+    1,
+    2_592_000,
+    86_400,
+  ),
   MESSAGING_WORKER_BATCH: Int('delivery jobs a worker takes at once, 1 to 500', 1, 500, 50),
   MESSAGING_PROVIDER_CACHE_MS: Int(
     "milliseconds a portal's numbers and templates are cached, 0 to 3600000",

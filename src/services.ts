@@ -321,6 +321,7 @@ function createMessaging(
       batchSize: config.MESSAGING_WORKER_BATCH,
       pollingIntervalS: 0.5,
     },
+    settlement: config,
   });
 }
 

@@ -20,6 +20,15 @@ interface GraphErrorBody {
   };
 }
 
+/**
+ * Graph codes Meta's error table calls possibly transient ("API Unknown" 1, "Something went
+ * wrong" 131000): answered with a 5xx they are retried like any other 5xx; with a 4xx they keep
+ * their own classification.
+ *
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
+ */
+const POSSIBLY_TRANSIENT_CODES = new Set([1, 131000]);
+
 export const asNumber = (v: unknown) =>
   typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 export const asString = (v: unknown) => (typeof v === 'string' ? v : undefined);
@@ -30,8 +39,9 @@ export const asString = (v: unknown) => (typeof v === 'string' ? v : undefined);
  * @param timeoutMs the call's deadline, in milliseconds.
  * @param init `body` makes it a form POST, `json` a JSON POST, `form` a multipart POST (unless
  *   `method` says otherwise); `bearer` goes in the `Authorization` header.
- * @throws ProviderError only: `unavailable` for a network failure, a timeout or a 5xx without a
- *   Graph error; otherwise the kind `classifyGraphError` gives.
+ * @throws ProviderError only: `unavailable` for a network failure, a timeout, a 5xx without a
+ *   Graph error or a 5xx carrying Graph code 1 or 131000; otherwise the kind
+ *   `classifyGraphError` gives.
  */
 export async function graphCall(
   timeoutMs: number,
@@ -64,12 +74,13 @@ export async function graphCall(
     });
   } catch (cause) {
     const timedOut = timeout.aborted;
+    const safeCause = timedOut ? undefined : sanitizeCause(cause);
     throw new ProviderError(
       'unavailable',
       timedOut
         ? `${what}: the provider did not answer within ${timeoutMs} ms`
         : `${what}: the provider could not be reached`,
-      { cause: timedOut ? undefined : sanitizeCause(cause) },
+      { cause: safeCause, outcomeUnknown: !NOT_SENT_CODES.has(safeCause?.code ?? '') },
     );
   }
   let body: unknown;
@@ -79,7 +90,8 @@ export async function graphCall(
     throw new ProviderError(
       res.status >= 500 ? 'unavailable' : 'other',
       `${what}: the provider answered HTTP ${res.status} without JSON`,
-      { httpStatus: res.status },
+      // A success whose body is lost may have been acted on.
+      { httpStatus: res.status, outcomeUnknown: res.ok },
     );
   }
   const error = (body as GraphErrorBody | null)?.error;
@@ -87,7 +99,9 @@ export async function graphCall(
     const code = asNumber(error?.code);
     const subcode = asNumber(error?.error_subcode);
     const kind =
-      res.status >= 500 && code === undefined ? 'unavailable' : classifyGraphError(code, subcode);
+      res.status >= 500 && (code === undefined || POSSIBLY_TRANSIENT_CODES.has(code))
+        ? 'unavailable'
+        : classifyGraphError(code, subcode);
     throw new ProviderError(
       kind,
       `${what}: the provider refused (HTTP ${res.status}, Graph error ${code ?? '-'}/${subcode ?? '-'})`,
@@ -118,8 +132,21 @@ export function retryAfterMs(header: string | null): number | undefined {
   return Number.isFinite(ms) ? Math.min(Math.max(ms, 0), 3_600_000) : undefined;
 }
 
+/**
+ * Network failures that happen before a request is written (no connection was made): the
+ * provider cannot have acted on the request. Any other failure without an answer may come
+ * after the provider received it (`ProviderError.outcomeUnknown`).
+ */
+const NOT_SENT_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+
 /** Keep the error class and code of a network failure, not its message (it may quote a URL). */
-function sanitizeCause(cause: unknown): unknown {
+function sanitizeCause(cause: unknown): { name: string; code: string | undefined } | undefined {
   if (!(cause instanceof Error)) return undefined;
   const inner = (cause as { cause?: { code?: unknown } }).cause;
   return { name: cause.name, code: typeof inner?.code === 'string' ? inner.code : undefined };

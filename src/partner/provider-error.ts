@@ -17,7 +17,10 @@ export type ProviderErrorKind =
   | 'dead_token'
   /** The token lacks a permission (Graph codes 10, 200–299). */
   | 'permission'
-  /** Network failure, timeout, 5xx or a transient Graph error (2, 17, 32, 341, 613, 131016). */
+  /**
+   * Network failure, timeout, 5xx (with Graph code 1 or 131000 too) or a transient Graph error
+   * (2, 17, 32, 341, 613, 131016).
+   */
   | 'unavailable'
   /**
    * A rate limit: Cloud API throughput (130429), the pair rate limit (131056), the WABA's
@@ -49,6 +52,13 @@ export class ProviderError extends Error {
   readonly title: string;
   /** How long to wait before retrying, in milliseconds, when the provider said (`Retry-After`). */
   readonly retryAfterMs: number | undefined;
+  /**
+   * The request may have reached the provider and no answer came back (a timeout, a connection
+   * lost after the request was written, a success answer that could not be read): the provider
+   * may have acted on it. False when the provider answered with a failure, or the request was
+   * never sent (refused connection, unknown host, a check before any I/O).
+   */
+  readonly outcomeUnknown: boolean;
 
   constructor(
     kind: ProviderErrorKind,
@@ -59,6 +69,7 @@ export class ProviderError extends Error {
       fbtraceId?: string | undefined;
       httpStatus?: number | undefined;
       retryAfterMs?: number | undefined;
+      outcomeUnknown?: boolean | undefined;
       cause?: unknown;
     } = {},
   ) {
@@ -70,6 +81,7 @@ export class ProviderError extends Error {
     this.fbtraceId = details.fbtraceId;
     this.httpStatus = details.httpStatus;
     this.retryAfterMs = details.retryAfterMs;
+    this.outcomeUnknown = details.outcomeUnknown ?? false;
     this.title = providerErrorTitle(kind, details.graphCode);
   }
 
@@ -81,6 +93,7 @@ export class ProviderError extends Error {
       fbtraceId: this.fbtraceId,
       httpStatus: this.httpStatus,
       retryAfterMs: this.retryAfterMs,
+      outcomeUnknown: this.outcomeUnknown,
     });
   }
 
@@ -92,6 +105,7 @@ export class ProviderError extends Error {
       graphSubcode: this.graphSubcode,
       fbtraceId: this.fbtraceId,
       httpStatus: this.httpStatus,
+      outcomeUnknown: this.outcomeUnknown,
     };
   }
 }

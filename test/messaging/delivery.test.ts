@@ -135,6 +135,52 @@ for (const backend of backends()) {
       assert.equal(s.provider.sandbox.cloud.sendsOf(id), 1);
     });
 
+    test('a send with no answer is never sent again: it fails with delivery_unknown after MESSAGING_SEND_CONFIRM_S', async (t) => {
+      const s = await messagingSetup(t, backend, {
+        credit: 10,
+        // The provider takes the message, answers after the timeout and posts no status.
+        cloud: { sendAnswerDelayMs: 5_000, statusDelaysMs: [600_000, 600_000, 600_000] },
+        env: { PROVIDER_TIMEOUT_MS: '300', MESSAGING_SEND_CONFIRM_S: '2' },
+      });
+      const id = (await s.send(hello('+16505559101', s.numbers[0]!))).json().data.id as string;
+      await eventually(async () => (await s.message(id)).status === 'failed', 'the message fails');
+      assert.deepEqual((await s.message(id)).error, {
+        code: 'delivery_unknown',
+        title: 'The provider never confirmed the message; it was not sent again',
+      });
+      assert.equal(s.provider.sandbox.cloud.sendsOf(id), 1, 'the timed-out send is not repeated');
+      assert.ok(s.logs.some((l) => l.includes(id) && l.includes('not sent again')));
+      assert.deepEqual(await s.services.messaging.credit({ portalId: s.portalId }), {
+        balance: 10,
+        reserved: 0,
+        currency: 'EUR',
+      });
+    });
+
+    test('an accepted message with no status webhook fails with status_unknown after MESSAGING_STATUS_WAIT_S', async (t) => {
+      const s = await messagingSetup(t, backend, {
+        credit: 10,
+        cloud: { statusDelaysMs: [600_000, 600_000, 600_000] },
+        env: { MESSAGING_STATUS_WAIT_S: '2' },
+      });
+      const id = (await s.send(hello('+16505559102', s.numbers[0]!))).json().data.id as string;
+      await eventually(
+        async () => (await s.message(id)).providerMessageId !== null,
+        'the provider accepts it',
+      );
+      assert.equal((await s.message(id)).status, 'queued');
+      await eventually(async () => (await s.message(id)).status === 'failed', 'the message fails');
+      assert.deepEqual((await s.message(id)).error, {
+        code: 'status_unknown',
+        title: 'The provider reported no status for the message',
+      });
+      assert.deepEqual(await s.services.messaging.credit({ portalId: s.portalId }), {
+        balance: 10,
+        reserved: 0,
+        currency: 'EUR',
+      });
+    });
+
     test('a job out of attempts with no outcome fails its message and releases the credit', async (t) => {
       const s = await messagingSetup(t, backend, {
         workers: false,

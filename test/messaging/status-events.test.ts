@@ -22,6 +22,8 @@ import {
 } from '../../src/messaging/messages/messages-repository.ts';
 import type { InboundMessageEvent } from '../../src/partner/cloud-api/provider-webhook-events.ts';
 import type { Services } from '../../src/services.ts';
+import { createWebhookSink } from '../../src/messaging/provider-webhooks/status-events.ts';
+import { createLogger } from '../../src/platform/logger.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
 import { connectPortal, startTestProvider } from '../helpers/provider.ts';
 import { backends } from '../helpers/storage.ts';
@@ -201,6 +203,47 @@ for (const backend of backends()) {
       const c = await queuedMessage(services, portalId);
       await sink.messageStatuses(otherId, 'x', [status(c, 'sent', 1)]);
       assert.equal((await findMessage(services.storage.db, portalId, c))!.status, 'queued');
+    });
+
+    test("a status naming another portal's message by its callback id: no capture in this portal's ledger, no event", async (t) => {
+      const { services } = await buildTestApp(t, backend);
+      const [a, b] = await Promise.all([createPortal(services), createPortal(services)]);
+      const aId = await services.accounts.portalIdFor(a.portalCode);
+      const bId = await services.accounts.portalIdFor(b.portalCode);
+      for (const portalId of [aId, bId])
+        await services.messaging.addCredit({ portalId, amount: 100, note: 'n', actor: CLI_ACTOR });
+      const ofB = await queuedMessage(services, bId);
+      const events: { portalId: number; messageId: string }[] = [];
+      // The sink as services.ts composes it, its event steps recorded.
+      const sink = createWebhookSink({
+        db: services.storage.db,
+        logger: createLogger('silent'),
+        onTemplateChange: () => undefined,
+        inbound: { store: async () => 0 },
+        eventSteps: {
+          statusChanged: async (_tx, portalId, e) => void events.push({ portalId, ...e }),
+          templateStatusUpdated: async () => undefined,
+          received: async () => undefined,
+        },
+      });
+      // Portal A's webhook carries B's message id as its biz_opaque_callback_data.
+      await sink.messageStatuses(aId, '1234567891', [status(ofB, 'sent', 1)]);
+      assert.deepEqual(events, []);
+      const ledgerOfA = (
+        await services.messaging.listCreditTransactions(
+          { portalId: aId },
+          {
+            limit: 100,
+          },
+        )
+      ).items.map((i) => i.kind);
+      assert.deepEqual(ledgerOfA, ['topup']);
+      assert.deepEqual(await services.messaging.credit({ portalId: aId }), {
+        balance: 100,
+        reserved: 0,
+        currency: 'EUR',
+      });
+      assert.equal((await findMessage(services.storage.db, bId, ofB))!.status, 'queued');
     });
 
     test("a bad item of a provider batch is skipped and logged by id; the rest apply; another portal's message is untouched", async (t) => {

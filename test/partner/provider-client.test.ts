@@ -220,6 +220,38 @@ describe('provider client against the sandbox provider (real HTTP)', () => {
     assert.equal(new ProviderError('unavailable', 'x').title, 'Provider unavailable');
   });
 
+  test('a 5xx carrying Graph code 1 or 131000 is unavailable (retried); a 4xx 131000 stays rejected', async (t) => {
+    let answer = { status: 500, code: 1 };
+    const server = createServer((_req, res) => {
+      res.writeHead(answer.status, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { code: answer.code, message: 'x', fbtrace_id: 'f' } }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const client = createProviderClient({
+      graphBaseUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      apiVersion: 'v21.0',
+      appId: '1',
+      appSecret: 'a-secret-long-enough',
+      redirectUri: 'http://localhost/cb',
+      timeoutMs: 5_000,
+    });
+    const send = () =>
+      rejection(
+        client
+          .cloud('token')
+          .sendMessage('123', { to: '16505551234', type: 'text', text: { body: 'b' } }, 'm'),
+      );
+    for (const code of [1, 131000]) {
+      answer = { status: 500, code };
+      const err = await send();
+      assert.equal(err.kind, 'unavailable', `HTTP 500 with Graph code ${code}`);
+      assert.equal(err.graphCode, code);
+    }
+    answer = { status: 400, code: 131000 };
+    assert.equal((await send()).kind, 'rejected');
+  });
+
   test('a Retry-After header on a throttled answer is kept in milliseconds', async (t) => {
     const server = createServer((_req, res) => {
       res.writeHead(400, { 'content-type': 'application/json', 'retry-after': '7' });

@@ -79,6 +79,13 @@ export const messages = pgTable(
     status: text('status', { enum: MESSAGE_STATUSES }).notNull().default('queued'),
     /** The provider's message id (wamid), once the provider accepted the message. */
     providerMessageId: text('provider_message_id'),
+    /**
+     * When the delivery worker committed its intent to call the provider, before the call; null
+     * again when the provider answered with a failure (nothing was sent). Set with no wamid on
+     * a queued message, it is an attempt whose outcome is unknown: never sent again
+     * (docs/messaging.md "Retries").
+     */
+    sendAttemptedAt: at('send_attempted_at'),
     queuedAt: at('queued_at').notNull().defaultNow(),
     sentAt: at('sent_at'),
     deliveredAt: at('delivered_at'),
@@ -104,6 +111,10 @@ export const messages = pgTable(
     index('messages_content_expiry')
       .on(t.createdAt)
       .where(sql`${t.content} IS NOT NULL`),
+    // The settlement sweep: queued messages by the time of their send attempt.
+    index('messages_queued_attempts')
+      .on(t.sendAttemptedAt)
+      .where(sql`${t.status} = 'queued'`),
     check('messages_price_not_negative', sql`${t.priceMinor} >= 0`),
   ],
 );

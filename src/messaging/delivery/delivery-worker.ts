@@ -1,17 +1,24 @@
 /**
  * The delivery worker: takes `message.send` jobs, paces each sender number, sends through the
- * provider and records the outcome (docs/messaging.md "Delivery and pacing").
+ * provider and records the outcome (docs/messaging.md "Delivery and pacing", "Retries and failures").
  *
- * Per job: a message no longer `queued`, or already holding a wamid, is done (a retried or
- * re-taken job never sends twice once the wamid is recorded). Otherwise it waits for its
- * number's slot and sends; the provider's answer (the wamid) is written BEFORE the job
- * completes. A retryable failure (`throttled`, `unavailable`) is handed back to pg-boss for a
- * retry with backoff until the retry limit; a final failure (`rejected` and the rest, an
- * inactive connection) fails the message and releases its credit in one transaction.
+ * The attempt protocol (docs/decisions/0032-h-delivery-delivery-idempotency.md): right before the
+ * provider call the worker commits the message's send attempt (`send_attempted_at`), only on a
+ * message still `queued`, without a wamid and without an earlier attempt. Then:
+ * - the provider accepts: the wamid is written (inside the call) before the job completes;
+ * - the provider answers with a failure (nothing was sent): the attempt is cleared and a
+ *   retryable failure (`throttled`, `unavailable`) is handed back to pg-boss for a retry with
+ *   backoff until the retry limit, honouring the provider's `Retry-After` on the sender number;
+ *   a final failure (`rejected` and the rest, an inactive connection) fails the message and
+ *   releases its credit in one transaction;
+ * - no answer (a timeout, a lost connection, this process killed): the outcome is unknown, the
+ *   attempt stays, and no worker ever calls the provider for this message again. A job that
+ *   finds such an attempt completes without sending ("held"); the message's status webhook
+ *   (matched by its `biz_opaque_callback_data`) records its wamid and status, or the settlement
+ *   sweep (delivery-settlement.ts) fails it after `MESSAGING_SEND_CONFIRM_S`.
  *
- * Where a duplicate can still happen: a crash (or a database failure) after the provider
- * accepted a message and before its wamid is written; the job is taken again and the message
- * is sent again (docs/decisions/0016-messaging.md).
+ * So the provider is called at most once per message: a crash between the provider's accept and
+ * the record never sends the message twice.
  */
 import { setMaxListeners } from 'node:events';
 import type { Database } from '../../db/client.ts';
@@ -20,6 +27,8 @@ import type { Logger } from '../../platform/logger.ts';
 import type { SendJob } from './delivery-queue.ts';
 import { failQueuedMessage, INACTIVE_ERROR } from '../messages/message-failures.ts';
 import {
+  beginSendAttempt,
+  clearSendAttempt,
   findMessageForDelivery,
   recordProviderMessageId,
   type MessageRow,
@@ -39,8 +48,11 @@ import {
 } from './outbound-wire.ts';
 import { templateWireComponents } from '../templates/template-wire.ts';
 
-/** What became of one job. */
-export type JobOutcome = 'sent' | 'skipped' | 'retry' | 'failed';
+/**
+ * What became of one job: `held` is a message whose send attempt has an unknown outcome, left
+ * to its status webhook or the settlement sweep (the job completes).
+ */
+export type JobOutcome = 'sent' | 'skipped' | 'retry' | 'failed' | 'held';
 
 /**
  * The Cloud API message of a row: a free-form kind (outbound-wire.ts), or a template with its
@@ -84,6 +96,7 @@ export function createDeliveryWorker(deps: {
   async function deliver(job: SendJob, signal: AbortSignal): Promise<JobOutcome> {
     const row = await findMessageForDelivery(db, job.data.messageId);
     if (!row || row.status !== 'queued' || row.providerMessageId !== null) return 'skipped';
+    if (row.sendAttemptedAt !== null) return held(row);
     const content = outboundContentOf(deps.keyring, row);
     const ids = await resolveProviderIds(db, row, content);
     if (ids === 'retry') {
@@ -99,10 +112,14 @@ export function createDeliveryWorker(deps: {
     }
     await pacing.take(row.from, signal);
     try {
-      // The wamid is recorded inside the send, before a revocation waiting for it goes on.
-      await provider.sendMessage(row.portalId, row.from, message, row.id, (wamid) =>
-        recordProviderMessageId(db, row.id, wamid),
-      );
+      // The attempt is committed right before the request; the wamid is recorded inside the
+      // send, before a revocation waiting for it goes on.
+      const sent = await provider.sendMessage(row.portalId, row.from, message, row.id, {
+        beforeSend: () => beginSendAttempt(db, row.id, new Date()),
+        onAccepted: (wamid) => recordProviderMessageId(db, row.id, wamid),
+      });
+      // Another worker's attempt came first (this job was taken over meanwhile).
+      if (sent === null) return 'skipped';
       // Sent is sent: a failure here must not retry the job (the person would get it twice).
       await recordOutboundInConversation(db, row).catch((err: unknown) =>
         log.warn(
@@ -117,6 +134,7 @@ export function createDeliveryWorker(deps: {
         return 'failed';
       }
       if (!(err instanceof ProviderError)) throw err;
+      if (err.outcomeUnknown) return held(row, err);
       const retryable = err.kind === 'throttled' || err.kind === 'unavailable';
       log.warn(
         {
@@ -127,10 +145,24 @@ export function createDeliveryWorker(deps: {
         },
         retryable ? 'message send failed; will retry' : 'message send refused',
       );
-      if (retryable && job.retryCount < job.retryLimit) return 'retry';
+      if (retryable && job.retryCount < job.retryLimit) {
+        // The provider answered: nothing was sent, so the retry may call it again.
+        await clearSendAttempt(db, row.id);
+        if (err.retryAfterMs !== undefined) pacing.pause(row.from, err.retryAfterMs);
+        return 'retry';
+      }
       await failQueuedMessage(db, row.id, errorOf(err));
       return 'failed';
     }
+  }
+
+  /** A message whose send attempt has no known outcome: never sent again (see the module). */
+  function held(row: MessageRow, err?: ProviderError): 'held' {
+    log.warn(
+      { portalId: row.portalId, messageId: row.id, ...err?.logFields() },
+      'message send attempt without an outcome; not sent again, waiting for its status',
+    );
+    return 'held';
   }
 
   const controller = new AbortController();

@@ -16,6 +16,13 @@ export interface SenderPacing {
    * @param signal aborts the wait (shutdown); the slot stays taken.
    */
   take(phoneNumberId: string, signal?: AbortSignal): Promise<void>;
+  /**
+   * The provider asked this number to wait (`Retry-After`, in ms): its next slot is no sooner
+   * than `ms` from now.
+   *
+   * @see https://www.rfc-editor.org/rfc/rfc9110#section-10.2.3
+   */
+  pause(phoneNumberId: string, ms: number): void;
 }
 
 /** Slots of numbers idle for longer than this are forgotten (bounds the map), in ms. */
@@ -38,6 +45,10 @@ export function createSenderPacing(ratePerSecond: number, now = () => Date.now()
       lastSlot.set(phoneNumberId, slot);
       const wait = slot - t;
       if (wait >= 1) await sleep(wait, undefined, signal ? { signal } : undefined);
+    },
+    pause(phoneNumberId, ms) {
+      const resume = now() + ms - spacingMs;
+      lastSlot.set(phoneNumberId, Math.max(lastSlot.get(phoneNumberId) ?? 0, resume));
     },
   };
 }

@@ -47,9 +47,10 @@ export async function failQueuedMessage(
   db: Database,
   id: string,
   error: { code: string; title: string },
+  options: { unlessAttempted?: boolean } = {},
 ): Promise<boolean> {
   return db.transaction(async (tx) => {
-    const row = await failIfQueued(tx, id, error, new Date());
+    const row = await failIfQueued(tx, id, error, new Date(), options);
     if (!row) return false;
     await release(tx, row.portalId, releasesOf([row]), WORKER_ACTOR);
     return true;
@@ -59,7 +60,8 @@ export async function failQueuedMessage(
 /**
  * The dead-letter queue's handler (delivery-queue.ts): each message whose send job used up its
  * attempts fails with `delivery_failed` and its credit is released — unless it has left
- * `queued` or the provider accepted it meanwhile (it has a wamid), which changes nothing.
+ * `queued`, the provider accepted it meanwhile (it has a wamid), or a send attempt's outcome is
+ * unknown (the provider may have it; the settlement sweep decides), which changes nothing.
  *
  * @throws the database's error: the batch is retried by pg-boss.
  */
@@ -67,7 +69,8 @@ export async function failUndelivered(
   db: Database,
   jobs: readonly { messageId: string }[],
 ): Promise<void> {
-  for (const job of jobs) await failQueuedMessage(db, job.messageId, UNDELIVERED_ERROR);
+  for (const job of jobs)
+    await failQueuedMessage(db, job.messageId, UNDELIVERED_ERROR, { unlessAttempted: true });
 }
 
 /**

@@ -123,6 +123,7 @@ export async function insertQueuedMessage(
       templateParameters: null,
       status: 'queued',
       providerMessageId: null,
+      sendAttemptedAt: null,
       queuedAt: new Date(row.queued_at as string),
       sentAt: null,
       deliveredAt: null,

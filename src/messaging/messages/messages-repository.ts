@@ -76,6 +76,43 @@ export async function recordProviderMessageId(db: Db, id: string, wamid: string)
     .where(and(eq(messages.id, id), isNull(messages.providerMessageId)));
 }
 
+/**
+ * Commit the delivery worker's intent to call the provider for a message (before the call): only
+ * on a message still `queued`, without a wamid and without an earlier attempt, so two workers
+ * holding the same message's job (one of them taken over after its job expired) never both
+ * call the provider.
+ *
+ * @returns false when the message is not in that state (nothing changed): do not send.
+ */
+export async function beginSendAttempt(db: Db, id: string, at: Date): Promise<boolean> {
+  const rows = await db
+    .update(messages)
+    .set({ sendAttemptedAt: at })
+    .where(
+      and(
+        eq(messages.id, id),
+        eq(messages.status, 'queued'),
+        isNull(messages.providerMessageId),
+        isNull(messages.sendAttemptedAt),
+      ),
+    )
+    .returning({ id: messages.id });
+  return rows.length === 1;
+}
+
+/**
+ * Forget a message's send attempt: the provider answered with a failure (nothing was sent), so
+ * a retry may call it again.
+ */
+export async function clearSendAttempt(db: Db, id: string): Promise<void> {
+  await db
+    .update(messages)
+    .set({ sendAttemptedAt: null })
+    .where(
+      and(eq(messages.id, id), eq(messages.status, 'queued'), isNull(messages.providerMessageId)),
+    );
+}
+
 export async function updateMessage(
   tx: Tx,
   portalId: number,
@@ -90,7 +127,8 @@ export async function updateMessage(
 
 /**
  * Fail the message if it is still `queued` and the provider has not accepted it (no wamid: an
- * accepted message waits for its status webhook).
+ * accepted message waits for its status webhook). `unlessAttempted`: nor when a send attempt's
+ * outcome is unknown (the settlement sweep decides it: delivery/delivery-settlement.ts).
  *
  * @returns the failed row, or null when it was no longer queued or was accepted (nothing
  *   changed).
@@ -100,12 +138,18 @@ export async function failIfQueued(
   id: string,
   error: { code: string; title: string },
   at: Date,
+  options: { unlessAttempted?: boolean } = {},
 ): Promise<MessageRow | null> {
   const [row] = await tx
     .update(messages)
     .set({ status: 'failed', failedAt: at, errorCode: error.code, errorTitle: error.title })
     .where(
-      and(eq(messages.id, id), eq(messages.status, 'queued'), isNull(messages.providerMessageId)),
+      and(
+        eq(messages.id, id),
+        eq(messages.status, 'queued'),
+        isNull(messages.providerMessageId),
+        options.unlessAttempted ? isNull(messages.sendAttemptedAt) : undefined,
+      ),
     )
     .returning();
   if (row) await countFailedFromQueued(tx, row.portalId, [row]);

@@ -10,6 +10,7 @@
  * @see docs/messaging.md
  */
 import { recordAuditEvent } from '../../audit/audit-log.ts';
+import type { Config } from '../../config.ts';
 import type { Database, Storage } from '../../db/client.ts';
 import { AppError, UsageError } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -20,6 +21,7 @@ import type { JobQueue } from '../../jobs/job-queue.ts';
 import { createDeliveryQueue, type DeliveryQueueSettings } from '../delivery/delivery-queue.ts';
 import { createDeliveryWorker } from '../delivery/delivery-worker.ts';
 import { failUndelivered } from './message-failures.ts';
+import { settleDeliveries, type SettlementDeps } from '../delivery/delivery-settlement.ts';
 import {
   messageCursor,
   outboundContentOf,
@@ -61,6 +63,8 @@ export interface MessagingServiceDeps {
   /** The service's one job queue (started and stopped by its owner, `services.ts`). */
   jobs: JobQueue;
   queue: DeliveryQueueSettings;
+  /** When the settlement sweep ends unsettled messages (delivery-settlement.ts), in seconds. */
+  settlement: Pick<Config, 'MESSAGING_SEND_CONFIRM_S' | 'MESSAGING_STATUS_WAIT_S'>;
   /** The clock (tests move it). */
   now?: () => Date;
 }
@@ -69,7 +73,7 @@ export interface MessagingServiceDeps {
 export interface MessagingRuntime extends MessagingService {
   /** Start the job queue and create the delivery queues; sends need it. Idempotent. */
   start(): Promise<void>;
-  /** Start this instance's delivery workers (after `start`). */
+  /** Start this instance's delivery workers and settlement sweep (after `start`). */
   startWorkers(): Promise<void>;
   /**
    * Stop this instance's workers, aborting their provider calls (the batches in hand end
@@ -99,6 +103,23 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
     logger,
     threshold: deps.eventSteps?.creditLowThreshold?.bind(deps.eventSteps),
   });
+  const settlement = settlementSweep(
+    {
+      db,
+      confirmS: deps.settlement.MESSAGING_SEND_CONFIRM_S,
+      statusWaitS: deps.settlement.MESSAGING_STATUS_WAIT_S,
+      failed: (tx, row, error) =>
+        deps.eventSteps?.statusChanged(tx, row.portalId, {
+          messageId: row.id,
+          providerMessageId: row.providerMessageId,
+          status: 'failed',
+          occurredAt: (row.failedAt ?? now()).toISOString(),
+          error,
+        }) ?? Promise.resolve(),
+    },
+    now,
+    logger,
+  );
   const sendMessage = createSendMessage({
     db,
     keyring: deps.keyring,
@@ -172,14 +193,56 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
     async startWorkers() {
       await queue.work((jobs) => worker.handle(jobs));
       await queue.workDeadLetters((jobs) => failUndelivered(db, jobs));
+      settlement.start();
     },
     async stop() {
       worker.abort();
+      await settlement.stop();
       await queue.stopWorkers();
       // The sends have ended (the app closed first): this instance's credit blocks go back.
       await escrow.close();
     },
     waitingJobs: () => queue.waiting(),
+  };
+}
+
+/**
+ * The settlement sweep on a timer (delivery-settlement.ts): every quarter of the shorter wait,
+ * between 0.25 s and 60 s; one run at a time; a failed run is logged and the next tries again.
+ */
+function settlementSweep(deps: SettlementDeps, now: () => Date, logger: Logger) {
+  const log = logger.child({ component: 'delivery-settlement' });
+  const everyMs = Math.min(
+    60_000,
+    Math.max(250, (Math.min(deps.confirmS, deps.statusWaitS) * 1000) / 4),
+  );
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+  return {
+    start() {
+      if (timer) return;
+      timer = setInterval(() => {
+        running ??= settleDeliveries(deps, now())
+          .then(
+            (settled) => {
+              if (settled.messages > 0 || settled.blocks > 0)
+                log.info(settled, 'unsettled messages failed and stale credit blocks settled');
+            },
+            (err: unknown) =>
+              log.warn(
+                { error: err instanceof Error ? err.name : typeof err },
+                'settlement failed',
+              ),
+          )
+          .finally(() => (running = null));
+      }, everyMs);
+      timer.unref();
+    },
+    async stop() {
+      if (timer) clearInterval(timer);
+      timer = null;
+      await running;
+    },
   };
 }
 

@@ -217,27 +217,35 @@ export function createProviderAdapter(deps: ProviderAdapterDeps) {
     /**
      * Send one message from `phoneNumberId`; `bizOpaqueCallbackData` (Portico's message id)
      * comes back in its status webhooks. The delivery worker reads the failure itself (retry or
-     * fail the message), so it is not translated. `onAccepted` records the wamid inside the
-     * call: a revocation waits for the send and its recording (partner/'s `CallKind` `send`).
+     * fail the message), so it is not translated. Inside the call (a revocation waits for the
+     * send and its recording: partner/'s `CallKind` `send`), `hooks.beforeSend` runs right
+     * before the request (the worker commits its send attempt there; false: do not send) and
+     * `hooks.onAccepted` records the wamid.
      *
-     * @returns the provider's message id (wamid): the provider accepted the message.
+     * @returns the provider's message id (wamid): the provider accepted the message; null when
+     *   `beforeSend` declined (nothing was sent).
      * @throws ConnectionInactiveError before any I/O when the connection is not active.
      * @throws ProviderError (`throttled`, `unavailable` are retryable; `rejected` is final;
-     *   `dead_token` has revoked the connection).
+     *   `dead_token` has revoked the connection; `outcomeUnknown` when the provider may have
+     *   the message although no answer came).
      */
     sendMessage: (
       portalId: number,
       phoneNumberId: string,
       message: OutboundMessage,
       bizOpaqueCallbackData: string,
-      onAccepted?: (wamid: string) => Promise<void>,
-    ): Promise<{ wamid: string }> =>
+      hooks: {
+        beforeSend?: () => Promise<boolean>;
+        onAccepted?: (wamid: string) => Promise<void>;
+      } = {},
+    ): Promise<{ wamid: string } | null> =>
       withCloudApi(
         portalId,
         'message send',
         async (cloud) => {
+          if (hooks.beforeSend && !(await hooks.beforeSend())) return null;
           const sent = await cloud.sendMessage(phoneNumberId, message, bizOpaqueCallbackData);
-          await onAccepted?.(sent.wamid);
+          await hooks.onAccepted?.(sent.wamid);
           return sent;
         },
         'send',
