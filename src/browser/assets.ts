@@ -47,8 +47,10 @@ document.querySelectorAll('[data-copy-from]').forEach(function (button) {
  * per 150 ms. The fragments are the server's own HTML (same origin, rendered and escaped
  * there), parsed with DOMParser; focus in the list stays on the same conversation, and a
 message's open choice (a `<details>`, e.g. its reactions) stays open. Once the
- * stream is open `<html data-inbox-live>` is set. Without the script the page is complete and a
- * reload shows what is new.
+ * stream is open `<html data-inbox-live>` is set. After a drop the browser reconnects by itself
+ * (sending `Last-Event-ID`, so the server replays what changed meanwhile); on every reconnect the
+ * script also reloads the list and the open thread, and sets `data-inbox-reconnected` to the
+ * count of reconnects. Without the script the page is complete and a reload shows what is new.
  */
 export const INBOX_SCRIPT = `'use strict';
 (function () {
@@ -113,9 +115,22 @@ export const INBOX_SCRIPT = `'use strict';
       }
     }, function () {});
   }
+  function schedule() {
+    if (!timer) timer = setTimeout(refresh, 150);
+  }
   var source = new EventSource(list.getAttribute('data-events'));
+  var opened = 0;
   source.addEventListener('ready', function () {
     document.documentElement.setAttribute('data-inbox-live', 'yes');
+    if (opened++ === 0) return;
+    // A reconnect: what happened while the stream was down may not all be replayed.
+    document.documentElement.setAttribute('data-inbox-reconnected', String(opened - 1));
+    want.list = true;
+    if (current) want.thread = true;
+    schedule();
+  });
+  source.addEventListener('error', function () {
+    document.documentElement.removeAttribute('data-inbox-live');
   });
   source.addEventListener('change', function (e) {
     var data;
@@ -123,7 +138,7 @@ export const INBOX_SCRIPT = `'use strict';
     want.list = true;
     var ids = data.conversationIds || [];
     if (current && (data.all || ids.indexOf(current) >= 0)) want.thread = true;
-    if (!timer) timer = setTimeout(refresh, 150);
+    schedule();
   });
 })();
 `;

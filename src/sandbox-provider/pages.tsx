@@ -32,8 +32,15 @@ section{border-top:1px solid var(--c-line);margin-top:var(--s-4)}
 @media (max-width:639px){main{margin:0;border-radius:0;border-width:0 0 1px;padding:var(--s-3) var(--s-4)}}
 `;
 
-/** A sandbox page; `style` adds page-specific rules after the shared stylesheet. */
+/**
+ * A sandbox page; `style` adds page-specific rules after the shared stylesheet (the module's
+ * own constants, never request data). The rules go into `<style>` as they are: a style
+ * element's text is raw text, which the renderer would otherwise escape (`&quot;` breaks the
+ * font list). Throws when the rules could end the element.
+ */
 export function Layout(props: { title: string; style?: string; children: ComponentChildren }) {
+  const css = STYLE + (props.style ?? '');
+  if (/<\/?style/i.test(css)) throw new Error('A sandbox stylesheet may not contain "<style".');
   return (
     <html lang="en">
       <head>
@@ -41,7 +48,8 @@ export function Layout(props: { title: string; style?: string; children: Compone
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         <meta name="referrer" content="no-referrer" />
         <title>{props.title}</title>
-        <style>{STYLE + (props.style ?? '')}</style>
+        <link rel="icon" href="data:," />
+        <style dangerouslySetInnerHTML={{ __html: css }} />
       </head>
       <body>
         <div class="banner" role="note">

@@ -198,6 +198,8 @@ export async function startSandboxProvider(
   // Before the surfaces: a hook only applies to plugins registered after it.
   const noteCall = logCalls(app, state.calls);
   for (const surface of SURFACES) await app.register(surface, { state, defaultUserId, noteCall });
+  // Browsers ask for an icon on every page of the sandbox: there is none (not an error).
+  app.get('/favicon.ico', (_request, reply) => reply.code(204).send());
   // A path no surface serves gets Graph's error envelope, as Graph answers one.
   app.setNotFoundHandler((request, reply) =>
     graphError(reply, 400, {

@@ -8,9 +8,9 @@
  *
  * @see docs/messaging.md "Inbox"
  */
-import { and, eq, inArray } from 'drizzle-orm';
+import { and, desc, eq, gt, inArray } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { media } from '../db/schema/conversations.ts';
+import { conversations, media } from '../db/schema/conversations.ts';
 import { keysetCursor } from '../external-api/keyset-cursor.ts';
 import {
   findConversation,
@@ -133,6 +133,15 @@ export function createInboxReads(deps: InboxDataDeps): InboxReads {
     events: deps.events,
     media: deps.media,
     markReadOnOpen: deps.markReadOnOpen,
+    async changedSince(portalId, since, limit) {
+      const rows = await db
+        .select({ id: conversations.id })
+        .from(conversations)
+        .where(and(eq(conversations.portalId, portalId), gt(conversations.lastMessageAt, since)))
+        .orderBy(desc(conversations.lastMessageAt))
+        .limit(limit);
+      return rows.map((r) => r.id);
+    },
     async conversations(portalId, page) {
       const after = page.cursor ? conversationCursor.decodeCursor(page.cursor) : undefined;
       const { rows, hasMore } = await listConversationPage(db, portalId, {

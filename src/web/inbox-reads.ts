@@ -55,6 +55,11 @@ export interface InboxReads {
    * (`not_found`, `gone`, `not_connected`, `provider_error`, …).
    */
   media(portalId: number, mediaId: string, signal: AbortSignal): Promise<InboxMedium>;
+  /**
+   * The portal's conversations with a message after `since`, newest first, at most `limit` ids:
+   * what a reconnecting event stream replays (`Last-Event-ID`).
+   */
+  changedSince(portalId: number, since: Date, limit: number): Promise<string[]>;
   /** This instance's hub of conversation changes (fed by LISTEN/NOTIFY). */
   events: Pick<ConversationEvents, 'subscribe'>;
 }

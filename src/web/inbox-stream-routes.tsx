@@ -10,6 +10,15 @@
  *   message stored by any instance reaches every instance's streams). A comment every
  *   {@link HEARTBEAT_MS} keeps proxies from closing the stream and re-checks the session: a
  *   signed-out session's stream ends.
+ *
+ *   Every event has an id: the instance's clock in milliseconds when it was sent. A browser
+ *   reconnecting after a drop sends the last one as `Last-Event-ID`, and the stream first
+ *   replays, from the database, the conversations with a message since then (less
+ *   {@link REPLAY_MARGIN_MS}, which covers the provider's timestamps, clocks and webhooks that
+ *   arrive late), as one `change` event. The replay is bounded: more than
+ *   {@link REPLAY_LIMIT} conversations, an id older than {@link REPLAY_WINDOW_MS}, or one that
+ *   is not an id, replays `{"all": true}`. `/assets/inbox.js` also reloads its list on every
+ *   reconnect, for what the replay does not name (statuses, reads).
  * - `GET /inbox/media/{mediaId}`: an inbound medium's bytes for the signed-in portal (an
  *   `<img>` of the thread, or a download), streamed from messaging's media service; the
  *   provider's URL and token never reach the browser.
@@ -31,6 +40,13 @@ import { HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-opti
 export const HEARTBEAT_MS = 20_000;
 /** What the browser waits before reconnecting a dropped stream, in milliseconds. */
 const RETRY_MS = 2_000;
+/** How far before `Last-Event-ID` a replay looks, in milliseconds. */
+export const REPLAY_MARGIN_MS = 60_000;
+/** Oldest `Last-Event-ID` replayed by name, in milliseconds; older replays `{"all": true}`. */
+export const REPLAY_WINDOW_MS = 60 * 60_000;
+/** Most conversations a replay names; more replays `{"all": true}`. */
+export const REPLAY_LIMIT = 100;
+const EVENT_ID = /^[0-9]{1,15}$/;
 const MEDIA_ID = /^med_[0-9A-Za-z]{1,60}$/;
 /** Media types shown inline; every other type is sent as an attachment. */
 const INLINE_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp', 'image/gif']);
@@ -69,10 +85,12 @@ export async function inboxStreamRoutes(
       });
       open.add(raw);
       const send = (event: string, data: object) =>
-        raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-      const unsubscribe = opts.inbox.events.subscribe(session.portalId, (ids) =>
-        send('change', ids === null ? { all: true } : { conversationIds: ids }),
-      );
+        !raw.writableEnded &&
+        raw.write(`id: ${Date.now()}\nevent: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      const change = (ids: string[] | null) =>
+        send('change', ids === null ? { all: true } : { conversationIds: ids });
+      // Subscribed before the replay reads, so that nothing committed in between is lost.
+      const unsubscribe = opts.inbox.events.subscribe(session.portalId, change);
       const heartbeat = setInterval(() => {
         raw.write(': ping\n\n');
         sessions.read(request).then(
@@ -90,6 +108,13 @@ export async function inboxStreamRoutes(
       };
       raw.on('close', done);
       raw.write(`retry: ${RETRY_MS}\n\n`);
+      const lastEventId = request.headers['last-event-id'];
+      if (lastEventId !== undefined) {
+        const ids = await replay(opts.inbox, session.portalId, String(lastEventId)).catch(
+          (err: unknown) => (request.log.warn({ err }, 'inbox event replay failed'), null),
+        );
+        if (ids === null || ids.length > 0) change(ids);
+      }
       send('ready', {});
     },
   );
@@ -145,4 +170,24 @@ export async function inboxStreamRoutes(
       return reply.send(medium.body);
     },
   );
+}
+
+/**
+ * The conversations to name after a reconnect with `lastEventId`: [] when none changed,
+ * null for "read everything again".
+ */
+async function replay(
+  inbox: WebRoutesOptions['inbox'],
+  portalId: number,
+  lastEventId: string,
+): Promise<string[] | null> {
+  if (!EVENT_ID.test(lastEventId)) return null;
+  const sent = Number(lastEventId);
+  if (Date.now() - sent > REPLAY_WINDOW_MS) return null;
+  const ids = await inbox.changedSince(
+    portalId,
+    new Date(sent - REPLAY_MARGIN_MS),
+    REPLAY_LIMIT + 1,
+  );
+  return ids.length > REPLAY_LIMIT ? null : ids;
 }

@@ -7,7 +7,8 @@ import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { Storage } from '../../src/db/client.ts';
-import { backends } from './storage.ts';
+import pg from 'pg';
+import { backends, createPostgresDatabase, testDatabaseName } from './storage.ts';
 
 /** The rows of `statement` (node-postgres and PGlite both answer `{ rows }`). */
 async function rowsOf<T>(storage: Storage, statement: string): Promise<T[]> {
@@ -113,3 +114,47 @@ for (const backend of backends()) {
     });
   });
 }
+
+describe('TEST_DATABASE_PREFIX', () => {
+  const withPrefix = async <T>(prefix: string | undefined, run: () => Promise<T>): Promise<T> => {
+    const before = process.env.TEST_DATABASE_PREFIX;
+    if (prefix === undefined) delete process.env.TEST_DATABASE_PREFIX;
+    else process.env.TEST_DATABASE_PREFIX = prefix;
+    try {
+      return await run();
+    } finally {
+      if (before === undefined) delete process.env.TEST_DATABASE_PREFIX;
+      else process.env.TEST_DATABASE_PREFIX = before;
+    }
+  };
+
+  test('names every test database; a prefix that is no identifier is refused', async () => {
+    assert.equal(
+      await withPrefix('x_', async () => testDatabaseName('portico_test_1')),
+      'x_portico_test_1',
+    );
+    assert.equal(await withPrefix(undefined, async () => testDatabaseName('a')), 'a');
+    for (const bad of ['X_', '1x', 'x-y', 'x;drop', 'x y'])
+      await assert.rejects(
+        withPrefix(bad, async () => testDatabaseName('a')),
+        /TEST_DATABASE_PREFIX must be/,
+        bad,
+      );
+  });
+
+  test(
+    'a PostgreSQL test database is created under the prefix',
+    { skip: process.env.TEST_DATABASE_URL ? false : 'TEST_DATABASE_URL is not set' },
+    async (t) => {
+      const created = await withPrefix('x_', () => createPostgresDatabase());
+      t.after(() => created.drop());
+      assert.match(new URL(created.url).pathname, /^\/x_portico_test_[0-9a-f]{12}$/);
+      const client = new pg.Client({ connectionString: created.url });
+      await client.connect();
+      const { rows } = await client
+        .query<{ name: string }>('select current_database() as name')
+        .finally(() => client.end());
+      assert.match(rows[0]!.name, /^x_portico_test_/);
+    },
+  );
+});

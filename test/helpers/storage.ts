@@ -61,6 +61,20 @@ export interface Backend {
   open(): Promise<Storage>;
 }
 
+/**
+ * The name of a test database: `TEST_DATABASE_PREFIX` (default none) + `name`, for a shared
+ * server where a user may only create databases of some prefix (e.g. `x_`). The prefix must be
+ * an unquoted SQL identifier's start (lower-case letters, digits, `_`; not a digit first).
+ */
+export function testDatabaseName(name: string): string {
+  const prefix = process.env.TEST_DATABASE_PREFIX ?? '';
+  if (!/^([a-z_][a-z0-9_]*)?$/.test(prefix))
+    throw new Error(
+      `TEST_DATABASE_PREFIX must be lower-case letters, digits and "_" (not a digit first); got ${JSON.stringify(prefix)}.`,
+    );
+  return `${prefix}${name}`;
+}
+
 /** A URL for database `name` on the server of TEST_DATABASE_URL. */
 function urlFor(name: string): string {
   const url = new URL(process.env.TEST_DATABASE_URL!);
@@ -76,7 +90,7 @@ export async function createPostgresDatabase(template?: string): Promise<{
   url: string;
   drop: () => Promise<void>;
 }> {
-  const name = `portico_test_${randomBytes(6).toString('hex')}`;
+  const name = testDatabaseName(`portico_test_${randomBytes(6).toString('hex')}`);
   const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
   await admin.connect();
   try {
@@ -186,7 +200,7 @@ function migratedPostgresTemplate(): Promise<string> {
     for (const file of readdirSync(MIGRATIONS_FOLDER, { recursive: true }).sort())
       if (statSync(join(MIGRATIONS_FOLDER, String(file))).isFile())
         hash.update(String(file)).update(readFileSync(join(MIGRATIONS_FOLDER, String(file))));
-    const name = `portico_template_${hash.digest('hex').slice(0, 16)}`;
+    const name = testDatabaseName(`portico_template_${hash.digest('hex').slice(0, 16)}`);
     const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
     await admin.connect();
     try {

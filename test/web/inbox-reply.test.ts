@@ -21,7 +21,7 @@ import { personWrites as personWritesIn } from '../helpers/inbound.ts';
 import { GREETING, messagingSetup, type MessagingSetup } from '../helpers/messaging.ts';
 import { backends } from '../helpers/storage.ts';
 import { Browser, csrfOf, TEST_PASSWORD } from '../helpers/web.ts';
-import { personWrites } from './inbox.test.ts';
+import { personWrites } from './inbox-person.ts';
 
 for (const backend of backends()) {
   describe(`/inbox reply, window closed (${backend.name})`, () => {

@@ -9,100 +9,12 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { and, eq } from 'drizzle-orm';
-import { conversations, inboundMessages, media } from '../../src/db/schema/conversations.ts';
 import { notifyConversationChanges } from '../../src/messaging/conversations/conversation-changes.ts';
-import {
-  findConversation,
-  recordConversationMessage,
-} from '../../src/messaging/conversations/conversations-repository.ts';
-import { sealContent } from '../../src/messaging/messages/message-content.ts';
-import { newMessageId } from '../../src/messaging/messages/message-sending.ts';
-import { loadKeyring } from '../../src/platform/keyring.ts';
-import type { Services } from '../../src/services.ts';
 import { buildTestApp } from '../helpers/app.ts';
 import { backends } from '../helpers/storage.ts';
 import { Browser, csrfOf, portalWithPassword } from '../helpers/web.ts';
 import { readEvents } from './inbox-events.ts';
-
-/** A person's text (and, with `image`, a photo) stored as messaging stores them. */
-export async function personWrites(
-  services: Services,
-  portalId: number,
-  input: {
-    phone: string;
-    firstName?: string;
-    text: string;
-    image?: boolean;
-    phoneNumberId?: string;
-    /** How long ago the person wrote (default a minute). */
-    agoMs?: number;
-  },
-) {
-  const keyring = loadKeyring(services.config);
-  const contact = await services.contacts.createContact({
-    principal: { portalId },
-    input: { phone: input.phone, ...(input.firstName && { firstName: input.firstName }) },
-  });
-  const contactId = contact.body.data.id;
-  const phoneNumberId = input.phoneNumberId ?? '100200300';
-  const db = services.storage.db;
-  const store = async (at: Date, content: Parameters<typeof sealContent>[3], mediaId?: string) => {
-    const id = newMessageId();
-    await db.transaction(async (tx) => {
-      await tx.insert(inboundMessages).values({
-        id,
-        portalId,
-        contactId,
-        from: input.phone,
-        phoneNumberId,
-        providerMessageId: `wamid.${id}`,
-        type: (content as { type: string }).type,
-        content: sealContent(keyring, portalId, id, content),
-        mediaId,
-        receivedAt: at,
-      });
-      if (mediaId)
-        await tx.insert(media).values({
-          id: mediaId,
-          portalId,
-          messageId: id,
-          providerMediaId: `m${id}`,
-          mimeType: 'image/jpeg',
-        });
-      await recordConversationMessage(tx, {
-        portalId,
-        contactId,
-        phoneNumberId,
-        messageId: id,
-        direction: 'inbound',
-        at,
-      });
-    });
-    return id;
-  };
-  const now = Date.now();
-  const textId = await store(new Date(now - (input.agoMs ?? 60_000)), {
-    type: 'text',
-    text: { body: input.text },
-  });
-  if (input.image)
-    await store(
-      new Date(now - 30_000),
-      {
-        type: 'image',
-        media: { id: 'provider-media', mimeType: 'image/jpeg', caption: 'the parcel' },
-      } as Parameters<typeof sealContent>[3],
-      `med_${textId.slice(4, 20)}`,
-    );
-  const rows = await db
-    .select({ id: conversations.id })
-    .from(conversations)
-    .where(and(eq(conversations.portalId, portalId), eq(conversations.contactId, contactId)));
-  assert.equal(rows.length, 1);
-  assert.ok(await findConversation(db, portalId, rows[0]!.id));
-  return { contactId, conversationId: rows[0]!.id };
-}
+import { personWrites } from './inbox-person.ts';
 
 for (const backend of backends()) {
   describe(`/inbox (${backend.name})`, () => {
