@@ -41,7 +41,7 @@ import { probes } from './platform/probes.ts';
 import { sharedSchemaCompilers } from './platform/schema-compilers.ts';
 import { requestLoggingOptions } from './platform/request-logger.ts';
 import type { Redis } from 'ioredis';
-import { connectRedis } from './platform/redis.ts';
+import { connectRedis, isDegraded } from './platform/redis.ts';
 import { recordRoutes } from './platform/route-table.ts';
 import type { Services } from './services.ts';
 import { ticketsRoutes } from './tickets/tickets-routes.ts';
@@ -131,11 +131,19 @@ export async function buildApp({
   });
 
   const redis = config.REDIS_URL ? await connectRedis(config.REDIS_URL, logger) : undefined;
-  if (redis) app.addHook('onClose', async () => void (await redis.quit()));
+  if (redis)
+    app.addHook('onClose', async () => {
+      // A Redis that is down (a degraded start) has nothing to quit: stop reconnecting.
+      if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+      else redis.disconnect();
+    });
 
   // Before any route: the document is built from the routes registered after it.
   await app.register(swagger, swaggerOptions(EXTERNAL_API_PREFIX, config.APP_BASE_URL));
-  await app.register(probes, { ping: () => services.storage.ping() });
+  await app.register(probes, {
+    ping: () => services.storage.ping(),
+    degraded: () => (redis && isDegraded(redis) ? ['redis'] : []),
+  });
 
   // The verification cache is trusted only while this listener hears token changes.
   const listener = await services.tokenVerification.listen(listenerTiming);

@@ -68,6 +68,11 @@ export const CONFIG_DOCS: Record<keyof typeof ConfigSchema.properties, ConfigVar
     defaultText: '`DATABASE_URL`',
   },
   DATABASE_POOL_SIZE: { group: 'Storage', meaning: 'PostgreSQL connections per instance' },
+  DATABASE_POOL_QUEUE: {
+    group: 'Storage',
+    meaning:
+      'requests waiting for a pool connection at once; one more answers 503 `unavailable` with `Retry-After` at once',
+  },
   DATABASE_STATEMENT_TIMEOUT_MS: {
     group: 'Storage',
     meaning: 'longest a PostgreSQL statement runs (ms); then 503 `unavailable`',

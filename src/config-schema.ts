@@ -33,6 +33,12 @@ export const ConfigSchema = Type.Object({
     ),
   ),
   DATABASE_POOL_SIZE: Int('a pool size from 1 to 100', 1, 100, 10),
+  DATABASE_POOL_QUEUE: Int(
+    'requests that may wait for a pool connection at once per instance, from 0 to 100000',
+    0,
+    100_000,
+    40,
+  ),
   DATABASE_STATEMENT_TIMEOUT_MS: Int(
     'milliseconds a PostgreSQL statement may run, 0 to leave the server setting (at most 600000)',
     0,

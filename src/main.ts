@@ -1,8 +1,9 @@
 /**
  * Start: config → storage (+ migrations) → app → listen; graceful shutdown on SIGTERM/SIGINT.
  *
- * Exit codes: 0 after a clean shutdown; 1 when start-up fails (the reason on one stderr line)
- * or shutdown overruns SHUTDOWN_TIMEOUT_MS.
+ * Exit codes: 0 after a clean shutdown; 1 when start-up fails (the reason on one stderr line),
+ * shutdown overruns SHUTDOWN_TIMEOUT_MS, or a programming error reaches the process (a
+ * dependency fault never ends it: platform/process-faults.ts).
  */
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 import { startAdminSocket } from './cli/admin-socket.ts';
@@ -12,6 +13,7 @@ import { openStorage, storageTargetFor, type StorageTarget } from './db/client.t
 import { DataDirLockedError } from './platform/data-dir-lock.ts';
 import { KeySpecError } from './platform/keyring.ts';
 import { createLogger, serverLogDestination } from './platform/logger.ts';
+import { installProcessFaultPolicy } from './platform/process-faults.ts';
 import { compilePendingSchemas } from './platform/schema-compilers.ts';
 import { retainTickObjectShape } from './platform/tick-shape.ts';
 import {
@@ -25,6 +27,14 @@ async function main(): Promise<void> {
   loadDotEnv();
   let config = parseConfig();
   const logger = createLogger(config.LOG_LEVEL, await serverLogDestination(config.isProduction));
+  // A dependency fault never ends the process; a programming error does (process-faults.ts).
+  installProcessFaultPolicy({
+    log: logger,
+    exit: (code) => {
+      setTimeout(() => process.exit(code), 1_000).unref();
+      logger.flush(() => process.exit(code));
+    },
+  });
   // The development sandbox needs no storage: it starts while the database opens (a failure is
   // handled where it is awaited below).
   const sandboxStarting = wantsDevelopmentSandbox(config)

@@ -17,6 +17,7 @@ import {
   acquireDataDirLockAfterCli,
   type LockHolder,
 } from '../platform/data-dir-lock.ts';
+import { boundPoolQueue, DEFAULT_POOL_QUEUE } from './pool-queue.ts';
 import * as schema from './schema/index.ts';
 
 export type Schema = typeof schema;
@@ -84,7 +85,14 @@ export const DEFAULT_DATABASE_TIMEOUTS: DatabaseTimeouts = {
 
 /** Where to store: a PostgreSQL URL, an embedded directory, or an in-memory PGlite (tests). */
 export type StorageTarget =
-  | { kind: 'postgres'; url: string; poolSize?: number; timeouts?: DatabaseTimeouts }
+  | {
+      kind: 'postgres';
+      url: string;
+      poolSize?: number;
+      /** Requests that may wait for a pool connection at once (`DATABASE_POOL_QUEUE`). */
+      poolQueue?: number;
+      timeouts?: DatabaseTimeouts;
+    }
   | {
       kind: 'pglite';
       dataDir: string;
@@ -105,7 +113,7 @@ export async function openStorage(target: StorageTarget): Promise<Storage> {
   if (target.kind === 'postgres')
     return openPostgres(
       target.url,
-      target.poolSize ?? 10,
+      { size: target.poolSize ?? 10, queue: target.poolQueue ?? DEFAULT_POOL_QUEUE },
       target.timeouts ?? DEFAULT_DATABASE_TIMEOUTS,
     );
   useBaselineWasmCompiler();
@@ -239,13 +247,17 @@ function sharedPgliteRuntime() {
 /** Arbitrary constant for the advisory lock that serialises migrations across instances. */
 const MIGRATION_LOCK_KEY = 7_468_112_001;
 
-function openPostgres(url: string, poolSize: number, timeouts: DatabaseTimeouts): Storage {
+function openPostgres(
+  url: string,
+  poolSettings: { size: number; queue: number },
+  timeouts: DatabaseTimeouts,
+): Storage {
   // The server-side timeouts travel as startup parameters of every pooled connection, so they
   // hold for each statement without a round trip. (A PGlite database has one in-process
   // connection: no other session can hold a lock it waits for.)
   const pool = new pg.Pool({
     connectionString: url,
-    max: poolSize,
+    max: poolSettings.size,
     ...(timeouts.statementMs > 0 ? { statement_timeout: timeouts.statementMs } : {}),
     ...(timeouts.lockMs > 0 ? { lock_timeout: timeouts.lockMs } : {}),
     ...(timeouts.idleInTransactionMs > 0
@@ -253,9 +265,15 @@ function openPostgres(url: string, poolSize: number, timeouts: DatabaseTimeouts)
       : {}),
     connectionTimeoutMillis: timeouts.connectMs,
   });
-  // An idle client that errors (e.g. the server restarted) must not crash the process;
-  // the pool discards it and the next query opens a new connection.
+  // A connection the server ends (a restart, a failover, pg_terminate_backend, an idle
+  // transaction's timeout) emits 'error' on its client, and an 'error' event without a listener
+  // ends the process. An idle client's goes to the pool's 'error' (the pool discards it; the
+  // next query opens a new connection). A client checked out for a transaction has no listener
+  // of the pool's: this one stays on it for its whole life. The statement in flight fails with
+  // the same error (`unavailable`: 503), and the pool drops the client at its release.
   pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
+  boundPoolQueue(pool, poolSettings.queue);
   const db = drizzlePg(pool, { schema }) as unknown as Database;
   let closed = false;
   return {
@@ -294,6 +312,7 @@ function openPostgres(url: string, poolSize: number, timeouts: DatabaseTimeouts)
 export function storageTargetFor(config: {
   DATABASE_URL?: string | undefined;
   DATABASE_POOL_SIZE: number;
+  DATABASE_POOL_QUEUE: number;
   DATABASE_STATEMENT_TIMEOUT_MS: number;
   DATABASE_LOCK_TIMEOUT_MS: number;
   DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: number;
@@ -305,6 +324,7 @@ export function storageTargetFor(config: {
         kind: 'postgres',
         url: config.DATABASE_URL,
         poolSize: config.DATABASE_POOL_SIZE,
+        poolQueue: config.DATABASE_POOL_QUEUE,
         timeouts: {
           statementMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
           lockMs: config.DATABASE_LOCK_TIMEOUT_MS,

@@ -17,6 +17,12 @@ import type { Database, Storage } from '../db/client.ts';
 import type { Logger } from '../platform/logger.ts';
 import { JOB_SCHEMA } from './job-insert.ts';
 import { storageJobDb, transactionJobDb } from './job-queue-db.ts';
+import {
+  startJobWorker,
+  type JobHandler,
+  type JobWorker,
+  type JobWorkerOptions,
+} from './job-worker.ts';
 
 /** A Drizzle transaction a job can be sent through. */
 export type JobTx = Parameters<Parameters<Database['transaction']>[0]>[0];
@@ -32,8 +38,16 @@ export interface JobQueue {
    */
   inTransaction(tx: JobTx): PgBoss.Db;
   /**
-   * Stop pg-boss: wait (up to 30 s) for the job handlers still running, then stop polling and
-   * maintenance. After every feature's workers stopped, before storage closes. Idempotent; a
+   * Take jobs of the queue `name` (created by its feature) with `handler`; every round trip is
+   * awaited and a database failure never escapes (`job-worker.ts`). Use instead of pg-boss's
+   * `work`, which leaves its `complete`/`fail` un-awaited. One worker per queue and instance.
+   */
+  work<T>(name: string, options: JobWorkerOptions, handler: JobHandler<T>): void;
+  /** Stop the queue's worker: resolves when its batch in hand is done. Idempotent. */
+  offWork(name: string): Promise<void>;
+  /**
+   * Stop pg-boss: stop the workers still taking jobs (each finishes its batch), wait (up to
+   * 30 s) for pg-boss's own handlers, then stop polling and maintenance. After every feature's workers stopped, before storage closes. Idempotent; a
    * queue never started has nothing to stop.
    */
   stop(): Promise<void>;
@@ -61,6 +75,12 @@ export function createJobQueue(deps: {
   boss.on('error', (err: Error) => log.error({ error: err.message }, 'job queue error'));
   let started: Promise<void> | null = null;
   let stopped = false;
+  const workers = new Map<string, JobWorker>();
+  const offWork = async (name: string) => {
+    const worker = workers.get(name);
+    workers.delete(name);
+    await worker?.stop();
+  };
   return {
     boss,
     start() {
@@ -68,7 +88,13 @@ export function createJobQueue(deps: {
       return started;
     },
     inTransaction: (tx) => transactionJobDb(tx),
+    work(name, options, handler) {
+      if (workers.has(name)) throw new Error(`the queue ${name} already has a worker`);
+      workers.set(name, startJobWorker({ boss, name, options, handler, logger: deps.logger }));
+    },
+    offWork,
     async stop() {
+      await Promise.all([...workers.keys()].map(offWork));
       if (stopped || !started) return;
       stopped = true;
       await started.catch(() => undefined);

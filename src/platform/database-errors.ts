@@ -38,13 +38,25 @@ export function databaseErrorCode(err: unknown): string | undefined {
   return undefined;
 }
 
-/** Network error codes of a database connection that cannot be made or was lost. */
+/**
+ * Error codes (errno and our own) of a database connection that cannot be made or was lost, of
+ * a full pool queue, and of a disk under the embedded database that cannot take a write.
+ */
 const CONNECTION_ERRNOS = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',
   'EPIPE',
   'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  // The embedded database's disk: full, over quota, failing.
+  'ENOSPC',
+  'EDQUOT',
+  'EIO',
+  // The pool's bounded queue was full (db/client.ts).
+  'POOL_QUEUE_FULL',
 ]);
 
 /** SQLSTATEs of a statement ended by one of the pool's timeouts (db/client.ts). */
@@ -69,8 +81,9 @@ const CANNOT_SERVE_SQLSTATE =
  * - `unavailable`: the database cannot be reached or cannot serve now (class 08 connection
  *   exceptions, class 53 insufficient resources such as 53300 too many connections, 55000
  *   object not in prerequisite state, operator intervention 57P01–57P05, 3D000 no such
- *   database, class 28 refused authorization, a refused or lost connection, a pool timeout, a
- *   closed PGlite) or did not answer in time (57014 query_canceled by `statement_timeout`,
+ *   database, class 28 refused authorization, a refused or lost connection — a connection
+ *   ended inside a transaction included —, a pool timeout or a full pool queue, a closed
+ *   PGlite, a full or failing disk under it) or did not answer in time (57014 query_canceled by `statement_timeout`,
  *   55P03 lock_not_available by `lock_timeout`, 25P03 idle_in_transaction_session_timeout) — a
  *   503 the client may retry, never a 500;
  * - null: anything else (a bug of ours).
@@ -86,7 +99,7 @@ export function databaseFailureKind(err: unknown): 'data' | 'unavailable' | null
     }
     if (
       typeof message === 'string' &&
-      /timeout exceeded when trying to connect|PGlite is closed|Connection terminated|Cannot use a pool after calling end/i.test(
+      /timeout exceeded when trying to connect|PGlite is closed|Connection terminated|Cannot use a pool after calling end|is not queryable/i.test(
         message,
       )
     ) {

@@ -9,7 +9,8 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import { noteRequestError } from './access-log.ts';
-import { databaseFailureKind } from './database-errors.ts';
+import { databaseErrorCode, databaseFailureKind } from './database-errors.ts';
+import { dependencyFaults } from './fault-summary.ts';
 import {
   AppError,
   ERROR_CODES,
@@ -252,10 +253,13 @@ export function installErrorHandlers(
 ): void {
   app.setErrorHandler((err: unknown, request: FastifyRequest, reply: FastifyReply) => {
     const error = toAppError(err, request.routeOptions.bodyLimit);
-    // Said on the request's one access line (access-log.ts), not on a line of its own.
+    // Said on the request's one access line (access-log.ts). A dependency that is down is no
+    // bug: no stack per refused request, one summary line per interval (fault-summary.ts).
+    const unavailable = error.code === 'unavailable';
+    if (unavailable) dependencyFaults.note('storage', databaseErrorCode(err), request.log);
     noteRequestError(
       request,
-      error.status >= 500 ? { code: error.code, err } : { code: error.code },
+      error.status >= 500 && !unavailable ? { code: error.code, err } : { code: error.code },
     );
     return sendError(reply, error);
   });

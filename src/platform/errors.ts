@@ -61,6 +61,12 @@ export interface AppErrorOptions {
 }
 
 /**
+ * `Retry-After` of a 503 `unavailable`, in seconds: a database restart or failover takes
+ * seconds; a saturated pool frees within one.
+ */
+export const UNAVAILABLE_RETRY_AFTER_S = 1;
+
+/**
  * An expected failure with a stable `code`. The `message` is shown to the client, so it must
  * never contain a secret or an internal detail; put those in `cause` (logged, never sent).
  */
@@ -77,6 +83,9 @@ export class AppError extends Error {
     this.details = options.details;
     this.requiredScopes = options.requiredScopes;
     this.headers = options.headers ?? {};
+    // A 503 `unavailable` always says when to retry (unless it names its own time).
+    if (code === 'unavailable' && !('retry-after' in this.headers))
+      this.headers = { ...this.headers, 'retry-after': String(UNAVAILABLE_RETRY_AFTER_S) };
   }
 
   get status(): number {

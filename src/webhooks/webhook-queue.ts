@@ -70,7 +70,7 @@ export function pgBossWebhookQueue(
     retryBackoff: true,
     expireInSeconds: Math.ceil(attemptTimeoutMs / 1000) + 60,
   };
-  let workerId: string | null = null;
+  let working = false;
   return {
     start,
     async enqueue(tx, job, startAfter) {
@@ -85,17 +85,24 @@ export function pgBossWebhookQueue(
     },
     async startWorker(handler) {
       await start();
-      workerId = await boss.work<DeliveryJob>(DELIVERY_QUEUE, worker, async (jobs) => {
-        // One failing attempt must not fail its batch-mates: each settles on its own.
-        const results = await Promise.allSettled(jobs.map((j) => handler(j.data)));
-        const failed = results.find((r) => r.status === 'rejected');
-        if (failed) throw failed.reason;
-      });
+      // The job queue's worker awaits every completion (jobs/job-worker.ts).
+      jobs.work<DeliveryJob>(
+        DELIVERY_QUEUE,
+        { batchSize: worker.batchSize, pollingIntervalS: worker.pollingIntervalSeconds },
+        async (fetched) => {
+          // One failing attempt must not fail its batch-mates: each settles on its own.
+          const results = await Promise.allSettled(fetched.map((j) => handler(j.data)));
+          return {
+            retry: fetched.filter((_, i) => results[i]!.status === 'rejected').map((j) => j.id),
+          };
+        },
+      );
+      working = true;
     },
     async stopWorker() {
-      if (workerId === null) return;
-      workerId = null;
-      await boss.offWork(DELIVERY_QUEUE);
+      if (!working) return;
+      working = false;
+      await jobs.offWork(DELIVERY_QUEUE);
     },
   };
 }

@@ -142,42 +142,33 @@ export function createDeliveryQueue(deps: {
     ...deliveryJobStatements(settings),
 
     async work(handle) {
-      await boss.work<SendJobData>(
+      jobs.work<SendJobData>(
         SEND_QUEUE,
-        {
-          batchSize: settings.batchSize,
-          pollingIntervalSeconds: settings.pollingIntervalS,
-          includeMetadata: true,
-        },
-        async (jobs) => {
-          const batch: SendJob[] = jobs.map((j) => ({
-            id: j.id,
-            data: j.data,
-            retryCount: j.retryCount,
-            retryLimit: j.retryLimit,
-          }));
-          const { retry } = await handle(batch);
-          // Failed jobs leave `active`, so pg-boss's completion of the batch skips them.
-          if (retry.length > 0)
-            await boss.fail(
-              SEND_QUEUE,
-              retry.map((j) => j.id),
-            );
+        { batchSize: settings.batchSize, pollingIntervalS: settings.pollingIntervalS },
+        async (fetched) => {
+          const { retry } = await handle(
+            fetched.map((j) => ({
+              id: j.id,
+              data: j.data,
+              retryCount: j.retryCount,
+              retryLimit: j.retryLimit,
+            })),
+          );
+          return { retry: retry.map((j) => j.id) };
         },
       );
     },
 
     async workDeadLetters(handle) {
-      await boss.work<SendJobData>(
+      jobs.work<SendJobData>(
         DEAD_LETTER_QUEUE,
-        { batchSize: settings.batchSize, pollingIntervalSeconds: settings.pollingIntervalS },
-        (jobs) => handle(jobs.map((j) => j.data)),
+        { batchSize: settings.batchSize, pollingIntervalS: settings.pollingIntervalS },
+        (fetched) => handle(fetched.map((j) => j.data)),
       );
     },
 
     async stopWorkers() {
-      await boss.offWork(SEND_QUEUE);
-      await boss.offWork(DEAD_LETTER_QUEUE);
+      await Promise.all([jobs.offWork(SEND_QUEUE), jobs.offWork(DEAD_LETTER_QUEUE)]);
     },
 
     async waiting() {
