@@ -129,7 +129,7 @@ export interface Services {
 export interface ServiceOverrides {
   webhooks?: Pick<
     Parameters<typeof createWebhooksService>[0],
-    'attemptTimeoutMs' | 'retryScheduleMs' | 'resolver' | 'addressPolicy'
+    'attemptTimeoutMs' | 'retryScheduleMs' | 'resolver' | 'addressPolicy' | 'gate'
   >;
 }
 
@@ -155,6 +155,7 @@ export function createServices(deps: {
     queue: pgBossWebhookQueue(
       jobs,
       deps.overrides?.webhooks?.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
+      logger.child({ component: 'webhooks' }),
     ),
     // Production refuses private addresses; development and tests deliver to localhost.
     addressPolicy: config.isProduction ? 'public-only' : 'development-any-address',

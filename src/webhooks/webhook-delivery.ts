@@ -16,7 +16,8 @@ import { DecryptionError, type Keyring } from '../platform/keyring.ts';
 import type { Logger } from '../platform/logger.ts';
 import { openEventPayload } from './event-payload.ts';
 import { secretsOf } from './webhook-endpoints.ts';
-import type { DeliveryJob, WebhookQueue } from './webhook-queue.ts';
+import type { AttemptResult, DeliveryGate } from './delivery-gate.ts';
+import type { AttemptContext, DeliveryJob, WebhookQueue } from './webhook-queue.ts';
 import { sendWebhook, type AttemptOutcome, type SendSettings } from './webhook-sender.ts';
 import { signDelivery } from './webhook-signing.ts';
 import * as repo from './webhooks-repository.ts';
@@ -36,9 +37,6 @@ export const RETRY_SCHEDULE_MS: readonly number[] = [
   10 * 3_600_000,
 ];
 
-/** A `Retry-After` longer than this is capped (one day), in milliseconds. */
-export const MAX_RETRY_AFTER_MS = 24 * 3_600_000;
-
 /** An endpoint failing for this long without one success is disabled (5 days), in ms. */
 export const DISABLE_AFTER_FAILING_MS = 5 * 24 * 3_600_000;
 
@@ -50,12 +48,18 @@ export interface AttemptDeps {
   queue: Pick<WebhookQueue, 'enqueue'>;
   send: SendSettings;
   retryScheduleMs: readonly number[];
+  /** This instance's lanes and circuit breakers. */
+  gate: DeliveryGate;
   log: Logger;
 }
 
 type Loaded = NonNullable<Awaited<ReturnType<typeof repo.loadDeliveryForAttempt>>>;
 
-/** The wait before the attempt after `attempt`, or null when the schedule is over. */
+/**
+ * The wait before the attempt after `attempt`, in ms, or null when the schedule is over: the
+ * schedule's wait, or longer when the endpoint asked for it with `Retry-After` — but never
+ * longer than the schedule's longest wait (10 h in production).
+ */
 export function nextDelayMs(
   schedule: readonly number[],
   attempt: number,
@@ -63,18 +67,14 @@ export function nextDelayMs(
 ): number | null {
   const planned = schedule[attempt];
   if (planned === undefined) return null;
-  const asked =
-    outcome.retryAfterMs === null ? 0 : Math.min(outcome.retryAfterMs, MAX_RETRY_AFTER_MS);
+  const asked = Math.min(outcome.retryAfterMs ?? 0, Math.max(...schedule));
   return Math.max(planned, asked);
 }
 
+/** Disable the endpoint, audited — once: a concurrent attempt that also disables it finds it done. */
 async function disableEndpoint(tx: repo.Tx, loaded: Loaded, reason: string): Promise<void> {
   const { endpoint } = loaded;
-  const row = await repo.updateEndpoint(tx, endpoint.portalId, endpoint.id, {
-    enabled: false,
-    disabledReason: reason,
-    disabledAt: new Date(),
-  });
+  const row = await repo.disableEndpoint(tx, endpoint.portalId, endpoint.id, reason);
   if (!row) return;
   await recordAuditEvent(tx, {
     portalId: endpoint.portalId,
@@ -143,9 +143,40 @@ async function recordOutcome(
 }
 
 /**
- * Run one attempt. Throws only when the database fails (pg-boss then retries the job).
+ * Put the delivery's attempt `job.attempt` off until `until`, unsent and not counted: its next
+ * attempt time moves and the same attempt is queued again for then.
  */
-export async function runAttempt(deps: AttemptDeps, job: DeliveryJob): Promise<void> {
+async function postpone(deps: AttemptDeps, job: DeliveryJob, until: Date): Promise<void> {
+  await deps.db.transaction(async (tx) => {
+    const moved = await tx
+      .update(webhookDeliveries)
+      .set({ nextAttemptAt: until })
+      .where(
+        and(
+          eq(webhookDeliveries.id, job.deliveryId),
+          eq(webhookDeliveries.status, 'pending'),
+          eq(webhookDeliveries.attempts, job.attempt - 1),
+        ),
+      )
+      .returning({ id: webhookDeliveries.id });
+    if (moved.length > 0) await deps.queue.enqueue(tx, job, until);
+  });
+}
+
+/** What the breaker makes of an outcome. */
+const resultOf = (outcome: AttemptOutcome): AttemptResult =>
+  outcome.error === 'timeout' ? 'timeout' : outcome.error === 'aborted' ? 'aborted' : 'other';
+
+/**
+ * Run one attempt: sent when the endpoint's lanes and circuit let it (see `delivery-gate.ts`),
+ * else put off; a worker stopping aborts it, and it stays queued. Throws only when the database
+ * fails (pg-boss then retries the job).
+ */
+export async function runAttempt(
+  deps: AttemptDeps,
+  job: DeliveryJob,
+  context: AttemptContext,
+): Promise<void> {
   const loaded = await deps.db.transaction((tx) => repo.loadDeliveryForAttempt(tx, job.deliveryId));
   if (!loaded) return;
   const { delivery, endpoint, event } = loaded;
@@ -158,6 +189,60 @@ export async function runAttempt(deps: AttemptDeps, job: DeliveryJob): Promise<v
     });
     return;
   }
+  const admission = await context.park(
+    deps.gate.acquire(endpoint.portalId, endpoint.id, context.signal),
+  );
+  if (admission.kind !== 'send') {
+    const until = admission.kind === 'postpone' ? admission.until : new Date();
+    await postpone(deps, job, until);
+    if (admission.kind === 'postpone') {
+      deps.log.debug(
+        { endpointId: endpoint.id, deliveryId: delivery.id, reason: admission.reason, until },
+        'webhook attempt postponed',
+      );
+    }
+    return;
+  }
+  let result: AttemptResult = 'other';
+  try {
+    const outcome = await send(deps, loaded, context.signal);
+    if (!outcome) return;
+    result = resultOf(outcome);
+    if (result === 'aborted') {
+      // The worker is stopping: the same attempt again, as soon as an instance runs.
+      await postpone(deps, job, new Date());
+      return;
+    }
+    const recorded = await recordOutcome(deps, loaded, job, outcome);
+    // Ids, codes and times only: never the payload, the URL's query or the answer.
+    deps.log.info(
+      {
+        portalId: endpoint.portalId,
+        endpointId: endpoint.id,
+        deliveryId: delivery.id,
+        eventType: event.type,
+        attempt: job.attempt,
+        statusCode: outcome.statusCode,
+        error: outcome.error,
+        latencyMs: outcome.latencyMs,
+        recorded,
+      },
+      'webhook attempt',
+    );
+  } finally {
+    admission.release(result);
+  }
+}
+
+/**
+ * Sign and send the delivery's event; null (the delivery ended as failed) when its secret or
+ * its data cannot be decrypted.
+ */
+async function send(
+  deps: AttemptDeps,
+  { delivery, endpoint, event }: Loaded,
+  signal: AbortSignal,
+): Promise<AttemptOutcome | null> {
   let secrets: string[];
   try {
     secrets = secretsOf(endpoint, deps.keyring);
@@ -173,7 +258,7 @@ export async function runAttempt(deps: AttemptDeps, job: DeliveryJob): Promise<v
       { endpointId: endpoint.id, deliveryId: delivery.id },
       'webhook secret unreadable',
     );
-    return;
+    return null;
   }
   let body: string;
   try {
@@ -187,24 +272,8 @@ export async function runAttempt(deps: AttemptDeps, job: DeliveryJob): Promise<v
       nextAttemptAt: null,
     });
     deps.log.error({ eventId: event.id, deliveryId: delivery.id }, 'webhook event unreadable');
-    return;
+    return null;
   }
   const headers = signDelivery(event.id, new Date(), body, secrets);
-  const outcome = await sendWebhook(endpoint.url, body, headers, deps.send);
-  const recorded = await recordOutcome(deps, loaded, job, outcome);
-  // Ids, codes and times only: never the payload, the URL's query or the answer.
-  deps.log.info(
-    {
-      portalId: endpoint.portalId,
-      endpointId: endpoint.id,
-      deliveryId: delivery.id,
-      eventType: event.type,
-      attempt: job.attempt,
-      statusCode: outcome.statusCode,
-      error: outcome.error,
-      latencyMs: outcome.latencyMs,
-      recorded,
-    },
-    'webhook attempt',
-  );
+  return sendWebhook(endpoint.url, body, headers, deps.send, signal);
 }

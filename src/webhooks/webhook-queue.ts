@@ -12,6 +12,7 @@
  */
 import type PgBoss from 'pg-boss';
 import type { JobQueue } from '../jobs/job-queue.ts';
+import type { Logger } from '../platform/logger.ts';
 import type { Tx } from './webhooks-repository.ts';
 
 export const DELIVERY_QUEUE = 'webhook.deliver';
@@ -22,6 +23,17 @@ export interface DeliveryJob {
   attempt: number;
 }
 
+/** What an attempt is given besides its job. */
+export interface AttemptContext {
+  /** Aborted when the worker stops: the attempt ends at once and leaves its delivery queued. */
+  signal: AbortSignal;
+  /**
+   * Await `wait` without holding one of the worker's slots (an attempt waiting for its
+   * endpoint's turn), so the worker takes other jobs meanwhile.
+   */
+  park<T>(wait: Promise<T>): Promise<T>;
+}
+
 /** The queue as the webhooks service sees it. */
 export interface WebhookQueue {
   /** Start the shared queue and create `webhook.deliver` (idempotent); before any `enqueue`. */
@@ -29,17 +41,121 @@ export interface WebhookQueue {
   /** Queue one attempt inside `tx` (committed or rolled back with it). */
   enqueue(tx: Tx, job: DeliveryJob, startAfter?: Date): Promise<void>;
   /** Run `handler` for every due job on this instance until `stop`. */
-  startWorker(handler: (job: DeliveryJob) => Promise<void>): Promise<void>;
-  /** Stop this instance's worker (waits for the running attempt). */
+  startWorker(handler: (job: DeliveryJob, context: AttemptContext) => Promise<void>): Promise<void>;
+  /**
+   * Stop this instance's worker: abort the attempts under way (each leaves its delivery queued
+   * for the next instance) and wait for them to wrap up.
+   */
   stopWorker(): Promise<void>;
 }
 
 /** Worker options: how often an idle worker polls, and how many attempts run at once. */
 export interface WorkerSettings {
-  /** Seconds between polls of an idle worker (pg-boss's minimum is 0.5). */
+  /** Seconds between polls of an idle worker. */
   pollingIntervalSeconds: number;
-  /** Jobs fetched (and attempted concurrently) per poll. */
-  batchSize: number;
+  /**
+   * Attempts sending at once on this instance. Each is a slot of its own: a free slot takes the
+   * next due job at once, whatever its neighbours are waiting for.
+   */
+  concurrency: number;
+}
+
+export const WORKER_SETTINGS: WorkerSettings = { pollingIntervalSeconds: 0.5, concurrency: 16 };
+
+/**
+ * The worker: a loop that fetches as many due jobs as it has free slots and runs each on its
+ * own, completing (or failing) each job when its attempt ends — never waiting for a batch's
+ * slowest attempt. pg-boss's `work` would hand out batches and wait for the whole batch.
+ */
+function startDeliveryWorker(
+  boss: PgBoss,
+  settings: WorkerSettings,
+  handler: (job: DeliveryJob, context: AttemptContext) => Promise<void>,
+  log: Logger,
+) {
+  const stopping = new AbortController();
+  const running = new Set<Promise<void>>();
+  let busy = 0;
+  // Woken early when a slot frees while every slot was taken; else it polls at its interval.
+  let full = false;
+  let wake: (() => void) | null = null;
+  const nap = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(() => wake?.(), ms);
+      wake = () => {
+        clearTimeout(timer);
+        wake = null;
+        resolve();
+      };
+    });
+  const slotFreed = () => {
+    if (full) wake?.();
+  };
+  const context: AttemptContext = {
+    signal: stopping.signal,
+    async park(wait) {
+      busy--;
+      slotFreed();
+      try {
+        return await wait;
+      } finally {
+        busy++;
+      }
+    },
+  };
+  const settle = async (job: PgBoss.Job<DeliveryJob>, ok: boolean) => {
+    try {
+      if (ok) await boss.complete(DELIVERY_QUEUE, job.id);
+      else await boss.fail(DELIVERY_QUEUE, job.id);
+    } catch (err) {
+      // The job stays active and expires; pg-boss then hands it out again (a no-op if recorded).
+      log.error({ jobId: job.id, error: (err as Error).message }, 'webhook job not settled');
+    }
+  };
+  const run = async (job: PgBoss.Job<DeliveryJob>) => {
+    let ok = true;
+    try {
+      await handler(job.data, context);
+    } catch (err) {
+      ok = false;
+      log.error({ jobId: job.id, error: (err as Error).message }, 'webhook attempt failed');
+    } finally {
+      busy--;
+      slotFreed();
+    }
+    await settle(job, ok);
+  };
+  const loop = (async () => {
+    const idleMs = settings.pollingIntervalSeconds * 1000;
+    while (!stopping.signal.aborted) {
+      const free = settings.concurrency - busy;
+      full = free <= 0;
+      if (full) {
+        await nap(idleMs);
+        continue;
+      }
+      let jobs: PgBoss.Job<DeliveryJob>[] = [];
+      try {
+        jobs = await boss.fetch<DeliveryJob>(DELIVERY_QUEUE, { batchSize: free });
+      } catch (err) {
+        log.error({ error: (err as Error).message }, 'webhook jobs not fetched');
+      }
+      // Jobs fetched as the worker stops run too: they see the abort and stay queued.
+      for (const job of jobs) {
+        busy++;
+        const p = run(job);
+        running.add(p);
+        void p.finally(() => running.delete(p));
+      }
+      if (jobs.length < free) await nap(idleMs);
+    }
+  })();
+  return async () => {
+    stopping.abort();
+    wake?.();
+    await loop;
+    await Promise.allSettled([...running]);
+  };
 }
 
 /**
@@ -52,7 +168,8 @@ export interface WorkerSettings {
 export function pgBossWebhookQueue(
   jobs: JobQueue,
   attemptTimeoutMs: number,
-  worker: WorkerSettings = { pollingIntervalSeconds: 0.5, batchSize: 5 },
+  log: Logger,
+  worker: WorkerSettings = WORKER_SETTINGS,
 ): WebhookQueue {
   const { boss } = jobs;
   let created: Promise<void> | null = null;
@@ -70,7 +187,7 @@ export function pgBossWebhookQueue(
     retryBackoff: true,
     expireInSeconds: Math.ceil(attemptTimeoutMs / 1000) + 60,
   };
-  let working = false;
+  let stop: (() => Promise<void>) | null = null;
   return {
     start,
     async enqueue(tx, job, startAfter) {
@@ -85,24 +202,12 @@ export function pgBossWebhookQueue(
     },
     async startWorker(handler) {
       await start();
-      // The job queue's worker awaits every completion (jobs/job-worker.ts).
-      jobs.work<DeliveryJob>(
-        DELIVERY_QUEUE,
-        { batchSize: worker.batchSize, pollingIntervalS: worker.pollingIntervalSeconds },
-        async (fetched) => {
-          // One failing attempt must not fail its batch-mates: each settles on its own.
-          const results = await Promise.allSettled(fetched.map((j) => handler(j.data)));
-          return {
-            retry: fetched.filter((_, i) => results[i]!.status === 'rejected').map((j) => j.id),
-          };
-        },
-      );
-      working = true;
+      stop ??= startDeliveryWorker(boss, worker, handler, log);
     },
     async stopWorker() {
-      if (!working) return;
-      working = false;
-      await jobs.offWork(DELIVERY_QUEUE);
+      const stopping = stop;
+      stop = null;
+      await stopping?.();
     },
   };
 }

@@ -21,7 +21,10 @@ import type { SignedHeaders } from './webhook-signing.ts';
 /** What one attempt ended in. `statusCode` is null when no response arrived. */
 export interface AttemptOutcome {
   statusCode: number | null;
-  /** `null` for a 2xx; else e.g. `HTTP 500`, `timeout`, `refused address`, `connection failed`. */
+  /**
+   * `null` for a 2xx; else e.g. `HTTP 500`, `timeout`, `refused address`, `connection failed`,
+   * or `aborted` (the worker stopped mid-attempt).
+   */
   error: string | null;
   /** Milliseconds from the start to the response's headers, or to the failure. */
   latencyMs: number;
@@ -51,6 +54,7 @@ export function retryAfterMs(value: string | undefined, now: number): number | n
 /**
  * Post `body` to `url` with the signed headers.
  *
+ * @param signal ends the attempt at once (outcome `aborted`) when aborted.
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-10.2.3 (Retry-After)
  */
 export function sendWebhook(
@@ -58,6 +62,7 @@ export function sendWebhook(
   body: string,
   headers: SignedHeaders,
   settings: SendSettings,
+  signal?: AbortSignal,
 ): Promise<AttemptOutcome> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
@@ -67,6 +72,7 @@ export function sendWebhook(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
+      signal?.removeEventListener('abort', onAbort);
       resolve({ latencyMs: elapsed(), ...o });
     };
     const fail = (error: string) => finish({ statusCode: null, error, retryAfterMs: null });
@@ -99,6 +105,12 @@ export function sendWebhook(
       fail('timeout');
       request.destroy();
     }, settings.timeoutMs);
+    const onAbort = () => {
+      fail('aborted');
+      request.destroy();
+    };
+    if (signal?.aborted) onAbort();
+    else signal?.addEventListener('abort', onAbort, { once: true });
     request.on('error', (err: NodeJS.ErrnoException) => {
       fail(err instanceof RefusedAddressError ? 'refused address' : 'connection failed');
     });

@@ -69,6 +69,30 @@ export async function updateEndpoint(
   return row;
 }
 
+/**
+ * Disable an enabled endpoint with `reason`; undefined when it was not enabled (another
+ * attempt disabled it first: the row lock orders the two, and the second finds it disabled).
+ */
+export async function disableEndpoint(
+  db: Db,
+  portalId: number,
+  id: string,
+  reason: string,
+): Promise<EndpointRow | undefined> {
+  const [row] = await db
+    .update(webhookEndpoints)
+    .set({ enabled: false, disabledReason: reason, disabledAt: new Date() })
+    .where(
+      and(
+        eq(webhookEndpoints.portalId, portalId),
+        eq(webhookEndpoints.id, id),
+        eq(webhookEndpoints.enabled, true),
+      ),
+    )
+    .returning();
+  return row;
+}
+
 /** The portal's enabled endpoints that subscribe to `type`. */
 export function subscribedEndpoints(db: Db, portalId: number, type: string) {
   return db

@@ -16,6 +16,7 @@ import { AppError } from '../platform/errors.ts';
 import type { Keyring } from '../platform/keyring.ts';
 import type { Logger } from '../platform/logger.ts';
 import { systemResolver, type AddressPolicy, type Resolver } from './address-guard.ts';
+import { createDeliveryGate, GATE_SETTINGS, type GateSettings } from './delivery-gate.ts';
 import { runAttempt, RETRY_SCHEDULE_MS } from './webhook-delivery.ts';
 import { createEndpointManagement, type ChangeContext } from './webhook-endpoints.ts';
 import { newEventRow as eventRow, type EventKeyring } from './event-payload.ts';
@@ -56,6 +57,8 @@ export interface WebhooksServiceDeps {
   retryScheduleMs?: readonly number[];
   /** How host names resolve (default `node:dns`; a test may simulate a rebinding answer). */
   resolver?: Resolver;
+  /** The lanes' and circuit breaker's limits (default `GATE_SETTINGS`; tests shorten). */
+  gate?: Partial<GateSettings>;
 }
 
 /** What writing an event needs: the queue for its first jobs, the keyring to seal its data. */
@@ -210,6 +213,15 @@ function createManualSends(db: Database, deps: EmitDeps) {
   };
 }
 
+/** The delivery gate; operators see an endpoint's circuit open and close in the log (ids only). */
+function loggedGate(log: Logger, settings: GateSettings) {
+  return createDeliveryGate(settings, (change) =>
+    change.state === 'open'
+      ? log.warn(change, 'webhook endpoint not answering: circuit open, its deliveries wait')
+      : log.info(change, 'webhook endpoint answering again: circuit closed'),
+  );
+}
+
 export type WebhooksService = ReturnType<typeof createWebhooksService>;
 
 export function createWebhooksService(deps: WebhooksServiceDeps) {
@@ -222,6 +234,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     keyring,
     queue,
     log,
+    gate: loggedGate(log, { ...GATE_SETTINGS, ...deps.gate }),
     retryScheduleMs: deps.retryScheduleMs ?? RETRY_SCHEDULE_MS,
     send: {
       policy: deps.addressPolicy,
@@ -322,8 +335,8 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     /** Start the queue, so events can be enqueued (main.ts; the CLI; tests). Idempotent. */
     start: () => queue.start(),
     /** Start this instance's delivery worker (main.ts; tests). */
-    startWorker: () => queue.startWorker((job) => runAttempt(attemptDeps, job)),
-    /** Stop it, waiting for the attempts under way. */
+    startWorker: () => queue.startWorker((job, context) => runAttempt(attemptDeps, job, context)),
+    /** Stop it: the attempts under way are aborted and stay queued (retried after a restart). */
     stopWorker: () => queue.stopWorker(),
   };
 }

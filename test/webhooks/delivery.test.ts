@@ -16,12 +16,14 @@ const FAST = {
   retryScheduleMs: [0, 50, 50, 50, 50, 50, 50, 50],
   attemptTimeoutMs: 2_000,
   addressPolicy: 'development-any-address' as const,
+  // A timed-out attempt opens the endpoint's circuit for this long (30 s in production).
+  gate: { openMs: 50 },
 };
 
 async function setUp(
   t: Parameters<typeof buildTestApp>[0],
   backend: Parameters<typeof buildTestApp>[1],
-  answer?: (n: number) => Answer,
+  answer?: (n: number) => Answer | Promise<Answer>,
   overrides: typeof FAST = FAST,
   env: Record<string, string> = {},
 ) {
@@ -235,6 +237,59 @@ describe('outbound webhooks', { concurrency: true }, () => {
         assert.ok(audit.some((e) => e.action === 'webhook_endpoint.disabled'));
         await new Promise((resolve) => setTimeout(resolve, 300));
         assert.equal(receiver.received.length, 1, 'no retry after 410');
+      });
+
+      test('410 to two attempts at once: the endpoint is disabled once, one audit row', async (t) => {
+        // Both attempts are in flight before either is answered.
+        let bothIn!: () => void;
+        const held = new Promise<void>((resolve) => (bothIn = resolve));
+        const { services, receiver, portalId } = await setUp(t, backend, async (n) => {
+          if (n >= 2) bothIn();
+          await held;
+          return 410;
+        });
+        const { secret, endpoint } = await addEndpoint(services, portalId, receiver.url, [
+          'ticket.created',
+        ]);
+        receiver.secrets.push(secret);
+        await services.webhooks.sendTestEvent(portalId, endpoint.id);
+        await services.webhooks.sendTestEvent(portalId, endpoint.id);
+        await services.webhooks.startWorker();
+        await receiver.waitFor(2);
+        await eventually(async () => {
+          const d = await services.webhooks.recentDeliveries(portalId);
+          return d.every((x) => x.status === 'failed') && d;
+        });
+        const audit = await listAuditEvents(services.storage.db, portalId);
+        assert.equal(audit.filter((e) => e.action === 'webhook_endpoint.disabled').length, 1);
+      });
+
+      test('Retry-After on 429 is honoured, up to the longest wait of the schedule', async (t) => {
+        const answers: Answer[] = [
+          { status: 429, headers: { 'retry-after': '1' } },
+          { status: 429, headers: { 'retry-after': '3600' } },
+          204,
+        ];
+        const { services, receiver, portalId } = await setUp(t, backend, (n) => answers[n - 1]!, {
+          ...FAST,
+          retryScheduleMs: [0, 50, 50, 1_500],
+        });
+        const { secret, endpoint } = await addEndpoint(services, portalId, receiver.url, [
+          'ticket.created',
+        ]);
+        receiver.secrets.push(secret);
+        await services.webhooks.startWorker();
+        await services.webhooks.sendTestEvent(portalId, endpoint.id);
+        // The second attempt waits the second asked for (not the schedule's 50 ms); the third
+        // waits the schedule's longest, 1.5 s, not the hour asked for.
+        const [first, second, third] = await receiver.waitFor(3, 20_000);
+        assert.ok(second!.at - first!.at >= 1_000, `${second!.at - first!.at} ms`);
+        assert.ok(third!.at - second!.at >= 1_500, `${third!.at - second!.at} ms`);
+        const [delivery] = await eventually(async () => {
+          const d = await services.webhooks.recentDeliveries(portalId);
+          return d[0]?.status === 'succeeded' && d;
+        });
+        assert.equal(delivery!.attempts, 3);
       });
 
       test("an event's data is sealed in its row and opened to send; a resend of a row with plain data still delivers", async (t) => {

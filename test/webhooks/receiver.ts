@@ -1,7 +1,8 @@
 /**
  * A webhook receiver for tests, written as the README tells a user to: `node:http` and the
  * Standard Webhooks reference library verifying every delivery. `answer` decides each reply
- * (status, or `stall` to never answer); every request is kept with its verification result.
+ * (a status, a status with headers, or `stall` to never answer; or a promise of one, to answer
+ * later); every request is kept with its verification result.
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,9 +26,11 @@ export interface Receiver {
   close(): Promise<void>;
 }
 
-export type Answer = number | 'stall';
+export type Answer = number | 'stall' | { status: number; headers: Record<string, string> };
 
-export async function startReceiver(answer: (n: number) => Answer = () => 204): Promise<Receiver> {
+export async function startReceiver(
+  answer: (n: number) => Answer | Promise<Answer> = () => 204,
+): Promise<Receiver> {
   const received: Received[] = [];
   const stalled: ServerResponse[] = [];
   const secrets: string[] = [];
@@ -52,9 +55,12 @@ export async function startReceiver(answer: (n: number) => Answer = () => 204): 
       }
       received.push({ headers: req.headers, body, event, at: Date.now() });
       for (const wake of waiters.splice(0)) wake();
-      const reply = answer(received.length);
-      if (reply === 'stall') stalled.push(res);
-      else res.writeHead(event ? reply : 400).end();
+      void Promise.resolve(answer(received.length)).then((reply) => {
+        if (reply === 'stall') stalled.push(res);
+        else if (!event) res.writeHead(400).end();
+        else if (typeof reply === 'number') res.writeHead(reply).end();
+        else res.writeHead(reply.status, reply.headers).end();
+      });
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
