@@ -42,11 +42,11 @@ import {
 } from './messaging/templates/templates-service.ts';
 import { createPartnerService, type PartnerService } from './partner/partner-service.ts';
 import { loadKeyring, type Keyring } from './platform/keyring.ts';
+import { prepareSealedValues } from './db/sealing.ts';
 import type { Logger } from './platform/logger.ts';
 import { createAgentDeskService, type AgentDeskService } from './tickets/agent-desk-service.ts';
 import { createTicketsService, type TicketsService } from './tickets/tickets-service.ts';
 import { createJobQueue, type JobQueue } from './jobs/job-queue.ts';
-import { resealWebhookSecrets } from './webhooks/webhook-key-rotation.ts';
 import { webhookEventSteps } from './webhooks/event-hooks.ts';
 import { pgBossWebhookQueue } from './webhooks/webhook-queue.ts';
 import {
@@ -159,7 +159,6 @@ export function createServices(deps: {
     logger,
     connectedSteps: [steps.connected],
     revocationSteps: [failQueuedOnRevocation, steps.revoked],
-    keyRotationSteps: [resealWebhookSecrets],
   });
   const messagingProvider = createProviderAdapter({
     partner,
@@ -203,7 +202,7 @@ export function createServices(deps: {
     contacts: createContactsService({
       db: storage.db,
       logger,
-      erasureSteps: [anonymiseMessagesOnErasure, removeFromDraftsOnErasure],
+      erasureSteps: [anonymiseMessagesOnErasure, removeFromDraftsOnErasure(keyring)],
       optedOutSteps: [steps.optedOut],
     }),
     partner,
@@ -214,6 +213,7 @@ export function createServices(deps: {
     ...inboundServices(config, storage, messagingProvider, keyring),
     drafts: createDraftsService({
       db: storage.db,
+      keyring,
       // One message per recipient through the send service of POST /messaging/messages.
       send: (principal, message) => messaging.sendMessage({ principal, input: message }),
       isConnected: messagingProvider.isConnected,
@@ -222,6 +222,7 @@ export function createServices(deps: {
     webhooks,
     sessions: createSessionStore({ db: storage.db, ttlSeconds: config.SESSION_TTL_SECONDS }),
     async start() {
+      await prepareSealedValues(storage.db, keyring);
       await messaging.start();
       await messaging.startWorkers();
       await webhooks.start();
