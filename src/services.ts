@@ -44,13 +44,13 @@ import {
 } from './messaging/templates/templates-service.ts';
 import { createPartnerService, type PartnerService } from './partner/partner-service.ts';
 import { loadKeyring, type Keyring } from './platform/keyring.ts';
+import { prepareSealedValues } from './db/sealing.ts';
 import type { Logger } from './platform/logger.ts';
 import { createAgentDeskService, type AgentDeskService } from './tickets/agent-desk-service.ts';
 import { createTicketsService, type TicketsService } from './tickets/tickets-service.ts';
 import { createBackgroundTasks } from './background-tasks.ts';
 import type { BackgroundWork } from './jobs/background-work.ts';
 import { createJobQueue, type JobQueue } from './jobs/job-queue.ts';
-import { resealWebhookSecrets } from './webhooks/webhook-key-rotation.ts';
 import { webhookEventSteps } from './webhooks/event-hooks.ts';
 import { pgBossWebhookQueue } from './webhooks/webhook-queue.ts';
 import {
@@ -173,7 +173,6 @@ export function createServices(deps: {
     logger,
     connectedSteps: [steps.connected],
     revocationSteps: [failQueuedOnRevocation, steps.revoked],
-    keyRotationSteps: [resealWebhookSecrets],
   });
   const messagingProvider = createProviderAdapter({
     partner,
@@ -225,7 +224,7 @@ export function createServices(deps: {
     contacts: createContactsService({
       db: storage.db,
       logger,
-      erasureSteps: [anonymiseMessagesOnErasure, removeFromDraftsOnErasure],
+      erasureSteps: [anonymiseMessagesOnErasure, removeFromDraftsOnErasure(keyring)],
       optedOutSteps: [steps.optedOut],
     }),
     partner,
@@ -236,6 +235,7 @@ export function createServices(deps: {
     ...inboundServices(config, storage, messagingProvider, keyring),
     drafts: createDraftsService({
       db: storage.db,
+      keyring,
       // One message per recipient through the send service of POST /messaging/messages.
       send: (principal, message) => messaging.sendMessage({ principal, input: message }),
       isConnected: messagingProvider.isConnected,
@@ -245,6 +245,7 @@ export function createServices(deps: {
     sessions: createSessionStore({ db: storage.db, ttlSeconds: config.SESSION_TTL_SECONDS }),
     background,
     async start() {
+      await prepareSealedValues(storage.db, keyring);
       await messaging.start();
       await messaging.startWorkers();
       await webhooks.start();

@@ -40,14 +40,8 @@ import {
   ticketsStatus,
 } from './support-commands.ts';
 import { tasksList } from './tasks-commands.ts';
-import {
-  auditList,
-  keysRotate,
-  userCreate,
-  userList,
-  userSetPassword,
-  userSignOut,
-} from './user-commands.ts';
+import { keysCheck, keysRotate } from './keys-commands.ts';
+import { auditList, userCreate, userList, userSetPassword, userSignOut } from './user-commands.ts';
 
 /** The groups of two-word commands (`portal create`), described in `--help`. */
 export const GROUPS: Record<string, string> = {
@@ -55,7 +49,7 @@ export const GROUPS: Record<string, string> = {
   portal: 'portals (tenants)',
   token: 'the API token of a portal',
   user: 'users of a portal',
-  keys: 'the keys that encrypt provider tokens and webhook secrets at rest',
+  keys: 'the keys that seal provider tokens, secrets, message content and drafts at rest',
   audit: 'the audit log of a portal',
   contacts: 'the CRM contacts of a portal',
   credit: "a portal's messaging credit",
@@ -80,6 +74,7 @@ export const COMMANDS: readonly AdminCommand[] = [
   userSetPassword,
   userSignOut,
   keysRotate,
+  keysCheck,
   auditList,
   contactsList,
   contactsImport,

@@ -1,11 +1,11 @@
 /**
  * The commands for users, the encryption keys and the audit log: `user create|list|
- * set-password|sign-out`, `keys rotate`, `audit list`.
+ * set-password|sign-out`, `audit list` (the keys' commands are in keys-commands.ts).
  *
  * @see docs/reference/cli.md
  */
 import { Type } from 'typebox';
-import { cliActor, auditLog, defineCommand, Portal, portalOption, wholeNumber } from './command.ts';
+import { auditLog, defineCommand, Portal, portalOption, wholeNumber } from './command.ts';
 import { readNewPassword } from './password.ts';
 
 const Email = Type.String({ maxLength: 1000 });
@@ -69,23 +69,6 @@ export const userSignOut = defineCommand({
   options: { portal: portalOption, email: emailOption },
   run: (services, a) => services.accounts.signOutUser({ portalCode: a.portal, email: a.email }),
   print: (u) => `${u.email}: ${signedOutWords(u.endedSessions)}`,
-});
-
-export const keysRotate = defineCommand({
-  name: 'keys rotate',
-  description:
-    're-encrypt every stored provider token and webhook signing secret under the first key of ' +
-    'TOKEN_ENCRYPTION_KEYS (keep the old key listed until this has run)',
-  args: Type.Object({}),
-  options: {},
-  run: async (services) => services.partner.rotateKeys(await cliActor()),
-  print: (k) => {
-    const counts = [
-      `${k.reencrypted} provider token(s)`,
-      ...k.also.map((a) => `${a.count} ${a.what}`),
-    ];
-    return `Re-encrypted ${counts.join(' and ')} under key ${k.activeKeyId}.`;
-  },
 });
 
 export const auditList = defineCommand({

@@ -1,90 +1,79 @@
 /**
- * Key rotation (`keys rotate`): every stored provider token re-sealed under the keyring's active
- * key, then the other features' sealed values (their `KeyRotationStep`s, given at composition:
- * webhooks' signing secrets), with one audit event.
+ * Key rotation (`keys rotate`, `keys check`): every sealed value of the database (the registry in
+ * db/sealed-columns.ts: provider tokens, webhook secrets, message content, media file names,
+ * webhook event data, drafts) re-sealed under the keyring's active key, in batches, with one
+ * audit event per run.
  *
- * @see docs/partner-connection.md "Stored connection"
+ * @see docs/how-to/rotate-keys.md
  */
-import { and, eq, isNotNull, ne } from 'drizzle-orm';
 import { recordAuditEvent, type Actor } from '../audit/audit-log.ts';
 import type { Database } from '../db/client.ts';
-import { connections } from '../db/schema/index.ts';
+import {
+  countKeyUses,
+  resealAll,
+  type ColumnReseal,
+  type KeyUse,
+  type ResealResult,
+} from '../db/sealing.ts';
 import type { Keyring } from '../platform/keyring.ts';
-import { sealedColumns } from './connections-store.ts';
 
 /**
- * Re-seal every stored token under the active key (key rotation). Each row is updated only
- * if it still holds the ciphertext that was read, so a concurrent refresh or revocation is
- * never overwritten.
+ * Re-seal what is under another key and seal what is still in clear, at most `max` values
+ * (all when absent); one `encryption_key.rotated` audit event names the count, the active key
+ * and what is left ("re-sealed 1200 value(s) under key k2; 0 left under other keys").
  *
- * @returns how many tokens were re-encrypted.
- */
-export async function resealAllTokens(db: Database, keyring: Keyring): Promise<number> {
-  const rows = await db
-    .select({
-      portalId: connections.portalId,
-      ciphertext: connections.tokenCiphertext,
-      iv: connections.tokenIv,
-      tag: connections.tokenTag,
-      keyId: connections.keyId,
-    })
-    .from(connections)
-    .where(and(isNotNull(connections.tokenCiphertext), ne(connections.keyId, keyring.activeKeyId)));
-  let count = 0;
-  for (const row of rows) {
-    if (!row.ciphertext || !row.iv || !row.tag || !row.keyId) continue;
-    const token = keyring.open(
-      { ciphertext: row.ciphertext, iv: row.iv, tag: row.tag, keyId: row.keyId },
-      row.portalId,
-    );
-    const sealed = keyring.seal(token, row.portalId);
-    const updated = await db
-      .update(connections)
-      .set({ ...sealedColumns(sealed) })
-      .where(
-        and(
-          eq(connections.portalId, row.portalId),
-          eq(connections.tokenCiphertext, row.ciphertext),
-        ),
-      )
-      .returning({ portalId: connections.portalId });
-    count += updated.length;
-  }
-  return count;
-}
-
-/**
- * A feature's own sealed values, re-sealed under the keyring's active key by `keys rotate`.
- *
- * @returns what it re-sealed, in words for the audit reason and the CLI (`webhook secret(s)`),
- *   and how many.
- */
-export type KeyRotationStep = (
-  db: Database,
-  keyring: Keyring,
-) => Promise<{ what: string; count: number }>;
-
-/**
- * Re-seal every provider token, then run the steps; one `encryption_key.rotated` audit event
- * names the counts ("re-encrypted 2 provider token(s) and 1 webhook secret(s) under key k2").
- *
- * @returns the provider tokens re-sealed, the steps' counts (`also`) and the active key id.
+ * @param onProgress called after each batch (counts only).
+ * @returns the counts per column and what is left (`remaining`); run again while it is not 0.
  */
 export async function rotateKeys(
   db: Database,
   keyring: Keyring,
-  steps: readonly KeyRotationStep[],
   actor: Actor,
-): Promise<{ reencrypted: number; also: { what: string; count: number }[]; activeKeyId: string }> {
-  const reencrypted = await resealAllTokens(db, keyring);
-  const also = [];
-  for (const step of steps) also.push(await step(db, keyring));
-  const counts = [`${reencrypted} provider token(s)`, ...also.map((a) => `${a.count} ${a.what}`)];
+  options: { max?: number | undefined; onProgress?: (p: ColumnReseal) => void } = {},
+): Promise<ResealResult> {
+  const result = await resealAll(db, keyring, {
+    ...(options.max !== undefined && { max: options.max }),
+    ...(options.onProgress && { onProgress: options.onProgress }),
+  });
+  const done = result.columns.reduce((n, c) => n + c.resealed + c.sealed, 0);
+  const unreadable = result.columns.reduce((n, c) => n + c.unreadable, 0);
   await recordAuditEvent(db, {
     portalId: null,
     actor,
     action: 'encryption_key.rotated',
-    reason: `re-encrypted ${counts.join(' and ')} under key ${keyring.activeKeyId}`,
+    reason:
+      `re-sealed ${done} value(s) under key ${keyring.activeKeyId}; ` +
+      `${result.remaining} left under other keys or in clear` +
+      (unreadable > 0 ? `; ${unreadable} could not be opened` : ''),
   });
-  return { reencrypted, also, activeKeyId: keyring.activeKeyId };
+  return result;
+}
+
+/** What `keys check` reports: the values per column and key, and which keys may be removed. */
+export interface KeyCheck {
+  activeKeyId: string;
+  uses: (KeyUse & { known: boolean })[];
+  /** Listed keys, other than the active one, that no value uses: safe to remove. */
+  removable: string[];
+  /** Values not under the active key (under an older key, an unknown one, or in clear). */
+  remaining: number;
+}
+
+/**
+ * Count the sealed values per column and key (`keys check`).
+ *
+ * @returns the uses, whether each key is in the keyring, and the listed keys nothing uses.
+ */
+export async function checkKeys(db: Database, keyring: Keyring): Promise<KeyCheck> {
+  const uses = (await countKeyUses(db)).map((u) => ({
+    ...u,
+    known: u.keyId !== null && keyring.keyIds.includes(u.keyId),
+  }));
+  const used = new Set(uses.map((u) => u.keyId));
+  return {
+    activeKeyId: keyring.activeKeyId,
+    uses,
+    removable: keyring.keyIds.filter((k) => k !== keyring.activeKeyId && !used.has(k)),
+    remaining: uses.filter((u) => u.keyId !== keyring.activeKeyId).reduce((n, u) => n + u.rows, 0),
+  };
 }

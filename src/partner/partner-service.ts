@@ -36,7 +36,7 @@ import { createConnectionsStore } from './connections-store.ts';
 import { createProviderPersonCallbacks } from './callbacks/data-deletion.ts';
 import { createHealthChecker } from './health/health-checker.ts';
 import { InflightCalls } from './inflight-calls.ts';
-import { rotateKeys, type KeyRotationStep } from './key-rotation.ts';
+import { checkKeys, rotateKeys } from './key-rotation.ts';
 import { createOutboundCalls } from './outbound-calls.ts';
 import { createProviderClient } from './provider-client.ts';
 import { providerDisplayName } from './provider-name.ts';
@@ -67,7 +67,6 @@ export {
   type RevokeOptions,
 } from './revocation/revocation.ts';
 export type { WithCloudApi, WithProvider } from './outbound-calls.ts';
-export type { KeyRotationStep } from './key-rotation.ts';
 
 export type PartnerService = ReturnType<typeof createPartnerService>;
 
@@ -84,8 +83,6 @@ export interface PartnerServiceDeps {
   revocationSteps?: readonly RevocationStep[];
   /** Other features' steps of a new connection (webhooks'), run in its transaction. */
   connectedSteps?: readonly ConnectedStep[];
-  /** Other features' sealed values re-sealed by `keys rotate` (webhooks' signing secrets). */
-  keyRotationSteps?: readonly KeyRotationStep[];
 }
 
 /** The modules of this folder, wired once over the storage and the provider settings. */
@@ -269,12 +266,11 @@ export function createPartnerService(deps: PartnerServiceDeps) {
     /** Wait until every started grant revocation at the provider has ended (tests, shutdown). */
     grantRevocationsSettled: (): Promise<void> => grants.settled(),
 
-    /**
-     * Re-encrypt every stored token under the active key and audit `encryption_key.rotated`.
-     *
-     * @returns how many tokens were re-encrypted, and the active key id.
-     */
     /** `keys rotate`: see key-rotation.ts `rotateKeys`. */
-    rotateKeys: (actor: Actor) => rotateKeys(db, keyring, deps.keyRotationSteps ?? [], actor),
+    rotateKeys: (actor: Actor, options?: Parameters<typeof rotateKeys>[3]) =>
+      rotateKeys(db, keyring, actor, options),
+
+    /** `keys check`: see key-rotation.ts `checkKeys`. */
+    checkKeys: () => checkKeys(db, keyring),
   };
 }

@@ -77,9 +77,12 @@ export interface Keyring {
 /**
  * What a sealed value is: a provider token (`connection`), a webhook signing secret, a
  * message's content (`message-content`, with the message id as its subject), or an outbound
- * webhook event's `data` (`webhook-event`, with the event id as its subject).
+ * webhook event's `data` (`webhook-event`, with the event id as its subject), or a message
+ * draft's message and recipients (`message-draft`, with the draft id as its subject). Every
+ * sealed column is listed in db/sealed-columns.ts, so `keys rotate` re-seals it.
  */
-export type SealPurpose = 'connection' | 'webhook-secret' | 'message-content' | 'webhook-event';
+export type SealPurpose =
+  'connection' | 'webhook-secret' | 'message-content' | 'webhook-event' | 'message-draft';
 
 /**
  * The additional authenticated data binding a ciphertext to its tenant, purpose and (when given)

@@ -15,8 +15,11 @@ import {
   type OutgoingMessage,
 } from '../../src/messaging/drafts/drafts-service.ts';
 import { AppError } from '../../src/platform/errors.ts';
+import { createKeyring, generateKeyEntry, parseKeySpec } from '../../src/platform/keyring.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
 import { backends } from '../helpers/storage.ts';
+
+const keyring = createKeyring(parseKeySpec(generateKeyEntry('drafts')));
 
 for (const backend of backends()) {
   describe(`sending a draft (${backend.name})`, () => {
@@ -43,6 +46,7 @@ for (const backend of backends()) {
       const sent: OutgoingMessage[] = [];
       const drafts = createDraftsService({
         db: services.storage.db,
+        keyring,
         isConnected: async () => true,
         send: async (_p, m) => {
           if (m.contactId === eve) throw new AppError('invalid_request', 'opted out (recorder)');
@@ -91,6 +95,7 @@ for (const backend of backends()) {
       let calls = 0;
       const drafts = createDraftsService({
         db: services.storage.db,
+        keyring,
         isConnected: async () => true,
         send: async () => {
           calls++;
@@ -119,6 +124,7 @@ for (const backend of backends()) {
       let refuse = true;
       const drafts = createDraftsService({
         db: services.storage.db,
+        keyring,
         isConnected: async () => true,
         send: async () => {
           if (refuse) throw new AppError('invalid_request', 'outside the window (recorder)');

@@ -5,6 +5,7 @@ import { runCommand } from '../../src/cli/commands.ts';
 import { CLI_ACTOR, listAuditEvents } from '../../src/audit/audit-log.ts';
 import { generateKeyEntry } from '../../src/platform/keyring.ts';
 import { createLogger } from '../../src/platform/logger.ts';
+import type { ResealResult } from '../../src/db/sealing.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { buildTestApp, createPortal, testConfig } from '../helpers/app.ts';
 import { connectPortal, startTestProvider } from '../helpers/provider.ts';
@@ -126,13 +127,13 @@ describe('outbound webhooks', { concurrency: true }, () => {
             overrides: { webhooks: FAST },
           });
         const both = withKeys(`${newKey},${oldKey}`);
-        const expected = (count: number) => ({
-          reencrypted: 0,
-          also: [{ what: 'webhook secret(s)', count }],
-          activeKeyId: 'new',
-        });
-        assert.deepEqual(await runCommand(both, 'keys rotate', {}), expected(1));
-        assert.deepEqual(await runCommand(both, 'keys rotate', {}), expected(0));
+        // The current and the previous secret: one value each.
+        const secrets = (r: unknown) =>
+          (r as ResealResult).columns
+            .filter((c) => c.column.startsWith('webhook_endpoints.'))
+            .map((c) => c.resealed);
+        assert.deepEqual(secrets(await runCommand(both, 'keys rotate', {})), [1, 1]);
+        assert.deepEqual(secrets(await runCommand(both, 'keys rotate', {})), [0, 0]);
 
         const onlyNew = withKeys(newKey);
         // Stopped at the end, before the suite's storage closes; the hook only after a failure.
@@ -160,7 +161,7 @@ describe('outbound webhooks', { concurrency: true }, () => {
         );
         assert.equal(
           rows[0]?.reason,
-          're-encrypted 0 provider token(s) and 1 webhook secret(s) under key new',
+          're-sealed 2 value(s) under key new; 0 left under other keys or in clear',
         );
         await stop();
       });

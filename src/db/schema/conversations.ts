@@ -82,7 +82,8 @@ export const MEDIA_KINDS = ['image', 'video', 'audio', 'document', 'sticker'] as
  * (`POST /messaging/media`) to send by id: no message yet, its kind, size, the sending number
  * and when the provider forgets it (`expires_at`); the file name is sealed like message content
  * (the medium id bound as associated data). Invariants: every read filters by `portal_id`; an
- * outbound row has its kind, size, phone number id and expiry.
+ * outbound row has its kind, size, phone number id and expiry; an inbound row belongs to one
+ * message (two messages naming one provider media id have a row each).
  *
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media
  */
@@ -117,7 +118,12 @@ export const media = pgTable(
     createdAt: at('created_at').notNull().defaultNow(),
   },
   (t) => [
-    uniqueIndex('media_portal_provider_id').on(t.portalId, t.providerMediaId),
+    // An upload's provider id is the business's, one row each. An inbound medium is one row per
+    // message: the provider reuses a media id when one medium comes in several messages.
+    uniqueIndex('media_portal_provider_id')
+      .on(t.portalId, t.providerMediaId)
+      .where(sql`${t.direction} = 'outbound'`),
+    index('media_portal_message').on(t.portalId, t.messageId),
     check(
       'media_outbound_complete',
       sql`${t.direction} = 'inbound' OR (${t.kind} IS NOT NULL AND ${t.fileSize} IS NOT NULL AND ${t.phoneNumberId} IS NOT NULL AND ${t.expiresAt} IS NOT NULL)`,

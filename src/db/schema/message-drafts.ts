@@ -1,4 +1,5 @@
 import { index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import type { SealedValue } from '../../platform/keyring.ts';
 import { portals } from './portals.ts';
 
 /**
@@ -23,6 +24,12 @@ export interface DraftRecipients {
   tag: string | null;
 }
 
+/** What a draft's sealed `content` holds. */
+export interface SealedDraft {
+  message: DraftMessage;
+  recipients: DraftRecipients;
+}
+
 /** What sending a draft did: how many messages were queued and how many were refused. */
 export interface DraftSendResult {
   queued: number;
@@ -34,7 +41,7 @@ export interface DraftSendResult {
  * kept until sent. Invariants: every read filters by `portal_id` in the query; `sent_at` is
  * set once, by the send that claims the draft (`UPDATE … WHERE sent_at IS NULL`), so a draft
  * is sent at most once; a sent draft is never changed again. Message bodies and phone numbers
- * live here and in no log. Times have millisecond precision for the keyset cursor.
+ * are stored only sealed (`content`) and reach no log. Times have millisecond precision for the keyset cursor.
  */
 export const messageDrafts = pgTable(
   'message_drafts',
@@ -44,8 +51,16 @@ export const messageDrafts = pgTable(
     portalId: integer('portal_id')
       .notNull()
       .references(() => portals.id, { onDelete: 'cascade' }),
-    message: jsonb('message').$type<DraftMessage>().notNull(),
-    recipients: jsonb('recipients').$type<DraftRecipients>().notNull(),
+    /**
+     * The JSON of `{message, recipients}` (`SealedDraft`) sealed with the keyring (purpose
+     * `message-draft`, the portal and draft id as associated data); null only on a row written
+     * before drafts were sealed, until the start-up pass seals it.
+     */
+    content: jsonb('content').$type<SealedValue>(),
+    /** Before drafts were sealed: the message in clear; null once sealed (always, for new rows). */
+    message: jsonb('message').$type<DraftMessage>(),
+    /** Before drafts were sealed: the recipients in clear; null once sealed. */
+    recipients: jsonb('recipients').$type<DraftRecipients>(),
     /** The phone number id to send from; null: the account's only number. */
     fromPhoneNumberId: text('from_phone_number_id'),
     sentAt: timestamp('sent_at', { withTimezone: true, precision: 3 }),

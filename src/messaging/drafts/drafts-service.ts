@@ -55,6 +55,8 @@ export type SendMessage = (principal: FullPrincipal, message: OutgoingMessage) =
 
 export interface DraftsServiceDeps {
   db: Database;
+  /** Seals and opens each draft's message and recipients. */
+  keyring: repo.DraftKeyring;
   /** The send service; undefined on a server without one (sending answers 503). */
   send?: SendMessage | undefined;
   /** Whether the portal has an active provider connection (checked before a send). */
@@ -128,11 +130,11 @@ function alreadySent(sentAt: Date | null): AppError {
 }
 
 export function createDraftsService(deps: DraftsServiceDeps) {
-  const { db } = deps;
+  const { db, keyring } = deps;
 
   /** Load a draft of the portal. @throws AppError `not_found`. */
   async function load(portalId: number, id: string) {
-    const row = await repo.findDraft(db, portalId, id);
+    const row = await repo.findDraft(db, keyring, portalId, id);
     if (!row) throw notFound();
     return row;
   }
@@ -140,7 +142,7 @@ export function createDraftsService(deps: DraftsServiceDeps) {
   return {
     /** @throws AppError `invalid_request` (message/type mismatch, a phone without country code). */
     async createDraft(principal: Principal, body: NewDraftBody): Promise<Draft> {
-      const row = await repo.insertDraft(db, {
+      const row = await repo.insertDraft(db, keyring, {
         id: `drf_${randomBase62(16)}`,
         portalId: principal.portalId,
         message: messageOf(body),
@@ -156,7 +158,7 @@ export function createDraftsService(deps: DraftsServiceDeps) {
 
     /** Newest first. @throws AppError `invalid_request` for a cursor not made here. */
     async listDrafts(principal: Principal, query: ListDraftsQuery) {
-      const page = await repo.listDraftPage(db, principal.portalId, {
+      const page = await repo.listDraftPage(db, keyring, principal.portalId, {
         limit: query.limit,
         after: draftCursor.after(query.cursor),
         sent: query.sent,
@@ -188,7 +190,7 @@ export function createDraftsService(deps: DraftsServiceDeps) {
         ...(patch.text && { text: patch.text }),
         ...(patch.template && { template: patch.template }),
       };
-      const row = await repo.updateUnsentDraft(db, principal.portalId, id, {
+      const row = await repo.updateUnsentDraft(db, keyring, principal.portalId, id, {
         message: messageOf(merged),
         recipients: patch.recipients ? recipientsOf(patch.recipients) : current.recipients,
         fromPhoneNumberId: patch.from === undefined ? current.fromPhoneNumberId : patch.from,
@@ -260,7 +262,7 @@ async function sendDraft(
   if (recipients.length === 0)
     throw invalid([{ field: 'recipients', message: 'the draft has no recipient to send to' }]);
   if (!(await deps.isConnected(principal.portalId))) throw notConnected();
-  const claimed = await repo.claimDraft(db, principal.portalId, draft.id);
+  const claimed = await repo.claimDraft(db, deps.keyring, principal.portalId, draft.id);
   if (!claimed) throw alreadySent(null);
   const outcome: SendOutcome = { queued: 0, refused: [], sentAt: null };
   const stored = claimed.message;
@@ -310,11 +312,15 @@ async function sendDraft(
 /**
  * The contact erasure step (contacts/'s `ErasureStep`): the person leaves every draft that
  * names them; a draft for them alone is deleted.
+ *
+ * @param keyring opens and re-seals the drafts' recipients.
  */
-export const removeFromDraftsOnErasure: ErasureStep = async (tx, contact) => {
-  const { deleted, changed } = await repo.removePersonFromDrafts(tx, contact);
-  return [
-    { kind: 'erased', what: 'drafts', count: deleted },
-    { kind: 'anonymised', what: 'drafts', count: changed },
-  ];
-};
+export const removeFromDraftsOnErasure =
+  (keyring: repo.DraftKeyring): ErasureStep =>
+  async (tx, contact) => {
+    const { deleted, changed } = await repo.removePersonFromDrafts(tx, keyring, contact);
+    return [
+      { kind: 'erased', what: 'drafts', count: deleted },
+      { kind: 'anonymised', what: 'drafts', count: changed },
+    ];
+  };

@@ -115,8 +115,7 @@ export async function ingest(
       insert into ${media} (id, portal_id, message_id, provider_media_id, mime_type, sha256)
       select i.media_id, ${portalId}::int, i.id, r.provider_media_id, r.mime_type, r.sha256
       from inserted i join input r on r.id = i.id
-      where i.media_id is not null
-      on conflict (portal_id, provider_media_id) do nothing),
+      where i.media_id is not null),
     latest as (
       select distinct on (contact_id) contact_id, id, received_at from inserted
       order by contact_id, received_at desc, id desc),
