@@ -68,9 +68,10 @@ export const EVENT_SCHEMAS = {
       error: Type.Optional(
         Type.Object(
           {
-            code: Type.Integer({
+            code: Type.Union([Type.Integer(), Type.String()], {
               description:
-                "The provider's error code, as in the API's `error.code` (e.g. `131026`).",
+                "As the API's `error.code`: the provider's integer code (e.g. `131026`), or " +
+                "Portico's own reason as a string (e.g. `delivery_unknown`).",
             }),
             title: Type.String({ description: 'What it means, in words.' }),
           },

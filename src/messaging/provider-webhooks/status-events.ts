@@ -77,7 +77,8 @@ export interface MessagingEventSteps extends InboundEventSteps {
       providerMessageId: string | null;
       status: 'sent' | 'delivered' | 'read' | 'failed';
       occurredAt: string;
-      error?: { code: number; title: string };
+      /** The provider's integer code, or Portico's own reason (`delivery_unknown`). */
+      error?: { code: number | string; title: string };
     },
   ): Promise<void>;
   templateStatusUpdated(tx: Tx, portalId: number, e: TemplateStatusEvent): Promise<void>;
