@@ -5,11 +5,11 @@
  *
  * @see docs/reference/external-api.md "The capability areas"
  */
-import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf } from '../external-api/request-principal.ts';
 import { errorResponses, typed, type ApiInstance } from '../external-api/schema-kit.ts';
-import { AppError, type ErrorCode } from '../platform/errors.ts';
+import type { ErrorCode } from '../platform/errors.ts';
 import { jsonBodyParser } from '../platform/json-body.ts';
 import {
   ContactDetailEnvelopeSchema,
@@ -259,27 +259,12 @@ function eraseRoute(api: ApiInstance, contacts: ContactsService): void {
   );
 }
 
-/**
- * The validator coerces a scalar into a one-item array (Fastify's `coerceTypes: 'array'`, which
- * query strings need): `{"contacts": "x"}` would become one failed row. The document declares
- * an array, so anything else is a 400 before validation.
- */
-async function refuseNonArrayContacts(request: FastifyRequest): Promise<void> {
-  const body = request.body as { contacts?: unknown } | null | undefined;
-  if (body && typeof body === 'object' && 'contacts' in body && !Array.isArray(body.contacts)) {
-    throw new AppError('invalid_request', 'The request is not valid; see details.', {
-      details: [{ field: 'body.contacts', message: 'must be an array of contacts' }],
-    });
-  }
-}
-
 function importRoute(api: ApiInstance, contacts: ContactsService): void {
   api.post(
     '/crm/contacts/import',
     {
       config: WRITE,
       bodyLimit: IMPORT_BODY_LIMIT_BYTES,
-      preValidation: refuseNonArrayContacts,
       schema: {
         summary: 'Import contacts',
         description:

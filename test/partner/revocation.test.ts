@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { listAuditEvents } from '../../src/audit/audit-log.ts';
@@ -231,6 +233,75 @@ for (const backend of backends()) {
       assert.equal((await services.partner.connectionSummary(portalId)).status, 'active');
       assert.equal((await services.partner.fetchProviderProfile(portalId)).id, '31');
       assert.deepEqual(await services.partner.checkConnections(), [], 'not due again yet');
+    });
+
+    test('a refresh the provider refuses revokes as token_expired, not dead_token', async (t) => {
+      const p = await startTestProvider(t);
+      // Graph as the sandbox answers it, except the long-lived exchange once connected: refused
+      // (code 100: no transient failure, no dead token).
+      let refuseExchange = false;
+      const proxy = createServer((req, res) => {
+        const chunks: Buffer[] = [];
+        req.on('data', (c: Buffer) => chunks.push(c));
+        req.on('end', () => {
+          const body = Buffer.concat(chunks);
+          const url = req.url ?? '/';
+          if (
+            refuseExchange &&
+            url.includes('/oauth/access_token') &&
+            `${url} ${body.toString('utf8')}`.includes('fb_exchange_token')
+          ) {
+            const error = { message: 'Invalid parameter', type: 'OAuthException', code: 100 };
+            res.writeHead(400, { 'content-type': 'application/json' });
+            res.end(JSON.stringify({ error: { ...error, fbtrace_id: 'AbCdEf' } }));
+            return;
+          }
+          const headers = Object.fromEntries(
+            Object.entries(req.headers).filter(
+              (e): e is [string, string] => typeof e[1] === 'string' && e[0] !== 'host',
+            ),
+          );
+          fetch(`${p.sandbox.url}${url}`, {
+            method: req.method ?? 'GET',
+            headers,
+            ...(body.length > 0 && { body }),
+          })
+            .then(async (answer) => {
+              const type = answer.headers.get('content-type');
+              res.writeHead(answer.status, type ? { 'content-type': type } : {});
+              res.end(Buffer.from(await answer.arrayBuffer()));
+            })
+            .catch(() => res.writeHead(502).end());
+        });
+      });
+      await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+      t.after(
+        () =>
+          new Promise<void>((resolve) => {
+            proxy.closeAllConnections();
+            proxy.close(() => resolve());
+          }),
+      );
+      const { services } = await buildTestApp(t, backend, {
+        ...p.env,
+        PROVIDER_GRAPH_BASE_URL: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+        PROVIDER_TOKEN_REFRESH_WINDOW_S: '5184000',
+      });
+      const portal = await createPortal(services);
+      const portalId = await services.accounts.portalIdFor(portal.portalCode);
+      await connectPortal(services, p, { portalId, userId: portal.userId, providerUserId: '32' });
+      refuseExchange = true;
+      assert.deepEqual(await services.partner.checkConnections(), [portalId]);
+      const [row] = await queryRows<{ status: string; revoke_reason: string }>(
+        services.storage,
+        sql`select status, revoke_reason from connections where portal_id = ${portalId}`,
+      );
+      assert.equal(row?.status, 'inactive');
+      // `token_expired`'s words, not `dead_token`'s ("the provider reported the token invalid").
+      assert.match(String(row?.revoke_reason), /could not be refreshed/);
+      const events = await revocations(services, portalId);
+      assert.equal(events.length, 1);
+      assert.match(String(events[0]?.reason), /could not be refreshed/);
     });
 
     test('an unknown provider user: 200, nothing changes', async (t) => {

@@ -40,9 +40,9 @@ import {
   type Conversation,
   type ListConversationsQuery,
 } from './conversations-schemas.ts';
+import { findAnyMessage, listBothDirections, openOrNull, type AnyMessage } from './message-list.ts';
 
 const fitsConversation = rowCheck(ConversationSchema);
-import { findAnyMessage, listBothDirections, openOrNull, type AnyMessage } from './message-list.ts';
 
 /** `conversation.window_closing` is emitted this long before a window closes. */
 export const WINDOW_CLOSING_LEAD_MS = 3600_000;
