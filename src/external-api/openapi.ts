@@ -68,10 +68,16 @@ figure), and per client address for failed authentication. Responses carry
 \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (seconds); a 429
 \`rate_limited\` carries \`Retry-After\` (seconds).
 
-**Retries**: \`POST /support/tickets\` accepts an \`Idempotency-Key\` header; the same key with
-the same body within 24 hours returns the first response and creates nothing.
+**Retries**: the creating \`POST\`s (\`/support/tickets\`, a ticket's \`/comments\`,
+\`/crm/contacts\`, \`/messaging/messages\`) accept an \`Idempotency-Key\` header; the same key
+with the same body within 24 hours returns the first response (with \`Idempotent-Replayed:
+true\`) and creates nothing; the same key with another body is 409 \`idempotency_conflict\`.
+Each operation that takes the header lists it.
 
-**Limits**: request bodies are JSON (\`Content-Type: application/json\`), at most 64 KiB.
+**Bodies**: JSON (\`Content-Type: application/json\`) of at most 64 KiB, except: a \`PATCH\`
+also takes \`application/merge-patch+json\` (RFC 7396), a contact import up to 2 MiB, and a
+media upload (\`POST /messaging/media\`) is \`multipart/form-data\` up to 100 MiB (the provider's
+limit per kind is smaller: see the operation).
 `.trim();
 
 /** Errors the authentication hook, the rate limits and the server itself can answer. */
