@@ -11,6 +11,7 @@
  * @see https://spec.openapis.org/oas/v3.1.0
  * @see docs/reference/external-api.md
  */
+import { createHash } from 'node:crypto';
 import type { SwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
@@ -203,8 +204,15 @@ export function swaggerOptions(apiPrefix: string, baseUrl: string): SwaggerOptio
   };
 }
 
-/** `GET /openapi.json` under the API base: the document, no token needed. */
+/**
+ * `GET /openapi.json` under the API base: the document, no token needed, with a strong `ETag`
+ * (SHA-256 of the document, which does not change while the process runs): a request whose
+ * `If-None-Match` names it gets 304 without the body.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-13.1.2
+ */
 export async function openApiDocumentRoute(api: FastifyInstance): Promise<void> {
+  let etag: string | undefined;
   api.get(
     OPENAPI_PATH,
     {
@@ -216,9 +224,18 @@ export async function openApiDocumentRoute(api: FastifyInstance): Promise<void> 
             { openapi: Type.String(), info: Type.Object({}, { additionalProperties: true }) },
             { additionalProperties: true },
           ),
+          304: Type.Null({ description: 'Not modified: the `ETag` named is current.' }),
         },
       },
     },
-    async () => api.swagger(),
+    async (request, reply) => {
+      const document = api.swagger();
+      etag ??= `"${createHash('sha256').update(JSON.stringify(document)).digest('base64url')}"`;
+      reply.header('etag', etag).header('cache-control', 'no-cache');
+      const wanted = request.headers['if-none-match'];
+      if (wanted?.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*'))
+        return reply.code(304).send();
+      return document;
+    },
   );
 }

@@ -52,6 +52,16 @@ describe('OpenAPI: bodies and content types', () => {
       /request bodies are JSON \(`Content-Type: application\/json`\), at most 64 KiB\.$/,
     );
 
+    // The document has a validator: a request naming it gets 304 without the body.
+    const first = await app.inject({ url: OPENAPI_URL });
+    const etag = String(first.headers.etag);
+    assert.match(etag, /^"[A-Za-z0-9_-]{43}"$/);
+    const again = await app.inject({ url: OPENAPI_URL, headers: { 'if-none-match': etag } });
+    assert.equal(again.statusCode, 304);
+    assert.equal(again.body, '');
+    const other = await app.inject({ url: OPENAPI_URL, headers: { 'if-none-match': '"x"' } });
+    assert.equal(other.statusCode, 200);
+
     // What the document says of PATCH holds: a merge patch is taken.
     const { token } = await createPortal(services, { scopes: ['crm:contacts:write'] });
     const created = await app.inject({
