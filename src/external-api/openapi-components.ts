@@ -122,6 +122,9 @@ function withoutDefaults(schema: unknown): unknown {
   return rest;
 }
 
+/** RFC 7396's media type, which every PATCH of the API takes. */
+const MERGE_PATCH = 'application/merge-patch+json';
+
 /** The operations of a `paths` object, each with its path item. */
 function* operationsOf(paths: Record<string, Json>): Generator<Json> {
   for (const item of Object.values(paths)) {
@@ -142,6 +145,12 @@ export function finishOpenApiDocument(document: Json): Json {
     : {};
   const hoister = new SchemaHoister(schemas);
   const raw = structuredClone(document.paths ?? {}) as Record<string, Json>;
+  // A PATCH takes RFC 7396's media type as well as JSON (its routes parse both alike).
+  for (const item of Object.values(raw)) {
+    const content = ((item.patch as Json | undefined)?.requestBody as Json | undefined)?.content;
+    if (isObject(content) && content['application/json'] && !content[MERGE_PATCH])
+      content[MERGE_PATCH] = structuredClone(content['application/json']);
+  }
   for (const operation of operationsOf(raw)) {
     const content = (operation.requestBody as Json | undefined)?.content;
     for (const media of Object.values(isObject(content) ? content : {})) {

@@ -11,6 +11,7 @@
  * @see https://spec.openapis.org/oas/v3.1.0
  * @see docs/reference/external-api.md
  */
+import { createHash } from 'node:crypto';
 import type { SwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
@@ -68,10 +69,16 @@ figure), and per client address for failed authentication. Responses carry
 \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (seconds); a 429
 \`rate_limited\` carries \`Retry-After\` (seconds).
 
-**Retries**: \`POST /support/tickets\` accepts an \`Idempotency-Key\` header; the same key with
-the same body within 24 hours returns the first response and creates nothing.
+**Retries**: the creating \`POST\`s (\`/support/tickets\`, a ticket's \`/comments\`,
+\`/crm/contacts\`, \`/messaging/messages\`) accept an \`Idempotency-Key\` header; the same key
+with the same body within 24 hours returns the first response (with \`Idempotent-Replayed:
+true\`) and creates nothing; the same key with another body is 409 \`idempotency_conflict\`.
+Each operation that takes the header lists it.
 
-**Limits**: request bodies are JSON (\`Content-Type: application/json\`), at most 64 KiB.
+**Bodies**: JSON (\`Content-Type: application/json\`) of at most 64 KiB, except: a \`PATCH\`
+also takes \`application/merge-patch+json\` (RFC 7396), a contact import up to 2 MiB, and a
+media upload (\`POST /messaging/media\`) is \`multipart/form-data\` up to 100 MiB (the provider's
+limit per kind is smaller: see the operation).
 `.trim();
 
 /** Errors the authentication hook, the rate limits and the server itself can answer. */
@@ -197,8 +204,15 @@ export function swaggerOptions(apiPrefix: string, baseUrl: string): SwaggerOptio
   };
 }
 
-/** `GET /openapi.json` under the API base: the document, no token needed. */
+/**
+ * `GET /openapi.json` under the API base: the document, no token needed, with a strong `ETag`
+ * (SHA-256 of the document, which does not change while the process runs): a request whose
+ * `If-None-Match` names it gets 304 without the body.
+ *
+ * @see https://www.rfc-editor.org/rfc/rfc9110#section-13.1.2
+ */
 export async function openApiDocumentRoute(api: FastifyInstance): Promise<void> {
+  let etag: string | undefined;
   api.get(
     OPENAPI_PATH,
     {
@@ -210,9 +224,18 @@ export async function openApiDocumentRoute(api: FastifyInstance): Promise<void> 
             { openapi: Type.String(), info: Type.Object({}, { additionalProperties: true }) },
             { additionalProperties: true },
           ),
+          304: Type.Null({ description: 'Not modified: the `ETag` named is current.' }),
         },
       },
     },
-    async () => api.swagger(),
+    async (request, reply) => {
+      const document = api.swagger();
+      etag ??= `"${createHash('sha256').update(JSON.stringify(document)).digest('base64url')}"`;
+      reply.header('etag', etag).header('cache-control', 'no-cache');
+      const wanted = request.headers['if-none-match'];
+      if (wanted?.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*'))
+        return reply.code(304).send();
+      return document;
+    },
   );
 }

@@ -39,7 +39,7 @@ test('a server that misses its start-up deadline is killed, with a message sayin
   assert.ok(isRunning(pid));
   await assert.rejects(
     server.waitForLine(/Server listening at/, 'the server did not start', 1),
-    /^Error: the server did not start: not within 1 ms \(\d+ CPUs; PORTICO_TEST_STARTUP_MS raises the deadline\); the process was killed\. Output:/,
+    /^Error: the server did not start: not within 1 ms \(\d+ CPUs, slowdown ×[0-9.]+; PORTICO_TEST_STARTUP_MS or PORTICO_TEST_SLOWDOWN raises the deadline\); the process was killed\. Output:/,
   );
   assert.ok(await goneWithin(pid), 'the server was killed');
 });

@@ -5,7 +5,7 @@
  * a deadline).
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -18,8 +18,13 @@ import {
 } from '../../src/sandbox-provider/sandbox-provider.tsx';
 import { builtEntry, spawnedServerEnv, spawnNode, type Hookable, type Spawned } from './spawn.ts';
 
-/** Where the browser suites save their screenshots (people look at them). */
+/**
+ * Where the browser suites' screenshots are kept (people look at them): only those of a test
+ * process that failed, or all with `PORTICO_TEST_SCREENSHOTS=all`.
+ */
 export const SCREENSHOTS = join(ROOT, 'test-output', 'screenshots');
+/** This process's screenshots until it exits (then kept or removed; see {@link SCREENSHOTS}). */
+let pendingShots: string | undefined;
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = [
   '--headless',
@@ -63,10 +68,23 @@ export async function startPortico(suite: Hookable, env: NodeJS.ProcessEnv): Pro
   return run;
 }
 
-/** Save a full-page screenshot as `<name>.png` in {@link SCREENSHOTS}. */
+/**
+ * Take a full-page screenshot `<name>.png`; it lands in {@link SCREENSHOTS} when this test
+ * process ends with a failure (or `PORTICO_TEST_SCREENSHOTS=all`), and is deleted otherwise.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
-  mkdirSync(SCREENSHOTS, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`), fullPage: true });
+  if (pendingShots === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'portico-shots-'));
+    pendingShots = dir;
+    process.once('exit', (code) => {
+      if (code !== 0 || process.env.PORTICO_TEST_SCREENSHOTS === 'all') {
+        mkdirSync(SCREENSHOTS, { recursive: true });
+        for (const file of readdirSync(dir)) cpSync(join(dir, file), join(SCREENSHOTS, file));
+      }
+      rmSync(dir, { recursive: true, force: true });
+    });
+  }
+  await page.screenshot({ path: join(pendingShots, `${name}.png`), fullPage: true });
 }
 
 /** The two widths every page is checked at: a laptop and a phone (CSS pixels). */

@@ -13,6 +13,7 @@ import { mkdtempSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { deadline, TEST_SLOWDOWN } from './deadlines.ts';
 import { ROOT } from './root.ts';
 
 let built: string | undefined;
@@ -39,11 +40,10 @@ export function builtEntry(entry: 'main' | 'cli'): string[] {
 
 /**
  * How long a spawned server or CLI run may take to start or finish, in milliseconds: 30 s on a
- * 4-core machine, proportionally more on fewer cores (60 s on 2), or `PORTICO_TEST_STARTUP_MS`.
+ * quiet 4-core machine scaled by the tests' slowdown (deadlines.ts: fewer cores or a high load
+ * give more), or `PORTICO_TEST_STARTUP_MS`.
  */
-export const STARTUP_MS =
-  Number(process.env.PORTICO_TEST_STARTUP_MS) ||
-  Math.round(30_000 * Math.max(1, 4 / availableParallelism()));
+export const STARTUP_MS = Number(process.env.PORTICO_TEST_STARTUP_MS) || deadline(30_000);
 
 /** How long a stopped process may take to exit after its signal before it is SIGKILLed. */
 const GRACE_MS = 10_000;
@@ -244,8 +244,8 @@ export function spawnNode(
     return new Error(`${what}: ${why}; the process was killed. Output:\n${output.join('\n')}`);
   };
   const tooLong = (timeoutMs: number) =>
-    `not within ${timeoutMs} ms (${availableParallelism()} CPUs; ` +
-    'PORTICO_TEST_STARTUP_MS raises the deadline)';
+    `not within ${timeoutMs} ms (${availableParallelism()} CPUs, slowdown ×${TEST_SLOWDOWN}; ` +
+    'PORTICO_TEST_STARTUP_MS or PORTICO_TEST_SLOWDOWN raises the deadline)';
 
   const waitForLine = (pattern: RegExp, what: string, timeoutMs = STARTUP_MS) =>
     new Promise<RegExpExecArray>((resolve, reject) => {

@@ -16,6 +16,35 @@ const MediaParamsSchema = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 64, description: 'Medium id (`med_…`).' }),
 });
 
+/**
+ * The `Content-Type`s a download answers with: the mime type the provider gave for the medium,
+ * one of the Cloud API's supported media types, or `application/octet-stream` when it gave none
+ * that is well-formed.
+ *
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#supported-media-types
+ */
+const DOWNLOAD_TYPES = [
+  'image/jpeg',
+  'image/png',
+  'image/webp',
+  'audio/aac',
+  'audio/amr',
+  'audio/mpeg',
+  'audio/mp4',
+  'audio/ogg',
+  'video/mp4',
+  'video/3gpp',
+  'application/pdf',
+  'text/plain',
+  'application/msword',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+  'application/vnd.ms-excel',
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  'application/vnd.ms-powerpoint',
+  'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+  'application/octet-stream',
+] as const;
+
 /** The route plugin; pass it in the external API's `routes` option. */
 export function mediaRoutes(mediaService: Pick<MediaService, 'download' | 'receive' | 'upload'>) {
   return async function routes(app: FastifyInstance): Promise<void> {
@@ -41,11 +70,12 @@ export function mediaRoutes(mediaService: Pick<MediaService, 'download' | 'recei
           response: {
             200: {
               description: 'The bytes, with their `Content-Type` and `Content-Disposition`.',
-              content: {
-                'application/octet-stream': {
-                  schema: Type.String({ format: 'binary', description: 'The medium.' }),
-                },
-              },
+              content: Object.fromEntries(
+                DOWNLOAD_TYPES.map((type) => [
+                  type,
+                  { schema: Type.String({ format: 'binary', description: 'The medium.' }) },
+                ]),
+              ),
             },
             ...errorResponses([
               'not_found',
