@@ -25,9 +25,12 @@ export async function runLocally(config: Config, name: string, args: unknown): P
     await storage.migrate();
     const services = createServices({ config, storage, logger: createLogger('silent') });
     try {
+      // A change may cause webhook events (a ticket reply, a status): they are queued here and
+      // delivered by a server.
+      await services.webhooks.startIfEndpoints();
       return await runCommand(services, name, args);
     } finally {
-      // Only a command that queues (webhook test) started anything; the rest has nothing to stop.
+      // Only the job queue may have been started; it stops before storage closes.
       await services.stop();
     }
   } finally {

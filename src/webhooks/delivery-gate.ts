@@ -18,6 +18,7 @@
  * @see docs/decisions/0032-h-webhooks-tenant-isolation.md
  * @see docs/webhooks.md "Timeouts, fairness and the circuit breaker"
  */
+import type { Logger } from '../platform/logger.ts';
 
 /** The gate's limits; times in milliseconds. */
 export interface GateSettings {
@@ -235,3 +236,12 @@ export function createDeliveryGate(
 }
 
 export type DeliveryGate = ReturnType<typeof createDeliveryGate>;
+
+/** The gate, with each circuit's opening and closing logged for operators (ids and times only). */
+export function createLoggedGate(log: Logger, settings: GateSettings = GATE_SETTINGS) {
+  return createDeliveryGate(settings, (change) =>
+    change.state === 'open'
+      ? log.warn(change, 'webhook endpoint not answering: circuit open, its deliveries wait')
+      : log.info(change, 'webhook endpoint answering again: circuit closed'),
+  );
+}

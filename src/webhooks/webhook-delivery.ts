@@ -84,6 +84,14 @@ async function disableEndpoint(tx: repo.Tx, loaded: Loaded, reason: string): Pro
   });
 }
 
+/** The delivery's row while `job` is its next attempt (pending, the attempts before it made). */
+const isNextAttempt = (job: DeliveryJob) =>
+  and(
+    eq(webhookDeliveries.id, job.deliveryId),
+    eq(webhookDeliveries.status, 'pending'),
+    eq(webhookDeliveries.attempts, job.attempt - 1),
+  );
+
 /** Record `outcome` of attempt `job.attempt`; false when another run recorded it first. */
 async function recordOutcome(
   deps: AttemptDeps,
@@ -116,13 +124,7 @@ async function recordOutcome(
         lastAttemptAt: now,
         nextAttemptAt: next,
       })
-      .where(
-        and(
-          eq(webhookDeliveries.id, job.deliveryId),
-          eq(webhookDeliveries.status, 'pending'),
-          eq(webhookDeliveries.attempts, job.attempt - 1),
-        ),
-      )
+      .where(isNextAttempt(job))
       .returning({ id: webhookDeliveries.id });
     if (updated.length === 0) return false;
     if ((failingSince?.getTime() ?? null) !== (endpoint.failingSince?.getTime() ?? null)) {
@@ -151,13 +153,7 @@ async function postpone(deps: AttemptDeps, job: DeliveryJob, until: Date): Promi
     const moved = await tx
       .update(webhookDeliveries)
       .set({ nextAttemptAt: until })
-      .where(
-        and(
-          eq(webhookDeliveries.id, job.deliveryId),
-          eq(webhookDeliveries.status, 'pending'),
-          eq(webhookDeliveries.attempts, job.attempt - 1),
-        ),
-      )
+      .where(isNextAttempt(job))
       .returning({ id: webhookDeliveries.id });
     if (moved.length > 0) await deps.queue.enqueue(tx, job, until);
   });

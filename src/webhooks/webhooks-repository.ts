@@ -93,6 +93,12 @@ export async function disableEndpoint(
   return row;
 }
 
+/** Whether any portal has a webhook endpoint (no portal's data is read). */
+export async function anyEndpoint(db: Db): Promise<boolean> {
+  const rows = await db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).limit(1);
+  return rows.length > 0;
+}
+
 /** The portal's enabled endpoints that subscribe to `type`. */
 export function subscribedEndpoints(db: Db, portalId: number, type: string) {
   return db

@@ -16,8 +16,8 @@ import { AppError } from '../platform/errors.ts';
 import type { Keyring } from '../platform/keyring.ts';
 import type { Logger } from '../platform/logger.ts';
 import { systemResolver, type AddressPolicy, type Resolver } from './address-guard.ts';
-import { createDeliveryGate, GATE_SETTINGS, type GateSettings } from './delivery-gate.ts';
-import { runAttempt, RETRY_SCHEDULE_MS } from './webhook-delivery.ts';
+import { createLoggedGate, GATE_SETTINGS, type GateSettings } from './delivery-gate.ts';
+import { runAttempt, RETRY_SCHEDULE_MS, type AttemptDeps } from './webhook-delivery.ts';
 import { createEndpointManagement, type ChangeContext } from './webhook-endpoints.ts';
 import { newEventRow as eventRow, type EventKeyring } from './event-payload.ts';
 import { TEST_EVENT_TYPE, type EventData, type EventType } from './webhook-events.ts';
@@ -213,13 +213,21 @@ function createManualSends(db: Database, deps: EmitDeps) {
   };
 }
 
-/** The delivery gate; operators see an endpoint's circuit open and close in the log (ids only). */
-function loggedGate(log: Logger, settings: GateSettings) {
-  return createDeliveryGate(settings, (change) =>
-    change.state === 'open'
-      ? log.warn(change, 'webhook endpoint not answering: circuit open, its deliveries wait')
-      : log.info(change, 'webhook endpoint answering again: circuit closed'),
-  );
+/** What an attempt needs, from the service's dependencies (production defaults). */
+function attemptDepsOf(deps: WebhooksServiceDeps, log: Logger): AttemptDeps {
+  return {
+    db: deps.db,
+    keyring: deps.keyring,
+    queue: deps.queue,
+    log,
+    gate: createLoggedGate(log, { ...GATE_SETTINGS, ...deps.gate }),
+    retryScheduleMs: deps.retryScheduleMs ?? RETRY_SCHEDULE_MS,
+    send: {
+      policy: deps.addressPolicy,
+      resolver: deps.resolver ?? systemResolver,
+      timeoutMs: deps.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
+    },
+  };
 }
 
 export type WebhooksService = ReturnType<typeof createWebhooksService>;
@@ -229,19 +237,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
   const log = deps.logger.child({ component: 'webhooks' });
   const emitDeps: EmitDeps = { queue, keyring };
   const endpoints = createEndpointManagement({ db, keyring, policy: deps.addressPolicy });
-  const attemptDeps = {
-    db,
-    keyring,
-    queue,
-    log,
-    gate: loggedGate(log, { ...GATE_SETTINGS, ...deps.gate }),
-    retryScheduleMs: deps.retryScheduleMs ?? RETRY_SCHEDULE_MS,
-    send: {
-      policy: deps.addressPolicy,
-      resolver: deps.resolver ?? systemResolver,
-      timeoutMs: deps.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
-    },
-  };
+  const attemptDeps = attemptDepsOf(deps, log);
   return {
     ...endpoints,
     ...createBatchEmit(emitDeps),
@@ -334,6 +330,14 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
 
     /** Start the queue, so events can be enqueued (main.ts; the CLI; tests). Idempotent. */
     start: () => queue.start(),
+    /**
+     * Start the queue when any endpoint exists, so a change made outside a server (the CLI on
+     * its own storage) can queue the events it causes; without an endpoint no event is written
+     * and the queue is left alone (a command stays quick).
+     */
+    async startIfEndpoints(): Promise<void> {
+      if (await repo.anyEndpoint(db)) await queue.start();
+    },
     /** Start this instance's delivery worker (main.ts; tests). */
     startWorker: () => queue.startWorker((job, context) => runAttempt(attemptDeps, job, context)),
     /** Stop it: the attempts under way are aborted and stay queued (retried after a restart). */

@@ -195,5 +195,53 @@ for (const backend of backends()) {
       assert.equal(got!.event?.type, 'contact.opted_out');
       assert.equal(got!.event?.data.contactId, contact.body.data.id);
     });
+
+    test('a stop during a hanging delivery ends at once; the delivery is retried after restart', async (t) => {
+      const { target, drop } = await durableTarget(backend.name);
+      // The first attempt hangs (the production 15 s timeout applies); later ones are answered.
+      const receiver = await startReceiver((n) => (n === 1 ? 'stall' : 204));
+      t.after(() => receiver.close());
+      const overrides = { webhooks: { addressPolicy: 'development-any-address' as const } };
+      let storage = await openStorage(target);
+      await storage.migrate();
+      let services = servicesOver(storage, overrides);
+      await services.webhooks.start();
+      const portal = await createPortal(services);
+      const portalId = await services.accounts.portalIdFor(portal.portalCode);
+      const { secret, endpoint } = await services.webhooks.addEndpoint(
+        portalId,
+        { url: receiver.url, eventTypes: ['ticket.created'] },
+        { actor: CLI_ACTOR },
+      );
+      receiver.secrets.push(secret);
+      await services.webhooks.startWorker();
+      await services.webhooks.sendTestEvent(portalId, endpoint.id);
+      const [hung] = await receiver.waitFor(1);
+      const started = Date.now();
+      await services.stop();
+      const stopMs = Date.now() - started;
+      await storage.close();
+      // Well inside SHUTDOWN_TIMEOUT_MS (10 s), which the 15 s attempt used to overrun.
+      assert.ok(stopMs < 5_000, `stopped in ${stopMs} ms`);
+      const config = testConfig();
+      assert.ok(stopMs < config.SHUTDOWN_TIMEOUT_MS);
+
+      storage = await openStorage(target);
+      await storage.migrate();
+      services = servicesOver(storage, overrides);
+      t.after(async () => {
+        await services.stop();
+        await storage.close();
+        await drop();
+      });
+      await services.webhooks.startWorker();
+      const [, retried] = await receiver.waitFor(2);
+      assert.equal(retried!.headers['webhook-id'], hung!.headers['webhook-id']);
+      const [delivery] = await eventually(async () => {
+        const d = await services.webhooks.recentDeliveries(portalId);
+        return d[0]?.status === 'succeeded' && d;
+      });
+      assert.equal(delivery!.attempts, 1, 'the aborted attempt was not counted');
+    });
   });
 }
