@@ -5,11 +5,14 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { takeLease } from '../../src/messaging/credit/credit-leases.ts';
 import { SEND_QUEUE } from '../../src/messaging/delivery/delivery-queue.ts';
 import { createServices } from '../../src/services.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { eventually } from '../helpers/instances.ts';
 import { hello, messagingSetup } from '../helpers/messaging.ts';
+import { queryRows } from '../helpers/sql.ts';
 import { backends } from '../helpers/storage.ts';
 
 for (const backend of backends()) {
@@ -179,6 +182,47 @@ for (const backend of backends()) {
         reserved: 0,
         currency: 'EUR',
       });
+    });
+
+    test("a dead instance's expired escrow block is settled: by the next lease, or by the sweep", async (t) => {
+      const s = await messagingSetup(t, backend, {
+        credit: 1000,
+        workers: false,
+        env: { MESSAGING_SEND_CONFIRM_S: '2' },
+      });
+      const db = s.services.storage.db;
+      /** A block leased by an instance that then died, older than LEASE_MAX_AGE_S. */
+      const deadBlock = async () => {
+        const { lease } = await takeLease(db, {
+          portalId: s.portalId,
+          holder: 'dead-instance',
+          price: 4,
+          desired: 100,
+          settleAll: false,
+          maxAgeS: 60,
+        });
+        assert.ok(lease);
+        await queryRows(
+          s.services.storage,
+          sql`update credit_leases set created_at = now() - interval '5 minutes' where id = ${lease.id}`,
+        );
+        return lease.id;
+      };
+      const blockExists = async (id: number) =>
+        (await queryRows(s.services.storage, sql`select id from credit_leases where id = ${id}`))
+          .length === 1;
+
+      const first = await deadBlock();
+      assert.equal((await s.services.messaging.credit({ portalId: s.portalId })).reserved, 0);
+      assert.equal((await s.send(hello('+16505559201', s.numbers[0]!))).statusCode, 202);
+      assert.equal(await blockExists(first), false, 'the next lease settled the dead block');
+
+      // A portal that never sends again: the settlement sweep returns the block.
+      const second = await deadBlock();
+      await s.services.messaging.startWorkers();
+      await eventually(async () => !(await blockExists(second)), 'the sweep settles the block');
+      const credit = await s.services.messaging.credit({ portalId: s.portalId });
+      assert.equal(credit.balance, 1000);
     });
 
     test('a job out of attempts with no outcome fails its message and releases the credit', async (t) => {
