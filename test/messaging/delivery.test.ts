@@ -4,7 +4,9 @@
  * queued and the jobs then send nothing, a job out of attempts fails its message (dead letter).
  */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { describe, test, type TestContext } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { takeLease } from '../../src/messaging/credit/credit-leases.ts';
 import { SEND_QUEUE } from '../../src/messaging/delivery/delivery-queue.ts';
@@ -14,6 +16,50 @@ import { eventually } from '../helpers/instances.ts';
 import { hello, messagingSetup } from '../helpers/messaging.ts';
 import { queryRows } from '../helpers/sql.ts';
 import { backends } from '../helpers/storage.ts';
+
+/**
+ * A proxy to the sandbox that answers the first message send 429 (Graph 130429) with
+ * `Retry-After: 3`, forwards everything else, and keeps the time of every message send (ms).
+ */
+async function throttlingProxy(t: TestContext, sendTimes: number[]) {
+  let target = '';
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (req.method === 'POST' && /\/messages$/.test(req.url ?? '')) {
+        sendTimes.push(Date.now());
+        if (sendTimes.length === 1) {
+          res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' });
+          res.end(JSON.stringify({ error: { code: 130429, message: 'Rate limit hit' } }));
+          return;
+        }
+      }
+      const headers: Record<string, string> = {};
+      for (const name of ['authorization', 'content-type'])
+        if (typeof req.headers[name] === 'string') headers[name] = req.headers[name];
+      fetch(`${target}${req.url}`, {
+        method: req.method ?? 'GET',
+        headers,
+        ...(body.length > 0 && { body }),
+      })
+        .then(async (answer) => {
+          res.writeHead(answer.status, {
+            'content-type': answer.headers.get('content-type') ?? 'application/json',
+          });
+          res.end(Buffer.from(await answer.arrayBuffer()));
+        })
+        .catch(() => res.writeHead(502).end());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+  return async (sandboxUrl: string) => {
+    target = sandboxUrl;
+    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  };
+}
 
 for (const backend of backends()) {
   describe(`messaging: delivery (${backend.name})`, () => {
@@ -57,6 +103,19 @@ for (const backend of backends()) {
         'a 130429 was retried',
       );
       for (const id of ids) assert.equal(s.provider.sandbox.cloud.sendsOf(id), 1);
+    });
+
+    test("a provider 429's Retry-After holds the sender number's next send until it passes", async (t) => {
+      const sendTimes: number[] = [];
+      const s = await messagingSetup(t, backend, {
+        graphBaseUrl: await throttlingProxy(t, sendTimes),
+      });
+      const id = (await s.send(hello('+16505556101', s.numbers[0]!))).json().data.id as string;
+      await eventually(async () => (await s.message(id)).status === 'read', 'the message is read');
+      assert.equal(sendTimes.length, 2, 'one throttled send, one retry');
+      // pg-boss alone would retry after MESSAGING_RETRY_DELAY_S (1 s).
+      const waited = sendTimes[1]! - sendTimes[0]!;
+      assert.ok(waited >= 2_900, `the retry waited ${waited} ms, less than Retry-After's 3 s`);
     });
 
     test('a restart loses nothing: jobs queued while no worker runs are sent by a new one', async (t) => {
