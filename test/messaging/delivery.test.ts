@@ -4,14 +4,13 @@
  * queued and the jobs then send nothing, a job out of attempts fails its message (dead letter).
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { takeLease } from '../../src/messaging/credit/credit-leases.ts';
 import { SEND_QUEUE } from '../../src/messaging/delivery/delivery-queue.ts';
 import { createServices } from '../../src/services.ts';
 import { createLogger } from '../../src/platform/logger.ts';
+import { graphProxy } from '../helpers/graph-proxy.ts';
 import { eventually } from '../helpers/instances.ts';
 import { hello, messagingSetup } from '../helpers/messaging.ts';
 import { queryRows } from '../helpers/sql.ts';
@@ -21,44 +20,15 @@ import { backends } from '../helpers/storage.ts';
  * A proxy to the sandbox that answers the first message send 429 (Graph 130429) with
  * `Retry-After: 3`, forwards everything else, and keeps the time of every message send (ms).
  */
-async function throttlingProxy(t: TestContext, sendTimes: number[]) {
-  let target = '';
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      if (req.method === 'POST' && /\/messages$/.test(req.url ?? '')) {
-        sendTimes.push(Date.now());
-        if (sendTimes.length === 1) {
-          res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' });
-          res.end(JSON.stringify({ error: { code: 130429, message: 'Rate limit hit' } }));
-          return;
-        }
-      }
-      const headers: Record<string, string> = {};
-      for (const name of ['authorization', 'content-type'])
-        if (typeof req.headers[name] === 'string') headers[name] = req.headers[name];
-      fetch(`${target}${req.url}`, {
-        method: req.method ?? 'GET',
-        headers,
-        ...(body.length > 0 && { body }),
-      })
-        .then(async (answer) => {
-          res.writeHead(answer.status, {
-            'content-type': answer.headers.get('content-type') ?? 'application/json',
-          });
-          res.end(Buffer.from(await answer.arrayBuffer()));
-        })
-        .catch(() => res.writeHead(502).end());
-    });
+function throttlingProxy(t: TestContext, sendTimes: number[]) {
+  return graphProxy(t, (req, _body, res) => {
+    if (req.method !== 'POST' || !/\/messages$/.test(req.url ?? '')) return false;
+    sendTimes.push(Date.now());
+    if (sendTimes.length > 1) return false;
+    res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' });
+    res.end(JSON.stringify({ error: { code: 130429, message: 'Rate limit hit' } }));
+    return true;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return async (sandboxUrl: string) => {
-    target = sandboxUrl;
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  };
 }
 
 for (const backend of backends()) {
