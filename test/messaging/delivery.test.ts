@@ -4,13 +4,32 @@
  * queued and the jobs then send nothing, a job out of attempts fails its message (dead letter).
  */
 import assert from 'node:assert/strict';
-import { describe, test } from 'node:test';
+import { describe, test, type TestContext } from 'node:test';
+import { sql } from 'drizzle-orm';
+import { takeLease } from '../../src/messaging/credit/credit-leases.ts';
 import { SEND_QUEUE } from '../../src/messaging/delivery/delivery-queue.ts';
 import { createServices } from '../../src/services.ts';
 import { createLogger } from '../../src/platform/logger.ts';
+import { graphProxy } from '../helpers/graph-proxy.ts';
 import { eventually } from '../helpers/instances.ts';
 import { hello, messagingSetup } from '../helpers/messaging.ts';
+import { queryRows } from '../helpers/sql.ts';
 import { backends } from '../helpers/storage.ts';
+
+/**
+ * A proxy to the sandbox that answers the first message send 429 (Graph 130429) with
+ * `Retry-After: 3`, forwards everything else, and keeps the time of every message send (ms).
+ */
+function throttlingProxy(t: TestContext, sendTimes: number[]) {
+  return graphProxy(t, (req, _body, res) => {
+    if (req.method !== 'POST' || !/\/messages$/.test(req.url ?? '')) return false;
+    sendTimes.push(Date.now());
+    if (sendTimes.length > 1) return false;
+    res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '3' });
+    res.end(JSON.stringify({ error: { code: 130429, message: 'Rate limit hit' } }));
+    return true;
+  });
+}
 
 for (const backend of backends()) {
   describe(`messaging: delivery (${backend.name})`, () => {
@@ -54,6 +73,19 @@ for (const backend of backends()) {
         'a 130429 was retried',
       );
       for (const id of ids) assert.equal(s.provider.sandbox.cloud.sendsOf(id), 1);
+    });
+
+    test("a provider 429's Retry-After holds the sender number's next send until it passes", async (t) => {
+      const sendTimes: number[] = [];
+      const s = await messagingSetup(t, backend, {
+        graphBaseUrl: await throttlingProxy(t, sendTimes),
+      });
+      const id = (await s.send(hello('+16505556101', s.numbers[0]!))).json().data.id as string;
+      await eventually(async () => (await s.message(id)).status === 'read', 'the message is read');
+      assert.equal(sendTimes.length, 2, 'one throttled send, one retry');
+      // pg-boss alone would retry after MESSAGING_RETRY_DELAY_S (1 s).
+      const waited = sendTimes[1]! - sendTimes[0]!;
+      assert.ok(waited >= 2_900, `the retry waited ${waited} ms, less than Retry-After's 3 s`);
     });
 
     test('a restart loses nothing: jobs queued while no worker runs are sent by a new one', async (t) => {
@@ -179,6 +211,47 @@ for (const backend of backends()) {
         reserved: 0,
         currency: 'EUR',
       });
+    });
+
+    test("a dead instance's expired escrow block is settled: by the next lease, or by the sweep", async (t) => {
+      const s = await messagingSetup(t, backend, {
+        credit: 1000,
+        workers: false,
+        env: { MESSAGING_SEND_CONFIRM_S: '2' },
+      });
+      const db = s.services.storage.db;
+      /** A block leased by an instance that then died, older than LEASE_MAX_AGE_S. */
+      const deadBlock = async () => {
+        const { lease } = await takeLease(db, {
+          portalId: s.portalId,
+          holder: 'dead-instance',
+          price: 4,
+          desired: 100,
+          settleAll: false,
+          maxAgeS: 60,
+        });
+        assert.ok(lease);
+        await queryRows(
+          s.services.storage,
+          sql`update credit_leases set created_at = now() - interval '5 minutes' where id = ${lease.id}`,
+        );
+        return lease.id;
+      };
+      const blockExists = async (id: number) =>
+        (await queryRows(s.services.storage, sql`select id from credit_leases where id = ${id}`))
+          .length === 1;
+
+      const first = await deadBlock();
+      assert.equal((await s.services.messaging.credit({ portalId: s.portalId })).reserved, 0);
+      assert.equal((await s.send(hello('+16505559201', s.numbers[0]!))).statusCode, 202);
+      assert.equal(await blockExists(first), false, 'the next lease settled the dead block');
+
+      // A portal that never sends again: the settlement sweep returns the block.
+      const second = await deadBlock();
+      await s.services.messaging.startWorkers();
+      await eventually(async () => !(await blockExists(second)), 'the sweep settles the block');
+      const credit = await s.services.messaging.credit({ portalId: s.portalId });
+      assert.equal(credit.balance, 1000);
     });
 
     test('a job out of attempts with no outcome fails its message and releases the credit', async (t) => {

@@ -2,18 +2,26 @@
  * Every free-form kind of `POST /messaging/messages` end to end on both backends: accepted,
  * delivered over real HTTP to the sandbox provider with the Cloud API's wire object (what the
  * sandbox recorded), shown back kind by kind; the limits refused with a 400 naming the field;
- * the service window; reactions and quotes of messages of another conversation refused; an
+ * the service window; reactions and quotes of messages of another conversation or portal, or of
+ * a message that failed before it was sent, refused; an
  * idempotent replay carrying the kind's object.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { sql } from 'drizzle-orm';
 import { freeFormOutbound } from '../../src/messaging/delivery/outbound-wire.ts';
 import { findSendableMedium } from '../../src/messaging/media/outbound-media.ts';
+import {
+  failQueuedMessage,
+  INACTIVE_ERROR,
+} from '../../src/messaging/messages/message-failures.ts';
 import type { MessageRow } from '../../src/messaging/messages/messages-repository.ts';
+import { createPortal } from '../helpers/app.ts';
 import { personWrites, type Written } from '../helpers/inbound.ts';
 import { png, upload } from '../helpers/media.ts';
 import { eventually } from '../helpers/instances.ts';
-import { messagingSetup, MESSAGES, type MessagingSetup } from '../helpers/messaging.ts';
+import { hello, messagingSetup, MESSAGES, type MessagingSetup } from '../helpers/messaging.ts';
+import { queryRows } from '../helpers/sql.ts';
 import { backends } from '../helpers/storage.ts';
 
 const PERSON = '16505553333';
@@ -313,6 +321,49 @@ for (const backend of backends()) {
       });
       assert.equal(elsewhere.statusCode, 422, elsewhere.body);
       assert.equal(await s.services.messaging.waitingJobs(), 0);
+    });
+
+    test("a reaction or quote naming another portal's message (same person and number) is refused", async (t) => {
+      const s = await messagingSetup(t, backend, { workers: false });
+      await personWrites(s, PERSON);
+      const other = await createPortal(s.services);
+      const otherId = await s.services.accounts.portalIdFor(other.portalCode);
+      // Messages of the same conversation key (person, business number) held by another portal.
+      const theirsIn = await personWrites(s, PERSON);
+      const theirsOut = (await s.send(hello(TO, s.numbers[0]!))).json().data.id as string;
+      await queryRows(
+        s.services.storage,
+        sql`update inbound_messages set portal_id = ${otherId} where id = ${theirsIn.id}`,
+      );
+      await queryRows(
+        s.services.storage,
+        sql`update messages set portal_id = ${otherId}, contact_id = null where id = ${theirsOut}`,
+      );
+      for (const id of [theirsIn.id, theirsOut]) {
+        for (const kind of [
+          { type: 'reaction', reaction: { messageId: id, emoji: '👍' } },
+          { type: 'text', text: { body: 'hi' }, context: { messageId: id } },
+        ]) {
+          const res = await s.send({ to: TO, from: s.numbers[0], ...kind });
+          assert.equal(res.statusCode, 404, `${kind.type} of ${id}: ${res.body}`);
+        }
+      }
+      assert.equal(await s.services.messaging.waitingJobs(), 1);
+    });
+
+    test('a reaction to a message that failed before it was sent is refused', async (t) => {
+      const s = await messagingSetup(t, backend, { workers: false });
+      await personWrites(s, PERSON);
+      const id = (await s.send(hello(TO, s.numbers[0]!))).json().data.id as string;
+      assert.equal(await failQueuedMessage(s.services.storage.db, id, INACTIVE_ERROR), true);
+      const res = await s.send({
+        to: TO,
+        from: s.numbers[0],
+        type: 'reaction',
+        reaction: { messageId: id, emoji: '👍' },
+      });
+      assert.equal(res.statusCode, 404, res.body);
+      assert.match(res.json().error.message, /never sent/);
     });
 
     test('Idempotency-Key: the replay carries the kind object; another body conflicts', async (t) => {

@@ -211,6 +211,31 @@ for (const backend of backends()) {
       assert.equal(off.json().error.code, 'not_connected');
     });
 
+    test('with no credit, an opted-out or bad-template send says why, not 402', async (t) => {
+      const s = await messagingSetup(t, backend, { credit: 0, workers: false });
+      const contact = await s.app.inject({
+        method: 'POST',
+        url: '/api/v1/external/crm/contacts',
+        headers: { authorization: s.token },
+        payload: { phone: '+16505553334', consent: { whatsapp: 'opted_out' } },
+      });
+      assert.equal(contact.statusCode, 201, contact.body);
+      const optedOut = await s.send(hello('+16505553334', s.numbers[0]!));
+      assert.equal(optedOut.statusCode, 422, optedOut.body);
+      assert.equal(optedOut.json().error.code, 'recipient_opted_out');
+      const badTemplate = await s.send({
+        ...hello('+16505551234', s.numbers[0]!),
+        template: { name: 'nope', language: 'en_US' },
+      });
+      assert.equal(badTemplate.statusCode, 422, badTemplate.body);
+      assert.equal(badTemplate.json().error.code, 'template_not_approved');
+      // A send that passes every check is refused for the credit.
+      const broke = await s.send(hello('+16505551234', s.numbers[0]!));
+      assert.equal(broke.statusCode, 402, broke.body);
+      assert.equal(broke.json().error.code, 'insufficient_credit');
+      assert.equal(await s.services.messaging.waitingJobs(), 0);
+    });
+
     test('a recipient `to` holding a control character is refused as a contact phone is', async (t) => {
       const s = await messagingSetup(t, backend, { workers: false });
       for (const to of ['+1650555\u00001234', '+16505551234\n', '+1 650 555 1234 ext. 5']) {

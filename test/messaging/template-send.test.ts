@@ -6,49 +6,22 @@
  * between the app and the sandbox).
  */
 import assert from 'node:assert/strict';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { describe, test, type TestContext } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { SEND_QUEUE } from '../../src/messaging/delivery/delivery-queue.ts';
+import { graphProxy } from '../helpers/graph-proxy.ts';
 import { eventually } from '../helpers/instances.ts';
 import { messagingSetup, type MessagingSetup } from '../helpers/messaging.ts';
 import { queryRows } from '../helpers/sql.ts';
 import { backends, type Backend } from '../helpers/storage.ts';
 
 /** A proxy to the sandbox that keeps the JSON body of every `POST …/messages`. */
-async function recordingProxy(t: TestContext, sent: unknown[]) {
-  let target = '';
-  const server = createServer((req, res) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
-      const body = Buffer.concat(chunks);
-      if (req.method === 'POST' && /\/messages$/.test(req.url ?? ''))
-        sent.push(JSON.parse(body.toString('utf8')));
-      const headers: Record<string, string> = {};
-      for (const name of ['authorization', 'content-type'])
-        if (typeof req.headers[name] === 'string') headers[name] = req.headers[name];
-      fetch(`${target}${req.url}`, {
-        method: req.method ?? 'GET',
-        headers,
-        ...(body.length > 0 && { body }),
-      })
-        .then(async (answer) => {
-          res.writeHead(answer.status, {
-            'content-type': answer.headers.get('content-type') ?? 'application/json',
-          });
-          res.end(Buffer.from(await answer.arrayBuffer()));
-        })
-        .catch(() => res.writeHead(502).end());
-    });
+function recordingProxy(t: TestContext, sent: unknown[]) {
+  return graphProxy(t, (req, body) => {
+    if (req.method === 'POST' && /\/messages$/.test(req.url ?? ''))
+      sent.push(JSON.parse(body.toString('utf8')));
+    return false;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  t.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
-  return async (sandboxUrl: string) => {
-    target = sandboxUrl;
-    return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  };
 }
 
 const TO = '+16505551234';
