@@ -20,7 +20,7 @@ import {
 } from './messaging/conversations/conversations-service.ts';
 import type { Storage } from './db/client.ts';
 import { createMediaService, type MediaService } from './messaging/media/media-service.ts';
-import { anonymiseMessagesOnErasure } from './messaging/messages/message-erasure.ts';
+import { messagingErasureSteps } from './messaging/messages/message-erasure.ts';
 import { createReadReceipts, type ReadReceipts } from './messaging/messages/read-receipts.ts';
 import { failQueuedOnRevocation } from './messaging/messages/message-failures.ts';
 import {
@@ -33,11 +33,7 @@ import {
   createProviderAdapter,
   type ProviderAdapter,
 } from './messaging/provider/provider-adapter.ts';
-import {
-  createDraftsService,
-  removeFromDraftsOnErasure,
-  type DraftsService,
-} from './messaging/drafts/drafts-service.ts';
+import { createDraftsService, type DraftsService } from './messaging/drafts/drafts-service.ts';
 import {
   createTemplatesService,
   type TemplatesService,
@@ -50,6 +46,7 @@ import { createAgentDeskService, type AgentDeskService } from './tickets/agent-d
 import { createTicketsService, type TicketsService } from './tickets/tickets-service.ts';
 import { createBackgroundTasks } from './background-tasks.ts';
 import type { BackgroundWork } from './jobs/background-work.ts';
+import { anonymiseTicketsOf } from './tickets/ticket-erasure.ts';
 import { createJobQueue, type JobQueue } from './jobs/job-queue.ts';
 import { webhookEventSteps } from './webhooks/event-hooks.ts';
 import { pgBossWebhookQueue } from './webhooks/webhook-queue.ts';
@@ -224,7 +221,7 @@ export function createServices(deps: {
     contacts: createContactsService({
       db: storage.db,
       logger,
-      erasureSteps: [anonymiseMessagesOnErasure, removeFromDraftsOnErasure(keyring)],
+      erasureSteps: [...messagingErasureSteps(keyring), anonymiseTicketsOf],
       optedOutSteps: [steps.optedOut],
     }),
     partner,

@@ -213,13 +213,16 @@ export const ErasureSchema = Envelope(
     erasedAt: Iso('When the erasure happened.'),
     erased: Type.Record(Type.String(), Type.Integer(), {
       description:
-        'Rows deleted, by kind (`contact`, `storedResponses`: the stored `Idempotency-Key` ' +
-        'responses naming the person; `drafts` addressed to the person alone).',
+        'Rows deleted, by kind (`contact`; `drafts` addressed to the person alone; ' +
+        '`webhookEvents` carrying what the person wrote).',
     }),
     anonymised: Type.Record(Type.String(), Type.Integer(), {
       description:
-        'Rows kept but stripped of the person, by kind (`messageRecipients`: messages to ' +
-        'the contact or its phone; `drafts` the person was one recipient of).',
+        'Rows kept but stripped of the person, by kind (`storedResponses`: stored ' +
+        '`Idempotency-Key` responses naming the person, kept so a replay answers as before; ' +
+        '`messageRecipients`: messages to the contact or its phone; `inboundMessages`; ' +
+        '`drafts` the person was one recipient of; `tickets`, `ticketComments`, `ticketNotes` ' +
+        'whose text named the person).',
     }),
     failed: Type.Record(Type.String(), Type.Integer(), {
       description:

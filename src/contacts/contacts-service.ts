@@ -16,11 +16,12 @@ import { isUniqueViolation } from '../platform/database-errors.ts';
 import { newContactId } from './contact-id.ts';
 import { recordInitialConsent, runConsentSteps, type OptedOutStep } from './consent-steps.ts';
 import { readConsentHistory, toConsentChange } from './consent-history.ts';
+import type { ErasedPerson } from '../platform/erased-person.ts';
 import { AppError } from '../platform/errors.ts';
 import type { Logger } from '../platform/logger.ts';
 import { claimOrReplay, requestFingerprint } from '../idempotency/idempotency-keys.ts';
 import {
-  deleteStoredResponsesNaming,
+  tombstoneStoredResponsesNaming,
   purgeExpiredIdempotencyKeys,
   saveIdempotentResponse,
 } from '../idempotency/idempotency-repository.ts';
@@ -62,7 +63,7 @@ export interface ErasureCount {
  */
 export type ErasureStep = (
   tx: repo.Tx,
-  contact: { portalId: number; id: string; phone: string },
+  contact: ErasedPerson,
 ) => Promise<ErasureCount | ErasureCount[]>;
 
 /** What an erasure removed, stripped of the person and stopped (queued messages), by kind. */
@@ -124,8 +125,9 @@ export interface ContactsService {
   patchContact(principal: PortalOf, id: string, patch: PatchContactBody): Promise<Contact>;
 
   /**
-   * Erase a contact (GDPR art. 17): delete the row and the stored responses naming it, run
-   * the other features' erasure steps, audit `contact.erased` (the id only), all in one
+   * Erase a contact (GDPR art. 17): delete the row, turn the stored responses naming it into
+   * tombstones (a replay answers as before, without the person), run the other features'
+   * erasure steps, audit `contact.erased` (the id only), all in one
    * transaction.
    *
    * @throws AppError `not_found` for an unknown id and another portal's alike.
@@ -226,8 +228,8 @@ async function eraseContact(
     const result: Erasure = {
       id,
       erasedAt: new Date().toISOString(),
-      erased: { contact: 0, storedResponses: 0 },
-      anonymised: {},
+      erased: { contact: 0 },
+      anonymised: { storedResponses: 0 },
       failed: {},
     };
     for (const step of erasureSteps) {
@@ -237,7 +239,7 @@ async function eraseContact(
     // A concurrent erasure of the same contact deleted it first: this one changes nothing.
     if (!(await repo.deleteContact(tx, principal.portalId, id))) throw notFound();
     result.erased.contact = 1;
-    result.erased.storedResponses = await deleteStoredResponsesNaming(tx, row);
+    result.anonymised.storedResponses = await tombstoneStoredResponsesNaming(tx, row);
     // The id only: the audit log never holds the person's data.
     await recordAuditEvent(tx, {
       portalId: principal.portalId,

@@ -6,6 +6,7 @@
 import { and, or, eq, lt, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { idempotencyKeys } from '../db/schema/index.ts';
+import { ERASED, personPattern, type ErasedPerson } from '../platform/erased-person.ts';
 
 /** Drizzle's transaction handle (same query API as the database). */
 export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
@@ -87,27 +88,55 @@ export async function purgeExpiredIdempotencyKeys(db: Database, portalId: number
 }
 
 /**
- * Delete the portal's stored `Idempotency-Key` responses that name a contact anywhere in their
- * body, by its id or its phone (a contact's creation, a message sent to them, a draft addressed
- * to them): a replay would otherwise hand the erased person's data back. Ids and E.164 phones
+ * A stored response without the person: the contact's own object (`{id: <contact id>, …}`, a
+ * contact's creation) becomes `{id, erased: true}`; a `contactId` naming them becomes null; their
+ * phone, email and names inside any text become `erased`. Everything else (status, message ids,
+ * prices) stays, so a replay answers as the original did.
+ */
+export function tombstoneOf(body: unknown, person: ErasedPerson): unknown {
+  const pattern = personPattern(person);
+  const walk = (value: unknown): unknown => {
+    if (typeof value === 'string') return value.replace(pattern, ERASED);
+    if (Array.isArray(value)) return value.map(walk);
+    if (value === null || typeof value !== 'object') return value;
+    const object = value as Record<string, unknown>;
+    if (object.id === person.id) return { id: person.id, erased: true };
+    return Object.fromEntries(
+      Object.entries(object).map(([k, v]) => [
+        k,
+        k === 'contactId' && v === person.id ? null : walk(v),
+      ]),
+    );
+  };
+  return walk(body);
+}
+
+/**
+ * Turn the portal's stored `Idempotency-Key` responses that name a contact (by its id or its
+ * phone: a contact's creation, a message sent to them, a draft addressed to them) into
+ * tombstones (`tombstoneOf`): a replay of the key within its 24 hours answers as the first
+ * response did, without the person, and neither creates nor charges again. Ids and E.164 phones
  * need no JSON escaping, so they are matched as quoted strings of the body's text.
  *
- * @returns how many were deleted.
+ * @returns how many were rewritten.
  */
-export async function deleteStoredResponsesNaming(
+export async function tombstoneStoredResponsesNaming(
   db: Db,
-  contact: { portalId: number; id: string; phone: string },
+  person: ErasedPerson,
 ): Promise<number> {
   const names = (value: string) =>
     sql`strpos(${idempotencyKeys.responseBody}::text, ${JSON.stringify(value)}) > 0`;
-  const deleted = await db
-    .delete(idempotencyKeys)
+  const rows = await db
+    .select({ key: idempotencyKeys.key, body: idempotencyKeys.responseBody })
+    .from(idempotencyKeys)
     .where(
-      and(
-        eq(idempotencyKeys.portalId, contact.portalId),
-        or(names(contact.id), names(contact.phone)),
-      ),
+      and(eq(idempotencyKeys.portalId, person.portalId), or(names(person.id), names(person.phone))),
     )
-    .returning({ key: idempotencyKeys.key });
-  return deleted.length;
+    .for('update');
+  for (const row of rows)
+    await db
+      .update(idempotencyKeys)
+      .set({ responseBody: tombstoneOf(row.body, person) })
+      .where(and(eq(idempotencyKeys.portalId, person.portalId), eq(idempotencyKeys.key, row.key)));
+  return rows.length;
 }

@@ -128,18 +128,25 @@ for (const backend of backends()) {
       const erased = await call(s, 'DELETE', `${CONTACTS}/${contact.id}`)();
       assert.equal(erased.statusCode, 200, erased.body);
       const data = erased.json().data;
-      assert.deepEqual(data.erased, {
-        contact: 1,
+      assert.deepEqual(data.erased, { contact: 1, drafts: 1, webhookEvents: 1 });
+      assert.deepEqual(data.anonymised, {
         storedResponses: 3,
+        messageRecipients: 2,
+        inboundMessages: 1,
         drafts: 1,
-        webhookEvents: 1,
+        tickets: 0,
+        ticketComments: 0,
+        ticketNotes: 0,
       });
-      assert.deepEqual(data.anonymised, { messageRecipients: 2, inboundMessages: 1, drafts: 1 });
       assert.deepEqual(data.failed, { queuedMessages: 0 });
 
+      // The key's tombstone answers the replay as the first response did: no new send, no charge.
+      const credit = await s.services.messaging.credit({ portalId: s.portalId });
       const replayed = await s.send(byContact, { 'idempotency-key': 'send-1' });
-      assert.notEqual(replayed.headers['idempotent-replayed'], 'true');
-      assert.equal(replayed.statusCode, 404, replayed.body);
+      assert.equal(replayed.headers['idempotent-replayed'], 'true');
+      assert.equal(replayed.statusCode, 202, replayed.body);
+      assert.equal(replayed.json().data.id, first.json().data.id);
+      assert.deepEqual(await s.services.messaging.credit({ portalId: s.portalId }), credit);
       const dump = await dumpDatabase(s.services.storage);
       for (const needle of ['6505557777', 'Zenobia', 'Quixotic'])
         assert.ok(!dump.includes(needle), `${needle} is still stored`);
@@ -179,9 +186,13 @@ for (const backend of backends()) {
       const erased = await call(s, 'DELETE', `${CONTACTS}/${contact.id}`)();
       assert.equal(erased.statusCode, 200, erased.body);
       assert.deepEqual(erased.json().data.anonymised, {
+        storedResponses: 0,
         messageRecipients: 3,
         inboundMessages: 0,
         drafts: 0,
+        tickets: 0,
+        ticketComments: 0,
+        ticketNotes: 0,
       });
       assert.deepEqual(erased.json().data.failed, { queuedMessages: 3 });
       for (const res of [byContact, byTo, byNewPhone]) {

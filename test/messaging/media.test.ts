@@ -16,6 +16,7 @@ import {
 } from '../../src/messaging/media/media-files.ts';
 import { createPortal } from '../helpers/app.ts';
 import { personWrites } from '../helpers/inbound.ts';
+import { eventually } from '../helpers/instances.ts';
 import { messagingSetup, type MessagingSetup } from '../helpers/messaging.ts';
 import { queryRows } from '../helpers/sql.ts';
 import { backends } from '../helpers/storage.ts';
@@ -111,6 +112,54 @@ for (const backend of backends()) {
       assert.equal(res.statusCode, 422, res.body);
       assert.equal(res.json().error.code, 'media_too_large');
       assert.match(res.headers['content-type'] as string, /^application\/json/);
+    });
+
+    test('one provider media id in two messages: each keeps its medium and caption, both download', async (t) => {
+      const s = await messagingSetup(t, backend, { workers: false });
+      const from = '16505550177';
+      const first = await s.provider.sandbox.cloud.writeIn({
+        phoneNumberId: s.numbers[0]!,
+        from,
+        message: { type: 'image', image: { caption: 'the first' } },
+      });
+      assert.ok(first.ok, JSON.stringify(first));
+      const stored = () =>
+        queryRows<{ id: string; media_id: string | null; provider_media_id: string | null }>(
+          s.services.storage,
+          sql`select i.id, i.media_id, m.provider_media_id from inbound_messages i
+              left join media m on m.id = i.media_id and m.portal_id = i.portal_id
+              where i.portal_id = ${s.portalId} order by i.created_at, i.id`,
+        );
+      await eventually(async () => (await stored()).length === 1, 'the first message is stored');
+      const providerMediaId = (await stored())[0]!.provider_media_id!;
+      // The same medium again, by its id (a client's "send this media id" or a forward).
+      const second = await s.provider.sandbox.cloud.writeIn({
+        phoneNumberId: s.numbers[0]!,
+        from,
+        message: { type: 'image', image: { id: providerMediaId, caption: 'the second' } },
+      });
+      assert.ok(second.ok, JSON.stringify(second));
+      await eventually(async () => (await stored()).length === 2, 'the second message is stored');
+      const rows = await stored();
+      assert.equal(rows[1]!.provider_media_id, providerMediaId, 'the second has its medium row');
+      assert.notEqual(rows[0]!.media_id, rows[1]!.media_id);
+      const list = await s.app.inject({
+        url: '/api/v1/external/messaging/messages?direction=inbound',
+        headers: { authorization: s.token },
+      });
+      const media = (
+        list.json().data.items as { id: string; media?: { id: string; caption: string } }[]
+      )
+        .map((m) => ({ id: m.id, media: m.media?.id, caption: m.media?.caption }))
+        .sort((a, b) => (a.caption ?? '').localeCompare(b.caption ?? ''));
+      assert.deepEqual(media, [
+        { id: rows[0]!.id, media: rows[0]!.media_id, caption: 'the first' },
+        { id: rows[1]!.id, media: rows[1]!.media_id, caption: 'the second' },
+      ]);
+      for (const row of rows) {
+        const res = await get(s, row.media_id!);
+        assert.equal(res.statusCode, 200, res.body);
+      }
     });
 
     test('bytes that do not match the webhook’s SHA-256 → 502, not the bytes', async (t) => {

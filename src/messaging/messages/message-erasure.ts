@@ -9,6 +9,8 @@
  * @see docs/messaging.md
  */
 import type { ErasureStep } from '../../contacts/contacts-lookup.ts';
+import type { DraftKeyring } from '../drafts/drafts-repository.ts';
+import { removeFromDraftsOnErasure } from '../drafts/drafts-service.ts';
 import { failQueuedOfErased } from './message-failures.ts';
 import { anonymiseMessagesOf } from './messages-repository.ts';
 import { deleteEventsOf, eraseInboundOf } from '../conversations/content-retention.ts';
@@ -27,3 +29,12 @@ export const anonymiseMessagesOnErasure: ErasureStep = async (tx, contact) => {
     { kind: 'erased', what: 'webhookEvents', count: await deleteEventsOf(tx, contact) },
   ];
 };
+
+/**
+ * Messaging's steps of an erasure, in order: the messages (`anonymiseMessagesOnErasure`), then
+ * the drafts (`removeFromDraftsOnErasure`, which opens and re-seals them with `keyring`).
+ */
+export const messagingErasureSteps = (keyring: DraftKeyring): ErasureStep[] => [
+  anonymiseMessagesOnErasure,
+  removeFromDraftsOnErasure(keyring),
+];
