@@ -24,6 +24,7 @@ import { readReceiptsRoutes } from './messaging/messages/read-receipts-routes.ts
 import { numbersRoutes } from './messaging/numbers/numbers-routes.ts';
 import { templatesRoutes } from './messaging/templates/templates-routes.ts';
 import { OPENAPI_PATH, swaggerOptions } from './external-api/openapi.ts';
+import { keysRoutes } from './external-api/keys-routes.ts';
 import { EXTERNAL_API_PREFIX, externalApi } from './external-api/plugin.ts';
 import { messagingRoutes } from './messaging/messages/messages-routes.ts';
 import { authorizationRoutes } from './partner/oauth/authorization-routes.ts';
@@ -149,11 +150,14 @@ export async function buildApp({
   const listener = await services.tokenVerification.listen(listenerTiming);
   app.decorate('tokenChangeListener', listener);
   app.addHook('onClose', () => listener.close());
+  // After the API's own close: the last counts are written.
+  app.addHook('onClose', () => services.tokenVerification.usage.close());
 
   await app.register(externalApi, {
     prefix: EXTERNAL_API_PREFIX,
     lookupPrincipal: services.tokenVerification.lookup,
     cachedPrincipal: services.tokenVerification.cached,
+    keyUsage: services.tokenVerification.usage,
     rateLimits: {
       perMinute: config.RATE_LIMIT_PER_MINUTE,
       failuresPerMinute: config.RATE_LIMIT_UNAUTHENTICATED_PER_MINUTE,
@@ -162,6 +166,7 @@ export async function buildApp({
       syncMs: config.RATE_LIMIT_SYNC_MS,
     },
     routes: [
+      keysRoutes(services.apiKeys),
       ticketsRoutes(services.tickets),
       contactsRoutes(services.contacts),
       messagingRoutes(services.messaging, services.conversations),

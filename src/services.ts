@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { createAccountsService, type AccountsService } from './accounts/accounts-service.ts';
+import { createApiKeysService, type ApiKeysService } from './accounts/api-keys-service.ts';
 import { createAgentsService, type AgentsService } from './accounts/agents-service.ts';
 import { createSecretScanner } from './accounts/secret-scanner.ts';
 import { createTokenVerification, type TokenVerification } from './accounts/token-verification.ts';
@@ -60,6 +61,7 @@ export interface Services {
   config: Config;
   storage: Storage;
   accounts: AccountsService;
+  apiKeys: ApiKeysService;
   tickets: TicketsService;
   /** Support agents (the operator's people): create, list, disable, sign-in. */
   agents: AgentsService;
@@ -201,10 +203,9 @@ export function createServices(deps: {
     tokenVerification,
     accounts: createAccountsService({
       db: storage.db,
-      // This instance drops its own entry before the changing call returns: the old token fails
-      // here on the very next request, without waiting for the notification.
-      onTokenChange: (portalId) => tokenVerification.dropPortal(portalId),
+      onTokenChange: tokenVerification.dropPortal,
     }),
+    apiKeys: createApiKeysService({ db: storage.db, onTokenChange: tokenVerification.dropPortal }),
     tickets: createTicketsService({
       db: storage.db,
       providerAppSecret: config.PROVIDER_APP_SECRET,

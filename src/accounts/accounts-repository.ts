@@ -5,10 +5,11 @@
  *
  * @see docs/architecture.md "accounts/"
  */
-import { and, count, eq, sql } from 'drizzle-orm';
+import { and, count, eq, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { apiTokens, portals, sessions, users } from '../db/schema/index.ts';
-import type { Principal } from './principal.ts';
+import { compileAllowList } from './ip-allow-list.ts';
+import type { KeyPrincipal } from './principal.ts';
 import type { Scope } from './scopes.ts';
 
 /** The database or a transaction. */
@@ -62,19 +63,22 @@ export async function findUserByEmail(
 }
 
 /**
- * The hash of the portal's token, locked `FOR UPDATE` until the transaction ends (so two
- * regenerations serialise), or undefined when the portal has no token.
+ * The id of the portal's first (oldest) API key — "the portal's token" of `token regenerate`
+ * and `token scopes` — locked `FOR UPDATE` until the transaction ends (so two regenerations
+ * serialise), or undefined when the portal has no key.
  */
-export async function lockTokenHash(q: Executor, portalId: number): Promise<string | undefined> {
+export async function lockFirstKey(q: Executor, portalId: number): Promise<number | undefined> {
   const [row] = await q
-    .select({ tokenHash: apiTokens.tokenHash })
+    .select({ id: apiTokens.id })
     .from(apiTokens)
     .where(eq(apiTokens.portalId, portalId))
+    .orderBy(apiTokens.id)
+    .limit(1)
     .for('update');
-  return row?.tokenHash;
+  return row?.id;
 }
 
-/** A portal, its users (by id) and its token's hint and scopes; null for an unknown code. */
+/** A portal, its users (by id) and its first key's hint and scopes; null for an unknown code. */
 export async function readPortal(db: Database, portalCode: string) {
   const [portal] = await db.select().from(portals).where(eq(portals.portalCode, portalCode));
   if (!portal) return null;
@@ -92,7 +96,9 @@ export async function readPortal(db: Database, portalCode: string) {
       lastUsedAt: apiTokens.lastUsedAt,
     })
     .from(apiTokens)
-    .where(eq(apiTokens.portalId, portal.id));
+    .where(eq(apiTokens.portalId, portal.id))
+    .orderBy(apiTokens.id)
+    .limit(1);
   return { portal, people, token };
 }
 
@@ -113,8 +119,10 @@ export async function listPortals(db: Database) {
 }
 
 /**
- * The token check's lookup: the principal a token hash belongs to, or null when no token has
- * that hash (unknown or regenerated). One indexed query.
+ * The token check's lookup: the principal a secret's hash belongs to (the key's current secret,
+ * or its previous one within a rotation's overlap), or null when no key has that hash (unknown,
+ * revoked, or a previous secret past its overlap). One indexed query. An expired key is found
+ * (the hook answers `token_expired` for it).
  *
  * The query is built once: building a Drizzle query per request cost more CPU than PostgreSQL
  * took to answer it. Deliberately unnamed (''): a named server-side prepared statement breaks
@@ -123,7 +131,9 @@ export async function listPortals(db: Database) {
  */
 export function createPrincipalLookup(
   db: Database,
-): (tokenHash: string) => Promise<Principal | null> {
+  now: () => number = Date.now,
+): (tokenHash: string) => Promise<KeyPrincipal | null> {
+  const hash = sql.placeholder('tokenHash');
   const principalByTokenHash = db
     .select({
       portalId: portals.id,
@@ -131,14 +141,35 @@ export function createPrincipalLookup(
       userId: users.id,
       isMainAdmin: users.isMainAdmin,
       scopes: apiTokens.scopes,
+      keyId: apiTokens.id,
+      keyName: apiTokens.name,
+      expiresAt: apiTokens.expiresAt,
+      allowedIps: apiTokens.allowedIps,
+      rateLimitPerMinute: apiTokens.rateLimitPerMinute,
+      currentHash: apiTokens.tokenHash,
+      previousValidUntil: apiTokens.previousValidUntil,
     })
     .from(apiTokens)
     .innerJoin(portals, eq(portals.id, apiTokens.portalId))
     .innerJoin(users, and(eq(users.id, apiTokens.userId), eq(users.portalId, apiTokens.portalId)))
-    .where(eq(apiTokens.tokenHash, sql.placeholder('tokenHash')))
+    .where(or(eq(apiTokens.tokenHash, hash), eq(apiTokens.previousTokenHash, hash)))
     .prepare('');
   return async (tokenHash) => {
     const [row] = await principalByTokenHash.execute({ tokenHash });
-    return row ? { ...row, scopes: row.scopes as Scope[] } : null;
+    if (!row) return null;
+    const { currentHash, previousValidUntil, expiresAt, allowedIps, ...rest } = row;
+    let secretValidUntil: number | null = null;
+    if (currentHash !== tokenHash) {
+      secretValidUntil = previousValidUntil?.getTime() ?? 0;
+      if (secretValidUntil <= now()) return null;
+    }
+    return {
+      ...rest,
+      scopes: row.scopes as Scope[],
+      expiresAt: expiresAt?.getTime() ?? null,
+      secretValidUntil,
+      allowedIps,
+      allowList: allowedIps ? compileAllowList(allowedIps) : null,
+    };
   };
 }

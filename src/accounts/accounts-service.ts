@@ -19,10 +19,10 @@ import {
   endSessionsOfUser,
   findPortalId,
   findUserByEmail,
-  lockTokenHash,
+  lockFirstKey,
   readPortal,
 } from './accounts-repository.ts';
-import type { Principal } from './principal.ts';
+import type { KeyPrincipal } from './principal.ts';
 import { parseScopes, SCOPES, type Scope } from './scopes.ts';
 import { notifyTokenChange } from './token-change-channel.ts';
 
@@ -72,7 +72,7 @@ function checkEmail(email: string): string {
 export class AccountsService {
   readonly #db: Database;
   readonly #onTokenChange: (portalId: number) => void;
-  readonly #principalLookup: (tokenHash: string) => Promise<Principal | null>;
+  readonly #principalLookup: (tokenHash: string) => Promise<KeyPrincipal | null>;
 
   constructor({ db, onTokenChange }: AccountsServiceDeps) {
     this.#db = db;
@@ -130,6 +130,7 @@ export class AccountsService {
           .returning({ id: users.id });
         await tx.insert(apiTokens).values({
           portalId: portal!.id,
+          name: 'Default',
           userId: user!.id,
           tokenHash: hashApiToken(token),
           tokenHint: apiTokenHint(token),
@@ -182,8 +183,8 @@ export class AccountsService {
   }
 
   /**
-   * Replace the portal's token with a new one, keeping owner and scopes. The previous token
-   * fails from the moment this commits.
+   * Replace the secret of the portal's first API key (its original token), keeping owner and
+   * scopes. The previous secret fails from the moment this commits.
    *
    * @returns the new token in clear (shown once).
    * @see docs/reference/external-api.md
@@ -195,8 +196,8 @@ export class AccountsService {
     const portalId = await this.portalIdFor(input.portalCode);
     const token = generateApiToken();
     await this.#db.transaction(async (tx) => {
-      if ((await lockTokenHash(tx, portalId)) === undefined)
-        throw new UsageError(`Portal ${input.portalCode} has no API token.`);
+      const keyId = await lockFirstKey(tx, portalId);
+      if (keyId === undefined) throw new UsageError(`Portal ${input.portalCode} has no API token.`);
       await tx
         .update(apiTokens)
         .set({
@@ -205,8 +206,11 @@ export class AccountsService {
           createdAt: new Date(),
           createdBy: `${input.actor.type}:${input.actor.id}`,
           lastUsedAt: null,
+          lastUsedIp: null,
+          previousTokenHash: null,
+          previousValidUntil: null,
         })
-        .where(eq(apiTokens.portalId, portalId));
+        .where(eq(apiTokens.id, keyId));
       await recordAuditEvent(tx, {
         portalId,
         actor: input.actor,
@@ -220,7 +224,7 @@ export class AccountsService {
   }
 
   /**
-   * Set the scopes of the portal's token (the token itself stays valid).
+   * Set the scopes of the portal's first API key (the key itself stays valid).
    *
    * @throws UsageError listing valid scopes when a name is unknown.
    */
@@ -228,13 +232,9 @@ export class AccountsService {
     const scopes = parseScopes(input.scopes);
     const portalId = await this.portalIdFor(input.portalCode);
     await this.#db.transaction(async (tx) => {
-      const updated = await tx
-        .update(apiTokens)
-        .set({ scopes })
-        .where(eq(apiTokens.portalId, portalId))
-        .returning({ id: apiTokens.id });
-      if (updated.length === 0)
-        throw new UsageError(`Portal ${input.portalCode} has no API token.`);
+      const keyId = await lockFirstKey(tx, portalId);
+      if (keyId === undefined) throw new UsageError(`Portal ${input.portalCode} has no API token.`);
+      await tx.update(apiTokens).set({ scopes }).where(eq(apiTokens.id, keyId));
       await recordAuditEvent(tx, {
         portalId,
         actor: input.actor,
@@ -340,7 +340,7 @@ export class AccountsService {
    * The principal a token hash belongs to, or null when no token has that hash (unknown or
    * regenerated). One indexed query.
    */
-  async principalForTokenHash(tokenHash: string): Promise<Principal | null> {
+  async principalForTokenHash(tokenHash: string): Promise<KeyPrincipal | null> {
     return this.#principalLookup(tokenHash);
   }
 }

@@ -25,7 +25,7 @@
  * @see docs/decisions/0002-api-tokens.md
  */
 import { LRUCache } from 'lru-cache';
-import type { Principal, PrincipalLookup } from './principal.ts';
+import type { KeyPrincipal, PrincipalLookup } from './principal.ts';
 
 export interface PrincipalCacheOptions {
   /** Most entries kept; 0 turns the cache off (every lookup reads the database). */
@@ -53,7 +53,7 @@ export interface PrincipalCache {
    * The cached principal without I/O or a promise, when the cache is trusted and holds the
    * hash (counted as a hit); else undefined, and the caller uses `lookup`. The API's hot path.
    */
-  cached(tokenHash: string): Readonly<Principal> | undefined;
+  cached(tokenHash: string): Readonly<KeyPrincipal> | undefined;
   /** Drop whatever is cached for the portal (its token changed). */
   invalidatePortal(portalId: number): void;
   /** Drop everything. */
@@ -71,10 +71,10 @@ export function createPrincipalCache(options: PrincipalCacheOptions): PrincipalC
   const { load } = options;
   const enabled = options.maxEntries > 0;
   const lru = enabled
-    ? new LRUCache<string, Readonly<Principal>>({ max: options.maxEntries, ttl: options.ttlMs })
+    ? new LRUCache<string, Readonly<KeyPrincipal>>({ max: options.maxEntries, ttl: options.ttlMs })
     : null;
   let generation = 0;
-  const inflight = new Map<string, { generation: number; read: Promise<Principal | null> }>();
+  const inflight = new Map<string, { generation: number; read: Promise<KeyPrincipal | null> }>();
   let trusted = false;
   let hits = 0;
   let misses = 0;
@@ -113,6 +113,7 @@ export function createPrincipalCache(options: PrincipalCacheOptions): PrincipalC
           const frozen = Object.freeze({
             ...principal,
             scopes: Object.freeze([...principal.scopes]),
+            allowedIps: principal.allowedIps && Object.freeze([...principal.allowedIps]),
           });
           lru.set(tokenHash, frozen);
           return frozen;
@@ -131,7 +132,7 @@ export function createPrincipalCache(options: PrincipalCacheOptions): PrincipalC
       invalidations++;
       generation++;
       if (!lru) return;
-      // One token per portal, so usually one entry; a scan keeps no second index to get wrong.
+      // A portal's few keys (and their previous secrets); a scan keeps no second index to get wrong.
       // O(entries), and token changes are rare next to lookups.
       const stale: string[] = [];
       for (const [hash, principal] of lru.entries()) {

@@ -16,6 +16,7 @@ export const SCOPES = [
   'crm:contacts:write',
   'support:tickets:read',
   'support:tickets:write',
+  'tokens:manage',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -35,6 +36,7 @@ export const SCOPE_WORDS: Record<Scope, string> = {
   'crm:contacts:write': 'Create, change, import and erase contacts',
   'support:tickets:read': 'See support tickets',
   'support:tickets:write': 'Open support tickets',
+  'tokens:manage': "Create, list, rotate and revoke the portal's API keys",
 };
 
 const KNOWN = new Set<string>(SCOPES);

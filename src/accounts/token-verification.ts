@@ -14,8 +14,8 @@ import type { Storage } from '../db/client.ts';
 import type { Logger } from '../platform/logger.ts';
 import { createPrincipalLookup } from './accounts-repository.ts';
 import { createPrincipalCache, type PrincipalCache } from './principal-cache.ts';
-import type { Principal, PrincipalLookup } from './principal.ts';
-import { createTokenUsage, type TokenUsage } from './token-usage.ts';
+import type { KeyPrincipal, PrincipalLookup } from './principal.ts';
+import { createKeyUsage, type KeyUsage } from './key-usage.ts';
 import {
   startTokenChangeListener,
   type ListenerTiming,
@@ -32,19 +32,19 @@ export interface TokenVerificationSettings {
 }
 
 export interface TokenVerification {
-  /**
-   * The token check's lookup: cached principal, else the database. A found token's *last
-   * used* time is noted after the lookup and off its path (`token-usage.ts`).
-   */
+  /** The token check's lookup: cached principal, else the database. */
   lookup: PrincipalLookup;
-  /** The *last used* recorder (tests wait for its writes). */
-  usage: TokenUsage;
+  /** Usage per key, *last used* and refusal audits, written in batches (`key-usage.ts`). */
+  usage: KeyUsage;
   /** The trusted cache's principal for a hash, synchronously, or undefined (then `lookup`). */
-  cached: (tokenHash: string) => Readonly<Principal> | undefined;
+  cached: (tokenHash: string) => Readonly<KeyPrincipal> | undefined;
   /** The cache in front of the lookup (tests and the benchmark read its stats). */
   cache: PrincipalCache;
-  /** This instance changed the portal's token: drop its entry now, not at the notification. */
-  dropPortal(portalId: number): void;
+  /**
+   * This instance changed a key of the portal: drop its entries before the changing call
+   * returns (the old secret fails here on the very next request), not at the notification.
+   */
+  dropPortal: (portalId: number) => void;
   /**
    * Start listening for token changes; until it listens (and whenever it stops) the cache is
    * distrusted, i.e. every lookup reads the database. Resolves after the first attempt.
@@ -63,19 +63,11 @@ export function createTokenVerification(deps: {
     ttlMs: settings.TOKEN_CACHE_TTL_MS,
     load: createPrincipalLookup(storage.db),
   });
-  const usage = createTokenUsage({ db: storage.db, logger });
-  const noted = (tokenHash: string) => (principal: Awaited<ReturnType<PrincipalLookup>>) => {
-    if (principal) usage.noteUse(tokenHash);
-    return principal;
-  };
+  const usage = createKeyUsage({ db: storage.db, logger });
   return {
-    lookup: (tokenHash) => cache.lookup(tokenHash).then(noted(tokenHash)),
+    lookup: (tokenHash) => cache.lookup(tokenHash),
     usage,
-    cached: (tokenHash) => {
-      const principal = cache.cached(tokenHash);
-      if (principal) usage.noteUse(tokenHash);
-      return principal;
-    },
+    cached: (tokenHash) => cache.cached(tokenHash),
     cache,
     dropPortal: (portalId) => cache.invalidatePortal(portalId),
     async listen(timing) {

@@ -11,7 +11,8 @@
  */
 import type { IncomingHttpHeaders } from 'node:http';
 import { hashApiToken, isWellFormedApiToken } from '../accounts/api-token.ts';
-import type { Principal } from '../accounts/principal.ts';
+import type { KeyRefusal } from '../accounts/key-usage.ts';
+import type { KeyPrincipal, Principal } from '../accounts/principal.ts';
 import { AppError } from '../platform/errors.ts';
 
 const REALM = 'Bearer realm="portico"';
@@ -50,6 +51,48 @@ export function invalidToken(): AppError {
   return new AppError('invalid_token', 'The API token is not valid.', {
     headers: { 'www-authenticate': `${REALM}, error="invalid_token"` },
   });
+}
+
+/**
+ * The refusal a known key's own rules give this request, or null when it may go on. Read from
+ * the (cached) principal only: no I/O.
+ *
+ * - a previous secret past its rotation overlap → 401 `invalid_token` (as if unknown);
+ * - an expired key → 401 `token_expired`;
+ * - a client address outside the key's allow-list → 403 `ip_not_allowed`, naming nothing of
+ *   the list.
+ *
+ * @param address the client address as Fastify gives it (`request.ip`, after `TRUST_PROXY`).
+ * @param now Unix ms.
+ * @returns the error, and the reason to audit (none for a retired secret, which is unknown).
+ */
+export function keyRefusal(
+  principal: KeyPrincipal,
+  address: string,
+  now: number,
+): { error: AppError; audit?: KeyRefusal } | null {
+  if (principal.secretValidUntil !== null && now >= principal.secretValidUntil)
+    return { error: invalidToken() };
+  if (principal.expiresAt !== null && now >= principal.expiresAt) {
+    return {
+      audit: 'expired',
+      error: new AppError('token_expired', 'The API key has expired.', {
+        headers: {
+          'www-authenticate': `${REALM}, error="invalid_token", error_description="The API key has expired"`,
+        },
+      }),
+    };
+  }
+  if (principal.allowList && !principal.allowList.allows(address)) {
+    return {
+      audit: 'ip_not_allowed',
+      error: new AppError(
+        'ip_not_allowed',
+        "This API key cannot be used from this address: it is outside the key's allowed addresses.",
+      ),
+    };
+  }
+  return null;
 }
 
 /**

@@ -87,7 +87,9 @@ function sharedErrorCodes(scoped: boolean): ErrorCode[] {
     'invalid_request',
     'missing_token',
     'invalid_token',
+    'token_expired',
     ...(scoped ? (['insufficient_scope'] as const) : []),
+    'ip_not_allowed',
     'rate_limited',
     'internal_error',
     'unavailable',
@@ -152,6 +154,10 @@ export function swaggerOptions(apiPrefix: string, baseUrl: string): SwaggerOptio
       components: { securitySchemes: SECURITY_SCHEMES },
       tags: [
         { name: 'Authentication', description: 'Who the token belongs to.' },
+        {
+          name: 'API keys',
+          description: "The portal's API keys: scopes, expiry, allowed addresses, usage.",
+        },
         { name: 'Support tickets', description: 'Ask Portico for help.' },
         { name: 'CRM contacts', description: 'The people a portal messages.' },
         {

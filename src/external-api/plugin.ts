@@ -16,8 +16,9 @@ import type {
 import { notFoundHandler } from '../platform/error-envelope.ts';
 import { AppError } from '../platform/errors.ts';
 import { jsonBodyParser } from '../platform/json-body.ts';
-import type { Principal, PrincipalLookup } from '../accounts/principal.ts';
-import { invalidToken, presentedTokenHash, requireScopes } from './authenticate.ts';
+import type { KeyUsage } from '../accounts/key-usage.ts';
+import type { KeyPrincipal, PrincipalLookup } from '../accounts/principal.ts';
+import { invalidToken, keyRefusal, presentedTokenHash, requireScopes } from './authenticate.ts';
 import { openApiDocumentRoute } from './openapi.ts';
 import { createApiRateLimits, type RateLimitSettings } from './rate-limits.ts';
 import './request-principal.ts';
@@ -28,15 +29,17 @@ export const EXTERNAL_API_PREFIX = '/api/v1/external';
 export interface ExternalApiOptions {
   lookupPrincipal: PrincipalLookup;
   /** The principal of a token hash when known without I/O (the verification cache), else undefined. */
-  cachedPrincipal?: (tokenHash: string) => Principal | undefined;
+  cachedPrincipal?: (tokenHash: string) => KeyPrincipal | undefined;
   rateLimits: RateLimitSettings;
+  /** Usage per key and the audit of refused keys, both batched off the request's path. */
+  keyUsage?: Pick<KeyUsage, 'record' | 'refused'>;
   /** Feature route plugins mounted under the API base (tickets, ...). */
   routes?: ((api: FastifyInstance) => Promise<void>)[];
 }
 
 /** `requireScopes` as a value: the refusal, or undefined when the principal has the scopes. */
 function scopeError(
-  principal: Principal,
+  principal: KeyPrincipal,
   required: readonly string[] | undefined,
 ): Error | undefined {
   if (!required) return undefined;
@@ -62,17 +65,30 @@ export async function externalApi(
   const limits = createApiRateLimits(options.rateLimits);
   api.addHook('onClose', () => limits.close());
 
-  /** A request that presented a usable token: count it, then check the route's scopes. */
+  /** Keys refused for their own rules (expired, address): counted in their usage too. */
+  const refusedKeys = new WeakMap<FastifyRequest, number>();
+
+  /**
+   * A request that presented a known secret: the key's rules (secret overlap, expiry, allowed
+   * addresses, from the principal: no I/O), then its rate limit, then the route's scopes.
+   */
   const admit = (
     request: FastifyRequest,
     reply: FastifyReply,
-    principal: Principal,
-    tokenHash: string,
+    principal: KeyPrincipal,
     done: HookHandlerDoneFunction,
   ): void => {
+    const refusal = keyRefusal(principal, request.ip, Date.now());
+    if (refusal) {
+      if (refusal.audit) {
+        refusedKeys.set(request, principal.keyId);
+        options.keyUsage?.refused(principal, refusal.audit, request.ip, request.id);
+      }
+      return refuse(request, refusal.error, done);
+    }
     request.principal = principal;
     const scopes = request.routeOptions.config.requiredScopes;
-    const counting = limits.countTokenRequest(reply, tokenHash);
+    const counting = limits.countKeyRequest(reply, principal.keyId, principal.rateLimitPerMinute);
     if (counting) {
       counting.then(() => done(scopeError(principal, scopes)), done);
     } else {
@@ -107,17 +123,31 @@ export async function externalApi(
       return refuse(request, err, done);
     }
     const cached = options.cachedPrincipal?.(tokenHash);
-    if (cached) return admit(request, reply, cached, tokenHash, done);
+    if (cached) return admit(request, reply, cached, done);
     options
       .lookupPrincipal(tokenHash)
       .then(
         (principal) =>
           principal
-            ? admit(request, reply, principal, tokenHash, done)
+            ? admit(request, reply, principal, done)
             : refuse(request, invalidToken(), done),
         done,
       );
   });
+
+  // Usage per key: a count in memory per answered request (written in batches by key-usage.ts).
+  const usage = options.keyUsage;
+  if (usage) {
+    api.addHook('onResponse', (request, reply, done) => {
+      const keyId = request.principal?.keyId ?? refusedKeys.get(request);
+      if (keyId !== undefined) {
+        const route = request.routeOptions.url;
+        const operation = route === undefined ? 'unknown route' : `${request.method} ${route}`;
+        usage.record(keyId, operation, reply.statusCode, request.ip);
+      }
+      done();
+    });
+  }
 
   api.setNotFoundHandler(notFoundHandler);
 

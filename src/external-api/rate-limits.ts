@@ -4,8 +4,9 @@
  * (`platform/window-counter.ts`: at most `RATE_LIMIT_SYNC_MS` between synchronisations; the
  * bound on overshoot is in docs/decisions/0004-rate-limits.md):
  *
- * - per API token: `perMinute` requests per minute, keyed by the token's SHA-256 (the token
- *   itself is never a key);
+ * - per API key: `perMinute` requests per minute, or the key's own `rateLimitPerMinute` when
+ *   lower, keyed by the key's id (so a rotated key's two secrets share one budget; a secret is
+ *   never a key);
  * - per client IP, for failed authentication only: after `failuresPerMinute` 401s in a minute,
  *   further failures from that address get 429 instead of 401 until the window ends. A valid
  *   token is never refused by its address's failure budget: behind a load balancer (or a NAT)
@@ -31,7 +32,7 @@ const WINDOW_MS = 60_000;
 const MAX_KEYS = 10_000;
 
 export interface RateLimitSettings {
-  /** Requests per minute per API token. */
+  /** Requests per minute per API key (a key's own limit applies when lower). */
   perMinute: number;
   /** Failed authentications per minute per client IP. */
   failuresPerMinute: number;
@@ -51,12 +52,17 @@ export interface ApiRateLimits {
    */
   countFailure(request: FastifyRequest): Promise<void>;
   /**
-   * Count one request against the token; set the headers; refuse (429) over the limit.
+   * Count one request against the key; set the headers; refuse (429) over the limit.
    * Returns a promise only when the count had to be synchronised first.
    *
-   * @throws AppError `rate_limited` (429) once the token is over its limit for the window.
+   * @param keyLimit the key's own requests per minute (null: `perMinute`; never above it).
+   * @throws AppError `rate_limited` (429) once the key is over its limit for the window.
    */
-  countTokenRequest(reply: FastifyReply, tokenHash: string): void | Promise<void>;
+  countKeyRequest(
+    reply: FastifyReply,
+    keyId: number,
+    keyLimit: number | null,
+  ): void | Promise<void>;
   /** Push the pending counts to Redis and stop the timers (the app's close). */
   close(): Promise<void>;
 }
@@ -87,22 +93,34 @@ export function createApiRateLimits(settings: RateLimitSettings): ApiRateLimits 
       namespace: `${settings.keyPrefix}rate-limit:${name}:`,
       maxKeys: MAX_KEYS,
     });
-  const perToken = counter('token', settings.perMinute);
+  const perKey = counter('key', settings.perMinute);
+  /** Counters of keys with a lower limit of their own, by that limit (same Redis keys). */
+  const perKeyOwn = new Map<number, WindowCounter>();
   const perIpFailures = counter('auth-failures', settings.failuresPerMinute);
-  const limitHeader = String(settings.perMinute);
 
-  const decideToken = (
+  const counterFor = (keyLimit: number | null): WindowCounter => {
+    if (keyLimit === null || keyLimit >= settings.perMinute) return perKey;
+    let own = perKeyOwn.get(keyLimit);
+    if (!own) {
+      own = counter('key', keyLimit);
+      perKeyOwn.set(keyLimit, own);
+    }
+    return own;
+  };
+
+  const decideKey = (
     reply: FastifyReply,
+    limit: number,
     result: { allowed: boolean; remaining: number; resetSeconds: number },
   ): void => {
     if (!result.allowed) {
       throw rateLimited(
-        `Too many requests for this API token; retry in ${result.resetSeconds} seconds.`,
-        perToken.limit,
+        `Too many requests for this API key; retry in ${result.resetSeconds} seconds.`,
+        limit,
         result.resetSeconds,
       );
     }
-    reply.header('x-ratelimit-limit', limitHeader);
+    reply.header('x-ratelimit-limit', String(limit));
     reply.header('x-ratelimit-remaining', String(result.remaining));
     reply.header('x-ratelimit-reset', String(result.resetSeconds));
   };
@@ -119,15 +137,20 @@ export function createApiRateLimits(settings: RateLimitSettings): ApiRateLimits 
       }
     },
 
-    countTokenRequest(reply, tokenHash) {
-      const result = perToken.hit(tokenHash);
+    countKeyRequest(reply, keyId, keyLimit) {
+      const counter = counterFor(keyLimit);
+      const result = counter.hit(String(keyId));
       // The common case needs no promise: the count was synchronised less than syncMs ago.
-      if (!(result instanceof Promise)) return decideToken(reply, result);
-      return result.then((synced) => decideToken(reply, synced));
+      if (!(result instanceof Promise)) return decideKey(reply, counter.limit, result);
+      return result.then((synced) => decideKey(reply, counter.limit, synced));
     },
 
     async close() {
-      await Promise.all([perToken.close(), perIpFailures.close()]);
+      await Promise.all([
+        perKey.close(),
+        perIpFailures.close(),
+        ...[...perKeyOwn.values()].map((c) => c.close()),
+      ]);
     },
   };
 }

@@ -1,5 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import type { Principal } from '../accounts/principal.ts';
+import type { KeyPrincipal } from '../accounts/principal.ts';
 import type { Scope } from '../accounts/scopes.ts';
 import { AppError } from '../platform/errors.ts';
 
@@ -15,7 +15,7 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     /** Set by the external API's authentication hook; null elsewhere. */
-    principal: Principal | null;
+    principal: KeyPrincipal | null;
   }
 }
 
@@ -24,7 +24,7 @@ declare module 'fastify' {
  *
  * @throws AppError `internal_error` if called on a route outside the external API.
  */
-export function principalOf(request: FastifyRequest): Principal {
+export function principalOf(request: FastifyRequest): KeyPrincipal {
   if (!request.principal) throw new AppError('internal_error', 'Route is not authenticated.');
   return request.principal;
 }

@@ -7,7 +7,31 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { SCOPES } from '../accounts/scopes.ts';
 import { principalOf } from './request-principal.ts';
-import { Envelope } from './schema-kit.ts';
+import { Envelope, Iso, Nullable } from './schema-kit.ts';
+
+export const VerifiedKeySchema = Type.Object(
+  {
+    id: Type.Integer({ description: 'The API key used.' }),
+    name: Type.String({ description: 'What the key is for.' }),
+    expiresAt: Nullable(Iso('When the key stops working; null: never.')),
+    allowedIps: Nullable(
+      Type.Array(Type.String(), {
+        description: 'The CIDR ranges the key may be used from; null: any address.',
+      }),
+    ),
+  },
+  {
+    title: 'VerifiedKey',
+    examples: [
+      {
+        id: 7,
+        name: 'Billing server',
+        expiresAt: '2027-06-30T00:00:00.000Z',
+        allowedIps: ['203.0.113.0/24', '2001:db8::/32'],
+      },
+    ],
+  },
+);
 
 export const VerificationSchema = Type.Object(
   {
@@ -20,6 +44,7 @@ export const VerificationSchema = Type.Object(
     scopes: Type.Array(Type.Enum(SCOPES, { title: 'Scope' }), {
       description: 'Permissions granted to the token.',
     }),
+    key: VerifiedKeySchema,
   },
   { title: 'Verification' },
 );
@@ -30,7 +55,9 @@ export async function verifyRoute(api: FastifyInstance): Promise<void> {
     {
       schema: {
         summary: 'Verify the API token',
-        description: 'Returns the owner of the token and the scopes granted to it.',
+        description:
+          'Returns the owner of the token, the scopes granted to it, and the API key used: its ' +
+          'name, expiry and allowed addresses.',
         tags: ['Authentication'],
         response: {
           200: Envelope(VerificationSchema, {
@@ -42,10 +69,21 @@ export async function verifyRoute(api: FastifyInstance): Promise<void> {
     },
     // Not async: the answer is sent in the same tick, without a promise (the busiest route).
     (request, reply) => {
-      const { portalCode, userId, isMainAdmin, scopes } = principalOf(request);
+      const p = principalOf(request);
       void reply.send({
         success: true as const,
-        data: { portalCode, userId, isMainAdmin, scopes },
+        data: {
+          portalCode: p.portalCode,
+          userId: p.userId,
+          isMainAdmin: p.isMainAdmin,
+          scopes: p.scopes,
+          key: {
+            id: p.keyId,
+            name: p.keyName,
+            expiresAt: p.expiresAt === null ? null : new Date(p.expiresAt).toISOString(),
+            allowedIps: p.allowedIps,
+          },
+        },
       });
     },
   );

@@ -30,10 +30,15 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   invalid_request:
     'Malformed input: body or query validation (see `details`), both token headers, bad JSON.',
   missing_token: 'No API token was sent (a `WWW-Authenticate` challenge is included).',
-  invalid_token: 'The API token is unknown, malformed or was regenerated.',
+  invalid_token:
+    'The API token is unknown, malformed, revoked, or a secret replaced by a rotation (after its overlap).',
+  token_expired:
+    "The API key is past its `expiresAt`; create a new key (or ask the portal's administrator).",
   invalid_signature:
     "A provider webhook's `X-Hub-Signature-256` is missing or wrong (not an API error).",
   insufficient_scope: 'The token lacks a scope this route needs (see `requiredScopes`).',
+  ip_not_allowed:
+    "The request comes from an address outside the API key's allowed addresses (the list is not named).",
   insufficient_credit:
     "The portal's credit does not cover the message's price (GET /messaging/credit); an " +
     'operator tops it up.',

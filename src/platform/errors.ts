@@ -11,9 +11,13 @@ export const ERROR_STATUS = {
   invalid_request: 400,
   missing_token: 401,
   invalid_token: 401,
+  /** An API key past its `expiresAt`. */
+  token_expired: 401,
   /** A provider webhook whose `X-Hub-Signature-256` does not verify (not an API route). */
   invalid_signature: 401,
   insufficient_scope: 403,
+  /** An API key used from an address outside its allow-list (the list is never named). */
+  ip_not_allowed: 403,
   insufficient_credit: 402,
   not_found: 404,
   method_not_allowed: 405,

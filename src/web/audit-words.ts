@@ -15,6 +15,10 @@ const ACTION_WORDS: Record<string, string> = {
   'ticket.assigned': 'Support ticket assigned',
   'api_token.regenerated': 'API token regenerated',
   'api_token.scopes_changed': 'API token permissions changed',
+  'api_key.created': 'API key created',
+  'api_key.rotated': 'API key rotated',
+  'api_key.revoked': 'API key revoked',
+  'api_key.refused': 'API key refused',
   'connection.created': 'Provider account connected',
   'connection.revoked': 'Provider account disconnected',
   'connection.cancelled': 'Connection attempt cancelled',
@@ -32,6 +36,7 @@ const SYSTEM_ACTOR_WORDS: Record<string, string> = {
   cli: "Portico's administrator",
   'health-checker': "Portico's periodic check",
   'provider-client': 'Portico',
+  api: 'The Portico API',
 };
 
 export interface AuditWordsContext {

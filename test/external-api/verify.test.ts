@@ -31,6 +31,12 @@ for (const backend of backends()) {
             userId: portal.userId,
             isMainAdmin: true,
             scopes: [...SCOPES],
+            key: {
+              id: res.json().data.key.id,
+              name: 'Default',
+              expiresAt: null,
+              allowedIps: null,
+            },
           },
         });
         assert.ok(res.headers['x-request-id']);
@@ -128,13 +134,15 @@ for (const backend of backends()) {
       assert.equal(old.json().error.code, 'invalid_token');
       const fresh = await app.inject({ url: VERIFY, headers: { 'x-api-key': token } });
       assert.equal(fresh.statusCode, 200);
-      // Owner and scopes are kept.
-      assert.deepEqual(fresh.json().data, {
+      // Owner, scopes and key are kept.
+      const { key, ...owner } = fresh.json().data;
+      assert.deepEqual(owner, {
         portalCode: portal.portalCode,
         userId: portal.userId,
         isMainAdmin: true,
         scopes: ['messaging:send'],
       });
+      assert.equal(key.name, 'Default');
     });
 
     test('unknown route under the base → 404 envelope (after authentication)', async (t) => {

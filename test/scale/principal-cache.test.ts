@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import type { Principal } from '../../src/accounts/principal.ts';
+import type { KeyPrincipal as Principal } from '../../src/accounts/principal.ts';
 import { createPrincipalCache } from '../../src/accounts/principal-cache.ts';
 
 const principal = (portalId: number, scopes: Principal['scopes'] = []): Principal => ({
@@ -13,6 +13,13 @@ const principal = (portalId: number, scopes: Principal['scopes'] = []): Principa
   userId: portalId,
   isMainAdmin: true,
   scopes,
+  keyId: portalId,
+  keyName: 'Default',
+  expiresAt: null,
+  secretValidUntil: null,
+  allowedIps: null,
+  allowList: null,
+  rateLimitPerMinute: null,
 });
 
 /** A lookup whose reads are counted and can be held until released. */
