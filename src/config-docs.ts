@@ -91,7 +91,8 @@ export const CONFIG_DOCS: Record<keyof typeof ConfigSchema.properties, ConfigVar
   },
   REDIS_URL: {
     group: 'External API',
-    meaning: 'rate-limit counters shared by every instance; start-up fails if it does not answer',
+    meaning:
+      'rate-limit counters shared by every instance; while it does not answer, the limits count per instance and `/readyz` says `degraded`',
   },
   REDIS_KEY_PREFIX: { group: 'External API', meaning: 'prefix of every Redis key Portico writes' },
   RATE_LIMIT_PER_MINUTE: { group: 'External API', meaning: 'requests per minute per API token' },
