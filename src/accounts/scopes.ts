@@ -16,6 +16,7 @@ export const SCOPES = [
   'crm:contacts:write',
   'support:tickets:read',
   'support:tickets:write',
+  'events:read',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -35,6 +36,8 @@ export const SCOPE_WORDS: Record<Scope, string> = {
   'crm:contacts:write': 'Create, change, import and erase contacts',
   'support:tickets:read': 'See support tickets',
   'support:tickets:write': 'Open support tickets',
+  'events:read':
+    'See the event log and webhook delivery history, and replay events to your endpoints',
 };
 
 const KNOWN = new Set<string>(SCOPES);

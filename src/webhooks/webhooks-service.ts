@@ -9,6 +9,7 @@
  *
  * @see docs/webhooks.md
  */
+import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { recordAuditEvent } from '../audit/audit-log.ts';
 import { randomBase62 } from '../platform/crypto.ts';
@@ -22,6 +23,7 @@ import { newEventRow as eventRow, type EventKeyring } from './event-payload.ts';
 import { TEST_EVENT_TYPE, type EventData, type EventType } from './webhook-events.ts';
 import type { WebhookQueue } from './webhook-queue.ts';
 import * as repo from './webhooks-repository.ts';
+import { createLogAndReplays } from './event-log-service.ts';
 
 export type { WebhookEndpoint } from './webhook-endpoints.ts';
 export type { Tx } from './webhooks-repository.ts';
@@ -41,6 +43,8 @@ export interface WebhookDelivery {
   lastAttemptAt: string | null;
   nextAttemptAt: string | null;
   createdAt: string;
+  /** The replay that queued it (`rpl_…`), or null. */
+  replayId: string | null;
 }
 
 export interface WebhooksServiceDeps {
@@ -56,6 +60,11 @@ export interface WebhooksServiceDeps {
   retryScheduleMs?: readonly number[];
   /** How host names resolve (default `node:dns`; a test may simulate a rebinding answer). */
   resolver?: Resolver;
+  /**
+   * Days events stay in the event log (default 30) and deliveries a replay starts per second
+   * (default 10).
+   */
+  settings?: Pick<Config, 'EVENTS_RETENTION_DAYS' | 'WEBHOOK_REPLAY_PER_SECOND'>;
 }
 
 /** What writing an event needs: the queue for its first jobs, the keyring to seal its data. */
@@ -81,6 +90,7 @@ function toDelivery(row: repo.DeliveryRow, eventType: string): WebhookDelivery {
     lastAttemptAt: row.lastAttemptAt?.toISOString() ?? null,
     nextAttemptAt: row.nextAttemptAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
+    replayId: row.replayId,
   };
 }
 
@@ -122,7 +132,6 @@ async function writeMany(
 ): Promise<void> {
   if (items.length === 0) return;
   const subscribed = await repo.subscribedEndpoints(tx, portalId, type);
-  if (subscribed.length === 0) return;
   const timestamp = new Date().toISOString();
   const events = items.map((data) => eventRow(keyring, portalId, type, timestamp, data));
   const deliveries = events.flatMap((event) =>
@@ -217,6 +226,7 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
   const log = deps.logger.child({ component: 'webhooks' });
   const emitDeps: EmitDeps = { queue, keyring };
   const endpoints = createEndpointManagement({ db, keyring, policy: deps.addressPolicy });
+  const reads = createLogAndReplays(deps, log, toDelivery);
   const attemptDeps = {
     db,
     keyring,
@@ -234,8 +244,9 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     ...createBatchEmit(emitDeps),
 
     /**
-     * Emit an event inside the transaction of the change that causes it: one delivery per
-     * enabled endpoint subscribed to `type` (none: nothing is written).
+     * Emit an event inside the transaction of the change that causes it: the event (kept in the
+     * portal's event log, subscribed endpoint or not) and one delivery per enabled endpoint
+     * subscribed to `type`.
      *
      * @param tx the caller's transaction; the event commits or rolls back with it.
      */
@@ -246,7 +257,6 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       data: EventData[T],
     ): Promise<void> {
       const subscribed = await repo.subscribedEndpoints(tx, portalId, type);
-      if (subscribed.length === 0) return;
       const endpointIds = subscribed.map((e) => e.id);
       await write(emitDeps, tx, portalId, type, data, endpointIds);
     },
@@ -319,11 +329,14 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       return rows.map((r) => toDelivery(r.delivery, r.type));
     },
 
+    ...reads,
+
     /** Start the queue, so events can be enqueued (main.ts; the CLI; tests). Idempotent. */
     start: () => queue.start(),
-    /** Start this instance's delivery worker (main.ts; tests). */
-    startWorker: () => queue.startWorker((job) => runAttempt(attemptDeps, job)),
-    /** Stop it, waiting for the attempts under way. */
-    stopWorker: () => queue.stopWorker(),
+    /** Start this instance's delivery worker and event log sweep (main.ts; tests). */
+    startWorker: () =>
+      queue.startWorker((job) => runAttempt(attemptDeps, job)).then(() => reads.startEventSweep()),
+    /** Stop both, waiting for the attempts and the sweep under way. */
+    stopWorker: () => reads.stopEventSweep().then(() => queue.stopWorker()),
   };
 }
