@@ -45,6 +45,10 @@ const FEATURE_EDGES = {
   ],
   webhooks: [
     {
+      to: 'external-api',
+      why: 'the principal of a request (request-principal.ts), the schema kit and the API cursor (keyset-cursor.ts) of /events and /webhooks/endpoints',
+    },
+    {
       to: 'partner',
       why: "a connection's revocation reasons, which the connection.revoked event reports",
     },

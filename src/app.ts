@@ -46,6 +46,7 @@ import { connectRedis, isDegraded } from './platform/redis.ts';
 import { recordRoutes } from './platform/route-table.ts';
 import type { Services } from './services.ts';
 import { ticketsRoutes } from './tickets/tickets-routes.ts';
+import { eventsRoutes } from './webhooks/events-routes.ts';
 import { webRoutes } from './web/web-routes.tsx';
 import {
   changeMessagingSettings,
@@ -175,6 +176,7 @@ export async function buildApp({
       draftsRoutes(services.drafts),
       mediaRoutes(services.media),
       readReceiptsRoutes(services.readReceipts),
+      eventsRoutes(services.webhooks),
     ],
   });
 

@@ -113,6 +113,15 @@ export const CONFIG_DOCS: Record<keyof typeof ConfigSchema.properties, ConfigVar
     group: 'External API',
     meaning: 'longest a verification cache entry lives, whatever else happens (ms)',
   },
+  EVENTS_RETENTION_DAYS: {
+    group: 'External API',
+    meaning:
+      'days every event is kept in the event log (`GET /events`, replays) with its delivery history; then deleted',
+  },
+  WEBHOOK_REPLAY_PER_SECOND: {
+    group: 'External API',
+    meaning: 'pace of a replay: deliveries it starts per second to its endpoint',
+  },
   SESSION_TTL_SECONDS: {
     group: 'Web pages',
     meaning: 'how long a browser session lasts after sign-in (seconds)',

@@ -286,6 +286,18 @@ export const ConfigSchema = Type.Object({
     100 * 1024 * 1024,
     100 * 1024 * 1024,
   ),
+  EVENTS_RETENTION_DAYS: Int(
+    'days events are kept in the event log (GET /events, replays), 1 to 3650',
+    1,
+    3_650,
+    30,
+  ),
+  WEBHOOK_REPLAY_PER_SECOND: Int(
+    'deliveries a replay sends per second to its endpoint, 1 to 1000',
+    1,
+    1_000,
+    10,
+  ),
   SANDBOX_PROVIDER_PORT: Int('a TCP port from 0 to 65535', 0, 65535, 3001),
 });
 

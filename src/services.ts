@@ -158,6 +158,7 @@ export function createServices(deps: {
     ),
     // Production refuses private addresses; development and tests deliver to localhost.
     addressPolicy: config.isProduction ? 'public-only' : 'development-any-address',
+    settings: config,
     ...deps.overrides?.webhooks,
   });
   // Webhook events are emitted by partner, messaging, tickets and contacts.

@@ -17,6 +17,7 @@ export const SCOPES = [
   'support:tickets:read',
   'support:tickets:write',
   'tokens:manage',
+  'events:read',
 ] as const;
 
 export type Scope = (typeof SCOPES)[number];
@@ -37,6 +38,8 @@ export const SCOPE_WORDS: Record<Scope, string> = {
   'support:tickets:read': 'See support tickets',
   'support:tickets:write': 'Open support tickets',
   'tokens:manage': "Create, list, rotate and revoke the portal's API keys",
+  'events:read':
+    'See the event log and webhook delivery history, and replay events to your endpoints',
 };
 
 const KNOWN = new Set<string>(SCOPES);

@@ -44,6 +44,7 @@ export type AuditAction =
   | 'webhook_endpoint.secret_rotated'
   | 'webhook_endpoint.disabled'
   | 'webhook_endpoint.enabled'
+  | 'webhook_endpoint.replayed'
   | 'webhook_settings.changed'
   | 'messaging_settings.changed'
   | 'ticket.status_changed'

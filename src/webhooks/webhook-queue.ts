@@ -40,6 +40,8 @@ export interface WebhookQueue {
   start(): Promise<void>;
   /** Queue one attempt inside `tx` (committed or rolled back with it). */
   enqueue(tx: Tx, job: DeliveryJob, startAfter?: Date): Promise<void>;
+  /** Queue many first attempts inside `tx` in one statement, each from its own time. */
+  enqueueMany(tx: Tx, jobs: readonly { job: DeliveryJob; startAfter: Date }[]): Promise<void>;
   /** Run `handler` for every due job on this instance until `stop`. */
   startWorker(handler: (job: DeliveryJob, context: AttemptContext) => Promise<void>): Promise<void>;
   /**
@@ -181,12 +183,12 @@ export function pgBossWebhookQueue(
       .then(() => {
         ready = true;
       }));
-  const options: PgBoss.SendOptions = {
+  const options = {
     retryLimit: 5,
     retryDelay: 30,
     retryBackoff: true,
     expireInSeconds: Math.ceil(attemptTimeoutMs / 1000) + 60,
-  };
+  } satisfies PgBoss.SendOptions;
   let stop: (() => Promise<void>) | null = null;
   return {
     start,
@@ -199,6 +201,19 @@ export function pgBossWebhookQueue(
         ...(startAfter && { startAfter }),
         db: jobs.inTransaction(tx),
       });
+    },
+    async enqueueMany(tx, items) {
+      if (!ready) throw new Error('The job queue is not started (webhooks.start()).');
+      if (items.length === 0) return;
+      await boss.insert(
+        items.map(({ job, startAfter }) => ({
+          name: DELIVERY_QUEUE,
+          data: job,
+          startAfter,
+          ...options,
+        })),
+        { db: jobs.inTransaction(tx) },
+      );
     },
     async startWorker(handler) {
       await start();

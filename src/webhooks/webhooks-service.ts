@@ -9,6 +9,7 @@
  *
  * @see docs/webhooks.md
  */
+import type { Config } from '../config.ts';
 import type { Database } from '../db/client.ts';
 import { recordAuditEvent } from '../audit/audit-log.ts';
 import { randomBase62 } from '../platform/crypto.ts';
@@ -23,6 +24,7 @@ import { newEventRow as eventRow, type EventKeyring } from './event-payload.ts';
 import { TEST_EVENT_TYPE, type EventData, type EventType } from './webhook-events.ts';
 import type { WebhookQueue } from './webhook-queue.ts';
 import * as repo from './webhooks-repository.ts';
+import { createLogAndReplays } from './event-log-service.ts';
 
 export type { WebhookEndpoint } from './webhook-endpoints.ts';
 export type { Tx } from './webhooks-repository.ts';
@@ -42,6 +44,8 @@ export interface WebhookDelivery {
   lastAttemptAt: string | null;
   nextAttemptAt: string | null;
   createdAt: string;
+  /** The replay that queued it (`rpl_…`), or null. */
+  replayId: string | null;
 }
 
 export interface WebhooksServiceDeps {
@@ -59,6 +63,11 @@ export interface WebhooksServiceDeps {
   resolver?: Resolver;
   /** The lanes' and circuit breaker's limits (default `GATE_SETTINGS`; tests shorten). */
   gate?: Partial<GateSettings>;
+  /**
+   * Days events stay in the event log (default 30) and deliveries a replay starts per second
+   * (default 10).
+   */
+  settings?: Pick<Config, 'EVENTS_RETENTION_DAYS' | 'WEBHOOK_REPLAY_PER_SECOND'>;
 }
 
 /** What writing an event needs: the queue for its first jobs, the keyring to seal its data. */
@@ -84,6 +93,7 @@ function toDelivery(row: repo.DeliveryRow, eventType: string): WebhookDelivery {
     lastAttemptAt: row.lastAttemptAt?.toISOString() ?? null,
     nextAttemptAt: row.nextAttemptAt?.toISOString() ?? null,
     createdAt: row.createdAt.toISOString(),
+    replayId: row.replayId,
   };
 }
 
@@ -125,7 +135,6 @@ async function writeMany(
 ): Promise<void> {
   if (items.length === 0) return;
   const subscribed = await repo.subscribedEndpoints(tx, portalId, type);
-  if (subscribed.length === 0) return;
   const timestamp = new Date().toISOString();
   const events = items.map((data) => eventRow(keyring, portalId, type, timestamp, data));
   const deliveries = events.flatMap((event) =>
@@ -238,13 +247,15 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
   const emitDeps: EmitDeps = { queue, keyring };
   const endpoints = createEndpointManagement({ db, keyring, policy: deps.addressPolicy });
   const attemptDeps = attemptDepsOf(deps, log);
+  const reads = createLogAndReplays(deps, log, toDelivery);
   return {
     ...endpoints,
     ...createBatchEmit(emitDeps),
 
     /**
-     * Emit an event inside the transaction of the change that causes it: one delivery per
-     * enabled endpoint subscribed to `type` (none: nothing is written).
+     * Emit an event inside the transaction of the change that causes it: the event (kept in the
+     * portal's event log, subscribed endpoint or not) and one delivery per enabled endpoint
+     * subscribed to `type`.
      *
      * @param tx the caller's transaction; the event commits or rolls back with it.
      */
@@ -255,7 +266,6 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       data: EventData[T],
     ): Promise<void> {
       const subscribed = await repo.subscribedEndpoints(tx, portalId, type);
-      if (subscribed.length === 0) return;
       const endpointIds = subscribed.map((e) => e.id);
       await write(emitDeps, tx, portalId, type, data, endpointIds);
     },
@@ -328,6 +338,8 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
       return rows.map((r) => toDelivery(r.delivery, r.type));
     },
 
+    ...reads,
+
     /** Start the queue, so events can be enqueued (main.ts; the CLI; tests). Idempotent. */
     start: () => queue.start(),
     /**
@@ -338,9 +350,15 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     async startIfEndpoints(): Promise<void> {
       if (await repo.anyEndpoint(db)) await queue.start();
     },
-    /** Start this instance's delivery worker (main.ts; tests). */
-    startWorker: () => queue.startWorker((job, context) => runAttempt(attemptDeps, job, context)),
-    /** Stop it: the attempts under way are aborted and stay queued (retried after a restart). */
-    stopWorker: () => queue.stopWorker(),
+    /** Start this instance's delivery worker and event log sweep (main.ts; tests). */
+    startWorker: () =>
+      queue
+        .startWorker((job, context) => runAttempt(attemptDeps, job, context))
+        .then(() => reads.startEventSweep()),
+    /**
+     * Stop both: the attempts under way are aborted and stay queued (retried after a restart);
+     * waits for the sweep under way.
+     */
+    stopWorker: () => reads.stopEventSweep().then(() => queue.stopWorker()),
   };
 }

@@ -1,6 +1,8 @@
+import { sql } from 'drizzle-orm';
 import {
   bigint,
   boolean,
+  customType,
   index,
   integer,
   jsonb,
@@ -52,12 +54,26 @@ export const webhookEndpoints = pgTable(
 );
 
 /**
+ * A PostgreSQL `xid8`: a 64-bit transaction id, never wrapping (PostgreSQL 13+, PGlite), read as
+ * its decimal text.
+ *
+ * @see https://www.postgresql.org/docs/current/functions-info.html#FUNCTIONS-PG-SNAPSHOT
+ */
+const xid8 = customType<{ data: string; driverData: string }>({ dataType: () => 'xid8' });
+
+/**
  * One event: `payload` is the `{type, timestamp, data}` object sent, stored with `data` sealed
  * by the keyring (`{type, timestamp, sealedData}`, the portal and event id as associated data;
  * see webhooks/event-payload.ts), since `message.received` and `message.reaction` carry what a
  * person wrote. `contact_id` and `contact_phone` (the data's `contactId` and `from`, when it has
  * them) stay plain so a contact's erasure finds the events about them. Its id is the
  * `webhook-id` header, the same on every attempt and every endpoint.
+ *
+ * The table is also the portal's event log (`GET /events`, replays): every event is written,
+ * subscribed endpoint or not, and kept `EVENTS_RETENTION_DAYS`. Its order is
+ * `(writer_xid, position)`: the writing transaction's id, then the order within it; a reader
+ * is served only rows whose `writer_xid` is below its snapshot's xmin, so a row committed later
+ * always sorts after every row already served (docs/decisions/0032-h-events-event-log-order.md).
  */
 export const webhookEvents = pgTable(
   'webhook_events',
@@ -74,8 +90,43 @@ export const webhookEvents = pgTable(
     /** The person's phone (E.164), when its data has a `from`. */
     contactPhone: text('contact_phone'),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    /** The order of events written by one transaction (and a unique handle of the row). */
+    position: bigint('position', { mode: 'number' }).notNull().generatedAlwaysAsIdentity(),
+    /** The writing transaction's id (`pg_current_xact_id()`): the log's first sort key. */
+    writerXid: xid8('writer_xid')
+      .notNull()
+      .default(sql`pg_current_xact_id()`),
   },
-  (t) => [index('webhook_events_portal').on(t.portalId, t.createdAt)],
+  (t) => [
+    index('webhook_events_portal').on(t.portalId, t.createdAt),
+    index('webhook_events_log').on(t.portalId, t.writerXid, t.position),
+    // The retention sweep, across portals.
+    index('webhook_events_created').on(t.createdAt),
+  ],
+);
+
+/**
+ * A replay: the events of a range queued again to one endpoint, each as a new delivery with the
+ * event's own id as `webhook-id`. `criteria` is the request as given (range, types, failed
+ * only), for the page and the API; progress is counted from the deliveries that carry its id.
+ */
+export const webhookReplays = pgTable(
+  'webhook_replays',
+  {
+    /** `rpl_` + base62. */
+    id: text('id').primaryKey(),
+    portalId: integer('portal_id')
+      .notNull()
+      .references(() => portals.id, { onDelete: 'cascade' }),
+    endpointId: text('endpoint_id')
+      .notNull()
+      .references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
+    criteria: jsonb('criteria').$type<Record<string, unknown>>().notNull(),
+    /** Events queued. */
+    eventCount: integer('event_count').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+  },
+  (t) => [index('webhook_replays_endpoint').on(t.endpointId, t.createdAt)],
 );
 
 /**
@@ -109,10 +160,15 @@ export const webhookDeliveries = pgTable(
     lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }),
     nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
+    /** The replay that queued this delivery (`rpl_…`), or null. */
+    replayId: text('replay_id').references(() => webhookReplays.id, { onDelete: 'set null' }),
   },
   (t) => [
     index('webhook_deliveries_endpoint').on(t.endpointId, t.createdAt),
     index('webhook_deliveries_event').on(t.eventId),
+    index('webhook_deliveries_replay')
+      .on(t.replayId)
+      .where(sql`${t.replayId} is not null`),
   ],
 );
 

@@ -8,7 +8,7 @@
  *
  * @see docs/messaging.md "Retention"
  */
-import { and, eq, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, isNotNull, lt, or, sql } from 'drizzle-orm';
 import { webhookEvents } from '../../db/schema/webhooks.ts';
 import { inboundMessages, media } from '../../db/schema/conversations.ts';
 import { messages } from '../../db/schema/messages.ts';
@@ -95,8 +95,9 @@ export async function eraseInboundOf(
 }
 
 /**
- * A contact's erasure, events side: the `message.received` and `message.reaction` events that
- * carry what the person wrote (their phone, the content) are deleted with their deliveries.
+ * A contact's erasure, events side: every event about the person (by contact id or phone:
+ * what they wrote, their opt-out, their conversation's window) is deleted with its deliveries,
+ * from the webhooks' history and the event log alike.
  *
  * @returns how many events were deleted.
  */
@@ -110,7 +111,6 @@ export async function deleteEventsOf(
     .where(
       and(
         eq(webhookEvents.portalId, contact.portalId),
-        inArray(webhookEvents.type, ['message.received', 'message.reaction']),
         or(
           eq(webhookEvents.contactId, contact.id),
           eq(webhookEvents.contactPhone, contact.phone),
