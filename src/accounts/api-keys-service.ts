@@ -7,7 +7,7 @@
  * notification (token-change-channel.ts), so every instance drops the portal's cached keys when
  * it commits; `onTokenChange` drops this instance's at once.
  *
- * @see docs/decisions/0032-h-keys-api-keys.md
+ * @see docs/decisions/0037-api-keys.md
  * @see docs/how-to/restrict-an-api-key.md
  */
 import { and, asc, count, eq, sql } from 'drizzle-orm';

@@ -2,7 +2,7 @@
  * The usage report of one API key, from `api_key_usage` (written by key-usage.ts): requests per
  * UTC day by status class, and by operation.
  *
- * @see docs/decisions/0032-h-keys-api-keys.md
+ * @see docs/decisions/0037-api-keys.md
  */
 import { and, eq, gte } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';

@@ -12,7 +12,7 @@
  * keys); *last used* only moves forward; a failed write is logged (no key material) and its
  * counts dropped — usage is an estimate for people, never a bill. Shutdown flushes.
  *
- * @see docs/decisions/0032-h-keys-api-keys.md
+ * @see docs/decisions/0037-api-keys.md
  */
 import { sql } from 'drizzle-orm';
 import { recordAuditEvent } from '../audit/audit-log.ts';

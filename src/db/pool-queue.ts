@@ -1,7 +1,7 @@
 /**
  * The PostgreSQL pool's bounded queue (`DATABASE_POOL_QUEUE`).
  *
- * @see docs/decisions/0032-h-faults-process-fault-policy.md
+ * @see docs/decisions/0035-process-fault-policy.md
  */
 import type pg from 'pg';
 

@@ -4,7 +4,7 @@
  * acts as that key's owner. Thin: parse → `ApiKeysService` → envelope.
  *
  * @see docs/how-to/restrict-an-api-key.md
- * @see docs/decisions/0032-h-keys-api-keys.md
+ * @see docs/decisions/0037-api-keys.md
  */
 import type { FastifyInstance } from 'fastify';
 import type { ApiKeysService } from '../accounts/api-keys-service.ts';

@@ -15,7 +15,7 @@
  *   again).
  *
  * @see https://github.com/timgit/pg-boss/blob/10.4.2/docs/readme.md ("fetch", "complete", "fail")
- * @see docs/decisions/0032-h-faults-process-fault-policy.md
+ * @see docs/decisions/0035-process-fault-policy.md
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type PgBoss from 'pg-boss';

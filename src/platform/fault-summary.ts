@@ -8,7 +8,7 @@
  *
  * Process-wide: every instance of a process shares one summary (one process, one log).
  *
- * @see docs/decisions/0032-h-faults-process-fault-policy.md
+ * @see docs/decisions/0035-process-fault-policy.md
  */
 
 /** What a summary line is written through (pino's and Fastify's loggers fit). */

@@ -18,7 +18,7 @@
  *
  * @see https://nodejs.org/api/process.html#event-unhandledrejection
  * @see https://nodejs.org/api/process.html#warning-using-uncaughtexception-correctly
- * @see docs/decisions/0032-h-faults-process-fault-policy.md
+ * @see docs/decisions/0035-process-fault-policy.md
  */
 import { databaseErrorCode, databaseFailureKind } from './database-errors.ts';
 import { dependencyFaults, type FaultKind, type FaultLog } from './fault-summary.ts';

@@ -15,7 +15,7 @@
  * The state is this instance's: several instances each learn a hanging endpoint by one
  * timed-out attempt of their own.
  *
- * @see docs/decisions/0032-h-webhooks-tenant-isolation.md
+ * @see docs/decisions/0036-webhook-tenant-isolation.md
  * @see docs/webhooks.md "Timeouts, fairness and the circuit breaker"
  */
 import type { Logger } from '../platform/logger.ts';

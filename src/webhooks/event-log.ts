@@ -14,7 +14,7 @@
  * milliseconds).
  *
  * @see https://www.postgresql.org/docs/current/functions-info.html#FUNCTIONS-PG-SNAPSHOT
- * @see docs/decisions/0032-h-events-event-log-order.md
+ * @see docs/decisions/0038-event-log-order.md
  */
 import { and, asc, eq, inArray, lt, ne, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';

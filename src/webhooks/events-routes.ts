@@ -2,7 +2,7 @@
  * `/events` and `/webhooks/endpoints/{id}/…` under the external API: parse → service → shape
  * the response. All need `events:read`: a replay sends only events that scope can read, to an
  * endpoint the portal's administrator registered, and changes no data
- * (docs/decisions/0033-h-events-replay.md).
+ * (docs/decisions/0039-event-replay.md).
  *
  * @see docs/how-to/catch-up-on-missed-events.md
  */

@@ -1,5 +1,5 @@
 /**
- * Delivery at most once at the provider boundary (docs/messaging.md "Retries"): a worker killed
+ * Delivery at most once at the provider boundary (docs/messaging.md "Retries and failures"): a worker killed
  * (`kill -9`) after the provider accepted a message and before it recorded the answer never
  * makes another worker send it again; the message's status webhook settles it.
  *

@@ -83,7 +83,7 @@ export const messages = pgTable(
      * When the delivery worker committed its intent to call the provider, before the call; null
      * again when the provider answered with a failure (nothing was sent). Set with no wamid on
      * a queued message, it is an attempt whose outcome is unknown: never sent again
-     * (docs/messaging.md "Retries").
+     * (docs/messaging.md "Retries and failures").
      */
     sendAttemptedAt: at('send_attempted_at'),
     queuedAt: at('queued_at').notNull().defaultNow(),

@@ -73,7 +73,7 @@ const xid8 = customType<{ data: string; driverData: string }>({ dataType: () => 
  * subscribed endpoint or not, and kept `EVENTS_RETENTION_DAYS`. Its order is
  * `(writer_xid, position)`: the writing transaction's id, then the order within it; a reader
  * is served only rows whose `writer_xid` is below its snapshot's xmin, so a row committed later
- * always sorts after every row already served (docs/decisions/0032-h-events-event-log-order.md).
+ * always sorts after every row already served (docs/decisions/0038-event-log-order.md).
  */
 export const webhookEvents = pgTable(
   'webhook_events',

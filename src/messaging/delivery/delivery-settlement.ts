@@ -1,7 +1,7 @@
 /**
  * The settlement sweep: ends the queued messages the provider's status webhooks never settled,
- * and returns the escrow blocks of credit no instance settled (docs/messaging.md "Retries",
- * "Statuses"; docs/decisions/0032-h-delivery-delivery-idempotency.md). Every instance runs it
+ * and returns the escrow blocks of credit no instance settled (docs/messaging.md "Retries and failures",
+ * "Statuses"; docs/decisions/0034-delivery-idempotency.md). Every instance runs it
  * every few seconds; each run is a few set-based statements, its rows taken with
  * `FOR UPDATE SKIP LOCKED` so instances share the work and never wait for each other.
  *

@@ -2,7 +2,7 @@
  * The delivery worker: takes `message.send` jobs, paces each sender number, sends through the
  * provider and records the outcome (docs/messaging.md "Delivery and pacing", "Retries and failures").
  *
- * The attempt protocol (docs/decisions/0032-h-delivery-delivery-idempotency.md): right before the
+ * The attempt protocol (docs/decisions/0034-delivery-idempotency.md): right before the
  * provider call the worker commits the message's send attempt (`send_attempted_at`), only on a
  * message still `queued`, without a wamid and without an earlier attempt. Then:
  * - the provider accepts: the wamid is written (inside the call) before the job completes;
