@@ -115,7 +115,8 @@ export function tombstoneOf(body: unknown, person: ErasedPerson): unknown {
  * Turn the portal's stored `Idempotency-Key` responses that name a contact (by its id or its
  * phone: a contact's creation, a message sent to them, a draft addressed to them) into
  * tombstones (`tombstoneOf`): a replay of the key within its 24 hours answers as the first
- * response did, without the person, and neither creates nor charges again. Ids and E.164 phones
+ * response did, without the person, and neither creates nor charges again. The key of the
+ * contact's own creation is deleted instead: a retry of it creates a new contact. Ids and E.164 phones
  * need no JSON escaping, so they are matched as quoted strings of the body's text.
  *
  * @returns how many were rewritten.
@@ -133,10 +134,20 @@ export async function tombstoneStoredResponsesNaming(
       and(eq(idempotencyKeys.portalId, person.portalId), or(names(person.id), names(person.phone))),
     )
     .for('update');
-  for (const row of rows)
-    await db
-      .update(idempotencyKeys)
-      .set({ responseBody: tombstoneOf(row.body, person) })
-      .where(and(eq(idempotencyKeys.portalId, person.portalId), eq(idempotencyKeys.key, row.key)));
+  for (const row of rows) {
+    const key = and(
+      eq(idempotencyKeys.portalId, person.portalId),
+      eq(idempotencyKeys.key, row.key),
+    );
+    // The contact's own creation: the resource is gone, so its key goes too (a retry creates
+    // anew); a tombstone of it would not be a contact the route could answer with.
+    if ((row.body as { data?: { id?: unknown } } | null)?.data?.id === person.id)
+      await db.delete(idempotencyKeys).where(key);
+    else
+      await db
+        .update(idempotencyKeys)
+        .set({ responseBody: tombstoneOf(row.body, person) })
+        .where(key);
+  }
   return rows.length;
 }

@@ -218,9 +218,18 @@ for (const backend of backends()) {
         {
           id,
           erasedAt: 0,
-          erased: { contact: 1, storedResponses: 1, drafts: 0, webhookEvents: 0 },
-          // Messaging's erasure steps anonymise the contact's messages and drafts (none here).
-          anonymised: { messageRecipients: 0, inboundMessages: 0, drafts: 0 },
+          erased: { contact: 1, drafts: 0, webhookEvents: 0 },
+          // The stored response of its creation goes; messaging's and tickets' erasure steps
+          // anonymise the person's messages, drafts and tickets (none here).
+          anonymised: {
+            storedResponses: 1,
+            messageRecipients: 0,
+            inboundMessages: 0,
+            drafts: 0,
+            tickets: 0,
+            ticketComments: 0,
+            ticketNotes: 0,
+          },
           failed: { queuedMessages: 0 },
         },
       );

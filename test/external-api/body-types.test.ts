@@ -117,7 +117,17 @@ test('a wrong type in any field of any JSON body is refused with 400 naming the 
       const json = content?.['application/json'];
       if (!json) continue;
       operations++;
-      const target = concreteUrl(url.replace(/\{(\w+)\}/g, ':$1'));
+      // A path parameter gets the auth suite's placeholder, or `1` where its schema wants digits
+      // (the body must be what the route refuses, not its path).
+      const params = (op.parameters ?? []) as { in: string; name: string; schema?: Schema }[];
+      const target = concreteUrl(
+        url.replace(/\{(\w+)\}/g, (_, name: string) => {
+          const pattern = params.find((p) => p.in === 'path' && p.name === name)?.schema?.pattern;
+          return typeof pattern === 'string' && !new RegExp(pattern).test(concreteUrl(`:${name}`))
+            ? '1'
+            : `:${name}`;
+        }),
+      );
       for (const c of cases(doc, json.schema)) {
         const body: Record<string, unknown> = {};
         for (const [p, v] of c.fixed) setAt(body, p, v);

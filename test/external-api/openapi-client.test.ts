@@ -180,7 +180,9 @@ describe('OpenAPI document: generated client and Spectral', () => {
     assert.equal(result.status, 'new');
     assert.equal(result.listed, 1);
     assert.equal(result.code, 'invalid_request');
-    assert.deepEqual(result.details, ['body.subject: must not be blank']);
+    assert.deepEqual(result.details, [
+      'body.subject: must not be blank nor contain control or bidirectional formatting characters',
+    ]);
   });
 
   test("Spectral's OpenAPI ruleset: no error, no warning", async (t) => {

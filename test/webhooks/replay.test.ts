@@ -167,8 +167,6 @@ describe('replays', { concurrency: true }, () => {
           await api('GET', `/webhooks/endpoints/${endpoint.id}/deliveries?limit=5`)
         ).json<{ data: { items: { replayId: string | null; createdAt: string }[] } }>().data;
         assert.ok(history.items.every((d) => d.replayId !== null));
-        const spread = again.at(-1)!.at - again[0]!.at;
-        assert.ok(spread >= 4 * 40, `five deliveries paced at 20/s took ${spread} ms`);
       });
 
       test('refusals: bad range, unsubscribed type, unknown endpoint, disabled endpoint', async (t) => {

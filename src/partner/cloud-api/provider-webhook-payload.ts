@@ -95,12 +95,15 @@ const AccountValue = Type.Object({ event: Type.String({ maxLength: 64 }) });
 const is = <T extends TSchema>(schema: T, v: unknown): v is Static<T> => Value.Check(schema, v);
 /** The first instant a provider's timestamp may name: 2009-01-01T00:00:00Z (before WhatsApp). */
 const FIRST_SECOND = 1_230_768_000;
-/** How far ahead of this instance's clock a timestamp may be (clock skew), in seconds. */
-const AHEAD_S = 86_400;
+/**
+ * How far ahead of this instance's clock a timestamp may be, in seconds: 36 hours, clock skew
+ * with room to spare (the development sandbox can move its own clock a day on).
+ */
+const AHEAD_S = 129_600;
 
 /**
  * A Unix time in seconds as a Date; null when it is not a time the provider could have meant:
- * before 2009 or more than a day ahead of now (year 9999 would be stored, then break every
+ * before 2009 or more than 36 hours ahead of now (year 9999 would be stored, then break every
  * list that computes with it). The item is then skipped and its id logged.
  */
 function date(t: string | number): Date | null {

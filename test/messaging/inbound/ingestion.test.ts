@@ -128,7 +128,7 @@ for (const backend of backends()) {
       assert.equal((await inboundRows(s)).length, 1);
       const events = await queryRows(
         s.services.storage,
-        sql`select id from webhook_events where portal_id = ${s.portalId}`,
+        sql`select id from webhook_events where portal_id = ${s.portalId} and type = 'message.received'`,
       );
       assert.equal(events.length, 1);
       const [again] = await queryRows<{ unread_count: number }>(
@@ -171,7 +171,7 @@ for (const backend of backends()) {
       );
       const events = await queryRows<Record<string, unknown>>(
         s.services.storage,
-        sql`select * from webhook_events where portal_id = ${s.portalId}`,
+        sql`select * from webhook_events where portal_id = ${s.portalId} and type = 'message.received'`,
       );
       assert.equal(events.length, 2);
       for (const needle of ['hello-inbound', 'Cap-Qx'])
