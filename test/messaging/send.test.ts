@@ -138,7 +138,7 @@ for (const backend of backends()) {
       );
       const failed = await s.message(id);
       assert.match(String(failed.providerMessageId), /^wamid\./, 'the provider accepted it');
-      assert.deepEqual(failed.error, { code: '131047', title: 'Re-engagement message' });
+      assert.deepEqual(failed.error, { code: 131047, title: 'Re-engagement message' });
       assert.equal(s.provider.sandbox.cloud.sendsOf(id), 1);
       assert.deepEqual(await s.services.messaging.credit({ portalId: s.portalId }), {
         balance: 100,
