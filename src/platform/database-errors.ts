@@ -42,7 +42,7 @@ export function databaseErrorCode(err: unknown): string | undefined {
  * Error codes (errno and our own) of a database connection that cannot be made or was lost, of
  * a full pool queue, and of a disk under the embedded database that cannot take a write.
  */
-const CONNECTION_ERRNOS = new Set([
+export const CONNECTION_ERRNOS: ReadonlySet<string> = new Set([
   'ECONNREFUSED',
   'ECONNRESET',
   'ETIMEDOUT',

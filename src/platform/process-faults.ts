@@ -20,24 +20,11 @@
  * @see https://nodejs.org/api/process.html#warning-using-uncaughtexception-correctly
  * @see docs/decisions/0035-process-fault-policy.md
  */
-import { databaseErrorCode, databaseFailureKind } from './database-errors.ts';
+import { CONNECTION_ERRNOS, databaseErrorCode, databaseFailureKind } from './database-errors.ts';
 import { dependencyFaults, type FaultKind, type FaultLog } from './fault-summary.ts';
 
 /** Errno codes of a network peer or a disk that failed (not a bug of ours). */
-const DEPENDENCY_ERRNOS = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'ETIMEDOUT',
-  'EPIPE',
-  'ENOTFOUND',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'EAI_AGAIN',
-  'ENOSPC',
-  'EDQUOT',
-  'EIO',
-]);
+const DEPENDENCY_ERRNOS = new Set([...CONNECTION_ERRNOS, 'ECONNABORTED']);
 
 /** ioredis's errors of a connection that is down (`enableOfflineQueue: false`, closed, retried). */
 const REDIS_DOWN =
