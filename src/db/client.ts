@@ -18,6 +18,7 @@ import {
   type LockHolder,
 } from '../platform/data-dir-lock.ts';
 import { boundPoolQueue, DEFAULT_POOL_QUEUE } from './pool-queue.ts';
+import { releasingTransactions } from './pool-transactions.ts';
 import * as schema from './schema/index.ts';
 
 export type Schema = typeof schema;
@@ -275,6 +276,7 @@ function openPostgres(
   pool.on('connect', (client) => client.on('error', () => {}));
   boundPoolQueue(pool, poolSettings.queue);
   const db = drizzlePg(pool, { schema }) as unknown as Database;
+  releasingTransactions(db, pool);
   let closed = false;
   return {
     kind: 'postgres',
