@@ -97,7 +97,10 @@ const buildValidator: ValidatorFactory = (externalSchemas, options) => {
 const serializers = new Map<string, WeakMap<object, Serializer>>();
 
 const buildSerializer: SerializerFactory = (externalSchemas, options) => {
-  const compile = SerializerSelector()(externalSchemas, options);
+  // fast-json-stringify picks an `anyOf` branch with Ajv of its own: it knows the project's
+  // formats too (an unknown one is warned about on every compile and matches anything).
+  const withFormats = { ...options, ajv: { ...options?.ajv, formats: { ...SCHEMA_FORMATS } } };
+  const compile = SerializerSelector()(externalSchemas, withFormats);
   const key = JSON.stringify([externalSchemas, options]);
   let byRoute = serializers.get(key);
   if (!byRoute) serializers.set(key, (byRoute = new WeakMap()));
