@@ -10,6 +10,7 @@
  * @see https://github.com/timgit/pg-boss/blob/10.4.2/docs/readme.md
  * @see docs/webhooks.md "Delivery and retries"
  */
+import { setMaxListeners } from 'node:events';
 import type PgBoss from 'pg-boss';
 import type { JobQueue } from '../jobs/job-queue.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -76,6 +77,9 @@ function startDeliveryWorker(
   log: Logger,
 ) {
   const stopping = new AbortController();
+  // Every attempt in flight (up to the worker's slots) listens on this one signal, and removes
+  // its listener when it ends: more than Node's default of 10 at once is expected, not a leak.
+  setMaxListeners(0, stopping.signal);
   const running = new Set<Promise<void>>();
   let busy = 0;
   // Woken early when a slot frees while every slot was taken; else it polls at its interval.
