@@ -3,6 +3,7 @@ import { describe, test } from 'node:test';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { updateEndpoint } from '../../src/webhooks/webhooks-repository.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
+import { deadline } from '../helpers/deadlines.ts';
 import { backends } from '../helpers/storage.ts';
 import { eventually, startReceiver } from './receiver.ts';
 
@@ -106,7 +107,7 @@ describe('replays', { concurrency: true }, () => {
         await eventually(async () => {
           const res = await api('GET', '/events?types=ticket.created');
           return res.json<{ data: { items: unknown[] } }>().data.items.length === 5;
-        }, 30_000);
+        }, deadline(30_000));
 
         // Failed only: exactly the three that never arrived, with their original webhook-id.
         const replayed = await api('POST', `/webhooks/endpoints/${endpoint.id}/replay`, {
@@ -151,6 +152,7 @@ describe('replays', { concurrency: true }, () => {
         receiver.received.splice(0);
         processed.clear();
         for (const id of failedEvents) processed.set(id, 1);
+        const replayAsked = Date.now();
         const all = await api('POST', `/webhooks/endpoints/${endpoint.id}/replay`, {
           after: Buffer.from('0.0').toString('base64url'),
         });
@@ -170,7 +172,14 @@ describe('replays', { concurrency: true }, () => {
           [...firstSeen].every((id) => processed.get(id) === 2),
           'the three failed ones came again and were recognised as duplicates',
         );
-        // Paced: the deliveries were due 1/20 s apart.
+        // Paced at 20 a second: the five were due 50 ms apart from a moment after the request
+        // began, so the last cannot arrive before 200 ms after it (a lower bound: a busy
+        // machine only delays them further).
+        const lastArrival = Math.max(...again.map((r) => r.at));
+        assert.ok(
+          lastArrival - replayAsked >= 4 * 50,
+          `last after ${lastArrival - replayAsked} ms`,
+        );
         const history = (
           await api('GET', `/webhooks/endpoints/${endpoint.id}/deliveries?limit=5`)
         ).json<{ data: { items: { replayId: string | null; createdAt: string }[] } }>().data;
