@@ -9,6 +9,7 @@ import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import type { Storage } from '../../src/db/client.ts';
+import { personWrites } from '../helpers/inbound.ts';
 import { eventually } from '../helpers/instances.ts';
 import { greeting, hello, messagingSetup, type MessagingSetup } from '../helpers/messaging.ts';
 import { queryRows } from '../helpers/sql.ts';
@@ -17,6 +18,7 @@ import { startReceiver } from '../webhooks/receiver.ts';
 
 const CONTACTS = '/api/v1/external/crm/contacts';
 const DRAFTS = '/api/v1/external/messaging/drafts';
+const MEDIA = '/api/v1/external/messaging/media';
 
 /** Every row of every table of every schema (pg-boss's too), as one text. */
 async function dumpDatabase(storage: Storage): Promise<string> {
@@ -220,6 +222,26 @@ for (const backend of backends()) {
       );
       for (const res of [byContact, byTo, byNewPhone])
         assert.equal(s.provider.sandbox.cloud.sendsOf(res.json().data.id), 0);
+    });
+
+    test("the person's media go with them: their media rows, and their downloads", async (t) => {
+      const s = await messagingSetup(t, backend, { workers: false });
+      const photo = await personWrites(s, '16505557788', {
+        type: 'image',
+        image: { caption: 'my passport' },
+      });
+      const others = await personWrites(s, '16505557789', { type: 'image', image: {} });
+      const media = (id: string) => call(s, 'GET', `${MEDIA}/${id}`)();
+      assert.equal((await media(photo.mediaId!)).statusCode, 200, 'served before the erasure');
+
+      const erased = await call(s, 'DELETE', `${CONTACTS}/${photo.contactId}`)();
+      assert.equal(erased.statusCode, 200, erased.body);
+      const rows = async (id: string) =>
+        (await queryRows(s.services.storage, sql`select id from media where id = ${id}`)).length;
+      assert.equal(await rows(photo.mediaId!), 0, 'her media row is deleted');
+      assert.equal((await media(photo.mediaId!)).statusCode, 404, 'and no longer served');
+      assert.equal(await rows(others.mediaId!), 1, "another person's medium stays");
+      assert.equal((await media(others.mediaId!)).statusCode, 200);
     });
   });
 }
