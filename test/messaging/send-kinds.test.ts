@@ -415,6 +415,32 @@ for (const backend of backends()) {
       );
       assert.deepEqual(received?.content, { message_id: target.providerMessageId, emoji: '❤️' });
     });
+
+    test('a reaction queued behind its message fails, unsent, when that message fails before it was sent', async (t) => {
+      const s = await messagingSetup(t, backend, { workers: false });
+      await personWrites(s, PERSON);
+      const first = await s.send(hello(TO, s.numbers[0]!));
+      assert.equal(first.statusCode, 202, first.body);
+      const id = first.json().data.id as string;
+      const reaction = await s.send({
+        to: TO,
+        from: s.numbers[0],
+        type: 'reaction',
+        reaction: { messageId: id, emoji: '👍' },
+      });
+      assert.equal(reaction.statusCode, 202, reaction.body);
+      const reactionId = reaction.json().data.id as string;
+      // The message fails while both wait for the delivery worker.
+      assert.equal(await failQueuedMessage(s.services.storage.db, id, INACTIVE_ERROR), true);
+      await s.services.messaging.startWorkers();
+      await eventually(
+        async () => (await s.message(reactionId)).status === 'failed',
+        'the reaction fails',
+      );
+      const failed = await s.message(reactionId);
+      assert.equal((failed.error as { code: string }).code, 'context_unavailable');
+      assert.equal(s.provider.sandbox.cloud.sendsOf(reactionId), 0, 'nothing sent');
+    });
   });
 }
 
