@@ -24,6 +24,7 @@ import {
   screenshot,
   startPortico,
 } from '../helpers/browser.ts';
+import { deadline } from '../helpers/deadlines.ts';
 import { suiteCleanup } from '../helpers/spawn.ts';
 
 const PASSWORD = 'correct horse battery staple';
@@ -32,6 +33,16 @@ const CSV =
   '+16505551234,Ada,Lovelace,ada@example.com,vip;newsletter,opted_in\n' +
   '+442079460958,Alan,Turing,,,opted_out\n' +
   'not-a-phone,Nobody,,,,\n';
+
+/**
+ * How long the set-up (sandbox, CLI, server, Chromium) and one walk may take, in ms: a quiet
+ * 4-CPU machine's figures scaled by the tests' slowdown (deadlines.ts), not the runner's fixed
+ * `--test-timeout`.
+ */
+const SETUP_MS = deadline(120_000);
+const WALK_MS = deadline(240_000);
+/** Each Playwright action and navigation (its own default is a fixed 30 s). */
+const ACTION_MS = deadline(30_000);
 
 /**
  * The tour at each of `viewports`, on a server of its own: one test file per width
@@ -48,23 +59,34 @@ export function pagesTour(viewports: readonly (typeof VIEWPORTS)[number][]): voi
     const email = 'tour@acme.test';
     const problems: string[] = [];
 
-    before(async () => {
-      const setup = await developmentSetup(suite, { name: 'Portico (tour)' });
-      ({ sandbox, appUrl, port } = setup);
-      const { env } = setup;
-      await portalWithAdmin(suite, env, { email, code: '4343', password: PASSWORD });
-      await startPortico(suite, env);
-      browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
-    });
+    before(
+      async () => {
+        const setup = await developmentSetup(suite, { name: 'Portico (tour)' });
+        ({ sandbox, appUrl, port } = setup);
+        const { env } = setup;
+        await portalWithAdmin(suite, env, { email, code: '4343', password: PASSWORD });
+        await startPortico(suite, env);
+        browser = await chromium.launch({
+          executablePath: CHROMIUM_PATH,
+          args: CHROMIUM_ARGS,
+          timeout: ACTION_MS,
+        });
+      },
+      { timeout: SETUP_MS },
+    );
 
-    after(async () => {
-      await browser?.close();
-      await suite.run();
-    });
+    after(
+      async () => {
+        await browser?.close();
+        await suite.run();
+      },
+      { timeout: SETUP_MS },
+    );
 
     /** A new signed-in page at `width` (its own cookies); CSP violations are collected. */
     async function signedInAt(viewport: (typeof VIEWPORTS)[number]): Promise<Page> {
       const context = await browser.newContext({ viewport });
+      context.setDefaultTimeout(ACTION_MS);
       const page = await context.newPage();
       page.on('console', (m) => {
         if (m.type() === 'error' && /Content Security Policy|Refused to/i.test(m.text()))
@@ -100,7 +122,7 @@ export function pagesTour(viewports: readonly (typeof VIEWPORTS)[number][]): voi
 
     for (const viewport of viewports) {
       const width = viewport.width;
-      test(`the walk at ${width} px`, async () => {
+      test(`the walk at ${width} px`, { timeout: WALK_MS }, async () => {
         const page = await signedInAt(viewport);
         await look(page, 'settings', width);
         assert.deepEqual(await navigation(page, width), [
@@ -313,6 +335,7 @@ export function pagesTour(viewports: readonly (typeof VIEWPORTS)[number][]): voi
         await page.context().close();
 
         const fresh = await browser.newContext({ viewport });
+        fresh.setDefaultTimeout(ACTION_MS);
         const login = await fresh.newPage();
         await login.goto(`${appUrl}/login`);
         await look(login, 'login', width);
