@@ -15,13 +15,12 @@
  */
 import { NodePgSession } from 'drizzle-orm/node-postgres';
 import type pg from 'pg';
-import type { Database } from './client.ts';
 
 type Session = NodePgSession<Record<string, unknown>, never>;
 type SessionArgs = ConstructorParameters<typeof NodePgSession>;
 
 /** Make every `db.transaction` on `pool` release its client (see the module's comment). */
-export function releasingTransactions(db: Database, pool: pg.Pool): void {
+export function releasingTransactions(db: object, pool: pg.Pool): void {
   // The session drizzle made for the pool, and what it was built with (private in drizzle's
   // types, public at run time): a session per transaction shares them.
   const session = (db as unknown as { session: Session }).session;

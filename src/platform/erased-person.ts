@@ -1,10 +1,13 @@
 /**
- * What names an erased person in stored free text (GDPR art. 17): their phone, email and names,
- * matched as one pattern, replaced by `erased`. Used where a contact's erasure cannot delete a
+ * What names an erased person in stored free text (GDPR art. 17): their phone (as written in
+ * any format libphonenumber-js recognises: `+1 650-555-7321`, `(650) 555-7321`, `+16505557321`),
+ * email and names, replaced by `erased`. Used where a contact's erasure cannot delete a
  * row (a ticket's text, a stored `Idempotency-Key` response) and must strip the person from it.
  *
  * @see docs/security.md
+ * @see https://gitlab.com/catamphetamine/libphonenumber-js#findphonenumbersintexttext-string-defaultcountry-string--options-object-object
  */
+import { findPhoneNumbersInText, parsePhoneNumberFromString } from 'libphonenumber-js/max';
 
 /** A person being erased: what stored text may name. */
 export interface ErasedPerson {
@@ -37,7 +40,29 @@ export function personPattern(person: ErasedPerson): RegExp {
   return new RegExp(terms.join('|'), 'giu');
 }
 
+/**
+ * The digits of the person's national number (`6505557321` for `+16505557321`): what any
+ * written form of their phone contains once everything but digits is dropped.
+ */
+export function nationalDigits(person: ErasedPerson): string {
+  return parsePhoneNumberFromString(person.phone)?.nationalNumber ?? person.phone.slice(1);
+}
+
+/** `text` with every written form of the person's phone replaced by `erased`. */
+function withoutPhone(text: string, phone: string): string {
+  // National forms are read in the person's own country (`(650) 555-7321` for a US number).
+  const country = parsePhoneNumberFromString(phone)?.country;
+  const found = findPhoneNumbersInText(text, country).filter((f) => f.number.number === phone);
+  let out = text;
+  for (const { startsAt, endsAt } of found.reverse()) {
+    // A number in brackets, `(+16505557321)`, is found with its opening bracket: keep it.
+    const open = text[startsAt] === '(' && !text.slice(startsAt, endsAt).includes(')');
+    out = out.slice(0, startsAt + (open ? 1 : 0)) + ERASED + out.slice(endsAt);
+  }
+  return out;
+}
+
 /** `text` with every term of `person` replaced by `erased`. */
 export function withoutPerson(text: string, person: ErasedPerson): string {
-  return text.replace(personPattern(person), ERASED);
+  return withoutPhone(text, person.phone).replace(personPattern(person), ERASED);
 }

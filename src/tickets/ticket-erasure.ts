@@ -11,7 +11,7 @@
 import { and, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { supportTickets, ticketComments, ticketNotes } from '../db/schema/index.ts';
-import { withoutPerson, type ErasedPerson } from '../platform/erased-person.ts';
+import { nationalDigits, withoutPerson, type ErasedPerson } from '../platform/erased-person.ts';
 import type { Tx } from './tickets-repository.ts';
 
 /** What one kind of row lost: `count` rows of `what` rewritten without the person. */
@@ -29,11 +29,17 @@ function terms(person: ErasedPerson): string[] {
   );
 }
 
-/** Whether any of `columns` contains any term (case-insensitive, no pattern characters). */
+/**
+ * Whether any of `columns` contains any term (case-insensitive, no pattern characters), or the
+ * person's national number once everything but digits is dropped (a phone written with spaces,
+ * dashes or brackets).
+ */
 function mentions(columns: AnyPgColumn[], person: ErasedPerson): SQL {
-  const clauses = columns.flatMap((c) =>
-    terms(person).map((t) => sql`strpos(lower(${c}), ${t.trim().toLowerCase()}) > 0`),
-  );
+  const national = nationalDigits(person);
+  const clauses = columns.flatMap((c) => [
+    ...terms(person).map((t) => sql`strpos(lower(${c}), ${t.trim().toLowerCase()}) > 0`),
+    sql`strpos(regexp_replace(${c}, '[^0-9]', '', 'g'), ${national}) > 0`,
+  ]);
   return or(...clauses)!;
 }
 

@@ -47,7 +47,7 @@ for (const backend of backends()) {
       }
       const [id, otherId] = ticketIds as [string, string];
       const comment = await call(mine.token, 'POST', `${TICKETS}/${id}/comments`, {
-        body: 'Zenobia called again from 16505557321.',
+        body: 'Zenobia called again from 16505557321, then from +1 650-555-7321.',
       });
       assert.equal(comment.statusCode, 201, comment.body);
       const agent = await services.agents.createAgent({
@@ -59,7 +59,7 @@ for (const backend of backends()) {
       await services.desk.note({
         agentId: agent.agentId,
         ticketId: id,
-        body: 'Checked the account of QUIXOTIC, zenobia.q@example.test; password reset sent.',
+        body: 'Checked the account of QUIXOTIC, zenobia.q@example.test, (650) 555-7321; password reset sent.',
       });
       const contact = await call(mine.token, 'POST', CONTACTS, PERSON);
       assert.equal(contact.statusCode, 201, contact.body);
@@ -89,8 +89,8 @@ for (const backend of backends()) {
           assert.ok(!stored.toLowerCase().includes(needle.toLowerCase()), `${needle} in ${stored}`);
       assert.deepEqual(after, [
         'erased erased cannot log in Customer erased (erased) reports a lockout.',
-        'erased called again from erased.',
-        'Checked the account of erased, erased; password reset sent.',
+        'erased called again from erased, then from erased.',
+        'Checked the account of erased, erased, erased; password reset sent.',
       ]);
       // Another portal's ticket is not this erasure's business.
       assert.deepEqual(await texts(otherId), [`${text.subject} ${text.description}`]);
