@@ -27,6 +27,7 @@ import {
 import { connectPortal, startTestProvider } from '../helpers/provider.ts';
 import { backends } from '../helpers/storage.ts';
 import { portalWithPassword, TEST_PASSWORD } from '../helpers/web.ts';
+import { deadline } from '../helpers/deadlines.ts';
 
 const PERSON = '16505551234';
 
@@ -148,12 +149,12 @@ for (const backend of backends())
         (await page.textContent('[data-testid=thread] [data-testid=bubble-out]')) ?? '',
         /On its way/,
       );
-      const deadline = Date.now() + 10_000;
+      const giveUp = Date.now() + deadline(10_000);
       const onPhone = () =>
         provider.sandbox.cloud.messages.find(
           (m) => m.direction === 'received' && m.waId === PERSON && m.text === 'On its way',
         );
-      while (!onPhone() && Date.now() < deadline) await delay(100);
+      while (!onPhone() && Date.now() < giveUp) await delay(100);
       assert.ok(onPhone(), 'the sandbox phone received the reply');
       await screenshot(page, 'inbox-02-replied-1280');
 

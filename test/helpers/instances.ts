@@ -12,6 +12,7 @@ import { createLogger } from '../../src/platform/logger.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { captureLogs, testConfig } from './app.ts';
 import { createPostgresDatabase, type Backend } from './storage.ts';
+import { deadline } from './deadlines.ts';
 
 export interface Instance {
   app: FastifyInstance;
@@ -80,9 +81,9 @@ export async function eventually(
   what: string,
   safetyNetMs = 15_000,
 ): Promise<void> {
-  const deadline = Date.now() + safetyNetMs;
+  const giveUp = Date.now() + deadline(safetyNetMs);
   while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`Never happened: ${what}`);
+    if (Date.now() > giveUp) throw new Error(`Never happened: ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }

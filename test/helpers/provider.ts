@@ -14,6 +14,7 @@ import {
 } from '../../src/sandbox-provider/sandbox-provider.tsx';
 import type { ValidatedAuthorizationCode } from '../../src/partner/oauth/authorization-response.ts';
 import type { Services } from '../../src/services.ts';
+import { deadline } from './deadlines.ts';
 
 export interface TestProvider {
   sandbox: SandboxProvider;
@@ -179,10 +180,10 @@ export async function recordAppWebhooks(
     bodies,
     statusesOf,
     async waitForStatuses(wamid, count) {
-      const deadline = Date.now() + 10_000;
+      const giveUp = Date.now() + deadline(10_000);
       while (statusesOf(wamid).length < count) {
-        if (Date.now() > deadline)
-          throw new Error(`${wamid}: ${statusesOf(wamid).length} of ${count} statuses in 10 s`);
+        if (Date.now() > giveUp)
+          throw new Error(`${wamid}: ${statusesOf(wamid).length} of ${count} statuses in time`);
         await delay(10);
       }
       return statusesOf(wamid);

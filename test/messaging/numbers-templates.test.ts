@@ -9,6 +9,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
 import { connectPortal, startTestProvider } from '../helpers/provider.ts';
 import { backends } from '../helpers/storage.ts';
+import { deadline } from '../helpers/deadlines.ts';
 
 const API = '/api/v1/external/messaging';
 
@@ -41,12 +42,12 @@ const ORDER_SHIPPED = {
 const WABA1 = '102000123401';
 const WABA2 = '102000123402';
 
-/** Poll `read` until `ok` (every 200 ms, at most 20 s). */
+/** Poll `read` until `ok` (every 200 ms, at most `deadline(20 s)`). */
 async function eventually<T>(read: () => Promise<T>, ok: (v: T) => boolean): Promise<T> {
-  const deadline = Date.now() + 20_000;
+  const giveUp = Date.now() + deadline(20_000);
   for (;;) {
     const v = await read();
-    if (ok(v) || Date.now() > deadline) return v;
+    if (ok(v) || Date.now() > giveUp) return v;
     await new Promise((r) => setTimeout(r, 200));
   }
 }

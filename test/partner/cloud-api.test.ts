@@ -9,6 +9,7 @@ import { describe, test } from 'node:test';
 import { createProviderClient, ProviderError } from '../../src/partner/provider-client.ts';
 import type { MessageTemplate } from '../../src/partner/cloud-api/cloud-api.ts';
 import { startTestProvider, type TestProvider } from '../helpers/provider.ts';
+import { deadline } from '../helpers/deadlines.ts';
 
 function clientFor(p: TestProvider) {
   return createProviderClient({
@@ -53,11 +54,11 @@ async function templateNamed(
   name: string,
   status: string,
 ): Promise<MessageTemplate> {
-  const deadline = Date.now() + 5_000;
+  const giveUp = Date.now() + deadline(5_000);
   for (;;) {
     const found = (await list()).find((t) => t.name === name);
     if (found?.status === status) return found;
-    if (Date.now() > deadline) assert.fail(`${name} never became ${status}`);
+    if (Date.now() > giveUp) assert.fail(`${name} never became ${status}`);
     await delay(25);
   }
 }

@@ -14,13 +14,14 @@ import { buildTestApp, createPortal } from '../helpers/app.ts';
 import { connectPortal, startTestProvider } from '../helpers/provider.ts';
 import { backends, type Backend } from '../helpers/storage.ts';
 import { recordingSink } from '../helpers/webhook-sink.ts';
+import { deadline } from '../helpers/deadlines.ts';
 
 async function until<T>(what: string, probe: () => T | undefined, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
+  const giveUp = Date.now() + deadline(ms);
   for (;;) {
     const value = probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    if (Date.now() > giveUp) assert.fail(`timed out waiting for ${what}`);
     await delay(20);
   }
 }

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, test, type TestContext } from 'node:test';
 import { Redis } from 'ioredis';
 import { createWindowCounter, type HitResult } from '../../src/platform/window-counter.ts';
+import { deadline } from '../helpers/deadlines.ts';
 
 const WINDOW_MS = 60_000;
 const SYNC_MS = 100;
@@ -102,8 +103,8 @@ describe('window counter', () => {
     await counter.hit('q');
     for (let i = 0; i < 4; i++) await counter.hit('q');
     const key = `${namespace}q`;
-    const deadline = Date.now() + 5_000;
-    while (Number(await redis.get(key)) !== 5 && Date.now() < deadline) {
+    const giveUp = Date.now() + deadline(5_000);
+    while (Number(await redis.get(key)) !== 5 && Date.now() < giveUp) {
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
     assert.equal(Number(await redis.get(key)), 5);

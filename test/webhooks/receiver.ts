@@ -7,6 +7,7 @@
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
+import { deadline } from '../helpers/deadlines.ts';
 
 export interface Received {
   headers: IncomingHttpHeaders;
@@ -70,9 +71,9 @@ export async function startReceiver(
     received,
     secrets,
     async waitFor(count, timeoutMs = 10_000) {
-      const deadline = Date.now() + timeoutMs;
+      const giveUp = Date.now() + deadline(timeoutMs);
       while (received.length < count) {
-        const left = deadline - Date.now();
+        const left = giveUp - Date.now();
         if (left <= 0) throw new Error(`receiver got ${received.length} of ${count} requests`);
         await new Promise<void>((resolve) => {
           const timer = setTimeout(resolve, left);
@@ -97,11 +98,11 @@ export async function eventually<T>(
   check: () => Promise<T | undefined | null | false>,
   timeoutMs = 10_000,
 ): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
+  const giveUp = Date.now() + deadline(timeoutMs);
   for (;;) {
     const value = await check();
     if (value) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
+    if (Date.now() > giveUp) throw new Error('condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

@@ -14,6 +14,7 @@ import { messagingSetup, type MessagingSetup } from '../../helpers/messaging.ts'
 import { queryRows } from '../../helpers/sql.ts';
 import { backends } from '../../helpers/storage.ts';
 import { startReceiver, type Receiver } from '../../webhooks/receiver.ts';
+import { deadline } from '../../helpers/deadlines.ts';
 
 const FROM = '16505551234';
 /** Times an hour ago (the window they open is still open), `second` apart. */
@@ -21,11 +22,11 @@ const BASE = Math.floor(Date.now() / 1000) * 1000 - 3_600_000;
 const at = (second: number) => new Date(BASE + second * 1000);
 
 async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 10_000) {
-  const deadline = Date.now() + ms;
+  const giveUp = Date.now() + deadline(ms);
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
+    if (Date.now() > giveUp) assert.fail(`timed out waiting for ${what}`);
     await delay(20);
   }
 }
