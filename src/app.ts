@@ -39,7 +39,7 @@ import {
   toAppError,
 } from './platform/error-envelope.ts';
 import { probes } from './platform/probes.ts';
-import { sharedSchemaCompilers } from './platform/schema-compilers.ts';
+import { AJV_CUSTOM_OPTIONS, sharedSchemaCompilers } from './platform/schema-compilers.ts';
 import { requestLoggingOptions } from './platform/request-logger.ts';
 import type { Redis } from 'ioredis';
 import { connectRedis, isDegraded } from './platform/redis.ts';
@@ -104,19 +104,8 @@ export async function buildApp({
       void sendError(reply, toAppError(err));
     },
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 200 },
-    // A schema that says `additionalProperties: false` refuses unknown fields (400 naming them)
-    // instead of silently dropping them: a misspelt optional field is a client bug to report.
-    // `allowUnionTypes`: a contact attribute is `type: [string, number, boolean]`, one error
-    // message instead of an `anyOf`'s three. `allErrors`: a body's every problem is reported at
-    // once (bodies are at most 64 KiB, so the extra work is bounded).
-    ajv: {
-      customOptions: {
-        removeAdditional: false,
-        allowUnionTypes: true,
-        allErrors: true,
-        discriminator: true,
-      },
-    },
+    // The project's Ajv options (schema-compilers.ts says why each).
+    ajv: { customOptions: { ...AJV_CUSTOM_OPTIONS } },
     // Compiled schemas are shared by every app of this process (schema-compilers.ts).
     schemaController: { compilersFactory: sharedSchemaCompilers },
   });

@@ -98,12 +98,28 @@ export const ContactFieldsSchema = Type.Object(
     phone: PhoneInput,
     ...optionalFields,
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        phone: '+16505551234',
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        email: 'ada@example.com',
+        attributes: { plan: 'pro', seats: 5 },
+        tags: ['customer'],
+        consent: { whatsapp: 'opted_in' },
+      },
+    ],
+  },
 );
 export type ContactFields = Static<typeof ContactFieldsSchema>;
 
 /** `PUT /crm/contacts/by-phone/{phone}`: the fields without phone (the path carries it). */
-export const UpsertContactBodySchema = Type.Object(optionalFields, { additionalProperties: false });
+export const UpsertContactBodySchema = Type.Object(optionalFields, {
+  additionalProperties: false,
+  examples: [{ firstName: 'Ada', tags: ['customer'], consent: { whatsapp: 'opted_in' } }],
+});
 export type UpsertContactBody = Static<typeof UpsertContactBodySchema>;
 
 /** JSON merge patch (RFC 7396): a field set to null is removed, an attribute set to null too. */
@@ -127,7 +143,10 @@ export const PatchContactBodySchema = Type.Object(
     tags: Type.Optional(Nullable(fields.tags)),
     consent: Type.Optional(fields.consent),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [{ lastName: 'King', email: null, attributes: { plan: 'enterprise', seats: null } }],
+  },
 );
 export type PatchContactBody = Static<typeof PatchContactBodySchema>;
 
@@ -142,7 +161,17 @@ export const ImportBodySchema = Type.Object(
       },
     ),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        contacts: [
+          { phone: '+16505551234', firstName: 'Ada', tags: ['import'] },
+          { phone: '+44 20 7946 0958', firstName: 'Charles', consent: { whatsapp: 'unknown' } },
+        ],
+      },
+    ],
+  },
 );
 
 export const ContactSchema = Type.Object(
@@ -267,6 +296,13 @@ export const ListContactsQuerySchema = Type.Object({
 export type ListContactsQuery = Static<typeof ListContactsQuerySchema>;
 
 export const ContactParamsSchema = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 64, description: 'Contact id (`ctc_…`).' }),
+  id: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: 'Contact id (`ctc_…`).',
+    examples: ['ctc_7hGq2LmZ9xKa'],
+  }),
 });
-export const PhoneParamsSchema = Type.Object({ phone: PhoneInput });
+export const PhoneParamsSchema = Type.Object({
+  phone: Type.String({ ...PhoneInput, examples: ['+16505551234'] }),
+});

@@ -124,7 +124,7 @@ export const RotateApiKeyBodySchema = Type.Object(
 );
 
 export const KeyParams = Type.Object({
-  id: Type.String({ pattern: '^[1-9][0-9]{0,9}$', description: 'The key id.' }),
+  id: Type.String({ pattern: '^[1-9][0-9]{0,9}$', description: 'The key id.', examples: ['42'] }),
 });
 
 export const UsageQuery = Type.Object({

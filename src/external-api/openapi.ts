@@ -11,11 +11,11 @@
  * @see https://spec.openapis.org/oas/v3.1.0
  * @see docs/reference/external-api.md
  */
-import { createHash } from 'node:crypto';
 import type { SwaggerOptions } from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { SCOPES, SCOPE_WORDS } from '../accounts/scopes.ts';
+import { cachedBody } from '../platform/cached-body.ts';
 import { errorResponses } from '../platform/error-envelope.ts';
 import type { ErrorCode } from '../platform/errors.ts';
 import { finishOpenApiDocument, operationIdFrom } from './openapi-components.ts';
@@ -211,14 +211,19 @@ export function swaggerOptions(apiPrefix: string, baseUrl: string): SwaggerOptio
 }
 
 /**
- * `GET /openapi.json` under the API base: the document, no token needed, with a strong `ETag`
- * (SHA-256 of the document, which does not change while the process runs): a request whose
- * `If-None-Match` names it gets 304 without the body.
+ * `GET /openapi.json` under the API base: the document, no token needed, compressed (`br`,
+ * `gzip`, each made once) and with a strong `ETag` per representation (SHA-256 of the
+ * document, which does not change while the process runs): a request whose `If-None-Match`
+ * names it gets 304 without the body. `no-cache`: a client revalidates at each use.
  *
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-13.1.2
+ * @see docs/decisions/0042-compressed-cached-reference.md
  */
 export async function openApiDocumentRoute(api: FastifyInstance): Promise<void> {
-  let etag: string | undefined;
+  const document = cachedBody(() => JSON.stringify(api.swagger()), {
+    contentType: 'application/json; charset=utf-8',
+    cacheControl: 'no-cache',
+  });
   api.get(
     OPENAPI_PATH,
     {
@@ -234,14 +239,6 @@ export async function openApiDocumentRoute(api: FastifyInstance): Promise<void> 
         },
       },
     },
-    async (request, reply) => {
-      const document = api.swagger();
-      etag ??= `"${createHash('sha256').update(JSON.stringify(document)).digest('base64url')}"`;
-      reply.header('etag', etag).header('cache-control', 'no-cache');
-      const wanted = request.headers['if-none-match'];
-      if (wanted?.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*'))
-        return reply.code(304).send();
-      return document;
-    },
+    (request, reply) => document.send(request, reply),
   );
 }

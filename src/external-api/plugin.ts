@@ -13,6 +13,8 @@ import type {
   FastifyRequest,
   HookHandlerDoneFunction,
 } from 'fastify';
+import fastifyCompress from '@fastify/compress';
+import { RESPONSE_COMPRESSION } from '../platform/cached-body.ts';
 import { notFoundHandler } from '../platform/error-envelope.ts';
 import { AppError } from '../platform/errors.ts';
 import { jsonBodyParser } from '../platform/json-body.ts';
@@ -151,6 +153,10 @@ export async function externalApi(
 
   api.setNotFoundHandler(notFoundHandler);
 
+  // JSON answers of 1 KiB or more are compressed for a client that accepts `br` or `gzip`
+  // (docs/decisions/0042-compressed-cached-reference.md). Before the routes: the plugin hooks
+  // the routes registered after it.
+  await api.register(fastifyCompress, RESPONSE_COMPRESSION);
   await api.register(openApiDocumentRoute);
   await api.register(verifyRoute);
   for (const routes of options.routes ?? []) await api.register(routes);

@@ -6,6 +6,9 @@
  * it, the app's webhook URL (`{APP_BASE_URL}/api/provider/webhooks`) and verify token included.
  * Production and test never do this (main.ts checks NODE_ENV; production config refuses a
  * sandbox provider).
+ *
+ * Its state lives in `DATA_DIR/sandbox-provider.json` (sandbox-store.ts): a restart keeps the
+ * app, the grants and the tokens, so a connected portal stays connected.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import {
@@ -14,8 +17,10 @@ import {
   SANDBOX_APP_ID_PREFIX,
   type Config,
 } from '../config.ts';
+import { join } from 'node:path';
 import { randomBase62 } from '../platform/crypto.ts';
 import { startSandboxProvider, type SandboxProvider } from './sandbox-provider.tsx';
+import { readSnapshot, SANDBOX_STATE_FILE } from './sandbox-store.ts';
 
 /** Whether main.ts should start the sandbox for this configuration. */
 export function wantsDevelopmentSandbox(config: Config): boolean {
@@ -31,17 +36,25 @@ export async function startDevelopmentSandbox(
   config: Config,
   logger: FastifyBaseLogger,
 ): Promise<{ config: Config; sandbox: SandboxProvider }> {
-  const appId = `${SANDBOX_APP_ID_PREFIX}${randomBase62(8)}`;
-  // A configured app secret is kept (the operator knows it); otherwise one is made.
-  const appSecret = config.PROVIDER_APP_SECRET ?? randomBase62(32);
+  // The state of the previous run, if any: the same app (id, secret, verify token), so the
+  // connections made with it, and their tokens, stay valid across a restart.
+  const file = join(config.dataDir, SANDBOX_STATE_FILE);
+  const saved = readSnapshot(file);
+  const previous = saved?.apps.find((a) => a.appId.startsWith(SANDBOX_APP_ID_PREFIX));
+  const appId = previous?.appId ?? `${SANDBOX_APP_ID_PREFIX}${randomBase62(8)}`;
+  // A configured app secret is kept (the operator knows it); otherwise the saved or a new one.
+  const appSecret = config.PROVIDER_APP_SECRET ?? previous?.appSecret ?? randomBase62(32);
   // The app's webhook and its verify token, as one registers them in the provider's app
   // dashboard; a configured verify token is kept.
-  const webhookVerifyToken = config.PROVIDER_WEBHOOK_VERIFY_TOKEN ?? randomBase62(24);
+  const webhookVerifyToken =
+    config.PROVIDER_WEBHOOK_VERIFY_TOKEN ?? previous?.webhookVerifyToken ?? randomBase62(24);
   const redirectUri =
     config.PROVIDER_REDIRECT_URI ?? `${config.APP_BASE_URL}${PARTNER_CALLBACK_PATH}`;
   const sandbox = await startSandboxProvider({
     host: '127.0.0.1',
     port: config.SANDBOX_PROVIDER_PORT,
+    persistence: { file, saved },
+    logger,
     // Templates with an image or document header, to try rich template sends (README).
     cloud: { sampleTemplates: true },
     apps: [
@@ -64,6 +77,8 @@ export async function startDevelopmentSandbox(
       appsPage: `${sandbox.url}/sandbox/apps`,
       phonePage: `${sandbox.url}/sandbox/phone`,
       appId,
+      stateFile: file,
+      restored: saved !== undefined,
     },
     'no PROVIDER_APP_ID in development: started the sandbox provider and connected Portico to it',
   );

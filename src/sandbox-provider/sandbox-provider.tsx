@@ -59,6 +59,7 @@ import { accountUpdate, changeNumber, changeTemplate } from './cloud-signals.ts'
 import type { SandboxMedium } from './cloud-media-store.ts';
 import { graphError } from './graph-errors.ts';
 import { SandboxState, type SandboxAppConfig, type SandboxCall } from './sandbox-state.ts';
+import { persistTo, restoreSnapshot, type SandboxSnapshot } from './sandbox-store.ts';
 import type { SandboxSurface } from './surface.ts';
 import { tokenEndpointRoutes } from './token-endpoint.ts';
 
@@ -77,6 +78,11 @@ export interface SandboxProviderOptions {
   cloud?: Partial<CloudOptions>;
   /** A logger for start/stop lines only; requests are not logged (their queries carry state). */
   logger?: FastifyBaseLogger;
+  /**
+   * Keep the state in this file (the development sandbox: sandbox-store.ts) and start from
+   * `saved`, what it held. Without it the sandbox lives in memory only (tests).
+   */
+  persistence?: { file: string; saved: SandboxSnapshot | undefined };
 }
 
 export interface SandboxProvider {
@@ -187,6 +193,13 @@ export async function startSandboxProvider(
   options: SandboxProviderOptions,
 ): Promise<SandboxProvider> {
   const state = new SandboxState(options.apps, options.cloud);
+  const { persistence } = options;
+  if (persistence?.saved) restoreSnapshot(state, persistence.saved);
+  const store =
+    persistence &&
+    persistTo(persistence.file, state, (err) =>
+      options.logger?.warn({ err }, 'the sandbox provider could not save its state'),
+    );
   const defaultUserId = options.defaultUserId ?? DEFAULT_USER_ID;
   const app = Fastify({
     // No request logging: dialog URLs carry `state`, exchange bodies carry codes and secrets.
@@ -197,6 +210,12 @@ export async function startSandboxProvider(
   await app.register(formbody);
   // Before the surfaces: a hook only applies to plugins registered after it.
   const noteCall = logCalls(app, state.calls);
+  // Any request may have changed the state: it is written a moment later.
+  if (store)
+    app.addHook('onResponse', (_request, _reply, done) => {
+      store.changed();
+      done();
+    });
   for (const surface of SURFACES) await app.register(surface, { state, defaultUserId, noteCall });
   // Browsers ask for an icon on every page of the sandbox: there is none (not an error).
   app.get('/favicon.ico', (_request, reply) => reply.code(204).send());
@@ -218,6 +237,7 @@ export async function startSandboxProvider(
     close: async () => {
       state.cloud.close(); // pending status webhooks end first
       await app.close();
+      store?.close();
     },
     ...testHooks(state, defaultUserId),
   };

@@ -1,6 +1,7 @@
 /**
  * The sandbox provider's memory: registered apps, grants (a person who allowed an app), single-
- * use authorization codes and access tokens. Nothing is persisted; a restart forgets all.
+ * use authorization codes and access tokens. In memory; the development sandbox saves and
+ * restores what a restart must keep (sandbox-store.ts), a test's sandbox forgets all.
  *
  * Emulates Graph's documented behaviour: codes are single-use and expire after 60 s, a code is
  * bound to the redirect URI of its dialog, short-lived tokens last 2 hours and long-lived ones
@@ -210,7 +211,8 @@ export class SandboxState {
   }
 }
 
-function grantKey(appId: string, userId: string): string {
+/** The key of a grant in `SandboxState.grants`. */
+export function grantKey(appId: string, userId: string): string {
   return `${appId}\u0000${userId}`;
 }
 

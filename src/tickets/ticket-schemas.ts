@@ -106,7 +106,19 @@ export const CreateTicketBodySchema = Type.Object(
       }),
     ),
   },
-  { title: 'CreateTicketRequest', additionalProperties: false },
+  {
+    title: 'CreateTicketRequest',
+    additionalProperties: false,
+    examples: [
+      {
+        subject: 'Messages stuck in queued',
+        description: 'Since 09:00 UTC our template messages stay queued; the connection is active.',
+        priority: 'high',
+        category: 'messaging',
+        tags: ['whatsapp'],
+      },
+    ],
+  },
 );
 export { Text as TextField };
 
@@ -145,7 +157,12 @@ export const ListTicketsQuerySchema = Type.Object({
 });
 
 export const TicketParamsSchema = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 64, description: 'Ticket id (`tkt_…`).' }),
+  id: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: 'Ticket id (`tkt_…`).',
+    examples: ['tkt_4QxY7dLm2Zp9'],
+  }),
 });
 
 export const TicketEnvelopeSchema = Envelope(TicketSchema, { title: 'TicketEnvelope' });

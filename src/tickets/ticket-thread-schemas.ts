@@ -41,7 +41,11 @@ export type TicketComment = Static<typeof CommentSchema>;
 
 export const CreateCommentBodySchema = Type.Object(
   { body: TextField(COMMENT_MAX, `The comment, 1–${COMMENT_MAX} characters.`) },
-  { title: 'CreateCommentRequest', additionalProperties: false },
+  {
+    title: 'CreateCommentRequest',
+    additionalProperties: false,
+    examples: [{ body: 'It works again since 10:15 UTC, thank you.' }],
+  },
 );
 export type CreateCommentBody = Static<typeof CreateCommentBodySchema>;
 
@@ -97,6 +101,11 @@ export const UpdateTicketBodySchema = Type.Object(
       }),
     ),
   },
-  { title: 'UpdateTicketRequest', additionalProperties: false, minProperties: 1 },
+  {
+    title: 'UpdateTicketRequest',
+    additionalProperties: false,
+    minProperties: 1,
+    examples: [{ status: 'closed' }],
+  },
 );
 export type UpdateTicketBody = Static<typeof UpdateTicketBodySchema>;

@@ -114,13 +114,23 @@ export const EventsQuerySchema = Type.Object({
   ),
 });
 
-export const EndpointParamsSchema = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 64, description: 'Endpoint id (`ep_…`).' }),
+const EndpointId = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'Endpoint id (`ep_…`).',
+  examples: ['ep_3fTn7QpX1vWs'],
 });
 
+export const EndpointParamsSchema = Type.Object({ id: EndpointId });
+
 export const ReplayParamsSchema = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 64, description: 'Endpoint id (`ep_…`).' }),
-  replayId: Type.String({ minLength: 1, maxLength: 64, description: 'Replay id (`rpl_…`).' }),
+  id: EndpointId,
+  replayId: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: 'Replay id (`rpl_…`).',
+    examples: ['rpl_8cXa2MdK6uHy'],
+  }),
 });
 
 export const ReplayBodySchema = Type.Object(

@@ -84,12 +84,26 @@ export const NewDraftBodySchema = Type.Object(
     recipients: Type.Optional(Type.Partial(RecipientsSchema, { additionalProperties: false })),
     from: Type.Optional(Nullable(FromSchema)),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        type: 'template',
+        template: {
+          name: 'appointment_reminder',
+          language: 'en_US',
+          parameters: [{ contact: 'firstName', fallback: 'there' }, 'Friday 10:00'],
+        },
+        recipients: { contactIds: ['ctc_7hGq2LmZ9xKa'], phones: ['+16505551234'] },
+      },
+    ],
+  },
 );
 export type NewDraftBody = Static<typeof NewDraftBodySchema>;
 
 export const PatchDraftBodySchema = Type.Partial(NewDraftBodySchema, {
   additionalProperties: false,
+  examples: [{ recipients: { tag: 'customer' } }],
 });
 export type PatchDraftBody = Static<typeof PatchDraftBodySchema>;
 
@@ -123,7 +137,12 @@ export const ListDraftsQuerySchema = Type.Object({
 export type ListDraftsQuery = Static<typeof ListDraftsQuerySchema>;
 
 export const DraftParamsSchema = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 64, description: 'Draft id (`drf_…`).' }),
+  id: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: 'Draft id (`drf_…`).',
+    examples: ['drf_2mV8sKq4YtPe'],
+  }),
 });
 
 export const SendResultSchema = Envelope(

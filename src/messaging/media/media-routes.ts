@@ -13,7 +13,12 @@ import type { MediaService } from './media-service.ts';
 import { mediaUploadRoute } from './media-upload-routes.ts';
 
 const MediaParamsSchema = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 64, description: 'Medium id (`med_…`).' }),
+  id: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: 'Medium id (`med_…`).',
+    examples: ['med_9wQe4TzR1bNc'],
+  }),
 });
 
 /**

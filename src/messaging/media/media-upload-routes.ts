@@ -33,7 +33,10 @@ const UploadFormSchema = Type.Object(
       }),
     ),
   },
-  { title: 'MediaUpload' },
+  {
+    title: 'MediaUpload',
+    examples: [{ file: 'invoice-1042.pdf', phoneNumberId: '106540352242922' }],
+  },
 );
 
 const UploadedMediumSchema = Type.Object(

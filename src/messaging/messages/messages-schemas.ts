@@ -158,7 +158,12 @@ export const ListMessagesQuerySchema = Type.Object(
 export type ListMessagesQuery = Static<typeof ListMessagesQuerySchema>;
 
 export const MessageParamsSchema = Type.Object({
-  id: Type.String({ minLength: 1, maxLength: 64, description: 'Message id (`msg_…`).' }),
+  id: Type.String({
+    minLength: 1,
+    maxLength: 64,
+    description: 'Message id (`msg_…`).',
+    examples: ['msg_5kJd8RwP3nLx'],
+  }),
 });
 
 export const SummaryQuerySchema = Type.Object(

@@ -123,7 +123,7 @@ export const ReactionObjectSchema = Type.Object(
  */
 function discriminated<T extends TSchema[]>(
   branches: [...T],
-  options: { description: string; title?: string },
+  options: { description: string; title?: string; examples?: unknown[] },
 ) {
   return Type.Unsafe<Static<TUnion<T>>>({
     type: 'object',
@@ -302,5 +302,17 @@ export const SEND_KIND_SCHEMAS = [
 export const SendMessageBodySchema = discriminated([...SEND_KIND_SCHEMAS], {
   title: 'SendMessageRequest',
   description: 'A message of one kind, by `type`, with that kind’s object under its name.',
+  examples: [
+    {
+      to: '+16505551234',
+      type: 'template',
+      template: { name: 'hello_world', language: 'en_US' },
+    },
+    {
+      contactId: 'ctc_7hGq2LmZ9xKa',
+      type: 'text',
+      text: { body: 'Your table for two is booked for 19:30.' },
+    },
+  ],
 });
 export type SendMessageBody = Static<typeof SendMessageBodySchema>;

@@ -133,7 +133,23 @@ export const NewTemplateBodySchema = Type.Object(
         'Which WhatsApp Business Account; required only when the connection has several.',
     }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        name: 'order_shipped',
+        language: 'en_US',
+        category: 'UTILITY',
+        components: [
+          { type: 'HEADER', format: 'TEXT', text: 'Your order is on its way' },
+          // No variable: Spectral reads a component's own `example` (its variables' sample
+          // values) inside an example as an OpenAPI example keyword.
+          { type: 'BODY', text: 'Your order has shipped and arrives within three days.' },
+          { type: 'FOOTER', text: 'Reply STOP to opt out' },
+        ],
+      },
+    ],
+  },
 );
 export type NewTemplateBody = Static<typeof NewTemplateBodySchema>;
 
@@ -188,6 +204,9 @@ export const ListTemplatesQuerySchema = Type.Object({
 export type ListTemplatesQuery = Static<typeof ListTemplatesQuerySchema>;
 
 export const TemplateNameParamsSchema = Type.Object({
-  name: Type.String({ pattern: `^[a-z0-9_]{1,${TEMPLATE_NAME_MAX}}$` }),
+  name: Type.String({
+    pattern: `^[a-z0-9_]{1,${TEMPLATE_NAME_MAX}}$`,
+    examples: ['order_shipped'],
+  }),
 });
 export const DeleteTemplateQuerySchema = Type.Object({ wabaId: Type.Optional(GraphIdSchema) });
