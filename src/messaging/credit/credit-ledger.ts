@@ -156,13 +156,37 @@ export async function release(
   items: readonly { messageId: string; amount: number; currency: string }[],
   actor: string,
 ): Promise<void> {
+  await settle(
+    tx,
+    portalId,
+    items.map((i) => ({ ...i, kind: 'release' as const })),
+    actor,
+  );
+}
+
+/**
+ * `capture` and `release` for many messages at once (a provider webhook's batch of statuses):
+ * one unposted transaction row each, in the order given, written in one statement. Items of
+ * amount 0 write nothing. Call once per message, as the two functions say.
+ */
+export async function settle(
+  tx: Tx,
+  portalId: number,
+  items: readonly {
+    kind: 'capture' | 'release';
+    messageId: string;
+    amount: number;
+    currency: string;
+  }[],
+  actor: string,
+): Promise<void> {
   const charged = items.filter((i) => i.amount > 0);
   if (charged.length === 0) return;
   await tx.insert(creditTransactions).values(
     charged.map((i) => ({
       id: newCreditTransactionId(),
       portalId,
-      kind: 'release' as const,
+      kind: i.kind,
       amount: i.amount,
       currency: i.currency,
       messageId: i.messageId,
