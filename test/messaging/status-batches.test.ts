@@ -25,9 +25,11 @@ import {
 } from '../../src/messaging/provider-webhooks/status-events.ts';
 import type { MessageStatusEvent } from '../../src/partner/cloud-api/provider-webhook-events.ts';
 import { parseProviderWebhook } from '../../src/partner/cloud-api/provider-webhook-payload.ts';
+import { loadKeyring } from '../../src/platform/keyring.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import type { Services } from '../../src/services.ts';
 import { webhookEventSteps } from '../../src/webhooks/event-hooks.ts';
+import { openEventPayload } from '../../src/webhooks/event-payload.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
 import { connectPortal, startTestProvider } from '../helpers/provider.ts';
 import { queryRows } from '../helpers/sql.ts';
@@ -223,19 +225,23 @@ async function landed(services: Services, portalId: number, ids: readonly string
           sum(read)::int as read, sum(failed)::int as failed
         from message_daily_counts where portal_id = ${portalId} group by day order by day`,
   );
-  const events: unknown[] = [];
-  let since: string | undefined;
-  for (;;) {
-    const page = await services.webhooks.readEvents(portalId, {
-      since,
-      types: ['message.status'],
-      limit: 1000,
-    });
-    for (const e of page.items)
-      events.push(JSON.parse(JSON.stringify(e.data, (_k, v: unknown) => name(v))));
-    since = page.nextCursor;
-    if (!page.hasMore) break;
-  }
+  // The log's rows in its order, read from the table: the log's API serves only the events
+  // below the server's horizon, which another test's open transaction may hold back.
+  const rows = await queryRows<{ id: string; payload: Record<string, unknown> }>(
+    services.storage,
+    sql`select id, payload from webhook_events
+        where portal_id = ${portalId} and type = 'message.status' order by writer_xid, position`,
+  );
+  const keyring = loadKeyring(services.config);
+  const events = rows.map(
+    (r) =>
+      JSON.parse(
+        JSON.stringify(
+          openEventPayload(keyring, portalId, r.id, r.payload).data,
+          (_k, v: unknown) => name(v),
+        ),
+      ) as unknown,
+  );
   const credit = await services.messaging.credit({ portalId });
   return { messages, ledger, counts, events, credit };
 }
