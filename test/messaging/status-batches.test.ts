@@ -10,9 +10,10 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, test } from 'node:test';
-import { sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import type { Database } from '../../src/db/client.ts';
+import { messages as messagesTable } from '../../src/db/schema/messages.ts';
 import { settleLease, takeLease } from '../../src/messaging/credit/credit-leases.ts';
 import { deliveryJobStatements } from '../../src/messaging/delivery/delivery-queue.ts';
 import { insertQueuedMessage } from '../../src/messaging/messages/message-insert.ts';
@@ -200,16 +201,21 @@ async function landed(services: Services, portalId: number, ids: readonly string
     typeof s === 'string'
       ? s.replace(/msg_[0-9A-Za-z]+/g, (id) => `#${index.get(id) ?? 'other'}`)
       : s;
-  const messages = [];
-  for (const id of ids) {
-    const m = (await findMessage(db, portalId, id))!;
-    messages.push({
+  const byId = new Map(
+    (await db.select().from(messagesTable).where(eq(messagesTable.portalId, portalId))).map((m) => [
+      m.id,
+      m,
+    ]),
+  );
+  const messages = ids.map((id) => {
+    const m = byId.get(id)!;
+    return {
       status: m.status,
       wamid: name(m.providerMessageId),
       times: [m.sentAt, m.deliveredAt, m.readAt, m.failedAt].map((t) => t?.toISOString() ?? null),
       error: [m.errorCode, m.errorTitle],
-    });
-  }
+    };
+  });
   const ledger = (
     await queryRows<{ kind: string; amount: number; message_id: string | null; actor: string }>(
       services.storage,
