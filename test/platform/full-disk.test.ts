@@ -19,8 +19,8 @@ import { buildTestApp, createPortal } from '../helpers/app.ts';
 
 /** Mount a tmpfs of `size` at a new directory; the reason when this machine does not let us. */
 function mountTmpfs(size: string): { dir: string } | { reason: string } {
-  const dir = mkdtempSync(join(tmpdir(), 'portico-full-disk-'));
   if (process.getuid?.() !== 0) return { reason: 'mounting a tmpfs needs root' };
+  const dir = mkdtempSync(join(tmpdir(), 'portico-full-disk-'));
   try {
     execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir], { stdio: 'pipe' });
     return { dir };
