@@ -353,6 +353,7 @@ function messagingEventSteps(
 ): MessagingEventSteps & AccountSignalSteps {
   return {
     statusChanged: steps.messageStatus,
+    statusesChanged: steps.messageStatuses,
     received: steps.messageReceived,
     reacted: steps.messageReaction,
     templateStatusUpdated: (tx, portalId, e) =>

@@ -83,6 +83,9 @@ export function webhookEventSteps(webhooks: Pick<WebhooksService, 'emit' | 'emit
     /** For messaging's status events (every status change; never on a duplicate). */
     messageStatus: (tx: Tx, portalId: number, data: EventData['message.status']) =>
       webhooks.emit(tx, portalId, 'message.status', data),
+    /** The same for a provider webhook's batch of statuses, in the order they were applied. */
+    messageStatuses: (tx: Tx, portalId: number, data: readonly EventData['message.status'][]) =>
+      webhooks.emitMany(tx, portalId, 'message.status', data),
     /** For messaging's new inbound messages of a batch: the API's view, content included. */
     messageReceived: (tx: Tx, portalId: number, data: readonly EventData['message.received'][]) =>
       webhooks.emitMany(tx, portalId, 'message.received', data),

@@ -41,8 +41,11 @@ export interface WebhookQueue {
   start(): Promise<void>;
   /** Queue one attempt inside `tx` (committed or rolled back with it). */
   enqueue(tx: Tx, job: DeliveryJob, startAfter?: Date): Promise<void>;
-  /** Queue many first attempts inside `tx` in one statement, each from its own time. */
-  enqueueMany(tx: Tx, jobs: readonly { job: DeliveryJob; startAfter: Date }[]): Promise<void>;
+  /**
+   * Queue many first attempts inside `tx` in one statement, each from its own time (`startAfter`)
+   * or at once.
+   */
+  enqueueMany(tx: Tx, jobs: readonly { job: DeliveryJob; startAfter?: Date }[]): Promise<void>;
   /** Run `handler` for every due job on this instance until `stop`. */
   startWorker(handler: (job: DeliveryJob, context: AttemptContext) => Promise<void>): Promise<void>;
   /**
@@ -207,13 +210,13 @@ export function pgBossWebhookQueue(
       });
     },
     async enqueueMany(tx, items) {
-      if (!ready) throw new Error('The job queue is not started (webhooks.start()).');
       if (items.length === 0) return;
+      if (!ready) throw new Error('The job queue is not started (webhooks.start()).');
       await boss.insert(
         items.map(({ job, startAfter }) => ({
           name: DELIVERY_QUEUE,
           data: job,
-          startAfter,
+          ...(startAfter && { startAfter }),
           ...options,
         })),
         { db: jobs.inTransaction(tx) },

@@ -72,7 +72,7 @@ export interface WebhooksServiceDeps {
 
 /** What writing an event needs: the queue for its first jobs, the keyring to seal its data. */
 interface EmitDeps {
-  queue: Pick<WebhookQueue, 'enqueue'>;
+  queue: Pick<WebhookQueue, 'enqueue' | 'enqueueMany'>;
   keyring: EventKeyring;
 }
 
@@ -148,7 +148,10 @@ async function writeMany(
   );
   await repo.insertEvents(tx, events);
   await repo.insertDeliveries(tx, deliveries);
-  for (const d of deliveries) await queue.enqueue(tx, { deliveryId: d.id, attempt: 1 });
+  await queue.enqueueMany(
+    tx,
+    deliveries.map((d) => ({ job: { deliveryId: d.id, attempt: 1 } })),
+  );
 }
 
 /** `emitMany`, over the queue. */

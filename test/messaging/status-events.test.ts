@@ -222,6 +222,8 @@ for (const backend of backends()) {
         inbound: { store: async () => 0 },
         eventSteps: {
           statusChanged: async (_tx, portalId, e) => void events.push({ portalId, ...e }),
+          statusesChanged: async (_tx, portalId, list) =>
+            void events.push(...list.map((e) => ({ portalId, ...e }))),
           templateStatusUpdated: async () => undefined,
           received: async () => undefined,
         },

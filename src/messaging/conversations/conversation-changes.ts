@@ -60,7 +60,8 @@ export async function notifyConversationChanges(
 
 /**
  * The same, for messages named by their contact and business number (a status of an outbound
- * message): the conversations are looked up in the same statement that notifies.
+ * message): the conversations are looked up in the same statement that notifies, at most
+ * {@link IDS_PER_NOTIFICATION} ids a notification (a batch of statuses may name thousands).
  */
 export async function notifyConversationsOf(
   tx: Executor,
@@ -71,12 +72,15 @@ export async function notifyConversationsOf(
   const keys = JSON.stringify(pairs.map((p) => ({ c: p.contactId, n: p.phoneNumberId })));
   await tx.execute(sql`
     select pg_notify(${CONVERSATION_CHANGE_CHANNEL},
-      json_build_object('p', ${portalId}::int, 'c', json_agg(distinct c.id))::text)
-    from conversations c
-    join json_to_recordset(${keys}::json) as k(c text, n text)
-      on c.contact_id = k.c and c.phone_number_id = k.n
-    where c.portal_id = ${portalId}
-    having count(*) > 0`);
+      json_build_object('p', ${portalId}::int, 'c', json_agg(n.id order by n.id))::text)
+    from (
+      select d.id, (row_number() over (order by d.id) - 1) / ${sql.raw(String(IDS_PER_NOTIFICATION))} as part
+      from (
+        select distinct c.id from conversations c
+        join json_to_recordset(${keys}::json) as k(c text, n text)
+          on c.contact_id = k.c and c.phone_number_id = k.n
+        where c.portal_id = ${portalId}) d) n
+    group by n.part`);
 }
 
 /** A notification read back: the portal and its conversation ids, or null when malformed. */

@@ -5,7 +5,7 @@
  * "Statuses"); each is counted in the portal's daily counts in the same transaction
  * (reports/daily-counts.ts).
  */
-import { and, eq, gte, inArray, isNull, lt, sql, type SQL } from 'drizzle-orm';
+import { and, eq, gte, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { messages } from '../../db/schema/messages.ts';
 import { readKeysetPage, type KeysetPage, type PagePosition } from '../../db/keyset-page.ts';
@@ -63,6 +63,77 @@ export async function lockMessageForStatus(
     : and(eq(messages.portalId, portalId), eq(messages.providerMessageId, key.wamid));
   const [row] = await tx.select().from(messages).where(where).for('update');
   return row ?? null;
+}
+
+/**
+ * The messages a batch of status webhooks is about, locked for the update in one statement:
+ * those of the portal named by one of `ids` (Portico's ids, the `biz_opaque_callback_data`) or
+ * by one of `wamids`, in id order (two batches touching the same messages lock them in the same
+ * order, never waiting for each other in a cycle).
+ */
+export async function lockMessagesForStatuses(
+  tx: Tx,
+  portalId: number,
+  keys: { ids: readonly string[]; wamids: readonly string[] },
+): Promise<MessageRow[]> {
+  const named = [
+    ...(keys.ids.length > 0 ? [inArray(messages.id, [...keys.ids])] : []),
+    ...(keys.wamids.length > 0 ? [inArray(messages.providerMessageId, [...keys.wamids])] : []),
+  ];
+  if (named.length === 0) return [];
+  return tx
+    .select()
+    .from(messages)
+    .where(and(eq(messages.portalId, portalId), or(...named)))
+    .orderBy(messages.id)
+    .for('update');
+}
+
+/** The columns a status webhook changes, as `writeStatuses` writes them. */
+export type StatusColumns = Pick<
+  MessageRow,
+  | 'id'
+  | 'status'
+  | 'providerMessageId'
+  | 'sentAt'
+  | 'deliveredAt'
+  | 'readAt'
+  | 'failedAt'
+  | 'errorCode'
+  | 'errorTitle'
+>;
+
+/**
+ * Write the status columns of many messages of the portal in one statement (rows locked by
+ * `lockMessagesForStatuses` in the same transaction; their new values worked out by the caller).
+ */
+export async function writeStatuses(
+  tx: Tx,
+  portalId: number,
+  rows: readonly StatusColumns[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  const values = JSON.stringify(
+    rows.map((r) => ({
+      id: r.id,
+      status: r.status,
+      wamid: r.providerMessageId,
+      sent_at: r.sentAt?.toISOString() ?? null,
+      delivered_at: r.deliveredAt?.toISOString() ?? null,
+      read_at: r.readAt?.toISOString() ?? null,
+      failed_at: r.failedAt?.toISOString() ?? null,
+      error_code: r.errorCode,
+      error_title: r.errorTitle,
+    })),
+  );
+  await tx.execute(sql`
+    update ${messages} m set status = v.status, provider_message_id = v.wamid,
+      sent_at = v.sent_at, delivered_at = v.delivered_at, read_at = v.read_at,
+      failed_at = v.failed_at, error_code = v.error_code, error_title = v.error_title
+    from json_to_recordset(${values}::json) as v(id text, status text, wamid text,
+      sent_at timestamptz, delivered_at timestamptz, read_at timestamptz, failed_at timestamptz,
+      error_code text, error_title text)
+    where m.portal_id = ${portalId} and m.id = v.id`);
 }
 
 /**

@@ -12,20 +12,29 @@
  * within the portal; an unknown message is ignored. A status change is counted in the portal's
  * daily counts in the same transaction (reports/daily-counts.ts).
  *
+ * A webhook's statuses are applied as a set, in one transaction of a few statements whatever
+ * their number: the messages named locked in one statement, the events folded over them in the
+ * order sent (exactly as one at a time would), then the messages, the ledger rows, the daily
+ * counts, the inbox notifications and the tenant events written one statement each. Should that
+ * transaction fail, the statuses are applied again one transaction each, so one bad event never
+ * undoes the others (docs/decisions/0040-status-batches.md).
+ *
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples#message-status-updates
  * @see docs/messaging.md "Statuses"
  */
 import { notifyConversationsOf } from '../conversations/conversation-changes.ts';
 import type { Database } from '../../db/client.ts';
 import type { Logger } from '../../platform/logger.ts';
-import { capture, postCredit, release } from '../credit/credit-ledger.ts';
+import { capture, postCredit, release, settle } from '../credit/credit-ledger.ts';
 import type { TemplateStatusEvent } from '../../partner/partner-service.ts';
 import type { MessageStatusEvent, MessagingWebhookSink } from '../messaging-types.ts';
 import type { InboundEventSteps, createInboundIngestion } from '../inbound/inbound-ingestion.ts';
-import { countStatusChanges } from '../reports/daily-counts.ts';
+import { countStatusChanges, type StatusChange } from '../reports/daily-counts.ts';
 import {
   lockMessageForStatus,
+  lockMessagesForStatuses,
   updateMessage,
+  writeStatuses,
   type MessageRow,
   type Tx,
 } from '../messages/messages-repository.ts';
@@ -62,6 +71,16 @@ export function statusChanges(
   };
 }
 
+/** A message's status change, as the `message.status` event tells it. */
+export interface StatusChangedEvent {
+  messageId: string;
+  providerMessageId: string | null;
+  status: 'sent' | 'delivered' | 'read' | 'failed';
+  occurredAt: string;
+  /** The provider's integer code, or Portico's own reason (`delivery_unknown`). */
+  error?: { code: number | string; title: string };
+}
+
 /**
  * Steps another feature (webhooks) adds to the provider's events, each run in the transaction
  * that records the event (given at composition in services.ts): a status that changed a message
@@ -69,18 +88,9 @@ export function statusChanges(
  * inbound-ingestion.ts), a template's new status.
  */
 export interface MessagingEventSteps extends InboundEventSteps {
-  statusChanged(
-    tx: Tx,
-    portalId: number,
-    e: {
-      messageId: string;
-      providerMessageId: string | null;
-      status: 'sent' | 'delivered' | 'read' | 'failed';
-      occurredAt: string;
-      /** The provider's integer code, or Portico's own reason (`delivery_unknown`). */
-      error?: { code: number | string; title: string };
-    },
-  ): Promise<void>;
+  statusChanged(tx: Tx, portalId: number, e: StatusChangedEvent): Promise<void>;
+  /** `statusChanged` for a webhook's batch: the changes in the order they were applied. */
+  statusesChanged(tx: Tx, portalId: number, e: readonly StatusChangedEvent[]): Promise<void>;
   templateStatusUpdated(tx: Tx, portalId: number, e: TemplateStatusEvent): Promise<void>;
   /**
    * A send reserved credit that may have taken the available credit (balance − reserved) below
@@ -108,7 +118,7 @@ async function applyStatus(
   steps: MessagingEventSteps | undefined,
 ): Promise<'applied' | 'unchanged' | 'unknown'> {
   const row = await lockMessageForStatus(tx, portalId, {
-    id: event.bizOpaqueCallbackData?.startsWith('msg_') ? event.bizOpaqueCallbackData : undefined,
+    id: callbackId(event),
     wamid: event.wamid,
   });
   if (!row) return 'unknown';
@@ -134,15 +144,117 @@ async function applyStatus(
   } else if (row.status === 'queued') {
     await capture(tx, { ...money, actor: PROVIDER_ACTOR });
   }
+  await steps?.statusChanged(tx, portalId, changedEvent(row.id, event));
+  return 'applied';
+}
+
+/**
+ * Apply the events one transaction each (`applyStatus`): the batch's fallback, and the reference
+ * the batch is tested against.
+ *
+ * @returns how many events named no message of the portal.
+ */
+export async function applyOneByOne(
+  db: Database,
+  portalId: number,
+  events: readonly MessageStatusEvent[],
+  steps: MessagingEventSteps | undefined,
+): Promise<number> {
+  let unknown = 0;
+  for (const event of events) {
+    const result = await db.transaction((tx) => applyStatus(tx, portalId, event, steps));
+    if (result === 'unknown') unknown++;
+  }
+  return unknown;
+}
+
+/** The message a status event names: by Portico's id when it gives one, else by wamid. */
+function callbackId(event: MessageStatusEvent): string | undefined {
+  return event.bizOpaqueCallbackData?.startsWith('msg_') ? event.bizOpaqueCallbackData : undefined;
+}
+
+/** The `message.status` event of a change `event` made. */
+function changedEvent(messageId: string, event: MessageStatusEvent): StatusChangedEvent {
   const error = event.errors[0];
-  await steps?.statusChanged(tx, portalId, {
-    messageId: row.id,
+  return {
+    messageId,
     providerMessageId: event.wamid,
     status: event.status,
     occurredAt: event.timestamp.toISOString(),
     ...(event.status === 'failed' && error && { error: { code: error.code, title: error.title } }),
+  };
+}
+
+/**
+ * Apply a batch of one portal's status events in `tx`, as `applyStatus` one after the other
+ * would, in a fixed number of statements: lock the messages named, fold the events over them in
+ * memory, write what changed.
+ *
+ * @returns how many events named no message of the portal.
+ */
+async function applyStatuses(
+  tx: Tx,
+  portalId: number,
+  events: readonly MessageStatusEvent[],
+  steps: MessagingEventSteps | undefined,
+): Promise<{ unknown: number }> {
+  const ids = new Set<string>();
+  const wamids = new Set<string>();
+  for (const event of events) {
+    const id = callbackId(event);
+    if (id) ids.add(id);
+    else wamids.add(event.wamid);
+  }
+  const rows = await lockMessagesForStatuses(tx, portalId, {
+    ids: [...ids],
+    wamids: [...wamids],
   });
-  return 'applied';
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const byWamid = new Map<string, MessageRow>();
+  for (const r of rows) if (r.providerMessageId !== null) byWamid.set(r.providerMessageId, r);
+  const written = new Set<MessageRow>();
+  const counted: StatusChange[] = [];
+  const money: Parameters<typeof settle>[2][number][] = [];
+  const changed: StatusChangedEvent[] = [];
+  const conversations = new Map<string, { contactId: string; phoneNumberId: string }>();
+  let unknown = 0;
+  for (const event of events) {
+    const id = callbackId(event);
+    const row = id ? byId.get(id) : byWamid.get(event.wamid);
+    if (!row) {
+      unknown++;
+      continue;
+    }
+    const changes = statusChanges(row, event);
+    if (row.providerMessageId === null) {
+      // As `applyStatus` does: the first status to name the message records its wamid, and a
+      // later event of the batch without callback data finds the message by it.
+      row.providerMessageId = event.wamid;
+      byWamid.set(event.wamid, row);
+      written.add(row);
+    }
+    if (!changes?.status) continue;
+    const from = row.status;
+    Object.assign(row, changes);
+    written.add(row);
+    if (row.contactId !== null)
+      conversations.set(`${row.contactId}/${row.from}`, {
+        contactId: row.contactId,
+        phoneNumberId: row.from,
+      });
+    counted.push({ id: row.id, createdAt: row.createdAt, from, to: changes.status });
+    const item = { messageId: row.id, amount: row.priceMinor, currency: row.currency };
+    if (from === 'queued')
+      money.push({ ...item, kind: changes.status === 'failed' ? 'release' : 'capture' });
+    changed.push(changedEvent(row.id, event));
+  }
+  await writeStatuses(tx, portalId, [...written]);
+  // An open inbox showing these messages' conversations updates its ticks (ids only).
+  await notifyConversationsOf(tx, portalId, [...conversations.values()]);
+  await countStatusChanges(tx, portalId, counted);
+  await settle(tx, portalId, money, PROVIDER_ACTOR);
+  if (changed.length > 0) await steps?.statusesChanged(tx, portalId, changed);
+  return { unknown };
 }
 
 export function createWebhookSink(deps: {
@@ -161,12 +273,15 @@ export function createWebhookSink(deps: {
   const postedAt = new Map<number, number>();
   return {
     async messageStatuses(portalId, _phoneNumberId, events) {
-      // One transaction per event: one bad event never undoes the others.
-      for (const event of events) {
-        const result = await db.transaction((tx) => applyStatus(tx, portalId, event, steps));
-        if (result === 'unknown')
-          log.info({ portalId, status: event.status }, 'status for an unknown message ignored');
-      }
+      const unknown = await db
+        .transaction(async (tx) => (await applyStatuses(tx, portalId, events, steps)).unknown)
+        .catch((err: unknown) => {
+          // The batch undone whole: one transaction per event, so one bad event never undoes
+          // the others (a storage fault fails these too: the provider sends the webhook again).
+          log.warn({ portalId, events: events.length, err }, 'status batch failed; one by one');
+          return applyOneByOne(db, portalId, events, steps);
+        });
+      if (unknown > 0) log.info({ portalId, unknown }, 'statuses for unknown messages ignored');
       // The captures and releases written above reach the account row in bulk, at most once
       // a second per portal on this instance (balance reads count them meanwhile).
       const last = postedAt.get(portalId) ?? 0;

@@ -1,0 +1,310 @@
+/**
+ * `npm run bench:statuses`: how long Portico takes to answer a provider webhook of many message
+ * statuses (the Cloud API's `statuses` array), on PostgreSQL and PGlite.
+ *
+ * Portico runs in this process (services and app as `npm start` composes them, listening on a
+ * free port), connected through the sandbox provider. For each size (BENCH_STATUS_SIZES,
+ * default 1,000 and 4,000 statuses), fresh queued messages are seeded (one set-based insert),
+ * then one signed webhook carries `sent` then `delivered` for each (half as many messages as
+ * statuses), POSTed over HTTP and timed from the client until its answer: one of the size not
+ * counted (a warm-up), then three, each on fresh messages, the median reported. The reference,
+ * in the same run and on the same database: the same number of statuses of other fresh
+ * messages applied by the per-status path (`applyOneByOne`: one transaction per status), timed
+ * in this process without HTTP. The ratio is the webhook's median ÷ the reference; the goal is
+ * an answer within 500 ms for 1,000 statuses and about a second for 4,000 (Meta sends a
+ * webhook again when its answer is late).
+ *
+ * Writes `bench/results/statuses-<time>.json`, prints the figures with the load average, and
+ * redraws its section of docs/performance.md (`<!-- bench:statuses -->`).
+ *
+ * @see docs/performance.md
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples#message-status-updates
+ */
+import { createHmac, randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { sql } from 'drizzle-orm';
+import { buildApp } from '../src/app.ts';
+import { CLI_ACTOR } from '../src/audit/audit-log.ts';
+import { parseConfig } from '../src/config.ts';
+import { openStorage, type Storage } from '../src/db/client.ts';
+import { applyOneByOne } from '../src/messaging/provider-webhooks/status-events.ts';
+import type { ValidatedAuthorizationCode } from '../src/partner/oauth/authorization-response.ts';
+import { parseProviderWebhook } from '../src/partner/cloud-api/provider-webhook-payload.ts';
+import { createLogger } from '../src/platform/logger.ts';
+import { startSandboxProvider } from '../src/sandbox-provider/sandbox-provider.tsx';
+import { createServices } from '../src/services.ts';
+import { webhookEventSteps } from '../src/webhooks/event-hooks.ts';
+import { figure, redrawSection, runContext, table, verdict } from './performance-doc.ts';
+import { createThrowawayDatabase } from './postgres.ts';
+
+const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
+const SIZES = (process.env.BENCH_STATUS_SIZES ?? '1000,4000').split(',').map(Number);
+const BACKENDS = (process.env.BENCH_STATUS_BACKENDS ?? 'postgres,pglite').split(',');
+const REPEATS = 3;
+/** The goal for each size, ms (1,000: 500 ms; 4,000: about a second). */
+const GOAL_MS: Record<number, number> = { 1000: 500, 4000: 1000 };
+const T0 = 1_764_000_000;
+
+interface SizeResult {
+  statuses: number;
+  webhookMs: number[];
+  medianMs: number;
+  answers: number[];
+  referenceMs: number;
+  ratio: number;
+}
+
+/** Portico on `storage`, a portal connected through the sandbox, listening. */
+async function start(storage: Storage) {
+  const appId = '424242424';
+  const appSecret = randomBytes(24).toString('hex');
+  const redirectUri = 'http://localhost:3000/api/auth/partner/callback';
+  const sandbox = await startSandboxProvider({
+    port: 0,
+    apps: [{ appId, appSecret, redirectUris: [redirectUri] }],
+  });
+  const config = parseConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'warn',
+    DATA_DIR: mkdtempSync(join(tmpdir(), 'portico-bench-statuses-')),
+    PROVIDER_AUTHORIZATION_BASE_URL: sandbox.url,
+    PROVIDER_GRAPH_BASE_URL: sandbox.url,
+    PROVIDER_APP_ID: appId,
+    PROVIDER_APP_SECRET: appSecret,
+    PROVIDER_REDIRECT_URI: redirectUri,
+    PROVIDER_WEBHOOK_VERIFY_TOKEN: 'bench-verify-token-0001',
+    TOKEN_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
+    RATE_LIMIT_PER_MINUTE: '1000000',
+  });
+  const logger = createLogger('warn');
+  const services = createServices({ config, storage, logger });
+  await services.messaging.start();
+  const app = await buildApp({ services, logger });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
+  const portal = await services.accounts.createPortal({
+    name: 'Bench',
+    adminEmail: 'bench@statuses.test',
+    actor: CLI_ACTOR,
+  });
+  const portalId = await services.accounts.portalIdFor(portal.portalCode);
+  await services.partner.completeAuthorization({
+    portalId,
+    userId: portal.userId,
+    authorizationCode: sandbox.authorize({ appId, redirectUri }) as ValidatedAuthorizationCode,
+  });
+  await services.messaging.addCredit({ portalId, amount: 1e12, note: 'bench', actor: CLI_ACTOR });
+  const wabaId = (await services.partner.wabaIdsOf(portalId))[0]!;
+  const [number] = await services.messagingProvider.numbers(portalId);
+  const hooks = webhookEventSteps(services.webhooks);
+  const steps = {
+    statusChanged: hooks.messageStatus,
+    statusesChanged: hooks.messageStatuses,
+    received: hooks.messageReceived,
+    templateStatusUpdated: hooks.templateStatusUpdated,
+  };
+  return {
+    services,
+    portalId,
+    wabaId,
+    phoneNumberId: number!.id,
+    url,
+    appSecret,
+    steps,
+    async stop() {
+      await app.close();
+      await services.stop();
+      await sandbox.close();
+    },
+  };
+}
+
+type Started = Awaited<ReturnType<typeof start>>;
+
+/**
+ * `n` fresh queued messages of the portal, each with its reservation (the account's `reserved`
+ * raised by their prices, a posted `reserve` row each), in one statement; their ids.
+ */
+async function seed(s: Started, tag: string, n: number): Promise<string[]> {
+  const result: unknown = await s.services.storage.db.execute(sql`
+    with inserted as (
+      insert into messages (id, portal_id, "to", "from", type, template_name, template_language,
+        template_category, price_minor, currency)
+      select 'msg_' || ${tag} || g, ${s.portalId}, '+16505550101', ${s.phoneNumberId},
+        'template', 'hello_world', 'en_US', 'UTILITY', 10, 'EUR'
+      from generate_series(1, ${n}) g
+      returning id, price_minor),
+    reserved as (
+      insert into credit_transactions (id, portal_id, kind, amount, currency, message_id, actor)
+      select 'ctx_' || id, ${s.portalId}, 'reserve', price_minor, 'EUR', id, 'api' from inserted),
+    account as (
+      update credit_accounts set reserved = reserved + (select sum(price_minor) from inserted)
+      where portal_id = ${s.portalId})
+    select id from inserted`);
+  return (result as { rows: { id: string }[] }).rows.map((r) => r.id);
+}
+
+/** A webhook body: `sent` for every message, then `delivered` for every one. */
+function webhookBody(s: Started, ids: readonly string[]): string {
+  const item = (id: string, status: string, second: number) => ({
+    id: `wamid.${id}`,
+    status,
+    timestamp: String(T0 + second),
+    recipient_id: '16505550101',
+    biz_opaque_callback_data: id,
+  });
+  return JSON.stringify({
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: s.wabaId,
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '15550111234', phone_number_id: s.phoneNumberId },
+              statuses: [
+                ...ids.map((id) => item(id, 'sent', 1)),
+                ...ids.map((id) => item(id, 'delivered', 2)),
+              ],
+            },
+          },
+        ],
+      },
+    ],
+  });
+}
+
+async function postWebhook(s: Started, body: string): Promise<{ ms: number; status: number }> {
+  const signature = createHmac('sha256', s.appSecret).update(body).digest('hex');
+  const t0 = performance.now();
+  const res = await fetch(`${s.url}/api/provider/webhooks`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-hub-signature-256': `sha256=${signature}` },
+    body,
+  });
+  await res.arrayBuffer();
+  return { ms: performance.now() - t0, status: res.status };
+}
+
+async function runSize(s: Started, size: number, run: string): Promise<SizeResult> {
+  const messages = Math.ceil(size / 2);
+  const webhookMs: number[] = [];
+  const answers: number[] = [];
+  // One webhook of the size first, not counted: the server's first run of each statement and
+  // of its code (compiling, planning) is not what a running service pays.
+  await postWebhook(s, webhookBody(s, await seed(s, `${run}s${size}wn`, messages)));
+  for (let r = 0; r < REPEATS; r++) {
+    const ids = await seed(s, `${run}s${size}r${r}n`, messages);
+    const { ms, status } = await postWebhook(s, webhookBody(s, ids));
+    webhookMs.push(ms);
+    answers.push(status);
+  }
+  const ids = await seed(s, `${run}s${size}refn`, messages);
+  const parsed = parseProviderWebhook(JSON.parse(webhookBody(s, ids)));
+  const change = parsed.ok ? parsed.changes[0] : undefined;
+  if (change?.kind !== 'statuses') throw new Error('the reference body did not parse');
+  const t0 = performance.now();
+  await applyOneByOne(s.services.storage.db, s.portalId, change.events, s.steps);
+  const referenceMs = performance.now() - t0;
+  const sorted = [...webhookMs].sort((a, b) => a - b);
+  const medianMs = sorted[Math.floor(sorted.length / 2)]!;
+  return {
+    statuses: messages * 2,
+    webhookMs,
+    medianMs,
+    answers,
+    referenceMs,
+    ratio: medianMs / referenceMs,
+  };
+}
+
+async function onBackend(backend: string): Promise<SizeResult[]> {
+  let storage: Storage;
+  let drop = async () => {};
+  if (backend === 'postgres') {
+    const db = await createThrowawayDatabase();
+    if ('error' in db) throw new Error(`PostgreSQL: ${db.error}`);
+    storage = await openStorage({ kind: 'postgres', url: db.url, poolSize: 10 });
+    drop = () => db.drop();
+  } else {
+    const dataDir = mkdtempSync(join(tmpdir(), 'portico-bench-statuses-pglite-'));
+    storage = await openStorage({ kind: 'pglite', dataDir });
+  }
+  try {
+    await storage.migrate();
+    const s = await start(storage);
+    try {
+      const results: SizeResult[] = [];
+      for (const size of SIZES) {
+        const r = await runSize(s, size, backend.slice(0, 2));
+        console.log(
+          `${backend}: ${r.statuses} statuses, webhook ${r.webhookMs.map((m) => m.toFixed(0)).join(' / ')} ms ` +
+            `(median ${r.medianMs.toFixed(0)}), answers ${r.answers.join(',')}; ` +
+            `per-status reference ${r.referenceMs.toFixed(0)} ms; ratio ${r.ratio.toFixed(3)}`,
+        );
+        results.push(r);
+      }
+      return results;
+    } finally {
+      await s.stop();
+    }
+  } finally {
+    await storage.close();
+    await drop();
+  }
+}
+
+async function main() {
+  const context = runContext();
+  const results: Record<string, SizeResult[]> = {};
+  for (const backend of BACKENDS) results[backend] = await onBackend(backend);
+  mkdirSync(RESULTS, { recursive: true });
+  const file = join(RESULTS, `statuses-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
+  writeFileSync(
+    file,
+    `${JSON.stringify({ ...context.finish(), loadBefore: context.loadBefore, results }, null, 2)}\n`,
+  );
+  const rows = Object.entries(results).flatMap(([backend, sizes]) =>
+    sizes.map((r) => {
+      const goal = GOAL_MS[r.statuses];
+      return [
+        backend === 'postgres' ? 'PostgreSQL' : 'PGlite',
+        figure(r.statuses),
+        `${figure(r.medianMs)} ms (${r.webhookMs.map((m) => figure(m)).join(', ')})`,
+        r.answers.every((a) => a === 200) ? `${r.answers.length} × 200` : r.answers.join(', '),
+        `${figure(r.referenceMs)} ms`,
+        `${r.ratio.toFixed(3)}×`,
+        goal === undefined ? '' : `≤ ${figure(goal)} ms ${verdict(r.medianMs <= goal)}`,
+      ];
+    }),
+  );
+  const section = [
+    context.line('npm run bench:statuses'),
+    '',
+    `One signed webhook of \`sent\` then \`delivered\` for each of half as many fresh queued messages, POSTed over HTTP to Portico in the bench's process and timed to its answer, ${REPEATS} times after one not counted (median, then each); the reference is the same number of statuses of other fresh messages applied one transaction each (the per-status path), in the same run on the same database.`,
+    '',
+    table(
+      [
+        'database',
+        'statuses',
+        'webhook answered (median; each)',
+        'answers',
+        'per-status reference',
+        'webhook ÷ reference',
+        'goal',
+      ],
+      rows,
+      [false, true, true, false, true, true, false],
+    ),
+  ].join('\n');
+  await redrawSection('statuses', section);
+  console.log(`written ${file}; docs/performance.md: the statuses section redrawn`);
+}
+
+await main();

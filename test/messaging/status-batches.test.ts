@@ -1,0 +1,403 @@
+/**
+ * A provider webhook carrying a thousand statuses, on both backends: applied as one set, it
+ * lands exactly as the same statuses applied one transaction each (the per-status path,
+ * `applyOneByOne`) land on an identical portal: each message's statuses and times, the ledger's
+ * captures and releases, the daily counts and the `message.status` events, in order. Sent again,
+ * it changes nothing; unknown ids and another portal's message change nothing either. Also: the
+ * batch is one transaction, not one per status. (Its speed is measured by
+ * `npm run bench:messaging`, never asserted here.)
+ */
+import assert from 'node:assert/strict';
+import { createHmac } from 'node:crypto';
+import { describe, test } from 'node:test';
+import { eq, sql } from 'drizzle-orm';
+import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
+import type { Database } from '../../src/db/client.ts';
+import { messages as messagesTable } from '../../src/db/schema/messages.ts';
+import { settleLease, takeLease } from '../../src/messaging/credit/credit-leases.ts';
+import { deliveryJobStatements } from '../../src/messaging/delivery/delivery-queue.ts';
+import { insertQueuedMessage } from '../../src/messaging/messages/message-insert.ts';
+import { newMessageId } from '../../src/messaging/messages/message-sending.ts';
+import { findMessage } from '../../src/messaging/messages/messages-repository.ts';
+import {
+  applyOneByOne,
+  createWebhookSink,
+  type MessagingEventSteps,
+} from '../../src/messaging/provider-webhooks/status-events.ts';
+import type { MessageStatusEvent } from '../../src/partner/cloud-api/provider-webhook-events.ts';
+import { parseProviderWebhook } from '../../src/partner/cloud-api/provider-webhook-payload.ts';
+import { loadKeyring } from '../../src/platform/keyring.ts';
+import { createLogger } from '../../src/platform/logger.ts';
+import type { Services } from '../../src/services.ts';
+import { webhookEventSteps } from '../../src/webhooks/event-hooks.ts';
+import { openEventPayload } from '../../src/webhooks/event-payload.ts';
+import { buildTestApp, createPortal } from '../helpers/app.ts';
+import { connectPortal, startTestProvider } from '../helpers/provider.ts';
+import { queryRows } from '../helpers/sql.ts';
+import { backends } from '../helpers/storage.ts';
+
+const PRICE = 10;
+const PHONE_NUMBER_ID = '1234567891';
+const T0 = 1_764_000_000;
+
+/** `n` queued messages of the portal, written as sends write them, from one escrow block. */
+async function queuedMessages(services: Services, portalId: number, n: number) {
+  const db = services.storage.db;
+  const { config } = services;
+  await services.messaging.start();
+  const queue = deliveryJobStatements({
+    retryLimit: config.MESSAGING_RETRY_LIMIT,
+    retryDelayS: config.MESSAGING_RETRY_DELAY_S,
+    expireS: config.MESSAGING_JOB_EXPIRE_S,
+  });
+  const { lease } = await takeLease(db, {
+    portalId,
+    holder: 'test',
+    price: PRICE,
+    desired: PRICE * n,
+    settleAll: true,
+    maxAgeS: 60,
+  });
+  assert.ok(lease, 'the credit covers the messages');
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const id = newMessageId();
+    const outcome = await insertQueuedMessage(
+      db,
+      {
+        id,
+        portalId,
+        to: '+16505550101',
+        contactId: null,
+        from: PHONE_NUMBER_ID,
+        type: 'template',
+        templateName: 'hello',
+        templateLanguage: 'en_US',
+        templateCategory: 'MARKETING',
+        content: null,
+        priceMinor: PRICE,
+        currency: 'EUR',
+      },
+      { leaseId: lease.id, actor: 'api' },
+      queue,
+    );
+    assert.equal(outcome.kind, 'queued');
+    ids.push(id);
+  }
+  assert.equal(await settleLease(db, portalId, lease.id), true);
+  return ids;
+}
+
+type Item = Record<string, unknown>;
+
+/** A status item as the Cloud API sends it; `callback` false leaves out the callback data. */
+function item(
+  id: string,
+  status: string,
+  second: number,
+  opts: { callback?: boolean; error?: number } = {},
+): Item {
+  return {
+    id: `wamid.${id}`,
+    status,
+    timestamp: String(T0 + second),
+    recipient_id: '16505550101',
+    ...(opts.callback !== false && { biz_opaque_callback_data: id }),
+    ...(opts.error !== undefined && {
+      errors: [{ code: opts.error, title: 'Message undeliverable', message: 'x' }],
+    }),
+  };
+}
+
+/**
+ * The statuses of the `i`th message, in the order sent: in order, backwards, failed from
+ * queued, failed from sent, duplicates, and matched by wamid alone after a first status.
+ */
+function statusesOf(id: string, i: number): Item[] {
+  switch (i % 6) {
+    case 0:
+      return [item(id, 'sent', 1), item(id, 'delivered', 2), item(id, 'read', 3)];
+    case 1:
+      return [item(id, 'read', 5), item(id, 'delivered', 4), item(id, 'sent', 3)];
+    case 2:
+      return [item(id, 'failed', 2, { error: 131026 }), item(id, 'delivered', 3)];
+    case 3:
+      return [item(id, 'sent', 1), item(id, 'failed', 4, { error: 131049 }), item(id, 'read', 5)];
+    case 4:
+      return [
+        item(id, 'sent', 1),
+        item(id, 'sent', 1),
+        item(id, 'delivered', 2),
+        item(id, 'delivered', 2),
+      ];
+    default:
+      return [
+        item(id, 'sent', 1),
+        item(id, 'delivered', 2, { callback: false }),
+        item(id, 'read', 3, { callback: false }),
+      ];
+  }
+}
+
+/** The messages' statuses interleaved (each message's in its order), then the `extra` ones. */
+function batchOf(ids: readonly string[], extra: Item[] = []): Item[] {
+  const lists = ids.map((id, i) => statusesOf(id, i));
+  const out: Item[] = [];
+  for (let round = 0; lists.some((l) => l.length > round); round++)
+    for (const l of lists) if (l[round]) out.push(l[round]!);
+  return [...out, ...extra];
+}
+
+function webhookBody(wabaId: string, statuses: Item[]): string {
+  return JSON.stringify({
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: wabaId,
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '15550111234', phone_number_id: PHONE_NUMBER_ID },
+              statuses,
+            },
+          },
+        ],
+      },
+    ],
+  });
+}
+
+/** The events of a body as the receiver parses them. */
+function eventsOf(body: string): MessageStatusEvent[] {
+  const parsed = parseProviderWebhook(JSON.parse(body));
+  assert.ok(parsed.ok);
+  const [change] = parsed.changes;
+  assert.ok(change?.kind === 'statuses');
+  return change.events;
+}
+
+/** The steps services.ts gives messaging for its status events. */
+function statusSteps(services: Services): MessagingEventSteps {
+  const hooks = webhookEventSteps(services.webhooks);
+  return {
+    statusChanged: hooks.messageStatus,
+    statusesChanged: hooks.messageStatuses,
+    received: hooks.messageReceived,
+    templateStatusUpdated: hooks.templateStatusUpdated,
+  };
+}
+
+/**
+ * What the statuses left in a portal, its message ids replaced by their index in `ids`: each
+ * message's status columns, the ledger's rows, the daily counts, the credit, the
+ * `message.status` events in the log's order.
+ */
+async function landed(services: Services, portalId: number, ids: readonly string[]) {
+  const db = services.storage.db;
+  const index = new Map(ids.map((id, i) => [id, i]));
+  const name = (s: unknown) =>
+    typeof s === 'string'
+      ? s.replace(/msg_[0-9A-Za-z]+/g, (id) => `#${index.get(id) ?? 'other'}`)
+      : s;
+  const byId = new Map(
+    (await db.select().from(messagesTable).where(eq(messagesTable.portalId, portalId))).map((m) => [
+      m.id,
+      m,
+    ]),
+  );
+  const messages = ids.map((id) => {
+    const m = byId.get(id)!;
+    return {
+      status: m.status,
+      wamid: name(m.providerMessageId),
+      times: [m.sentAt, m.deliveredAt, m.readAt, m.failedAt].map((t) => t?.toISOString() ?? null),
+      error: [m.errorCode, m.errorTitle],
+    };
+  });
+  const ledger = (
+    await queryRows<{ kind: string; amount: number; message_id: string | null; actor: string }>(
+      services.storage,
+      sql`select kind, amount, message_id, actor from credit_transactions
+          where portal_id = ${portalId}`,
+    )
+  )
+    .map((r) => `${r.kind} ${r.amount} ${String(name(r.message_id))} ${r.actor}`)
+    .sort();
+  const counts = await queryRows(
+    services.storage,
+    sql`select day::text, sum(sent)::int as sent, sum(delivered)::int as delivered,
+          sum(read)::int as read, sum(failed)::int as failed
+        from message_daily_counts where portal_id = ${portalId} group by day order by day`,
+  );
+  // The log's rows in its order, read from the table: the log's API serves only the events
+  // below the server's horizon, which another test's open transaction may hold back.
+  const rows = await queryRows<{ id: string; payload: Record<string, unknown> }>(
+    services.storage,
+    sql`select id, payload from webhook_events
+        where portal_id = ${portalId} and type = 'message.status' order by writer_xid, position`,
+  );
+  const keyring = loadKeyring(services.config);
+  const events = rows.map(
+    (r) =>
+      JSON.parse(
+        JSON.stringify(
+          openEventPayload(keyring, portalId, r.id, r.payload).data,
+          (_k, v: unknown) => name(v),
+        ),
+      ) as unknown,
+  );
+  const credit = await services.messaging.credit({ portalId });
+  return { messages, ledger, counts, events, credit };
+}
+
+async function post(
+  app: Awaited<ReturnType<typeof buildTestApp>>['app'],
+  appSecret: string,
+  body: string,
+) {
+  return app.inject({
+    method: 'POST',
+    url: '/api/provider/webhooks',
+    headers: {
+      'content-type': 'application/json',
+      'x-hub-signature-256': `sha256=${createHmac('sha256', appSecret).update(body).digest('hex')}`,
+    },
+    payload: body,
+  });
+}
+
+/** The database, counting the transactions begun on it. */
+function countingTransactions(db: Database): { db: Database; count: () => number } {
+  let n = 0;
+  const counted = new Proxy(db, {
+    get(target, key, receiver) {
+      if (key === 'transaction') {
+        return (...args: Parameters<Database['transaction']>) => {
+          n++;
+          return target.transaction(...args);
+        };
+      }
+      return Reflect.get(target, key, receiver) as unknown;
+    },
+  });
+  return { db: counted, count: () => n };
+}
+
+for (const backend of backends()) {
+  describe(`status webhooks in batches (${backend.name})`, () => {
+    test("a webhook of 1,000+ statuses lands as the per-status path does; sent again it changes nothing; unknown and another portal's ids change nothing", async (t) => {
+      const provider = await startTestProvider(t);
+      const { app, services } = await buildTestApp(t, backend, provider.env);
+      const [a, b, c] = [
+        await createPortal(services),
+        await createPortal(services),
+        await createPortal(services),
+      ];
+      const [aId, bId, cId] = [
+        await services.accounts.portalIdFor(a.portalCode),
+        await services.accounts.portalIdFor(b.portalCode),
+        await services.accounts.portalIdFor(c.portalCode),
+      ];
+      await connectPortal(services, provider, { portalId: aId, userId: a.userId });
+      for (const portalId of [aId, bId, cId])
+        await services.messaging.addCredit({
+          portalId,
+          amount: 100_000,
+          note: 'n',
+          actor: CLI_ACTOR,
+        });
+      const n = 340;
+      const ofA = await queuedMessages(services, aId, n);
+      const ofB = await queuedMessages(services, bId, n);
+      const [ofC] = await queuedMessages(services, cId, 1);
+      const cBefore = await landed(services, cId, [ofC!]);
+
+      // Portal A: one signed webhook, with an unknown id, an unknown wamid and C's message.
+      const extra = [
+        item('msg_unknown0000000000000000', 'sent', 1),
+        { ...item('nothing', 'delivered', 2, { callback: false }) },
+        item(ofC!, 'sent', 1),
+      ];
+      const wabaId = (await services.partner.wabaIdsOf(aId))[0]!;
+      const body = webhookBody(wabaId, batchOf(ofA, extra));
+      assert.ok(eventsOf(body).length >= 1000, 'a thousand statuses or more');
+      const res = await post(app, provider.appSecret, body);
+      assert.equal(res.statusCode, 200, res.body);
+
+      // Portal B: the same statuses, one transaction each (the per-status path).
+      const events = eventsOf(webhookBody(wabaId, batchOf(ofB)));
+      assert.equal(await applyOneByOne(services.storage.db, bId, events, statusSteps(services)), 0);
+
+      const batch = await landed(services, aId, ofA);
+      const oneByOne = await landed(services, bId, ofB);
+      assert.deepEqual(batch.messages, oneByOne.messages);
+      assert.deepEqual(batch.ledger, oneByOne.ledger);
+      assert.deepEqual(batch.counts, oneByOne.counts);
+      assert.deepEqual(batch.events, oneByOne.events);
+      assert.deepEqual(batch.credit, oneByOne.credit);
+      // What the per-status path gives, spelled out for a few: sent → delivered → read; a
+      // capture for each message sent, a release for each failed from queued.
+      assert.deepEqual(batch.messages[0], {
+        status: 'read',
+        wamid: 'wamid.#0',
+        times: [...[1, 2, 3].map((s) => new Date((T0 + s) * 1000).toISOString()), null],
+        error: [null, null],
+      });
+      assert.equal(batch.messages[2]!.status, 'failed');
+      assert.equal(batch.messages[3]!.status, 'failed');
+      assert.equal(batch.messages[5]!.status, 'read');
+      const kinds = (kind: string) => batch.ledger.filter((l) => l.startsWith(`${kind} `)).length;
+      assert.equal(kinds('release'), Math.ceil((n - 2) / 6));
+      assert.equal(kinds('capture'), n - Math.ceil((n - 2) / 6));
+      // Changes per message of each kind of `statusesOf`: one event each, none for a duplicate.
+      const changes = [3, 1, 1, 2, 2, 3];
+      assert.equal(
+        batch.events.length,
+        ofA.reduce((sum, _id, i) => sum + changes[i % 6]!, 0),
+        'one event per change',
+      );
+      assert.deepEqual(
+        batch.events.filter((e) => (e as { messageId: string }).messageId === '#0'),
+        ['sent', 'delivered', 'read'].map((status, s) => ({
+          messageId: '#0',
+          providerMessageId: 'wamid.#0',
+          status,
+          occurredAt: new Date((T0 + s + 1) * 1000).toISOString(),
+        })),
+      );
+
+      // Sent again (as the provider does when an answer is late): nothing changes.
+      const again = await post(app, provider.appSecret, body);
+      assert.equal(again.statusCode, 200, again.body);
+      assert.deepEqual(await landed(services, aId, ofA), batch);
+      // Another portal's message named in A's webhook: untouched, no ledger row, no event.
+      assert.deepEqual(await landed(services, cId, [ofC!]), cBefore);
+      assert.equal(cBefore.messages[0]!.status, 'queued');
+    });
+
+    test('a batch of statuses is applied in one transaction, not one per status', async (t) => {
+      const { services } = await buildTestApp(t, backend);
+      const portal = await createPortal(services);
+      const portalId = await services.accounts.portalIdFor(portal.portalCode);
+      await services.messaging.addCredit({ portalId, amount: 10_000, note: 'n', actor: CLI_ACTOR });
+      const ids = await queuedMessages(services, portalId, 60);
+      const counting = countingTransactions(services.storage.db);
+      const sink = createWebhookSink({
+        db: counting.db,
+        logger: createLogger('silent'),
+        onTemplateChange: () => undefined,
+        inbound: { store: async () => 0 },
+        eventSteps: statusSteps(services),
+      });
+      const events = eventsOf(webhookBody('1', batchOf(ids)));
+      assert.equal(events.length, 180);
+      await sink.messageStatuses(portalId, PHONE_NUMBER_ID, events);
+      // One for the statuses; at most one more posting the captures and releases.
+      assert.ok(counting.count() <= 2, `${counting.count()} transactions for 180 statuses`);
+      const read = await findMessage(services.storage.db, portalId, ids[0]!);
+      assert.equal(read!.status, 'read');
+    });
+  });
+}
