@@ -33,7 +33,15 @@ const NOT_ADMIN = 'Only the main administrator of the portal can manage API keys
 const USAGE_DAYS = 30;
 
 const Query = Type.Object({ done: FormField(32), key: FormField(12) });
-const IdParams = Type.Object({ id: Type.Integer({ minimum: 1, maximum: 2_147_483_647 }) });
+const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 20 }) });
+
+/** A key id of the path: digits, else no key (404, as for another portal's). */
+function keyIdOf(request: FastifyRequest): number {
+  const raw = (request.params as Static<typeof IdParams>).id;
+  const id = /^\d{1,10}$/.test(raw) ? Number(raw) : 0;
+  if (id < 1 || id > 2_147_483_647) throw new UsageError('No API key with this id.', 'not_found');
+  return id;
+}
 const CreateBody = Type.Object({
   csrf: FormField(100),
   name: FormField(1000),
@@ -145,7 +153,8 @@ export async function apiKeysPages(app: FastifyInstance, opts: WebRoutesOptions)
       const session = await sessionOr(sessions, request, reply, '/settings/keys');
       if (!session) return reply;
       if (!session.isMainAdmin) return sendNotAllowed(reply, session, NOT_ADMIN);
-      const key = (await apiKeys.list(session.portalId)).find((k) => k.id === request.params.id);
+      const wanted = /^\d{1,10}$/.test(request.params.id) ? Number(request.params.id) : 0;
+      const key = (await apiKeys.list(session.portalId)).find((k) => k.id === wanted);
       if (!key) return render(reply, session, { error: 'No API key with this id.' }, 404);
       return sendPage(
         reply,
@@ -222,9 +231,12 @@ export async function apiKeysPages(app: FastifyInstance, opts: WebRoutesOptions)
     '/settings/keys/:id/rotate',
     { schema: { params: IdParams, body: RotateBody, response: PageResponses } },
     change(async (session, request, reply) => {
-      const { id } = request.params as Static<typeof IdParams>;
+      const { id: raw } = request.params as Static<typeof IdParams>;
       const body = request.body as Static<typeof RotateBody>;
-      if (body.confirm !== 'yes') return reply.redirect(`/settings/keys/${id}/rotate`, 303);
+      if (body.confirm !== 'yes') {
+        return reply.redirect(`/settings/keys/${encodeURIComponent(raw)}/rotate`, 303);
+      }
+      const id = keyIdOf(request);
       const overlap = Number(body.overlap ?? '0');
       if (!/^\d{1,6}$/.test(body.overlap ?? '0') || overlap > MAX_ROTATION_OVERLAP_S)
         throw new UsageError('Choose an overlap of at most 24 hours.');
@@ -243,10 +255,11 @@ export async function apiKeysPages(app: FastifyInstance, opts: WebRoutesOptions)
     '/settings/keys/:id/revoke',
     { schema: { params: IdParams, body: ConfirmBody, response: PageResponses } },
     change(async (session, request, reply) => {
-      const { id } = request.params as Static<typeof IdParams>;
+      const { id: raw } = request.params as Static<typeof IdParams>;
       if ((request.body as Static<typeof ConfirmBody>).confirm !== 'yes') {
-        return reply.redirect(`/settings/keys/${id}/revoke`, 303);
+        return reply.redirect(`/settings/keys/${encodeURIComponent(raw)}/revoke`, 303);
       }
+      const id = keyIdOf(request);
       await apiKeys.revoke({
         portalId: session.portalId,
         keyId: id,
