@@ -222,6 +222,7 @@ async function registerPages(
     signInLimits: { redis, keyPrefix: config.REDIS_KEY_PREFIX },
     accounts: services.accounts,
     partner: services.partner,
+    apiKeys: services.apiKeys,
     contacts: services.contacts,
     messaging: {
       provider: services.messagingProvider,

@@ -57,6 +57,24 @@ export const FLASHES = {
       'The secret is rotated. Its new value was shown once and is not shown again: if you ' +
       'did not copy it, rotate it again.',
   },
+  key_created: {
+    tone: 'ok',
+    text: () =>
+      'The API key is created. Its secret was shown once and is not shown again: if you did ' +
+      'not copy it, rotate the key.',
+  },
+  key_rotated: {
+    tone: 'ok',
+    text: () =>
+      'The API key is rotated. Its new secret was shown once and is not shown again: if you ' +
+      'did not copy it, rotate it again.',
+  },
+  key_revoked: { tone: 'ok', text: () => 'The API key is revoked; it no longer works.' },
+  replay_started: {
+    tone: 'ok',
+    text: (n) =>
+      `The replay is queued: ${n0(n, 'events')} event(s). Its progress is shown under Replays.`,
+  },
   removed: { tone: 'ok', text: () => 'The endpoint and its delivery history are removed.' },
   test: { tone: 'ok', text: () => 'A webhook.test event is queued for the endpoint.' },
   resent: { tone: 'ok', text: () => 'The event is queued again (same webhook-id).' },

@@ -115,7 +115,8 @@ export function DataTable<T>(p: {
 
 /** The input attributes a {@link Field} passes on. */
 interface FieldInput {
-  type?: 'text' | 'email' | 'password' | 'url' | 'number' | 'date' | 'tel' | 'search';
+  type?:
+    'text' | 'email' | 'password' | 'url' | 'number' | 'date' | 'datetime-local' | 'tel' | 'search';
   maxLength?: number;
   required?: boolean;
   placeholder?: string;
@@ -323,22 +324,36 @@ export function ConfirmStep(p: {
   confirmLabel: string;
   cancelHref: string;
   cancelLabel?: string | undefined;
+  /** Choices the action takes (fields posted with the confirmation), above its buttons. */
+  fields?: ComponentChildren;
   children: ComponentChildren;
 }) {
+  const buttons = (
+    <>
+      <input type="hidden" name="csrf" value={p.csrfToken} />
+      <input type="hidden" name="confirm" value="yes" />
+      <Button kind="danger" testid="confirm">
+        {p.confirmLabel}
+      </Button>
+      <ButtonLink href={p.cancelHref} kind="secondary">
+        {p.cancelLabel ?? 'Cancel, keep everything as it is'}
+      </ButtonLink>
+    </>
+  );
   return (
     <section class="confirm" aria-labelledby="confirm-title">
       <h1 id="confirm-title">{p.title}</h1>
       {p.children}
-      <form method="post" action={p.action} class="actions">
-        <input type="hidden" name="csrf" value={p.csrfToken} />
-        <input type="hidden" name="confirm" value="yes" />
-        <Button kind="danger" testid="confirm">
-          {p.confirmLabel}
-        </Button>
-        <ButtonLink href={p.cancelHref} kind="secondary">
-          {p.cancelLabel ?? 'Cancel, keep everything as it is'}
-        </ButtonLink>
-      </form>
+      {p.fields ? (
+        <form method="post" action={p.action}>
+          {p.fields}
+          <div class="actions">{buttons}</div>
+        </form>
+      ) : (
+        <form method="post" action={p.action} class="actions">
+          {buttons}
+        </form>
+      )}
     </section>
   );
 }

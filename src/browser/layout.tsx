@@ -18,6 +18,7 @@ export const NAV = {
   contacts: ['/contacts', 'Contacts'],
   messages: ['/messages', 'Messages'],
   webhooks: ['/settings/webhooks', 'Webhooks'],
+  keys: ['/settings/keys', 'API keys'],
   support: ['/support', 'Support'],
   audit: ['/audit', 'Audit log'],
 } as const satisfies Record<string, readonly [string, string]>;

@@ -157,7 +157,7 @@ figure.chart { margin: 0; }
 .chart-area svg { width: 100%; height: 100%; display: block; }
 .chart-days { display: grid; grid-auto-flow: column; grid-auto-columns: minmax(0, 1fr); font-size: var(--t-xs); color: var(--c-muted); text-align: center; margin-left: calc(2.5rem + var(--s-1)); }
 .chart-days span { white-space: nowrap; }
-.chart-days .today { color: var(--c-fg); font-weight: 700; text-align: right; }
+.chart-days .today { color: var(--c-fg); font-weight: 700; text-align: right; justify-self: end; }
 .chart-grid { stroke: var(--c-line); stroke-width: 1; vector-effect: non-scaling-stroke; }
 .chart-today { fill: var(--c-accent-soft); }
 .bar-sent { fill: #8fb0e0; } .bar-delivered { fill: var(--c-accent); } .bar-read { fill: var(--c-ok); } .bar-failed { fill: var(--c-bad); }
@@ -165,6 +165,9 @@ figure.chart { margin: 0; }
 .legend .swatch { display: inline-block; width: 0.8rem; height: 0.8rem; border-radius: 2px; }
 .swatch.bar-sent { background: #8fb0e0; } .swatch.bar-delivered { background: var(--c-accent); } .swatch.bar-read { background: var(--c-ok); } .swatch.bar-failed { background: var(--c-bad); }
 figure.chart figcaption { margin-top: var(--s-2); }
+.bar-s2xx { fill: var(--c-ok); } .bar-s3xx { fill: #8fb0e0; } .bar-s4xx { fill: var(--c-warn-line); } .bar-s5xx { fill: var(--c-bad); }
+.swatch.bar-s2xx { background: var(--c-ok); } .swatch.bar-s3xx { background: #8fb0e0; } .swatch.bar-s4xx { background: var(--c-warn-line); } .swatch.bar-s5xx { background: var(--c-bad); }
+progress { width: 100%; max-width: 20rem; height: 0.9rem; }
 
 /* Conversations (kit-conversation.tsx): a list beside its thread; one at a time below 900 px */
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip-path: inset(50%); white-space: nowrap; }

@@ -45,6 +45,11 @@ export interface AdminCommand<A extends TObject = TObject, R = unknown, P = R> {
   args: A;
   /** The command-line options by argument name; `--json` is added to every command. */
   options: Record<string, OptionSpec>;
+  /**
+   * Positional arguments by argument name, in the order they are typed (`key revoke <id>`);
+   * each is required, `value` is its placeholder (`<id>`).
+   */
+  positionals?: Record<string, OptionSpec & { value: string }>;
   /** Whether it may create the embedded database's directory (every other command needs it). */
   createsStorage?: boolean;
   /**
@@ -110,6 +115,12 @@ export const integer = (value: string): number =>
 /** `adminEmail` → `--admin-email`. */
 export const flagOf = (key: string): string =>
   `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+
+/** The usage line's positional placeholders of `command`, e.g. ` <id>` (empty when none). */
+export const positionalWords = (command: AdminCommand): string =>
+  Object.values(command.positionals ?? {})
+    .map((p) => ` ${p.value}`)
+    .join('');
 
 /** Whether option `key` of `command` must be given. */
 export function isRequired(command: AdminCommand, key: string): boolean {

@@ -41,6 +41,7 @@ import {
 } from './support-commands.ts';
 import { tasksList } from './tasks-commands.ts';
 import { keysCheck, keysRotate } from './keys-commands.ts';
+import { keyCreate, keyList, keyRevoke, keyRotate } from './api-key-commands.ts';
 import { auditList, userCreate, userList, userSetPassword, userSignOut } from './user-commands.ts';
 
 /** The groups of two-word commands (`portal create`), described in `--help`. */
@@ -48,6 +49,7 @@ export const GROUPS: Record<string, string> = {
   db: 'the embedded database',
   portal: 'portals (tenants)',
   token: 'the API token of a portal',
+  key: "a portal's API keys (scopes, expiry, allowed addresses)",
   user: 'users of a portal',
   keys: 'the keys that seal provider tokens, secrets, message content and drafts at rest',
   audit: 'the audit log of a portal',
@@ -68,6 +70,10 @@ export const COMMANDS: readonly AdminCommand[] = [
   portalList,
   tokenRegenerate,
   tokenScopes,
+  keyCreate,
+  keyList,
+  keyRotate,
+  keyRevoke,
   scopes,
   userCreate,
   userList,

@@ -5,7 +5,7 @@
  *
  * @see docs/reference/cli.md
  */
-import { Command, Option } from 'commander';
+import { Argument, Command, Option } from 'commander';
 import { flagOf, isRequired, type AdminCommand } from './command.ts';
 import { COMMANDS, GROUPS } from './commands.ts';
 import { runFromCommandLine } from './execute.ts';
@@ -52,8 +52,19 @@ export function buildProgram(jsonErrors: boolean): Command {
       groups.set(group, parent);
     }
     const cmd = parent.command(sub ?? group).description(command.description);
+    const positionals = Object.entries(command.positionals ?? {});
+    for (const [, spec] of positionals) {
+      const argument = new Argument(spec.value, spec.description);
+      if (spec.parse) argument.argParser(spec.parse);
+      cmd.addArgument(argument);
+    }
     for (const option of optionsOf(command)) cmd.addOption(option);
-    cmd.action((options: Record<string, unknown>) => runFromCommandLine(command, options));
+    // commander passes the positional values first, then the options.
+    cmd.action((...values: unknown[]) => {
+      const options = { ...(values[positionals.length] as Record<string, unknown>) };
+      positionals.forEach(([key], i) => (options[key] = values[i]));
+      return runFromCommandLine(command, options);
+    });
   }
   return program;
 }

@@ -5,7 +5,7 @@
  *
  * @see docs/reference/cli.md
  */
-import { flagOf, isRequired, type AdminCommand } from './command.ts';
+import { flagOf, isRequired, positionalWords, type AdminCommand } from './command.ts';
 import { COMMANDS, GROUPS } from './commands.ts';
 import { JSON_OPTION, PROGRAM_DESCRIPTION } from './program.ts';
 
@@ -48,11 +48,18 @@ function section(command: AdminCommand, level: string): string[] {
     return `- \`${flag}\`${required}: ${spec.description}`;
   });
   options.push(`- \`${JSON_OPTION.flags}\`: ${JSON_OPTION.description}`);
+  const positionals = Object.values(command.positionals ?? {}).map(
+    (spec) => `- \`${spec.value}\` (required): ${spec.description}`,
+  );
+  const usage =
+    positionals.length > 0 ? [`\`${command.name}${positionalWords(command)}\``, ''] : [];
   return [
     `${level} \`${command.name}\``,
     '',
     `${command.description[0]!.toUpperCase()}${command.description.slice(1)}.`,
     '',
+    ...usage,
+    ...positionals,
     ...options,
     '',
   ];

@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AccountsService } from '../accounts/accounts-service.ts';
+import type { ApiKeysService } from '../accounts/api-keys-service.ts';
 import type { AuditEvent } from '../audit/audit-log.ts';
 import type { PagePosition } from '../db/keyset-page.ts';
 import { redirectToLogin, type PageSessions } from '../browser/web-session.ts';
@@ -34,6 +35,8 @@ export interface WebRoutesOptions {
   sessionTtlSeconds: number;
   accounts: Pick<AccountsService, 'authenticatePassword' | 'showPortal' | 'regenerateToken'>;
   partner: Pick<PartnerService, 'connectionSummary' | 'authorizationUrl' | 'providerName'>;
+  /** `/settings/keys`: the portal's API keys, as the API's `/keys` and the CLI manage them. */
+  apiKeys: Pick<ApiKeysService, 'list' | 'create' | 'rotate' | 'revoke' | 'usage'>;
   /** Portico's public origin (APP_BASE_URL): the address the pages name for signing in. */
   appBaseUrl: string;
   /**
@@ -59,6 +62,9 @@ export interface WebRoutesOptions {
     | 'sendTestEvent'
     | 'resend'
     | 'setCreditLowThreshold'
+    | 'portalDeliveries'
+    | 'replay'
+    | 'recentReplays'
   >;
   /** What `/messages` shows and sends. */
   messaging: {

@@ -13,6 +13,7 @@ import { FAVICON_SVG, INBOX_SCRIPT, ONE_TIME_TOKEN_SCRIPT } from '../browser/ass
 import { pageErrorHandler } from '../browser/error-pages.tsx';
 import { STYLESHEET } from '../browser/stylesheet.ts';
 import { agentRoutes } from './agent-routes.tsx';
+import { apiKeysPages } from './api-keys-routes.tsx';
 import { auditRoutes } from './audit-routes.tsx';
 import { redirectToCanonicalHost } from './canonical-host.ts';
 import { confirmRoutes } from './confirm-routes.tsx';
@@ -80,6 +81,7 @@ export async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): P
   await app.register(inboxRichRoutes, opts);
   await app.register(inboxStreamRoutes, opts);
   await app.register(webhooksPages, opts);
+  await app.register(apiKeysPages, opts);
   await app.register(supportPages, opts);
   await app.register(agentRoutes, opts);
 }

@@ -16,11 +16,28 @@ import { sendPage } from '../browser/render.ts';
 import type { WebSession } from '../browser/session-store.ts';
 import { csrfOk, redirectToLogin } from '../browser/web-session.ts';
 import { AppError } from '../platform/errors.ts';
+import {
+  deliveryCursor,
+  DELIVERY_STATUSES,
+  type DeliveryStatus,
+} from '../webhooks/delivery-history.ts';
 import { ConfirmRemovePage, WebhooksPage, type WebhooksPageProps } from './pages/webhooks-page.tsx';
 import { FormField, HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
 
 const NOT_ADMIN = 'Only the main administrator of the portal can manage webhooks.';
-const Query = Type.Object({ done: FormField(32) });
+const Query = Type.Object({
+  done: FormField(32),
+  events: FormField(12),
+  status: FormField(16),
+  after: FormField(200),
+});
+/** Deliveries per page of the history. */
+const DELIVERIES_PAGE = 50;
+const ReplayBody = Type.Object({
+  csrf: FormField(100),
+  since: FormField(40),
+  failedOnly: FormField(10),
+});
 const IdParams = Type.Object({ id: Type.String({ minLength: 1, maxLength: 64 }) });
 const AddBody = Type.Object({
   csrf: FormField(100),
@@ -159,12 +176,25 @@ function simpleChanges(
   );
 }
 
-/** Renders the webhooks page of a session's portal: its endpoints, deliveries and threshold. */
+/** The history's status filter from the query: one of the delivery states, else all. */
+const statusOf = (raw: string | undefined): DeliveryStatus | undefined =>
+  DELIVERY_STATUSES.find((s) => s === raw);
+
+/**
+ * Renders the webhooks page of a session's portal: its endpoints, replays, threshold and a page
+ * of its delivery history (`history`: the status filter and the cursor of the page).
+ */
 function pageRenderer(webhooks: WebRoutesOptions['webhooks']): Render {
   return async (reply, session, extra = {}, status = 200) => {
-    const [endpoints, deliveries, creditLowThreshold] = await Promise.all([
+    const history = extra.history ?? { status: undefined, after: undefined };
+    const [endpoints, deliveries, replays, creditLowThreshold] = await Promise.all([
       webhooks.listEndpoints(session.portalId),
-      webhooks.recentDeliveries(session.portalId, { limit: 50 }),
+      webhooks.portalDeliveries(session.portalId, {
+        limit: DELIVERIES_PAGE,
+        status: history.status,
+        cursor: history.after,
+      }),
+      webhooks.recentReplays(session.portalId, 10),
       webhooks.creditLowThreshold(session.portalId),
     ]);
     return sendPage(
@@ -173,9 +203,11 @@ function pageRenderer(webhooks: WebRoutesOptions['webhooks']): Render {
         email={session.email}
         csrfToken={session.csrfToken}
         endpoints={endpoints}
-        deliveries={deliveries}
+        deliveries={deliveries.items}
+        replays={replays}
         creditLowThreshold={creditLowThreshold}
         {...extra}
+        history={{ ...history, nextCursor: deliveries.nextCursor }}
       />,
       status,
     );
@@ -196,6 +228,20 @@ export async function webhooksPages(app: FastifyInstance, opts: WebRoutesOptions
       if (!session) return reply;
       if (!session.isMainAdmin) return sendNotAllowed(reply, session, NOT_ADMIN);
       const flash = flashOf(request.query);
+      const history = { status: statusOf(request.query.status), after: request.query.after };
+      if (history.after !== undefined || history.status !== undefined) {
+        try {
+          deliveryCursor.after(history.after);
+        } catch {
+          return render(
+            reply,
+            session,
+            { error: 'This page of deliveries no longer exists.' },
+            400,
+          );
+        }
+        return render(reply, session, { flash, history });
+      }
       if (flash?.key === 'webhook_added' || flash?.key === 'webhook_rotated') {
         const stashed = await sessions.takeOnce(request);
         const shown = stashed ? (JSON.parse(stashed) as ShownSecret) : null;
@@ -281,6 +327,30 @@ export async function webhooksPages(app: FastifyInstance, opts: WebRoutesOptions
         reply,
         { endpointId: id, secret: rotated.secret, until: rotated.previousSecretValidUntil },
         'webhook_rotated',
+      );
+    }),
+  );
+
+  // "Replay since…": the endpoint's events since a time (UTC) queued again, optionally only
+  // those that did not reach it; the page then shows the replay's progress.
+  app.post(
+    '/settings/webhooks/:id/replay',
+    { schema: { params: IdParams, body: ReplayBody, response: PageResponses } },
+    change(async (session, request, reply) => {
+      const body = request.body as Static<typeof ReplayBody>;
+      const since = body.since?.trim() ?? '';
+      if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2})?$/.test(since)) {
+        throw new AppError('invalid_request', 'Give the time to replay from (UTC).');
+      }
+      const replay = await webhooks.replay(
+        session.portalId,
+        idOf(request),
+        { since: `${since}Z`, failedOnly: body.failedOnly === 'yes' },
+        context(session, request),
+      );
+      return reply.redirect(
+        `/settings/webhooks?done=replay_started&events=${replay.eventCount}#replays`,
+        303,
       );
     }),
   );

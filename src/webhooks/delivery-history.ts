@@ -31,7 +31,8 @@ export interface HistoryQuery {
 }
 
 /**
- * A page of `endpointId`'s deliveries, with their event type.
+ * A page of `endpointId`'s deliveries (null: of every endpoint of the portal, as the webhooks
+ * page shows them), with their event type.
  *
  * @returns the rows and whether more follow, for `deliveryCursor.page`.
  * @throws AppError `not_found` for an unknown endpoint, another portal's alike;
@@ -40,15 +41,15 @@ export interface HistoryQuery {
 export async function deliveryHistory(
   db: Database,
   portalId: number,
-  endpointId: string,
+  endpointId: string | null,
   query: HistoryQuery,
 ) {
-  if (!(await repo.findEndpoint(db, portalId, endpointId))) {
+  if (endpointId !== null && !(await repo.findEndpoint(db, portalId, endpointId))) {
     throw new AppError('not_found', 'No webhook endpoint with this id.');
   }
   const conditions: SQL[] = [
     eq(webhookDeliveries.portalId, portalId),
-    eq(webhookDeliveries.endpointId, endpointId),
+    ...(endpointId === null ? [] : [eq(webhookDeliveries.endpointId, endpointId)]),
     ...(query.status ? [eq(webhookDeliveries.status, query.status)] : []),
     ...(query.types && query.types.length > 0
       ? [inArray(webhookEvents.type, [...query.types])]

@@ -124,6 +124,19 @@ export function createLogAndReplays<Delivery>(
       const page = await deliveryHistory(db, portalId, endpointId, query);
       return deliveryCursor.page(page, (r) => toDelivery(r.delivery, r.type));
     },
+    /**
+     * The portal's deliveries to every endpoint, newest first, a page at a time (the webhooks
+     * page's history beyond the latest).
+     *
+     * @throws AppError `invalid_request` for a bad cursor.
+     */
+    async portalDeliveries(
+      portalId: number,
+      query: HistoryQuery,
+    ): Promise<{ items: Delivery[]; nextCursor: string | null }> {
+      const page = await deliveryHistory(db, portalId, null, query);
+      return deliveryCursor.page(page, (r) => toDelivery(r.delivery, r.type));
+    },
     ...createReplays({ db, queue, perSecond: settings?.WEBHOOK_REPLAY_PER_SECOND ?? 10 }),
     ...createEventLog({ db, keyring, log, retentionDays: settings?.EVENTS_RETENTION_DAYS ?? 30 }),
   };

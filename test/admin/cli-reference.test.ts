@@ -15,6 +15,9 @@ test('the reference names every command and every option', () => {
     for (const key of Object.keys(command.options)) {
       assert.ok(doc.includes(`\`${flagOf(key)}`), `${command.name} ${flagOf(key)}`);
     }
+    for (const spec of Object.values(command.positionals ?? {})) {
+      assert.ok(doc.includes(`\`${command.name} ${spec.value}`), `${command.name} ${spec.value}`);
+    }
   }
 });
 

@@ -131,6 +131,7 @@ export function pagesTour(viewports: readonly (typeof VIEWPORTS)[number][]): voi
           ['/contacts', null],
           ['/messages', null],
           ['/settings/webhooks', null],
+          ['/settings/keys', null],
           ['/support', null],
           ['/audit', null],
         ]);

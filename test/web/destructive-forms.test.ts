@@ -43,6 +43,7 @@ for (const backend of backends()) {
       for (const expected of [
         '/contacts/:id/delete',
         '/settings/webhooks/:id/remove',
+        '/settings/keys/:id/revoke',
         '/settings/token',
         '/api/auth/partner/disconnect',
       ])

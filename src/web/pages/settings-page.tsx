@@ -98,6 +98,12 @@ function ApiToken(p: SettingsPageProps) {
       <p class="muted">
         How to call the API with it: <a href="/docs/">the API reference</a>.
       </p>
+      {p.user.isMainAdmin && (
+        <p>
+          <a href="/settings/keys">Manage API keys</a>: more keys, each with its own scopes, expiry
+          and allowed addresses, their rotation and usage.
+        </p>
+      )}
       {p.user.isMainAdmin ? (
         p.token && (
           <p class="actions">
