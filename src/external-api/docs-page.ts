@@ -16,7 +16,7 @@
  *
  * @see https://github.com/scalar/scalar/tree/main/integrations/fastify
  * @see https://www.w3.org/TR/CSP3/#grammardef-hash-source
- * @see docs/decisions/0042-compressed-cached-reference.md
+ * @see docs/decisions/0041-compressed-cached-reference.md
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';

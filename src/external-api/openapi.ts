@@ -217,7 +217,7 @@ export function swaggerOptions(apiPrefix: string, baseUrl: string): SwaggerOptio
  * names it gets 304 without the body. `no-cache`: a client revalidates at each use.
  *
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-13.1.2
- * @see docs/decisions/0042-compressed-cached-reference.md
+ * @see docs/decisions/0041-compressed-cached-reference.md
  */
 export async function openApiDocumentRoute(api: FastifyInstance): Promise<void> {
   const document = cachedBody(() => JSON.stringify(api.swagger()), {

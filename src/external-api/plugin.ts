@@ -154,7 +154,7 @@ export async function externalApi(
   api.setNotFoundHandler(notFoundHandler);
 
   // JSON answers of 1 KiB or more are compressed for a client that accepts `br` or `gzip`
-  // (docs/decisions/0042-compressed-cached-reference.md). Before the routes: the plugin hooks
+  // (docs/decisions/0041-compressed-cached-reference.md). Before the routes: the plugin hooks
   // the routes registered after it.
   await api.register(fastifyCompress, RESPONSE_COMPRESSION);
   await api.register(openApiDocumentRoute);

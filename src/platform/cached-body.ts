@@ -10,7 +10,7 @@
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-13.1.2 (If-None-Match, weak comparison)
  * @see https://www.rfc-editor.org/rfc/rfc9110#section-12.5.3 (Accept-Encoding)
  * @see https://www.rfc-editor.org/rfc/rfc9111#section-5.2.2 (Cache-Control)
- * @see docs/decisions/0042-compressed-cached-reference.md
+ * @see docs/decisions/0041-compressed-cached-reference.md
  */
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';

@@ -17,7 +17,7 @@
  * secret and sandbox tokens (never real provider secrets). Tests' sandboxes pass no file and
  * stay in memory.
  *
- * @see docs/decisions/0043-sandbox-state-file.md
+ * @see docs/decisions/0042-sandbox-state-file.md
  */
 import {
   closeSync,
