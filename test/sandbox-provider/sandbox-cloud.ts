@@ -25,8 +25,23 @@ export async function granted(p: TestProvider, userId: string) {
   const info = await client.inspectToken(token);
   const wabaId = info.granularScopes.find((g) => g.scope === 'whatsapp_business_management')!
     .targetIds[0]!;
-  const numbers = await client.cloud(token).listPhoneNumbers(wabaId);
-  return { token, wabaId, numbers: numbers.map((n) => n.id) as [string, string] };
+  const numbers = (await client.cloud(token).listPhoneNumbers(wabaId)).map((n) => n.id);
+  await onboard(p, token, wabaId, numbers);
+  return { token, wabaId, numbers: numbers as [string, string] };
+}
+
+/**
+ * What a Tech Provider does after Embedded Signup: subscribe the app to the WABA and register
+ * its numbers (PIN 123456), so the sandbox sends and delivers webhooks for them.
+ */
+export async function onboard(p: TestProvider, token: string, wabaId: string, numbers: string[]) {
+  const subscribed = await call(p, 'POST', `/v21.0/${wabaId}/subscribed_apps`, { token });
+  assert.equal(subscribed.status, 200, JSON.stringify(subscribed.body));
+  for (const id of numbers) {
+    const body = { messaging_product: 'whatsapp', pin: '123456' };
+    const registered = await call(p, 'POST', `/v21.0/${id}/register`, { token, body });
+    assert.equal(registered.status, 200, JSON.stringify(registered.body));
+  }
 }
 
 /** A JSON request to the sandbox; the status and the parsed body. */
