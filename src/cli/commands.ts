@@ -41,6 +41,7 @@ import {
 } from './support-commands.ts';
 import { tasksList } from './tasks-commands.ts';
 import { keysCheck, keysRotate } from './keys-commands.ts';
+import { partnerOnboard } from './partner-commands.ts';
 import { auditList, userCreate, userList, userSetPassword, userSignOut } from './user-commands.ts';
 
 /** The groups of two-word commands (`portal create`), described in `--help`. */
@@ -50,6 +51,7 @@ export const GROUPS: Record<string, string> = {
   token: 'the API token of a portal',
   user: 'users of a portal',
   keys: 'the keys that seal provider tokens, secrets, message content and drafts at rest',
+  partner: "a portal's provider connection",
   audit: 'the audit log of a portal',
   contacts: 'the CRM contacts of a portal',
   credit: "a portal's messaging credit",
@@ -75,6 +77,7 @@ export const COMMANDS: readonly AdminCommand[] = [
   userSignOut,
   keysRotate,
   keysCheck,
+  partnerOnboard,
   auditList,
   contactsList,
   contactsImport,
