@@ -9,8 +9,15 @@ import type { RecordedWebhooks, TestProvider } from '../helpers/provider.ts';
 /** A webhook item as JSON (tests read its fields freely). */
 export type Item = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON
 
-/** A person's long-lived token, their first WABA and its two phone number ids. */
-export async function granted(p: TestProvider, userId: string) {
+/**
+ * A person's long-lived token, their first WABA and its two phone number ids; the WABA
+ * subscribed and its numbers registered (`onboard`) unless `onboard: false`.
+ */
+export async function granted(
+  p: TestProvider,
+  userId: string,
+  options: { onboard?: boolean } = {},
+) {
   const client = createProviderClient({
     graphBaseUrl: p.sandbox.url,
     apiVersion: 'v21.0',
@@ -26,7 +33,7 @@ export async function granted(p: TestProvider, userId: string) {
   const wabaId = info.granularScopes.find((g) => g.scope === 'whatsapp_business_management')!
     .targetIds[0]!;
   const numbers = (await client.cloud(token).listPhoneNumbers(wabaId)).map((n) => n.id);
-  await onboard(p, token, wabaId, numbers);
+  if (options.onboard !== false) await onboard(p, token, wabaId, numbers);
   return { token, wabaId, numbers: numbers as [string, string] };
 }
 
