@@ -97,6 +97,7 @@ for (const backend of backends()) {
         'displayPhoneNumber',
         'id',
         'messagingLimitTier',
+        'onboarding',
         'qualityRating',
         'verifiedName',
         'wabaId',
