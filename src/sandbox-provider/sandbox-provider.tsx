@@ -286,7 +286,10 @@ function testHooks(
       isRegistered: (id) => state.cloud.registered.has(id),
       subscribedApps: (wabaId) => [...(state.cloud.subscribedApps.get(wabaId) ?? [])],
       exhaustRegistrations: (id) => {
-        state.cloud.registrationRequests.set(id, Array<number>(REGISTRATION_LIMIT).fill(state.now()));
+        state.cloud.registrationRequests.set(
+          id,
+          Array<number>(REGISTRATION_LIMIT).fill(state.now()),
+        );
       },
     },
   };

@@ -100,6 +100,67 @@ const rethrowDeadToken = (err: unknown) => {
 const newPin = () => String(randomInt(0, 1_000_000)).padStart(6, '0');
 
 /**
+ * Claim the connection for one run (unless another run holds an unexpired claim).
+ *
+ * @returns its WABA ids, or why not: `claimed` by another run, or no active connection.
+ */
+async function claim(
+  db: Database,
+  portalId: number,
+  owner: string,
+): Promise<{ wabaIds: string[] } | 'claimed' | 'inactive'> {
+  const [row] = await db
+    .update(connections)
+    .set({
+      onboardingOwner: owner,
+      onboardingUntil: sql`now() + make_interval(secs => ${CLAIM_S})`,
+    })
+    .where(
+      and(
+        eq(connections.portalId, portalId),
+        eq(connections.status, 'active'),
+        or(isNull(connections.onboardingUntil), lt(connections.onboardingUntil, sql`now()`)),
+      ),
+    )
+    .returning({ wabaIds: connections.wabaIds });
+  if (row) return { wabaIds: row.wabaIds };
+  const [active] = await db
+    .select({ portalId: connections.portalId })
+    .from(connections)
+    .where(and(eq(connections.portalId, portalId), eq(connections.status, 'active')));
+  return active ? 'claimed' : 'inactive';
+}
+
+/** Give the claim up (only this run's own). */
+async function release(db: Database, portalId: number, owner: string): Promise<void> {
+  await db
+    .update(connections)
+    .set({ onboardingOwner: null, onboardingUntil: null })
+    .where(and(eq(connections.portalId, portalId), eq(connections.onboardingOwner, owner)));
+}
+
+/** A row (with a new sealed PIN) for each number not known yet. */
+async function ensureRows(
+  deps: { db: Database; keyring: Keyring },
+  portalId: number,
+  wabaId: string,
+  numberIds: string[],
+): Promise<void> {
+  if (numberIds.length === 0) return;
+  const rows = numberIds.map((phoneNumberId) => {
+    const id = `onb_${randomBase62(16)}`;
+    return {
+      id,
+      portalId,
+      wabaId,
+      phoneNumberId,
+      pin: deps.keyring.seal(newPin(), portalId, PURPOSE, id),
+    };
+  });
+  await deps.db.insert(numberOnboarding).values(rows).onConflictDoNothing();
+}
+
+/**
  * The onboarding of connections over the database, the keyring and partner's outbound-call path.
  *
  * @param deps.appId Portico's app id (PROVIDER_APP_ID): what the subscription check looks for;
@@ -113,56 +174,6 @@ export function createNumberOnboarding(deps: {
   log: Logger;
 }) {
   const { db, keyring, log } = deps;
-
-  /** Claim the connection for one run; its WABA ids, or null when not active or claimed. */
-  async function claim(
-    portalId: number,
-    owner: string,
-  ): Promise<{ wabaIds: string[] } | 'claimed' | 'inactive'> {
-    const [row] = await db
-      .update(connections)
-      .set({
-        onboardingOwner: owner,
-        onboardingUntil: sql`now() + make_interval(secs => ${CLAIM_S})`,
-      })
-      .where(
-        and(
-          eq(connections.portalId, portalId),
-          eq(connections.status, 'active'),
-          or(isNull(connections.onboardingUntil), lt(connections.onboardingUntil, sql`now()`)),
-        ),
-      )
-      .returning({ wabaIds: connections.wabaIds });
-    if (row) return { wabaIds: row.wabaIds };
-    const [active] = await db
-      .select({ portalId: connections.portalId })
-      .from(connections)
-      .where(and(eq(connections.portalId, portalId), eq(connections.status, 'active')));
-    return active ? 'claimed' : 'inactive';
-  }
-
-  async function release(portalId: number, owner: string): Promise<void> {
-    await db
-      .update(connections)
-      .set({ onboardingOwner: null, onboardingUntil: null })
-      .where(and(eq(connections.portalId, portalId), eq(connections.onboardingOwner, owner)));
-  }
-
-  /** A row (with a new sealed PIN) for each number not known yet. */
-  async function ensureRows(portalId: number, wabaId: string, numberIds: string[]): Promise<void> {
-    if (numberIds.length === 0) return;
-    const rows = numberIds.map((phoneNumberId) => {
-      const id = `onb_${randomBase62(16)}`;
-      return {
-        id,
-        portalId,
-        wabaId,
-        phoneNumberId,
-        pin: keyring.seal(newPin(), portalId, PURPOSE, id),
-      };
-    });
-    await db.insert(numberOnboarding).values(rows).onConflictDoNothing();
-  }
 
   const ofWaba = (portalId: number, wabaId: string) =>
     and(eq(numberOnboarding.portalId, portalId), eq(numberOnboarding.wabaId, wabaId));
@@ -231,7 +242,7 @@ export function createNumberOnboarding(deps: {
         .where(ofWaba(portalId, wabaId));
       return;
     }
-    await ensureRows(portalId, wabaId, numberIds);
+    await ensureRows(deps, portalId, wabaId, numberIds);
     const subscriptionError = await subscribe(cloud, portalId, wabaId);
     await db
       .update(numberOnboarding)
@@ -259,7 +270,7 @@ export function createNumberOnboarding(deps: {
       const owner = randomBase62(12);
       let claimed: Awaited<ReturnType<typeof claim>>;
       try {
-        claimed = await claim(portalId, owner);
+        claimed = await claim(db, portalId, owner);
       } catch (err) {
         logProviderFailure(log, 'onboarding: claim', err, portalId);
         return { ran: false, reason: 'failed' };
@@ -278,7 +289,7 @@ export function createNumberOnboarding(deps: {
         logProviderFailure(log, 'onboarding', err, portalId);
         return { ran: false, reason: 'failed' };
       } finally {
-        await release(portalId, owner).catch((err: unknown) =>
+        await release(db, portalId, owner).catch((err: unknown) =>
           logProviderFailure(log, 'onboarding: release', err, portalId),
         );
       }
