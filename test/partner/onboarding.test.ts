@@ -11,6 +11,7 @@ import { describe, test, type TestContext } from 'node:test';
 import { randomBytes } from 'node:crypto';
 import { and, eq, sql } from 'drizzle-orm';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
+import { commandNamed, runCommand } from '../../src/cli/commands.ts';
 import { numberOnboarding } from '../../src/db/schema/index.ts';
 import { buildTestApp } from '../helpers/app.ts';
 import { eventually, openInstances } from '../helpers/instances.ts';
@@ -117,6 +118,22 @@ for (const backend of backends()) {
       for (const r of rows) assert.ok(r.pin.ciphertext && r.pin.keyId);
       const check = await s.services.partner.checkKeys();
       assert.match(JSON.stringify(check), /number_onboarding\.pin/);
+      // `partner onboard` runs it again: nothing left to register, every number ready.
+      const cli = (await runCommand(s.services, 'partner onboard', {
+        portal: s.portal.portalCode,
+      })) as { ran: boolean; numbers: { registered: boolean }[] };
+      assert.equal(cli.ran, true);
+      assert.equal(cli.numbers.length, 4);
+      assert.equal(
+        registrations(s.provider, FIRST),
+        1,
+        'a registered number is not registered again',
+      );
+      const printed = commandNamed('partner onboard').print(cli, {
+        options: {},
+        storage: () => 'test',
+      });
+      assert.match(printed, new RegExp(`${FIRST} \\(WABA ${WABA}\\): ready`));
       // And the numbers send.
       const sent = await s.send(FIRST);
       assert.equal(sent.statusCode, 202, sent.body);
