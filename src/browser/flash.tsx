@@ -81,6 +81,18 @@ export const FLASHES = {
   enabled: { tone: 'ok', text: () => 'The endpoint is enabled.' },
   threshold: { tone: 'ok', text: () => 'The credit alert is saved.' },
   messaging_saved: { tone: 'ok', text: () => 'The messaging settings are saved.' },
+  onboarding_retried: {
+    tone: 'info',
+    text: () => 'The onboarding ran again; each number shows where it stands below.',
+  },
+  onboarding_busy: {
+    tone: 'info',
+    text: () => 'The onboarding is already running; reload in a moment to see where it stands.',
+  },
+  onboarding_failed: {
+    tone: 'info',
+    text: () => 'The onboarding could not run (no active connection, or the provider failed).',
+  },
   message_sent: {
     tone: 'ok',
     text: () => 'The message is queued. Its status appears in the log below.',

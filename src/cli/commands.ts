@@ -42,6 +42,7 @@ import {
 import { tasksList } from './tasks-commands.ts';
 import { keysCheck, keysRotate } from './keys-commands.ts';
 import { keyCreate, keyList, keyRevoke, keyRotate } from './api-key-commands.ts';
+import { partnerOnboard } from './partner-commands.ts';
 import { auditList, userCreate, userList, userSetPassword, userSignOut } from './user-commands.ts';
 
 /** The groups of two-word commands (`portal create`), described in `--help`. */
@@ -52,6 +53,7 @@ export const GROUPS: Record<string, string> = {
   key: "a portal's API keys (scopes, expiry, allowed addresses)",
   user: 'users of a portal',
   keys: 'the keys that seal provider tokens, secrets, message content and drafts at rest',
+  partner: "a portal's provider connection",
   audit: 'the audit log of a portal',
   contacts: 'the CRM contacts of a portal',
   credit: "a portal's messaging credit",
@@ -81,6 +83,7 @@ export const COMMANDS: readonly AdminCommand[] = [
   userSignOut,
   keysRotate,
   keysCheck,
+  partnerOnboard,
   auditList,
   contactsList,
   contactsImport,

@@ -24,6 +24,7 @@ import {
   media,
   messageDrafts,
   messages,
+  numberOnboarding,
   webhookEndpoints,
   webhookEvents,
 } from './schema/index.ts';
@@ -120,7 +121,7 @@ const e = webhookEndpoints;
 
 /**
  * Every sealed value of the database, in the order `keys rotate` re-seals them. One line per
- * value; add the next one here (a registration PIN: `jsonbSealed(numbers.pin, {…})`).
+ * value; add the next one here.
  */
 export const SEALED_COLUMNS: readonly SealedColumn[] = [
   columnsSealed(
@@ -185,6 +186,13 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
     key: webhookEvents.id,
     portalId: webhookEvents.portalId,
     purpose: 'webhook-event',
+    subjectIsKey: true,
+  }),
+  jsonbSealed(numberOnboarding.pin, {
+    table: numberOnboarding,
+    key: numberOnboarding.id,
+    portalId: numberOnboarding.portalId,
+    purpose: 'registration-pin',
     subjectIsKey: true,
   }),
   jsonbSealed(messageDrafts.content, {

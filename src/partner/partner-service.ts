@@ -45,11 +45,13 @@ import { createProviderWebhooks } from './cloud-api/provider-webhooks.ts';
 import { createRevokeConnection, type RevocationStep } from './revocation/revocation.ts';
 import { verifySignedRequest, type SignedRequestResult } from './callbacks/signed-request.ts';
 import { createWabaRouting } from './cloud-api/waba-routing.ts';
+import { createNumberOnboarding } from './onboarding/number-onboarding.ts';
 
 export type { ConnectedStep } from './oauth/complete-authorization.ts';
 export type * from './cloud-api/provider-webhook-events.ts';
 export type * from './cloud-api/cloud-api.ts';
 export type { ConnectionSummary } from './connection-summary.ts';
+export type { OnboardingState, OnboardOutcome } from './onboarding/number-onboarding.ts';
 export { ConnectionInactiveError } from './connections-store.ts';
 export {
   isTransientProviderError,
@@ -113,6 +115,13 @@ function createInternals(deps: PartnerServiceDeps) {
     inflight,
     revokeConnection,
   });
+  const onboarding = createNumberOnboarding({
+    db,
+    keyring,
+    withProvider,
+    appId: settings?.appId ?? null,
+    log,
+  });
   const healthChecker = createHealthChecker({
     config,
     db,
@@ -135,14 +144,35 @@ function createInternals(deps: PartnerServiceDeps) {
     withProvider,
     withCloudApi,
     healthChecker,
+    onboarding,
   };
 }
 
 /** The WhatsApp Cloud API side of the service: WABA routing, webhooks, outbound calls. */
 function whatsAppParts(db: Database, internals: ReturnType<typeof createInternals>) {
-  const { settings, revokeConnection, withCloudApi, log } = internals;
+  const { settings, revokeConnection, withCloudApi, log, onboarding } = internals;
   const routing = createWabaRouting(db);
   return {
+    /**
+     * Onboard the portal's active connection: subscribe Portico's app to each WABA and register
+     * each number not registered yet (onboarding/number-onboarding.ts). Never throws.
+     */
+    onboardConnection: (portalId: number) => onboarding.onboard(portalId),
+    /** Each number's onboarding state of the portal, by phone number id (no provider call). */
+    onboardingStates: (portalId: number) => onboarding.states(portalId),
+    /**
+     * `account_update` with `PARTNER_ADDED`: the business shared the WABA with Portico's app.
+     * Onboards that WABA of every active connection covering it, in the background (the
+     * webhook is answered at once); a connection not made yet is onboarded when it is.
+     *
+     * @returns the portal ids whose onboarding started.
+     */
+    async partnerAdded(wabaId: string): Promise<number[]> {
+      const portals = await routing.activePortalsOfWaba(wabaId);
+      for (const portalId of portals) void onboarding.onboard(portalId, wabaId);
+      if (portals.length > 0) log.info({ portals: portals.length }, 'PARTNER_ADDED: onboarding');
+      return portals;
+    },
     /**
      * The WABA ids of the portal's active connection (assets granted with
      * `whatsapp_business_messaging` or `_management`); [] when not connected.
@@ -182,6 +212,7 @@ export function createPartnerService(deps: PartnerServiceDeps) {
       grants,
       log,
       ...(deps.connectedSteps && { connectedSteps: deps.connectedSteps }),
+      onboard: (portalId) => internals.onboarding.onboard(portalId),
     }),
     revokeConnection,
 

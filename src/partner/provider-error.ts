@@ -180,6 +180,9 @@ const GRAPH_TITLES: Readonly<Record<number, string>> = {
   132012: 'Template parameter format mismatch',
   132015: 'Template is paused',
   132016: 'Template is disabled',
+  133005: 'Two step verification PIN mismatch',
+  133010: 'Phone number not registered',
+  133016: 'Registration rate limit exceeded',
 };
 
 const KIND_TITLES: Readonly<Record<ProviderErrorKind, string>> = {

@@ -52,6 +52,10 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
     "existing resource's `id`.",
   not_connected:
     'The route needs an active provider connection; connect the business account on /connect.',
+  number_not_ready:
+    'The sender number is not onboarded yet (its WhatsApp account not subscribed to webhooks, ' +
+    'or the number not registered); the message says what is missing. Retry the onboarding on ' +
+    '/settings; GET /messaging/numbers shows each number’s `onboarding`.',
   recipient_opted_out: 'The contact opted out of WhatsApp messages (consent `opted_out`).',
   outside_service_window:
     'Free text needs an inbound message from the recipient in the last 24 hours; send an ' +

@@ -24,6 +24,8 @@ export const ERROR_STATUS = {
   idempotency_conflict: 409,
   conflict: 409,
   not_connected: 409,
+  /** The sender number's onboarding is not done (webhooks not subscribed, or not registered). */
+  number_not_ready: 409,
   /** The provider no longer has an inbound medium (it keeps them for a limited time). */
   media_gone: 410,
   payload_too_large: 413,

@@ -78,11 +78,17 @@ export interface Keyring {
  * What a sealed value is: a provider token (`connection`), a webhook signing secret, a
  * message's content (`message-content`, with the message id as its subject), or an outbound
  * webhook event's `data` (`webhook-event`, with the event id as its subject), or a message
- * draft's message and recipients (`message-draft`, with the draft id as its subject). Every
+ * draft's message and recipients (`message-draft`, with the draft id as its subject), or a
+ * phone number's registration PIN (`registration-pin`, with its onboarding row id). Every
  * sealed column is listed in db/sealed-columns.ts, so `keys rotate` re-seals it.
  */
 export type SealPurpose =
-  'connection' | 'webhook-secret' | 'message-content' | 'webhook-event' | 'message-draft';
+  | 'connection'
+  | 'webhook-secret'
+  | 'message-content'
+  | 'webhook-event'
+  | 'message-draft'
+  | 'registration-pin';
 
 /**
  * The additional authenticated data binding a ciphertext to its tenant, purpose and (when given)

@@ -8,7 +8,12 @@
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples
  */
 import { appsOfWaba, deliverOnce, wabaNotification } from './cloud-webhooks.ts';
-import { describePhoneNumber, newWamid, wabaOfPhoneNumber } from './cloud-state.ts';
+import {
+  describePhoneNumber,
+  newWamid,
+  wabaOfPhoneNumber,
+  type DeliveryStatus,
+} from './cloud-state.ts';
 import { webhookMessage, type InboundMessage, type MediaSource } from './inbound-message.ts';
 import type { SandboxState } from './sandbox-state.ts';
 
@@ -28,7 +33,7 @@ export interface InboundInput {
 }
 
 export type InboundOutcome =
-  | { ok: true; wamid: string; deliveries: { appId: string; status: number | 'error' }[] }
+  | { ok: true; wamid: string; deliveries: { appId: string; status: DeliveryStatus }[] }
   | { ok: false; reason: 'unknown_number' | 'no_app' | 'unknown_media' | 'no_message' };
 
 /** A short line the sandbox phone shows for a person's message. */
@@ -51,7 +56,7 @@ function summary(item: Record<string, unknown>): string | undefined {
 
 /** Several people write to one business number, delivered in one webhook. */
 export type BatchOutcome =
-  | { ok: true; wamids: string[]; deliveries: { appId: string; status: number | 'error' }[] }
+  | { ok: true; wamids: string[]; deliveries: { appId: string; status: DeliveryStatus }[] }
   | Extract<InboundOutcome, { ok: false }>;
 
 /**

@@ -14,7 +14,7 @@
  *
  * The same path takes read receipts (`status: "read"`, cloud-read.ts).
  *
- * Refusals (Graph's envelope, HTTP 400): over `sendsPerSecond` on the number → 130429; the
+ * Refusals (Graph's envelope, HTTP 400): a number not registered → 133010; over `sendsPerSecond` on the number → 130429; the
  * content as the Cloud API checks it (cloud-message-validation.ts, cloud-interactive-validation.ts,
  * cloud-template-validation.ts: 100, 131009, 131051, 131053, 132000, 132001, 132012); a
  * malformed envelope → 100.
@@ -61,6 +61,17 @@ const Send = Type.Object({
 type SendBody = Static<typeof Send> & Json;
 
 const INVALID: GraphFault = { code: 100, message: '(#100) Invalid parameter' };
+/**
+ * A send from a number that is not registered (`POST /{phone-number-id}/register`).
+ *
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/support/error-codes/
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/business-phone-numbers/registration
+ */
+const UNREGISTERED: GraphFault = {
+  code: 133010,
+  message: '(#133010) Phone number Not Registered',
+  details: 'The phone number is not registered on the WhatsApp Business Platform',
+};
 /** The Cloud API codes a send accepted at once may still fail with (its `failed` status). */
 const RE_ENGAGEMENT = 131047;
 const UNDELIVERABLE = 131026;
@@ -125,6 +136,8 @@ export async function cloudMessageRoutes(
       const wabaId = wabaOfPhoneNumber(phoneNumberId) ?? '';
       const access = wabaAccess(request, options, wabaId, [MESSAGING]);
       if ('fault' in access) return graphError(reply, access.status, access.fault);
+      // A number not registered for the Cloud API sends nothing (cloud-onboarding.ts).
+      if (!state.cloud.registered.has(phoneNumberId)) return graphError(reply, 400, UNREGISTERED);
       if ('status' in (request.body as object)) {
         const { message_id: messageId } = request.body as Static<typeof MarkRead>;
         const fault = markRead(state, phoneNumberId, messageId);

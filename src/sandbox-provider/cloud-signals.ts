@@ -22,6 +22,7 @@
 import {
   describePhoneNumber,
   wabaOfPhoneNumber,
+  type DeliveryStatus,
   type QualityRating,
   type SandboxTemplate,
 } from './cloud-state.ts';
@@ -32,7 +33,7 @@ export const QUALITY_RATINGS = ['GREEN', 'YELLOW', 'RED'] as const;
 /** The messaging limit tiers, lowest first. */
 export const TIERS = ['TIER_50', 'TIER_250', 'TIER_1K', 'TIER_10K', 'TIER_100K', 'TIER_UNLIMITED'];
 
-export type Deliveries = { appId: string; status: number | 'error' }[];
+export type Deliveries = { appId: string; status: DeliveryStatus }[];
 export type SignalOutcome = { ok: true; deliveries: Deliveries } | { ok: false; reason: string };
 
 /** A phone number's quality rating and tier as Graph reports them now. */
@@ -140,9 +141,18 @@ export async function changeTemplate(
 }
 
 /** The account events the sandbox sends. */
-export const ACCOUNT_EVENTS = ['ACCOUNT_VIOLATION', 'ACCOUNT_RESTRICTION'] as const;
+export const ACCOUNT_EVENTS = [
+  'ACCOUNT_VIOLATION',
+  'ACCOUNT_RESTRICTION',
+  'PARTNER_ADDED',
+] as const;
 
-/** Tell the apps of `wabaId` about a policy violation or a 24-hour messaging restriction. */
+/**
+ * Tell the apps of `wabaId` about a policy violation, a 24-hour messaging restriction, or that
+ * the business shared the WABA with them (`PARTNER_ADDED`, with `waba_info`).
+ *
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/account_update
+ */
 export async function accountUpdate(
   state: SandboxState,
   wabaId: string,
@@ -150,16 +160,18 @@ export async function accountUpdate(
 ): Promise<SignalOutcome> {
   if (appsOfWaba(state, wabaId).length === 0) return { ok: false, reason: 'unknown_waba' };
   const value =
-    event === 'ACCOUNT_VIOLATION'
-      ? { event, violation_info: { violation_type: 'SCAM' } }
-      : {
-          event,
-          restriction_info: [
-            {
-              restriction_type: 'RESTRICTED_BIZ_INITIATED_MESSAGING',
-              expiration: Math.floor(state.now() / 1000) + 24 * 3600,
-            },
-          ],
-        };
+    event === 'PARTNER_ADDED'
+      ? { event, waba_info: { waba_id: wabaId, owner_business_id: `9${wabaId.slice(4)}` } }
+      : event === 'ACCOUNT_VIOLATION'
+        ? { event, violation_info: { violation_type: 'SCAM' } }
+        : {
+            event,
+            restriction_info: [
+              {
+                restriction_type: 'RESTRICTED_BIZ_INITIATED_MESSAGING',
+                expiration: Math.floor(state.now() / 1000) + 24 * 3600,
+              },
+            ],
+          };
   return { ok: true, deliveries: await tell(state, wabaId, 'account_update', value) };
 }

@@ -163,6 +163,23 @@ export function describePhoneNumber(phoneNumberId: string) {
   };
 }
 
+/**
+ * What one webhook delivery came to: the app's HTTP status, `error` (no answer, no URL, an
+ * unverified subscription), or `unsubscribed` (the app is not subscribed to the WABA: the
+ * provider sends nothing).
+ */
+export type DeliveryStatus = number | 'error' | 'unsubscribed';
+
+/**
+ * Whether `appId` is subscribed to `wabaId`'s webhooks. The provider sends a WABA's webhooks
+ * only to the apps subscribed to it.
+ *
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/solution-providers/manage-webhooks
+ */
+export function isSubscribed(cloud: CloudState, wabaId: string, appId: string): boolean {
+  return cloud.subscribedApps.get(wabaId)?.has(appId) ?? false;
+}
+
 /** A Graph-looking wamid. */
 export const newWamid = () => `wamid.${randomBytes(24).toString('base64url')}`;
 
@@ -185,7 +202,17 @@ export class CloudState {
   /** Apps whose webhook URL answered the subscription's verification. */
   readonly verifiedApps = new Set<string>();
   /** Every webhook delivery attempt (tests): which field, to which app, the answer. */
-  readonly deliveries: { appId: string; field: string; status: number | 'error' }[] = [];
+  readonly deliveries: { appId: string; field: string; status: DeliveryStatus }[] = [];
+  /** The apps subscribed to each WABA's webhooks (`POST /{waba-id}/subscribed_apps`). */
+  readonly subscribedApps = new Map<string, Set<string>>();
+  /** Phone numbers registered for the Cloud API (`POST /{phone-number-id}/register`). */
+  readonly registered = new Set<string>();
+  /** Each number's two-step verification PIN: set by its first registration. */
+  readonly twoStepPins = new Map<string, string>();
+  /** Each number's registration requests, ms on the sandbox clock (the 72-hour window). */
+  readonly registrationRequests = new Map<string, number[]>();
+  /** When a number that hit the registration limit may be registered again, sandbox ms. */
+  readonly registrationBlockedUntil = new Map<string, number>();
   readonly #rate = new Map<string, { second: number; count: number }>();
   readonly #timers = new Set<NodeJS.Timeout>();
   readonly #abort = new AbortController();

@@ -6,15 +6,23 @@
  * verifies the subscription as the provider does when one is configured: `GET {url}?hub.mode=
  * subscribe&hub.verify_token=…&hub.challenge=…` must echo the challenge.
  *
+ * A WABA's notifications go only to the apps subscribed to that WABA (`POST
+ * /{waba-id}/subscribed_apps`, cloud-onboarding.ts): the provider sends an unsubscribed app
+ * nothing, and the attempt is recorded as `unsubscribed`. `account_update` is the exception: it
+ * is an app-level field (it announces `PARTNER_ADDED` before any subscription exists).
+ *
  * Background deliveries (statuses, template reviews) are retried like the provider does, with
  * decreasing frequency (here six more times over about two minutes: an app instance restarting
  * or a slow answer under load loses nothing); an awaited one (`/sandbox/inbound`) is tried once.
  *
  * @see https://developers.facebook.com/docs/graph-api/webhooks/getting-started
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/components
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/solution-providers/manage-webhooks
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/embedded-signup/hosted-es
  */
 import { createHmac, randomBytes } from 'node:crypto';
 import { setTimeout as delay } from 'node:timers/promises';
+import { isSubscribed, type DeliveryStatus } from './cloud-state.ts';
 import type { SandboxAppConfig, SandboxState } from './sandbox-state.ts';
 
 /** How long the sandbox waits for an app's webhook answer, in milliseconds. */
@@ -62,20 +70,34 @@ async function verifiedSubscription(state: SandboxState, app: SandboxAppConfig):
   return false;
 }
 
+/** Fields the provider sends an app whatever its WABA subscriptions (app-level fields). */
+const APP_LEVEL_FIELDS = new Set(['account_update']);
+
+/** Whether the app is subscribed to every WABA the notification's entries name. */
+function subscribedToAll(state: SandboxState, appId: string, notification: unknown): boolean {
+  const entries = (notification as { entry?: { id?: unknown }[] }).entry ?? [];
+  return entries.every((e) => typeof e.id === 'string' && isSubscribed(state.cloud, e.id, appId));
+}
+
 /**
  * POST one signed notification to the app, once.
  *
- * @returns the app's HTTP status, or `error` (no webhook URL, unverified, unreachable).
+ * @returns the app's HTTP status, `error` (no webhook URL, unverified, unreachable), or
+ *   `unsubscribed` (nothing sent: the app is not subscribed to the WABA).
  */
 export async function deliverOnce(
   state: SandboxState,
   appId: string,
   field: string,
   notification: unknown,
-): Promise<number | 'error'> {
+): Promise<DeliveryStatus> {
+  if (!APP_LEVEL_FIELDS.has(field) && !subscribedToAll(state, appId, notification)) {
+    state.cloud.deliveries.push({ appId, field, status: 'unsubscribed' });
+    return 'unsubscribed';
+  }
   const app = state.apps.get(appId);
   if (!app?.webhookUrl) return 'error';
-  let status: number | 'error' = 'error';
+  let status: DeliveryStatus = 'error';
   if (await verifiedSubscription(state, app)) {
     const body = JSON.stringify(notification);
     try {
@@ -106,7 +128,8 @@ export async function deliverWithRetries(
   notification: unknown,
 ): Promise<void> {
   for (let attempt = 0; ; attempt++) {
-    if ((await deliverOnce(state, appId, field, notification)) === 200) return;
+    const status = await deliverOnce(state, appId, field, notification);
+    if (status === 200 || status === 'unsubscribed') return;
     const wait = RETRY_DELAYS_MS[attempt];
     if (wait === undefined || state.cloud.signal.aborted) return;
     try {

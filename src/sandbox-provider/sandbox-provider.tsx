@@ -16,6 +16,8 @@
  * - person.tsx          `GET /sandbox/apps`, `POST /sandbox/grants/{action}`  the person's side
  * - cloud-phone-numbers.ts `GET /{version}/{waba-id}/phone_numbers`     WhatsApp Cloud API numbers
  * - cloud-templates.ts  `GET|POST|DELETE /{version}/{waba-id}/message_templates`  templates
+ * - cloud-onboarding.ts `POST|GET|DELETE /{version}/{waba-id}/subscribed_apps`,
+ *   `POST /{version}/{phone-number-id}/register|deregister`  onboarding after Embedded Signup
  * - cloud-messages.ts   `POST /{version}/{phone-number-id}/messages`     sends + status webhooks
  * - sandbox-phone.tsx   `/sandbox/phone`, `POST /sandbox/inbound`, `GET /sandbox/stats`  the
  *   people's phones (what they send are inbound webhooks) and send counts
@@ -43,6 +45,7 @@ import { personRoutes } from './person.tsx';
 import { cloudMediaUploadRoutes } from './cloud-media-upload.ts';
 import { cloudMediaRoutes } from './cloud-media.ts';
 import { cloudMessageRoutes } from './cloud-messages.ts';
+import { cloudOnboardingRoutes, REGISTRATION_LIMIT } from './cloud-onboarding.ts';
 import { cloudPhoneNumberRoutes } from './cloud-phone-numbers.ts';
 import {
   writeIn,
@@ -149,8 +152,15 @@ export interface SandboxProvider {
     changeNumber: OmitFirst<typeof changeNumber>;
     /** As the apps page's buttons: a template's quality, pause or resume (sends the webhook). */
     changeTemplate: OmitFirst<typeof changeTemplate>;
-    /** As the apps page's buttons: an `account_update` webhook (violation or restriction). */
+    /** As the apps page's buttons: an `account_update` webhook (violation, restriction,
+     * `PARTNER_ADDED`). */
     accountUpdate: OmitFirst<typeof accountUpdate>;
+    /** Whether the number is registered for the Cloud API (`POST /{id}/register`). */
+    isRegistered(phoneNumberId: string): boolean;
+    /** The app ids subscribed to the WABA's webhooks (`POST /{waba-id}/subscribed_apps`). */
+    subscribedApps(wabaId: string): string[];
+    /** Use up the number's registration requests of the 72-hour window (the next is 133016). */
+    exhaustRegistrations(phoneNumberId: string): void;
   };
 }
 
@@ -171,6 +181,7 @@ const SURFACES: readonly SandboxSurface[] = [
   permissionsRevokeRoutes,
   personRoutes,
   cloudPhoneNumberRoutes,
+  cloudOnboardingRoutes,
   cloudTemplateRoutes,
   cloudMessageRoutes,
   sandboxPhoneRoutes,
@@ -292,6 +303,14 @@ function testHooks(
       changeNumber: (...args) => changeNumber(state, ...args),
       changeTemplate: (...args) => changeTemplate(state, ...args),
       accountUpdate: (...args) => accountUpdate(state, ...args),
+      isRegistered: (id) => state.cloud.registered.has(id),
+      subscribedApps: (wabaId) => [...(state.cloud.subscribedApps.get(wabaId) ?? [])],
+      exhaustRegistrations: (id) => {
+        state.cloud.registrationRequests.set(
+          id,
+          Array<number>(REGISTRATION_LIMIT).fill(state.now()),
+        );
+      },
     },
   };
 }

@@ -52,6 +52,9 @@ const MessagingBody = Type.Object({
   optInReply: FormField(8000),
   autoMarkRead: FormField(10),
 });
+const CsrfBody = Type.Object({ csrf: FormField(100) });
+const ONLY_MAIN_ADMIN_ONBOARDING =
+  'Only the main administrator of the portal can retry the onboarding of its numbers.';
 const ONLY_MAIN_ADMIN_MESSAGING =
   'Only the main administrator of the portal can change the messaging settings.';
 export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
@@ -138,6 +141,26 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
     },
   );
 
+  // Retry: run the onboarding of the connection again (subscribe, register what is not yet).
+  // Not destructive, so no confirmation step.
+  app.post<{ Body: Static<typeof CsrfBody> }>(
+    '/settings/onboarding',
+    { schema: { body: CsrfBody, response: { 303: Redirect, 403: HtmlPage } } },
+    async (request, reply) => {
+      const session = await sessions.read(request);
+      if (!session) return redirectToLogin(reply, '/settings', 303);
+      if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN_ONBOARDING);
+      const outcome = await partner.onboardConnection(session.portalId);
+      const done = outcome.ran
+        ? 'onboarding_retried'
+        : outcome.reason === 'claimed'
+          ? 'onboarding_busy'
+          : 'onboarding_failed';
+      return reply.redirect(`/settings?done=${done}#connection`, 303);
+    },
+  );
+
   app.post<{ Body: Static<typeof MessagingBody> }>(
     '/settings/messaging',
     {
@@ -198,6 +221,7 @@ async function businessAccountsOf(
       phoneNumberId: n.id,
       displayPhoneNumber: n.displayPhoneNumber,
       verifiedName: n.verifiedName,
+      onboarding: n.onboarding,
     });
     accounts.set(n.wabaId, account);
   }

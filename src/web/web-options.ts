@@ -15,7 +15,7 @@ import { redirectToLogin, type PageSessions } from '../browser/web-session.ts';
 import type { WebSession } from '../browser/session-store.ts';
 import type { ContactsService } from '../contacts/contacts-service.ts';
 import type { DraftsService } from '../messaging/drafts/drafts-service.ts';
-import type { ProviderAdapter } from '../messaging/provider/provider-adapter.ts';
+import type { NumberOnboarding, ProviderAdapter } from '../messaging/provider/provider-adapter.ts';
 import type { TemplatesService } from '../messaging/templates/templates-service.ts';
 import type { PartnerService } from '../partner/partner-service.ts';
 import type { MessagingService } from '../messaging/messaging-types.ts';
@@ -34,7 +34,10 @@ export interface WebRoutesOptions {
   /** Lifetime of a new session, in seconds. */
   sessionTtlSeconds: number;
   accounts: Pick<AccountsService, 'authenticatePassword' | 'showPortal' | 'regenerateToken'>;
-  partner: Pick<PartnerService, 'connectionSummary' | 'authorizationUrl' | 'providerName'>;
+  partner: Pick<
+    PartnerService,
+    'connectionSummary' | 'authorizationUrl' | 'providerName' | 'onboardConnection'
+  >;
   /** `/settings/keys`: the portal's API keys, as the API's `/keys` and the CLI manage them. */
   apiKeys: Pick<ApiKeysService, 'list' | 'create' | 'rotate' | 'revoke' | 'usage'>;
   /** Portico's public origin (APP_BASE_URL): the address the pages name for signing in. */
@@ -119,7 +122,13 @@ export interface BusinessAccountListing {
   /** The WhatsApp Business Account id. */
   wabaId: string;
   name?: string | undefined;
-  phoneNumbers: { phoneNumberId: string; displayPhoneNumber: string; verifiedName?: string }[];
+  phoneNumbers: {
+    phoneNumberId: string;
+    displayPhoneNumber: string;
+    verifiedName?: string;
+    /** Where the number stands in the onboarding (it sends only when both steps are done). */
+    onboarding?: NumberOnboarding;
+  }[];
 }
 
 /** An uploaded medium, as the upload answers it. */

@@ -98,6 +98,7 @@ for (const backend of backends()) {
         'displayPhoneNumber',
         'id',
         'messagingLimitTier',
+        'onboarding',
         'qualityRating',
         'verifiedName',
         'wabaId',

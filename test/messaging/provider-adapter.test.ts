@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import {
   createProviderAdapter,
   type MessageTemplate,
-  type PhoneNumber,
+  type ProviderPhoneNumber,
 } from '../../src/messaging/provider/provider-adapter.ts';
 import type { CloudApi, WithCloudApi } from '../../src/partner/partner-service.ts';
 
@@ -23,7 +23,7 @@ const template = (status: string): MessageTemplate => ({
   wabaId: '102000000101',
 });
 
-const number = (id: string, wabaId: string): PhoneNumber => ({
+const number = (id: string, wabaId: string): ProviderPhoneNumber => ({
   id,
   displayPhoneNumber: '+1 555 0100',
   verifiedName: 'Shop',
@@ -36,7 +36,11 @@ const number = (id: string, wabaId: string): PhoneNumber => ({
 function partnerWith(cloud: Partial<CloudApi>, wabaIds: () => string[] = () => ['102000000101']) {
   const withCloudApi: WithCloudApi = (_portalId, _what, fn) =>
     fn(cloud as CloudApi, new AbortController().signal);
-  return { wabaIdsOf: () => Promise.resolve(wabaIds()), withCloudApi };
+  return {
+    wabaIdsOf: () => Promise.resolve(wabaIds()),
+    withCloudApi,
+    onboardingStates: () => Promise.resolve(new Map()),
+  };
 }
 
 test('a drop during a shared read starts a fresh read; the waiting caller gets its result', async () => {

@@ -39,6 +39,17 @@ async function grant(p: TestProvider, userId: string, permissions?: string[]) {
   return { client, token: accessToken, wabaIds: wabaIds ?? [] };
 }
 
+/** Onboard the grant's WABAs as Portico does after a grant: subscribe, register each number. */
+async function onboarded(g: Awaited<ReturnType<typeof grant>>) {
+  const cloud = g.client.cloud(g.token);
+  for (const wabaId of g.wabaIds) {
+    await cloud.subscribeApp(wabaId);
+    for (const n of await cloud.listPhoneNumbers(wabaId))
+      await cloud.registerNumber(n.id, '123456');
+  }
+  return g;
+}
+
 async function rejection(promise: Promise<unknown>): Promise<ProviderError> {
   try {
     await promise;
@@ -152,7 +163,7 @@ describe('WhatsApp Cloud API client against the sandbox (real HTTP)', () => {
 
   test('sends: a template at once; text accepted outside the window too (its status fails it); unknown template 132001', async (t) => {
     const p = await startTestProvider(t);
-    const { client, token, wabaIds } = await grant(p, '100012347');
+    const { client, token, wabaIds } = await onboarded(await grant(p, '100012347'));
     const [number] = await client.cloud(token).listPhoneNumbers(wabaIds[0]!);
     const from = number!.id;
     const hello = { name: 'hello_world', language: { code: 'en_US' } };
@@ -202,7 +213,7 @@ describe('WhatsApp Cloud API client against the sandbox (real HTTP)', () => {
 
   test('over the per-number rate → throttled (130429), retryable', async (t) => {
     const p = await startTestProvider(t, { cloud: { sendsPerSecond: 2 } });
-    const { client, token, wabaIds } = await grant(p, '100012348');
+    const { client, token, wabaIds } = await onboarded(await grant(p, '100012348'));
     const [number] = await client.cloud(token).listPhoneNumbers(wabaIds[0]!);
     const template = { name: 'hello_world', language: { code: 'en_US' } };
     const results = await Promise.allSettled(
@@ -279,7 +290,7 @@ describe('the sandbox answers the Cloud API as the provider does (raw HTTP)', ()
 
   test('a formatted recipient number (+1 (650) 555-1234) is accepted; wa_id is its digits', async (t) => {
     const p = await startTestProvider(t);
-    const { client, token, wabaIds } = await grant(p, '4402');
+    const { client, token, wabaIds } = await onboarded(await grant(p, '4402'));
     const [number] = await client.cloud(token).listPhoneNumbers(wabaIds[0]!);
     const res = await fetch(`${p.sandbox.url}/v21.0/${number!.id}/messages`, {
       method: 'POST',
@@ -298,7 +309,7 @@ describe('the sandbox answers the Cloud API as the provider does (raw HTTP)', ()
 
   test('a refused send carries error_data.details, as the Cloud API does', async (t) => {
     const p = await startTestProvider(t);
-    const { client, token, wabaIds } = await grant(p, '4403');
+    const { client, token, wabaIds } = await onboarded(await grant(p, '4403'));
     const [number] = await client.cloud(token).listPhoneNumbers(wabaIds[0]!);
     const res = await fetch(`${p.sandbox.url}/v21.0/${number!.id}/messages`, {
       method: 'POST',

@@ -301,8 +301,13 @@ for (const backend of backends()) {
         sql`select action, reason from audit_events where action = 'encryption_key.rotated' order by id`,
       );
       assert.equal(rows.length, 2);
-      // The two tokens and the two portals' `connection.connected` events in the event log.
-      assert.match(rows[0]!.reason, /^re-sealed 4 value\(s\) under key new; 0 left/);
+      const pins = (first as ResealResult).columns.find(
+        (c) => c.column === 'number_onboarding.pin',
+      );
+      assert.equal(pins?.resealed, 8, 'the registration PINs of the 2 × 4 numbers');
+      // The two tokens, the two portals' `connection.connected` events in the event log and the
+      // eight registration PINs.
+      assert.match(rows[0]!.reason, /^re-sealed 12 value\(s\) under key new; 0 left/);
     });
   });
 }

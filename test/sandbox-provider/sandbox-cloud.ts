@@ -9,8 +9,15 @@ import type { RecordedWebhooks, TestProvider } from '../helpers/provider.ts';
 /** A webhook item as JSON (tests read its fields freely). */
 export type Item = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- wire JSON
 
-/** A person's long-lived token, their first WABA and its two phone number ids. */
-export async function granted(p: TestProvider, userId: string) {
+/**
+ * A person's long-lived token, their first WABA and its two phone number ids; the WABA
+ * subscribed and its numbers registered (`onboard`) unless `onboard: false`.
+ */
+export async function granted(
+  p: TestProvider,
+  userId: string,
+  options: { onboard?: boolean } = {},
+) {
   const client = createProviderClient({
     graphBaseUrl: p.sandbox.url,
     apiVersion: 'v21.0',
@@ -25,8 +32,23 @@ export async function granted(p: TestProvider, userId: string) {
   const info = await client.inspectToken(token);
   const wabaId = info.granularScopes.find((g) => g.scope === 'whatsapp_business_management')!
     .targetIds[0]!;
-  const numbers = await client.cloud(token).listPhoneNumbers(wabaId);
-  return { token, wabaId, numbers: numbers.map((n) => n.id) as [string, string] };
+  const numbers = (await client.cloud(token).listPhoneNumbers(wabaId)).map((n) => n.id);
+  if (options.onboard !== false) await onboard(p, token, wabaId, numbers);
+  return { token, wabaId, numbers: numbers as [string, string] };
+}
+
+/**
+ * What a Tech Provider does after Embedded Signup: subscribe the app to the WABA and register
+ * its numbers (PIN 123456), so the sandbox sends and delivers webhooks for them.
+ */
+export async function onboard(p: TestProvider, token: string, wabaId: string, numbers: string[]) {
+  const subscribed = await call(p, 'POST', `/v21.0/${wabaId}/subscribed_apps`, { token });
+  assert.equal(subscribed.status, 200, JSON.stringify(subscribed.body));
+  for (const id of numbers) {
+    const body = { messaging_product: 'whatsapp', pin: '123456' };
+    const registered = await call(p, 'POST', `/v21.0/${id}/register`, { token, body });
+    assert.equal(registered.status, 200, JSON.stringify(registered.body));
+  }
 }
 
 /** A JSON request to the sandbox; the status and the parsed body. */

@@ -58,6 +58,12 @@ export const connections = pgTable(
     /** Health-check lease: which instance checks this connection, and until when. */
     checkLeaseOwner: text('check_lease_owner'),
     checkLeaseUntil: timestamp('check_lease_until', { withTimezone: true }),
+    /**
+     * Onboarding claim: which instance is onboarding this connection, and until when. One
+     * onboarding runs per connection at a time, so no provider call is made twice.
+     */
+    onboardingOwner: text('onboarding_owner'),
+    onboardingUntil: timestamp('onboarding_until', { withTimezone: true }),
     revokedAt: timestamp('revoked_at', { withTimezone: true }),
     revokeReason: text('revoke_reason'),
   },

@@ -64,7 +64,8 @@ function messageRoutes(
           'inside the 24-hour service window, or an approved template; `context` quotes a ' +
           'message. To `to` (E.164) or `contactId`, from `from` (a phone number id; required ' +
           'only when the account has several). Refused before anything is queued, in this ' +
-          'order: 400 (naming the field), 409 `not_connected`, 422 `recipient_opted_out`, 422 ' +
+          'order: 400 (naming the field), 409 `not_connected`, 409 `number_not_ready` (the sender ' +
+          'number not onboarded: the message says what is missing), 422 `recipient_opted_out`, 422 ' +
           '`outside_service_window`, 404 (an unknown medium, or a quoted or reacted-to message ' +
           'not in the conversation), 422 ' +
           '`template_not_approved`, 422 `invalid_template_parameters` (kinds and counts checked ' +
@@ -86,6 +87,7 @@ function messageRoutes(
             'insufficient_credit',
             'not_found',
             'not_connected',
+            'number_not_ready',
             'idempotency_conflict',
             'payload_too_large',
             'unsupported_media_type',

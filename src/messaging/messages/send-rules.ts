@@ -1,7 +1,7 @@
 /**
  * The checks a send passes before anything is queued, in the documented order (README
  * "Messaging"): the input's shape and recipient (400/404), an active connection (409
- * `not_connected`), the sender number (400), consent (422 `recipient_opted_out`), the 24-hour
+ * `not_connected`), the sender number (400) and its onboarding (409 `number_not_ready`), consent (422 `recipient_opted_out`), the 24-hour
  * service window for free-form kinds (422 `outside_service_window`) and their media and
  * quoted or reacted-to messages (send-kinds.ts), the template's approval (422
  * `template_not_approved`) and its parameters against its definition (422
@@ -98,7 +98,7 @@ export function senderOf(
   numbers: readonly PhoneNumber[],
   from: string | undefined,
   field = 'from',
-): { id: string; wabaId: string } {
+): PhoneNumber {
   if (from !== undefined) {
     const number = numbers.find((n) => n.id === from);
     if (!number)
@@ -122,6 +122,34 @@ export function senderOf(
 }
 
 /**
+ * Refuse a sender number whose onboarding is not done, saying what is missing: a number sends
+ * only once Portico's app is subscribed to its WABA's webhooks (else no status would come back)
+ * and it is registered for the Cloud API (else the provider refuses the send).
+ *
+ * @throws AppError `number_not_ready` (409)
+ * @see docs/partner-connection.md "Onboarding"
+ */
+export function assertReady(sender: Pick<PhoneNumber, 'id' | 'onboarding'>): void {
+  const { onboarding } = sender;
+  const missing = [
+    ...(onboarding.webhooksSubscribed
+      ? []
+      : ['its WhatsApp account is not subscribed to webhooks']),
+    ...(onboarding.registered ? [] : ['it is not registered for the Cloud API']),
+  ];
+  if (missing.length === 0) return;
+  const next = onboarding.nextAttemptAt
+    ? ` The provider allows the next registration attempt at ${onboarding.nextAttemptAt}.`
+    : '';
+  const error = onboarding.lastError ? ` Last error: ${onboarding.lastError}` : '';
+  throw new AppError(
+    'number_not_ready',
+    `The sender number ${sender.id} cannot send yet: ${missing.join(' and ')}. Retry the ` +
+      `onboarding on the settings page.${next}${error}`,
+  );
+}
+
+/**
  * Run every check but credit.
  *
  * @throws AppError as listed in the module comment, and `provider_error` (502) or
@@ -141,6 +169,7 @@ export async function checkSend(deps: {
   // Refuses a portal with no active connection (409 `not_connected`) before reading numbers.
   const catalog = await provider.catalog(portalId);
   const sender = senderOf(catalog.numbers, input.from);
+  assertReady(sender);
   const from = sender.id;
   if (contact?.consentWhatsapp === 'opted_out' && !deps.optOutConfirmation)
     throw new AppError('recipient_opted_out', 'The recipient opted out of WhatsApp messages.');

@@ -23,7 +23,9 @@ export function numbersRoutes(provider: Pick<ProviderAdapter, 'numbers'>) {
           description:
             'Every phone number of every WhatsApp Business Account (WABA) of the connection, in ' +
             'one page (`nextCursor` is null). `id` is the phone number id a message is sent ' +
-            '`from`. Read from the provider and reused for up to `MESSAGING_PROVIDER_CACHE_MS` ' +
+            '`from`; `onboarding` says whether it may send yet (its WABA subscribed to webhooks, ' +
+            'the number registered). Read from the provider and reused for up to ' +
+            '`MESSAGING_PROVIDER_CACHE_MS` ' +
             '(30 s by default); no active connection is 409 `not_connected`.',
           tags: ['Messaging'],
           response: {

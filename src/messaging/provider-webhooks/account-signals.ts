@@ -24,7 +24,10 @@ import type {
   TemplateQualityEvent,
 } from '../../partner/partner-service.ts';
 import type { Tx } from '../messages/messages-repository.ts';
-import type { PhoneNumber, ProviderAdapter } from '../provider/provider-adapter.ts';
+import type {
+  ProviderAdapter,
+  ProviderPhoneNumber as PhoneNumber,
+} from '../provider/provider-adapter.ts';
 
 /** Steps another feature (webhooks) adds to the signals, each in the signal's transaction. */
 export interface AccountSignalSteps {

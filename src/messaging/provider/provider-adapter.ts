@@ -23,17 +23,42 @@ import type {
   MessageTemplate,
   NewTemplate,
   OutboundMessage,
+  OnboardingState,
   Page,
-  PhoneNumber,
+  PhoneNumber as ProviderPhoneNumber,
   WithCloudApi,
 } from '../../partner/partner-service.ts';
 import { notConnected, providerAppError } from './provider-errors.ts';
 
-export type {
-  MessageTemplate,
-  OutboundMessage,
-  PhoneNumber,
-} from '../../partner/partner-service.ts';
+export type { MessageTemplate, OutboundMessage } from '../../partner/partner-service.ts';
+export type { ProviderPhoneNumber };
+
+/**
+ * Where a number stands in the onboarding after the grant (partner's `onboardingStates`): it
+ * sends only when both are true.
+ *
+ * @see docs/partner-connection.md "Onboarding"
+ */
+export interface NumberOnboarding {
+  webhooksSubscribed: boolean;
+  registered: boolean;
+  lastError: string | null;
+  /** ISO 8601; null: registration may be tried at any time. */
+  nextAttemptAt: string | null;
+}
+
+/** A phone number of the portal's WABAs, with its onboarding state (read fresh, never cached). */
+export interface PhoneNumber extends ProviderPhoneNumber {
+  onboarding: NumberOnboarding;
+}
+
+/** A number no onboarding has reached yet. */
+const NOT_ONBOARDED: NumberOnboarding = {
+  webhooksSubscribed: false,
+  registered: false,
+  lastError: null,
+  nextAttemptAt: null,
+};
 export { notConnected, NOT_CONNECTED_MESSAGE, providerAppError } from './provider-errors.ts';
 
 /** Portals whose lists are kept at once, per instance. */
@@ -47,6 +72,8 @@ export interface ProviderAdapterDeps {
     /** The WABA ids of the portal's active connection; [] when not connected. */
     wabaIdsOf: (portalId: number) => Promise<string[]>;
     withCloudApi: WithCloudApi;
+    /** Each number's onboarding state, by phone number id (a database read). */
+    onboardingStates: (portalId: number) => Promise<Map<string, OnboardingState>>;
   };
   /** How long a portal's numbers and templates are reused, in ms (0: never). */
   cacheMs: number;
@@ -107,7 +134,11 @@ function portalCache<T>(
 }
 
 /** Every phone number of `wabaIds` (raw provider errors). */
-function allNumbers(withCloudApi: WithCloudApi, portalId: number, wabaIds: readonly string[]) {
+function allNumbers(
+  withCloudApi: WithCloudApi,
+  portalId: number,
+  wabaIds: readonly string[],
+): Promise<ProviderPhoneNumber[]> {
   return withCloudApi(portalId, 'phone numbers read', async (cloud) => {
     const lists = await Promise.all(wabaIds.map((waba) => cloud.listPhoneNumbers(waba)));
     return lists.flat();
@@ -139,7 +170,29 @@ async function allTemplates(
 }
 
 export function createProviderAdapter(deps: ProviderAdapterDeps) {
-  const { wabaIdsOf, withCloudApi } = deps.partner;
+  const { wabaIdsOf, withCloudApi, onboardingStates } = deps.partner;
+
+  /** The numbers with their onboarding state, read now (it changes without the provider). */
+  async function withOnboarding(
+    portalId: number,
+    listed: ProviderPhoneNumber[],
+  ): Promise<PhoneNumber[]> {
+    const states = await onboardingStates(portalId);
+    return listed.map((n) => {
+      const state = states.get(n.id);
+      return {
+        ...n,
+        onboarding: state
+          ? {
+              webhooksSubscribed: state.webhooksSubscribed,
+              registered: state.registered,
+              lastError: state.lastError,
+              nextAttemptAt: state.nextAttemptAt?.toISOString() ?? null,
+            }
+          : NOT_ONBOARDED,
+      };
+    });
+  }
 
   /** Run one Cloud API call for the portal, a failure turned into the API's error. */
   const call = <T>(portalId: number, what: string, fn: (cloud: CloudApi) => Promise<T>) =>
@@ -151,7 +204,7 @@ export function createProviderAdapter(deps: ProviderAdapterDeps) {
     return ids;
   }
 
-  const numbers = portalCache<PhoneNumber>(
+  const numbers = portalCache<ProviderPhoneNumber>(
     (portalId, ids) => allNumbers(withCloudApi, portalId, ids),
     deps.cacheMs,
   );
@@ -175,7 +228,7 @@ export function createProviderAdapter(deps: ProviderAdapterDeps) {
      */
     async numbers(portalId: number): Promise<PhoneNumber[]> {
       const ids = await wabaIds(portalId);
-      return numbers.get(portalId, ids).catch(rethrowAsAppError);
+      return withOnboarding(portalId, await numbers.get(portalId, ids).catch(rethrowAsAppError));
     },
 
     /** Every template of every WABA of the portal, all pages (cached). @throws as `numbers`. */
@@ -198,13 +251,16 @@ export function createProviderAdapter(deps: ProviderAdapterDeps) {
     }> {
       const ids = await wabaIds(portalId);
       return {
-        numbers: await numbers.get(portalId, ids).catch(rethrowAsAppError),
+        numbers: await withOnboarding(
+          portalId,
+          await numbers.get(portalId, ids).catch(rethrowAsAppError),
+        ),
         templates: () => templates.get(portalId, ids).catch(rethrowAsAppError),
       };
     },
 
     /** The portal's numbers this instance holds now, if any: no provider call. */
-    cachedNumbers: (portalId: number): PhoneNumber[] | undefined => numbers.peek(portalId),
+    cachedNumbers: (portalId: number): ProviderPhoneNumber[] | undefined => numbers.peek(portalId),
 
     /** Drop the portal's cached numbers and templates (a template's status changed). */
     invalidate(portalId: number): void {

@@ -31,6 +31,33 @@ export const PhoneNumberSchema = Type.Object(
     ),
     messagingLimitTier: Nullable(Type.String({ description: 'e.g. `TIER_1K`.' })),
     wabaId: Type.String({ description: 'The WhatsApp Business Account of the number.' }),
+    onboarding: Type.Object(
+      {
+        webhooksSubscribed: Type.Boolean({
+          description: 'Portico’s app is subscribed to the webhooks of the number’s WABA.',
+        }),
+        registered: Type.Boolean({ description: 'The number is registered for the Cloud API.' }),
+        lastError: Nullable(
+          Type.String({
+            description: 'Why the last onboarding step failed; null after a success.',
+          }),
+        ),
+        nextAttemptAt: Nullable(
+          Type.String({
+            format: 'date-time',
+            description:
+              'Not before this is registration tried again (the provider’s limit); null: any time.',
+          }),
+        ),
+      },
+      {
+        title: 'NumberOnboarding',
+        description:
+          'Where the number stands in the onboarding after the connection: it sends only when ' +
+          '`webhooksSubscribed` and `registered` are both true (else a send is 409 ' +
+          '`number_not_ready`).',
+      },
+    ),
   },
   { title: 'PhoneNumber' },
 );

@@ -1,6 +1,7 @@
 /**
  * The WhatsApp Cloud API calls Portico makes with a portal's token: phone numbers and message
- * templates of a WhatsApp Business Account (WABA), and messages sent from a phone number. All on
+ * templates of a WhatsApp Business Account (WABA), messages sent from a phone number, and the
+ * onboarding after a grant (cloud-onboarding-calls.ts). All on
  * `{PROVIDER_GRAPH_BASE_URL}/{PROVIDER_API_VERSION}` through `graphCall`, so every call has its
  * timeout, refuses redirects, and fails with `ProviderError` only. Made for one token and abort
  * signal (`client.cloud(token, signal)`) inside partner's outbound-call path (outbound-calls.ts),
@@ -35,6 +36,7 @@ import {
   type MediaFile,
   type MediaInfo,
 } from './cloud-api-media.ts';
+import { onboardingCalls } from './cloud-onboarding-calls.ts';
 import { asString, graphCall } from '../graph-call.ts';
 import { ProviderError } from '../provider-error.ts';
 
@@ -162,6 +164,7 @@ function cloudApiFor(base: string, timeoutMs: number, token: string, signal?: Ab
     },
 
     ...inboundCalls(base, timeoutMs, token, signal),
+    ...onboardingCalls(base, timeoutMs, token, signal),
   };
 }
 

@@ -27,6 +27,8 @@ export type WebhookChange =
   | { kind: 'inbound'; wabaId: string; phoneNumberId: string; events: InboundMessageEvent[] }
   | { kind: 'template'; wabaId: string; event: TemplateStatusEvent }
   | { kind: 'partner_removed'; wabaId: string; time: Date | undefined }
+  /** The business shared the WABA with the app (`account_update`, `PARTNER_ADDED`). */
+  | { kind: 'partner_added'; wabaId: string }
   | AccountSignalChange;
 
 export type ParsedWebhook =
@@ -90,7 +92,11 @@ const TemplateValue = Type.Object({
   message_template_language: Type.String({ minLength: 1, maxLength: 32 }),
   reason: Type.Optional(Type.Union([Type.String({ maxLength: 256 }), Type.Null()])),
 });
-const AccountValue = Type.Object({ event: Type.String({ maxLength: 64 }) });
+const AccountValue = Type.Object({
+  event: Type.String({ maxLength: 64 }),
+  /** `PARTNER_ADDED`: the WABA shared (its id, the owner business's). */
+  waba_info: Type.Optional(Type.Object({ waba_id: Type.Optional(Id) })),
+});
 
 const is = <T extends TSchema>(schema: T, v: unknown): v is Static<T> => Value.Check(schema, v);
 /** The first instant a provider's timestamp may name: 2009-01-01T00:00:00Z (before WhatsApp). */
@@ -179,6 +185,11 @@ function parseChange(
   if (field === 'account_update') {
     if (!is(AccountValue, value)) return null;
     // Other account events (reviews, bans, …) concern nothing Portico keeps: acknowledged.
+    if (value.event === 'PARTNER_ADDED') {
+      // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/account_update
+      const shared = value.waba_info?.waba_id ?? wabaId;
+      return { changes: [{ kind: 'partner_added', wabaId: shared }], skipped: 0, skippedIds: [] };
+    }
     if (value.event !== 'PARTNER_REMOVED') return { changes: [], skipped: 0, skippedIds: [] };
     const at = time === undefined ? undefined : (date(time) ?? undefined);
     return { changes: [{ kind: 'partner_removed', wabaId, time: at }], skipped: 0, skippedIds: [] };

@@ -36,7 +36,11 @@ const Verification = Type.Object({
 export interface ProviderWebhooksOptions {
   partner: Pick<
     PartnerService,
-    'verifyWebhookSubscription' | 'verifyWebhookSignature' | 'portalOfWaba' | 'partnerRemoved'
+    | 'verifyWebhookSubscription'
+    | 'verifyWebhookSignature'
+    | 'portalOfWaba'
+    | 'partnerRemoved'
+    | 'partnerAdded'
   >;
   /** Messaging's events (partner/ imports no other feature). */
   sink: ProviderWebhookSink;
@@ -145,6 +149,10 @@ async function dispatch(
   const portals = new Map<string, number | null>();
   const counts = { dispatched: 0, ignored: 0, revoked: 0 };
   for (const change of changes) {
+    if (change.kind === 'partner_added') {
+      await partner.partnerAdded(change.wabaId);
+      continue;
+    }
     if (change.kind === 'partner_removed') {
       const revoked = await partner.partnerRemoved(change.wabaId, change.time, requestId);
       counts.revoked += revoked.length;

@@ -2,7 +2,7 @@
  * Completing an authorization, once its response is validated: code exchange → long-lived
  * exchange → inspection (`debug_token`) → permission check → seal and store the token keyed by
  * portal (replacing any previous connection) with the `connection.created` audit record, in one
- * transaction.
+ * transaction → onboarding (subscribe the app to each WABA, register each number).
  *
  * Invariants: the authorization code and the tokens go nowhere but the provider client and the
  * keyring (not logged, not returned); a declined permission stores nothing; the user must
@@ -50,6 +50,11 @@ export interface AuthorizationCompleterDeps {
   log: Logger;
   /** Other features' steps of a connection (webhooks'), run in its transaction. */
   connectedSteps?: readonly ConnectedStep[];
+  /**
+   * The onboarding of the new connection (subscribe, register; onboarding/number-onboarding.ts),
+   * run once it is stored. Never throws: its failures are kept per number.
+   */
+  onboard?: (portalId: number) => Promise<unknown>;
 }
 
 /**
@@ -145,6 +150,8 @@ export function createAuthorizationCompleter(deps: AuthorizationCompleterDeps) {
     }
     inflight.abortPortal(portalId); // calls made with a replaced token must not land afterwards
     log.info({ portalId }, 'connection created');
+    // The business cannot send or receive until its WABAs are subscribed and numbers registered.
+    await deps.onboard?.(portalId);
     return { ok: true };
   };
 }

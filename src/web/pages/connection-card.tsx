@@ -3,10 +3,14 @@
 /**
  * The connection card of `/settings`: what is connected (the provider by name, the business
  * accounts and their phone numbers, the permissions granted against what Portico asked for,
- * when the access expires and was last checked), and Reconnect / Disconnect for the main
- * administrator. Never any token material.
+ * when the access expires and was last checked), each number's onboarding (webhooks subscribed,
+ * registered, the last error and the next allowed attempt) with Retry, and Reconnect /
+ * Disconnect for the main administrator. Never any token material.
+ *
+ * @see docs/partner-connection.md "Onboarding"
  */
 import type { ConnectionSummary } from '../../partner/connection-summary.ts';
+import { Badge, PostButton } from '../../browser/kit.tsx';
 import type { BusinessAccountListing } from '../web-options.ts';
 import { utcWords } from '../audit-words.ts';
 
@@ -17,6 +21,47 @@ export interface ConnectionCardProps {
   /** Business accounts by name (the Cloud API listing); null when not available. */
   businessAccounts: readonly BusinessAccountListing[] | null;
   isMainAdmin: boolean;
+  csrfToken: string;
+}
+
+type Listed = BusinessAccountListing['phoneNumbers'][number];
+
+/** Whether the number may send: both onboarding steps done. */
+const ready = (n: Listed) => n.onboarding?.webhooksSubscribed && n.onboarding.registered;
+
+/** A number's onboarding: Ready, or what is missing with the last error and next attempt. */
+function Onboarding({ n }: { n: Listed }) {
+  const o = n.onboarding;
+  if (!o) return null;
+  if (ready(n))
+    return (
+      <Badge tone="ok" testid="onboarding-state">
+        Ready
+      </Badge>
+    );
+  const missing = [
+    ...(o.webhooksSubscribed ? [] : ['webhooks not subscribed']),
+    ...(o.registered ? [] : ['not registered']),
+  ];
+  return (
+    <>
+      <Badge tone="warn" testid="onboarding-state">
+        Not ready: {missing.join(', ')}
+      </Badge>
+      {o.lastError && (
+        <span class="error" data-testid="onboarding-error">
+          {' '}
+          {o.lastError}
+        </span>
+      )}
+      {o.nextAttemptAt && (
+        <span class="muted" data-testid="onboarding-next">
+          {' '}
+          Next attempt allowed {utcWords(o.nextAttemptAt)}.
+        </span>
+      )}
+    </>
+  );
 }
 
 function OnlyMainAdmin() {
@@ -43,7 +88,7 @@ function BusinessAccounts(p: {
                   <li key={n.phoneNumberId}>
                     {n.displayPhoneNumber}
                     {n.verifiedName ? ` · ${n.verifiedName}` : ''}{' '}
-                    <small class="id">id {n.phoneNumberId}</small>
+                    <small class="id">id {n.phoneNumberId}</small> <Onboarding n={n} />
                   </li>
                 ))}
               </ul>
@@ -90,7 +135,9 @@ export function ConnectionCard({
   connection,
   businessAccounts,
   isMainAdmin,
+  csrfToken,
 }: ConnectionCardProps) {
+  const notReady = (businessAccounts ?? []).some((a) => a.phoneNumbers.some((n) => !ready(n)));
   if (connection === null) {
     return <p class="error">The connection status cannot be read just now. Reload in a moment.</p>;
   }
@@ -141,6 +188,17 @@ export function ConnectionCard({
       </dl>
       <h3>Business accounts</h3>
       <BusinessAccounts assetIds={connection.assetIds} listing={businessAccounts} />
+      {notReady && isMainAdmin && (
+        <div data-testid="onboarding-retry">
+          <p class="muted">
+            A number sends and receives once Portico’s app is subscribed to its business account’s
+            webhooks and the number is registered.
+          </p>
+          <PostButton action="/settings/onboarding" csrf={csrfToken}>
+            Retry onboarding
+          </PostButton>
+        </div>
+      )}
       <h3>What Portico may do</h3>
       <Permissions permissions={connection.permissions} />
       {isMainAdmin ? (

@@ -21,7 +21,7 @@ export interface SettingsPageProps {
   token: { hint: string; scopes: string[]; createdAt: string; lastUsedAt: string | null } | null;
   /** A token regenerated just before (taken from the session once): shown this once only. */
   newToken?: string | undefined;
-  connection: Omit<ConnectionCardProps, 'isMainAdmin'>;
+  connection: Omit<ConnectionCardProps, 'isMainAdmin' | 'csrfToken'>;
   /** The most recent audit events, in the customer's words. */
   auditRows: readonly AuditRow[];
   /** Whether older events exist (link to /audit). */
@@ -155,7 +155,11 @@ export function SettingsPage(p: SettingsPageProps) {
 
       <section id="connection">
         <h2>Provider connection</h2>
-        <ConnectionCard {...p.connection} isMainAdmin={p.user.isMainAdmin} />
+        <ConnectionCard
+          {...p.connection}
+          isMainAdmin={p.user.isMainAdmin}
+          csrfToken={p.csrfToken}
+        />
       </section>
 
       <MessagingSettingsSection
