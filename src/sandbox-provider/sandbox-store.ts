@@ -3,7 +3,8 @@
  * which restarts on every save) keeps what Portico relies on: the app (its id, secret and
  * webhook verify token), the people's grants, the tokens issued (a stored connection's token
  * stays valid, so the health check does not revoke it), and the Cloud API's WABA state
- * (templates, the phones' messages, the service windows, number signals, verified webhooks).
+ * (templates, the phones' messages, the service windows, number signals, verified webhooks, the apps subscribed to each WABA and
+ * the numbers registered with their PINs).
  * The WABAs and their numbers are derived from the grant's person (cloud-state.ts), so they come
  * back with the grant.
  *
@@ -53,6 +54,12 @@ export interface SandboxSnapshot {
     lastInbound: [string, number][];
     numberSignals: [string, NumberSignals][];
     verifiedApps: string[];
+    /** Onboarding (cloud-onboarding.ts): absent in a file written before it was kept. */
+    subscribedApps?: [string, string[]][];
+    registered?: string[];
+    twoStepPins?: [string, string][];
+    registrationRequests?: [string, number[]][];
+    registrationBlockedUntil?: [string, number][];
   };
 }
 
@@ -70,6 +77,11 @@ export function snapshotOf(state: SandboxState): SandboxSnapshot {
       lastInbound: [...state.cloud.lastInbound.entries()],
       numberSignals: [...state.cloud.numberSignals.entries()],
       verifiedApps: [...state.cloud.verifiedApps],
+      subscribedApps: [...state.cloud.subscribedApps].map(([waba, apps]) => [waba, [...apps]]),
+      registered: [...state.cloud.registered],
+      twoStepPins: [...state.cloud.twoStepPins],
+      registrationRequests: [...state.cloud.registrationRequests],
+      registrationBlockedUntil: [...state.cloud.registrationBlockedUntil],
     },
   };
 }
@@ -88,6 +100,14 @@ export function restoreSnapshot(state: SandboxState, snapshot: SandboxSnapshot):
   for (const [key, at] of cloud.lastInbound) state.cloud.lastInbound.set(key, at);
   for (const [id, signals] of cloud.numberSignals) state.cloud.numberSignals.set(id, signals);
   for (const appId of cloud.verifiedApps) state.cloud.verifiedApps.add(appId);
+  for (const [waba, apps] of cloud.subscribedApps ?? [])
+    state.cloud.subscribedApps.set(waba, new Set(apps));
+  for (const id of cloud.registered ?? []) state.cloud.registered.add(id);
+  for (const [id, pin] of cloud.twoStepPins ?? []) state.cloud.twoStepPins.set(id, pin);
+  for (const [id, times] of cloud.registrationRequests ?? [])
+    state.cloud.registrationRequests.set(id, times);
+  for (const [id, until] of cloud.registrationBlockedUntil ?? [])
+    state.cloud.registrationBlockedUntil.set(id, until);
 }
 
 /** Whether `value` has the shape of a version-1 snapshot (the file is ours, but may be old). */
