@@ -11,6 +11,7 @@ import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ROOT } from '../helpers/root.ts';
 import { builtEntry, childEnv, spawnNode, STARTUP_MS, tempDataDir } from '../helpers/spawn.ts';
+import { deadline } from '../helpers/deadlines.ts';
 
 const FIXTURE = join(ROOT, 'test', 'blackbox', 'fixtures', 'hangs-with-a-child.ts');
 
@@ -58,9 +59,18 @@ test('npm test has a per-file timeout; a file stopped by it takes its children a
   assert.match((pkg as { scripts: { test: string } }).scripts.test, /--test-timeout=\d+ /);
 
   const pidFile = join(mkdtempSync(join(tmpdir(), 'portico-hang-')), 'pid');
+  // Long enough for the fixture to load and spawn its child on a busy machine.
+  const fileTimeoutMs = deadline(3_000);
   const runner = spawnNode(
     t,
-    ['--import', 'tsx', '--test', '--test-timeout=3000', '--test-reporter=spec', FIXTURE],
+    [
+      '--import',
+      'tsx',
+      '--test',
+      `--test-timeout=${fileTimeoutMs}`,
+      '--test-reporter=spec',
+      FIXTURE,
+    ],
     { env: childEnv({ PID_FILE: pidFile }) },
   );
   const code = await runner.waitForExit(
@@ -68,7 +78,7 @@ test('npm test has a per-file timeout; a file stopped by it takes its children a
     STARTUP_MS,
   );
   assert.equal(code, 1, runner.output.join('\n'));
-  assert.match(runner.stdout(), /timed out after 3000ms/);
+  assert.match(runner.stdout(), new RegExp(`timed out after ${fileTimeoutMs}ms`));
   const pid = Number(readFileSync(pidFile, 'utf8'));
   assert.ok(pid > 0);
   assert.ok(await goneWithin(pid), 'the hanging file’s child was killed with it');
