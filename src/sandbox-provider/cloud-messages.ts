@@ -128,7 +128,11 @@ export async function cloudMessageRoutes(
       schema: {
         params: Params,
         body: Type.Union([Send, MarkRead]),
-        response: { 200: Type.Record(Type.String(), Type.Unknown()), '4xx': GraphError },
+        response: {
+          200: Type.Record(Type.String(), Type.Unknown()),
+          '4xx': GraphError,
+          '5xx': GraphError,
+        },
       },
     },
     async (request, reply) => {
@@ -143,6 +147,9 @@ export async function cloudMessageRoutes(
         const fault = markRead(state, phoneNumberId, messageId);
         return fault ? graphError(reply, 400, fault) : { success: true };
       }
+      // A fault a test set up (CloudState.sendFaults): answered before anything is sent.
+      const injected = state.cloud.sendFaults.shift();
+      if (injected) return graphError(reply, injected.status, injected.fault);
       if (!state.cloud.admitSend(phoneNumberId, state.now()))
         return graphError(reply, 400, {
           code: 130429,

@@ -199,6 +199,19 @@ export class CloudState {
   /** Sends per `biz_opaque_callback_data`. */
   readonly sendsByCallbackData = new Map<string, number>();
   sends = 0;
+  /**
+   * Answers the next message sends get instead of being sent (tests), first in first out: each
+   * is answered with its HTTP status and Graph error, and nothing is counted, stored or
+   * delivered for it. Graph answers a passing fault on its side, such as code 1 (API unknown)
+   * or 131000 (something went wrong), with a 5xx; the message was not sent and may be retried.
+   *
+   * @see https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
+   */
+  readonly sendFaults: {
+    status: number;
+    /** As graph-errors.ts's `GraphFault` (not imported: that file imports this one's state). */
+    fault: { code: number; message: string; subcode?: number; details?: string };
+  }[] = [];
   /** Apps whose webhook URL answered the subscription's verification. */
   readonly verifiedApps = new Set<string>();
   /** Every webhook delivery attempt (tests): which field, to which app, the answer. */

@@ -60,7 +60,7 @@ import { sandboxPhoneRoutes } from './sandbox-phone.tsx';
 import { signalRoutes } from './signals-page.tsx';
 import { accountUpdate, changeNumber, changeTemplate } from './cloud-signals.ts';
 import type { SandboxMedium } from './cloud-media-store.ts';
-import { graphError } from './graph-errors.ts';
+import { graphError, type GraphFault } from './graph-errors.ts';
 import { SandboxState, type SandboxAppConfig, type SandboxCall } from './sandbox-state.ts';
 import { persistTo, restoreSnapshot, type SandboxSnapshot } from './sandbox-store.ts';
 import type { SandboxSurface } from './surface.ts';
@@ -142,6 +142,13 @@ export interface SandboxProvider {
     ): Promise<BatchOutcome>;
     /** A WABA's templates, live (a test may add one in any status or category). */
     templatesOf(wabaId: string): SandboxTemplate[];
+    /**
+     * The next message send is answered `status` with the Graph error `fault` instead of being
+     * sent (nothing counted or stored); several calls queue in order. E.g. a 500 with code 131000.
+     *
+     * @see https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
+     */
+    failNextSend(status: number, fault: GraphFault): void;
     /** Change the delays and the rate. */
     configure(patch: Partial<CloudOptions>): void;
     /** A medium people sent, by media id (undefined once deleted or evicted). */
@@ -295,6 +302,9 @@ function testHooks(
       writeIn: (input) => writeIn(state, input),
       writeInBatch: (phoneNumberId, inputs) => writeInBatch(state, phoneNumberId, inputs),
       templatesOf: (wabaId) => state.cloud.templatesOf(wabaId),
+      failNextSend: (status, fault) => {
+        state.cloud.sendFaults.push({ status, fault });
+      },
       configure: (patch) => {
         state.cloud.options = { ...state.cloud.options, ...patch };
       },

@@ -14,6 +14,8 @@ import { MESSAGES, messagingSetup, type MessagingSetup } from '../helpers/messag
 import { personWrites } from '../helpers/inbound.ts';
 import { queryRows } from '../helpers/sql.ts';
 import { backends } from '../helpers/storage.ts';
+import { Browser, TEST_PASSWORD } from '../helpers/web.ts';
+import { hashPassword } from '../../src/platform/passwords.ts';
 
 const CONVERSATIONS = '/api/v1/external/messaging/conversations';
 const LAST_SECOND = 253_402_300_799; // 9999-12-31T23:59:59Z
@@ -86,6 +88,83 @@ for (const backend of backends()) {
       assert.ok(!warned.some((l) => l.includes('51.5') || l.includes('Here')), 'ids only');
       const conversations = await get(s, CONVERSATIONS);
       assert.equal(conversations.statusCode, 200, `${conversations.body} ${errorsOf(s)}`);
+    });
+
+    test('the web inbox with both bad rows: the list and each thread answer 200, the rest shown', async (t) => {
+      const s = await messagingSetup(t, backend, { workers: false });
+      // The row stamped in year 9999, as the first test makes it.
+      await s.services.messaging.webhookSink.inboundMessages(s.portalId, s.numbers[0]!, [
+        {
+          wamid: 'wamid.future',
+          from: '16505550123',
+          timestamp: new Date(LAST_SECOND * 1000),
+          type: 'text',
+          content: { type: 'text', text: { body: 'from the future' } },
+        },
+      ]);
+      // The location without its longitude, as the second test makes it, after a readable hello.
+      const ada = await personWrites(s, '16505550125', {
+        type: 'text',
+        text: { body: 'hello from Ada' },
+      });
+      const sent = await s.send({
+        to: '+16505550125',
+        from: s.numbers[0],
+        type: 'location',
+        location: { latitude: 51.5, longitude: -0.12, name: 'Here' },
+      });
+      assert.equal(sent.statusCode, 202, sent.body);
+      const id: string = sent.json().data.id;
+      const sealed = sealContent(loadKeyring(s.config), s.portalId, id, {
+        location: { latitude: 51.5, longitude: null as unknown as number, name: 'Here' },
+      });
+      await queryRows(
+        s.services.storage,
+        sql`update messages set content = ${JSON.stringify(sealed)}::jsonb where id = ${id}`,
+      );
+      // A third person whose rows are all sound.
+      await personWrites(s, '16505550126', { type: 'text', text: { body: 'a sound message' } });
+
+      const [admin] = await queryRows<{ email: string }>(
+        s.services.storage,
+        sql`select email from users where portal_id = ${s.portalId}`,
+      );
+      await queryRows(
+        s.services.storage,
+        sql`update users set password_hash = ${await hashPassword(TEST_PASSWORD)}
+          where portal_id = ${s.portalId}`,
+      );
+      const browser = new Browser(s.app);
+      await browser.signIn(admin!.email);
+      const list = await browser.get('/inbox');
+      assert.equal(list.statusCode, 200, `${list.body} ${errorsOf(s)}`);
+      const items = (await get(s, CONVERSATIONS)).json().data.items as {
+        id: string;
+        contact: { id: string };
+      }[];
+      assert.equal(items.length, 3);
+      for (const c of items)
+        assert.match(list.body, new RegExp(`data-testid="conversation-${c.id}"`), c.id);
+      assert.match(list.body, /a sound message/, 'a sound conversation keeps its preview');
+      assert.doesNotMatch(list.body, /51\.5|-0\.12/, 'no half of the broken location');
+
+      const threads = new Map<string, string>();
+      for (const c of items) {
+        const thread = await browser.get(`/inbox/${c.id}`);
+        assert.equal(thread.statusCode, 200, `${c.id}: ${thread.body} ${errorsOf(s)}`);
+        const fragment = await browser.get(`/inbox/${c.id}/fragments/thread`);
+        assert.equal(fragment.statusCode, 200, `${c.id}: ${fragment.body} ${errorsOf(s)}`);
+        threads.set(c.contact.id, fragment.body);
+      }
+      // The thread holding the broken location: the readable message, and the location's bubble
+      // without its half content.
+      const adaThread = threads.get(ada.contactId)!;
+      assert.match(adaThread, /data-testid="bubble-in"[^]*hello from Ada/);
+      assert.match(adaThread, new RegExp(`id="m-${id}"`), 'the broken message keeps its bubble');
+      assert.doesNotMatch(adaThread, /51\.5|-0\.12/, 'no half of the broken location');
+      assert.ok([...threads.values()].some((b) => b.includes('a sound message')));
+      assert.ok([...threads.values()].some((b) => b.includes('from the future')));
+      assert.equal(errorsOf(s), '', 'nothing logged as an error');
     });
   });
 }
