@@ -93,6 +93,16 @@ describe('replays', { concurrency: true }, () => {
             `/webhooks/endpoints/${endpoint.id}/deliveries?status=failed&limit=2&cursor=${failedPage.nextCursor}`,
           )
         ).json<{ data: { items: { eventId: string }[]; nextCursor: null } }>().data;
+        // Filtered by type as well: the failed ticket.created deliveries, none of another type.
+        const failedOfType = async (types: string) =>
+          (
+            await api(
+              'GET',
+              `/webhooks/endpoints/${endpoint.id}/deliveries?status=failed&types=${types}`,
+            )
+          ).json<{ data: { items: unknown[] } }>().data.items.length;
+        assert.equal(await failedOfType('ticket.created'), 3);
+        assert.equal(await failedOfType('message.status'), 0);
         const failedEvents = [...failedPage.items, ...secondPage.items].map((d) => d.eventId);
         assert.equal(new Set(failedEvents).size, 3);
         assert.equal(secondPage.nextCursor, null);
