@@ -14,6 +14,7 @@ import { buildApp } from '../../src/app.ts';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { openStorage } from '../../src/db/client.ts';
 import { toAppError } from '../../src/platform/error-envelope.ts';
+import { dependencyFaults } from '../../src/platform/fault-summary.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { captureLogs, createPortal, testConfig } from '../helpers/app.ts';
@@ -29,6 +30,7 @@ import { queryRows } from '../helpers/sql.ts';
 
 const PRICE = 4; // hello_world's price in minor units (the test configuration's default)
 const CREDIT = 10_000;
+const CREDIT_URL = '/api/v1/external/messaging/credit';
 
 interface Node {
   services: Services;
@@ -113,7 +115,7 @@ async function twoInstances(
     );
     return Number(rows[0]!.n) === accepted.length;
   };
-  return { a, b, nodes, portalId, send, accepted, refusals, allSent };
+  return { a, b, nodes, portalId, token: portal.token, send, accepted, refusals, allSent };
 }
 
 type Setup = Awaited<ReturnType<typeof twoInstances>>;
@@ -242,6 +244,92 @@ describe('database faults on two instances (a private PostgreSQL)', { skip }, ()
         !n.logs.some((l) => l.includes('"code":"unavailable"') && l.includes('"stack"')),
         'no stack for a refused request',
       );
+  });
+
+  test('the database stopped: /readyz and the API answer 503 with Retry-After, one summary line per interval, all back after the start', async (t) => {
+    const server = await startPrivatePostgres(t);
+    const provider = await startTestProvider(t);
+    const s = await twoInstances(t, server.url, provider);
+    assert.equal(await s.send(s.a), 202);
+    await eventually(orRefused(s.allSent), 'the first send is sent');
+    // The process's one log: both instances write to it (the summary is process-wide).
+    type Line = { msg: string; level: number; count?: number; reqId?: string };
+    const mark = () => s.nodes.map((n) => n.logs.length);
+    /** Lines both instances wrote since `from` (a mark), once the log stream has written them. */
+    const since = async (from: number[]) => {
+      await delay(20);
+      return s.nodes.flatMap((n, i) => n.logs.slice(from[i]));
+    };
+    dependencyFaults.flush(); // a new interval, without what earlier tests left
+
+    await server.stop();
+    const refused = async (node: Node, url: string) => {
+      const res = await node.app.inject({ url, headers: { authorization: s.token } });
+      assert.equal(res.statusCode, 503, `${url}: ${res.statusCode} ${res.body}`);
+      assert.equal(res.json<{ error: { code: string } }>().error.code, 'unavailable', url);
+      assert.equal(res.headers['retry-after'], '1', `${url} says when to retry`);
+    };
+    // Two intervals of the outage: readiness, an API read and a send on both instances.
+    const refusedPerInterval = 2 * (3 * 2 + 1);
+    for (let round = 0; round < 2; round++) {
+      const from = mark();
+      for (const node of s.nodes) {
+        for (let i = 0; i < 3; i++) {
+          await refused(node, '/readyz');
+          await refused(node, CREDIT_URL);
+        }
+        assert.equal(await s.send(node), 503);
+      }
+      dependencyFaults.flush(); // what the interval's timer does when it ends
+      const lines = await since(from);
+      // No error line, and no stack, for any refused request.
+      const requestLines = lines.filter((l) => l.includes('"reqId"'));
+      // Every API request has its access line (/readyz's only at warn and above).
+      assert.ok(
+        requestLines.length >= 2 * (3 + 1),
+        `the requests were logged: ${requestLines.length}`,
+      );
+      assert.deepEqual(
+        requestLines.filter((l) => l.includes('"stack"') || (JSON.parse(l) as Line).level >= 50),
+        [],
+        'no stack and no error line for a refused request',
+      );
+      // Said at once, then the rest counted into one summary line at the interval's end.
+      const storage = lines
+        .map((l) => JSON.parse(l) as Line)
+        .filter((l) => l.msg.startsWith('storage unavailable'));
+      const summary = storage.find((l) => l.count !== undefined);
+      assert.deepEqual(
+        storage.map((l) => l.msg).sort(),
+        [
+          'storage unavailable',
+          `storage unavailable: ${summary?.count} more failure(s) in the last 10 s`,
+        ],
+        `interval ${round}: ${JSON.stringify(storage)}`,
+      );
+      assert.ok(
+        summary!.count! >= refusedPerInterval - 1,
+        `the summary counts every refusal: ${summary!.count}`,
+      );
+    }
+
+    await server.start();
+    for (const node of s.nodes) {
+      await eventually(
+        async () => (await node.app.inject({ url: '/readyz' })).statusCode === 200,
+        'ready again after the start',
+        30_000,
+      );
+      await eventually(
+        async () =>
+          (await node.app.inject({ url: CREDIT_URL, headers: { authorization: s.token } }))
+            .statusCode === 200,
+        'the API answers again after the start',
+        30_000,
+      );
+      assert.equal(await s.send(node), 202, 'a send is accepted again');
+    }
+    await assertRecovered(s, provider);
   });
 
   test('a full pool queue answers 503 with Retry-After at once; the accepted sends go out', async (t) => {
