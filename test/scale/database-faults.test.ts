@@ -13,6 +13,7 @@ import { sql } from 'drizzle-orm';
 import { buildApp } from '../../src/app.ts';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { openStorage } from '../../src/db/client.ts';
+import { createJobQueue } from '../../src/jobs/job-queue.ts';
 import { toAppError } from '../../src/platform/error-envelope.ts';
 import { dependencyFaults } from '../../src/platform/fault-summary.ts';
 import { createLogger } from '../../src/platform/logger.ts';
@@ -330,6 +331,81 @@ describe('database faults on two instances (a private PostgreSQL)', { skip }, ()
       assert.equal(await s.send(node), 202, 'a send is accepted again');
     }
     await assertRecovered(s, provider);
+  });
+
+  test("a job's fail and complete rejected by a stopped database: no unhandled rejection, the outcome written once it is back", async (t) => {
+    const server = await startPrivatePostgres(t);
+    const storage = await openStorage({
+      kind: 'postgres',
+      url: server.url,
+      poolSize: 4,
+      timeouts: {
+        statementMs: 5_000,
+        lockMs: 2_000,
+        idleInTransactionMs: 10_000,
+        connectMs: 1_000,
+      },
+    });
+    await storage.migrate();
+    const { logs, stream } = captureLogs();
+    const queue = createJobQueue({
+      storage,
+      logger: createLogger('info', stream),
+      maintenanceIntervalS: 1,
+    });
+    t.after(async () => {
+      await queue.stop();
+      await storage.close();
+    });
+    // Anything that escapes the worker reaches the process as an unhandled rejection.
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    t.after(() => process.off('unhandledRejection', onUnhandled));
+
+    await queue.start();
+    const name = 'test.fault';
+    await queue.boss.createQueue(name, {
+      name,
+      retryLimit: 3,
+      retryDelay: 0,
+      expireInSeconds: 300,
+    });
+    // The handler ends when the test says, after it stopped the database: the batch's outcome
+    // (fail on the first run, complete on the second) is then written to a stopped server.
+    const runs: { release: () => void }[] = [];
+    queue.work<{ n: number }>(name, { batchSize: 1, pollingIntervalS: 0.5 }, async (jobs) => {
+      const run = runs.length;
+      await new Promise<void>((resolve) => runs.push({ release: resolve }));
+      return run === 0 ? { retry: jobs.map((j) => j.id) } : undefined;
+    });
+    const runStarted = (n: number) =>
+      eventually(() => runs.length >= n, `the job's run ${n} started`, 30_000);
+    const id = (await queue.boss.send(name, { n: 1 }))!;
+    const stateOf = async () => (await queue.boss.getJobById(name, id))?.state;
+
+    for (const run of [1, 2]) {
+      await runStarted(run);
+      dependencyFaults.flush(); // a new interval: its first fault is said at once
+      const from = logs.length;
+      await server.stop();
+      runs[run - 1]!.release(); // fail (run 1) or complete (run 2) is now refused
+      await eventually(
+        () => logs.slice(from).some((l) => l.includes('"fault":"job-queue"')),
+        `run ${run}: the refused write is said as a job-queue fault`,
+      );
+      await delay(600); // one polling interval: the write is tried again, and refused again
+      assert.deepEqual(unhandled, [], `run ${run}: no unhandled rejection`);
+      await server.start();
+      if (run === 1) continue; // its fail, written now, makes pg-boss run the job again
+      await eventually(
+        async () => (await stateOf().catch(() => undefined)) === 'completed',
+        'the job completes once the database is back',
+        30_000,
+      );
+    }
+    assert.equal(runs.length, 2, 'the job ran twice: failed once, then completed');
+    assert.deepEqual(unhandled, [], 'no unhandled rejection');
   });
 
   test('a full pool queue answers 503 with Retry-After at once; the accepted sends go out', async (t) => {
