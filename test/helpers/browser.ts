@@ -76,15 +76,34 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   if (pendingShots === undefined) {
     const dir = mkdtempSync(join(tmpdir(), 'portico-shots-'));
     pendingShots = dir;
-    process.once('exit', (code) => {
-      if (code !== 0 || process.env.PORTICO_TEST_SCREENSHOTS === 'all') {
-        mkdirSync(SCREENSHOTS, { recursive: true });
-        for (const file of readdirSync(dir)) cpSync(join(dir, file), join(SCREENSHOTS, file));
-      }
-      rmSync(dir, { recursive: true, force: true });
-    });
+    process.once('exit', (code) => settleScreenshots(dir, code, process.env));
   }
   await page.screenshot({ path: join(pendingShots, `${name}.png`), fullPage: true });
+}
+
+/**
+ * Whether a test process's screenshots are kept: when it ends with a failure (exit code not 0)
+ * or when `PORTICO_TEST_SCREENSHOTS` is `all` (README.md, the test knobs).
+ */
+export function keepScreenshots(exitCode: number, env: NodeJS.ProcessEnv): boolean {
+  return exitCode !== 0 || env.PORTICO_TEST_SCREENSHOTS === 'all';
+}
+
+/**
+ * At a test process's exit: copy the screenshots of `pending` into `kept` (by default
+ * {@link SCREENSHOTS}) when {@link keepScreenshots} says so, then remove `pending` either way.
+ */
+export function settleScreenshots(
+  pending: string,
+  exitCode: number,
+  env: NodeJS.ProcessEnv,
+  kept = SCREENSHOTS,
+): void {
+  if (keepScreenshots(exitCode, env)) {
+    mkdirSync(kept, { recursive: true });
+    for (const file of readdirSync(pending)) cpSync(join(pending, file), join(kept, file));
+  }
+  rmSync(pending, { recursive: true, force: true });
 }
 
 /** The two widths every page is checked at: a laptop and a phone (CSS pixels). */

@@ -37,6 +37,10 @@ export interface PrivatePostgres {
   port: number;
   /** `pg_ctl restart -m fast`: every session ended (57P01), then the server back. */
   restart(): Promise<void>;
+  /** `pg_ctl stop -m fast`: every session ended (57P01); connections refused until `start()`. */
+  stop(): Promise<void>;
+  /** `pg_ctl start`, after `stop()`: resolves once the server accepts connections. */
+  start(): Promise<void>;
 }
 
 async function freePort(): Promise<number> {
@@ -87,6 +91,12 @@ export async function startPrivatePostgres(
     port,
     async restart() {
       pgCtl('restart', '-m', 'fast');
+    },
+    async stop() {
+      pgCtl('stop', '-m', 'fast');
+    },
+    async start() {
+      pgCtl('start');
     },
   };
 }

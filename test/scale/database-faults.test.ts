@@ -13,7 +13,9 @@ import { sql } from 'drizzle-orm';
 import { buildApp } from '../../src/app.ts';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { openStorage } from '../../src/db/client.ts';
+import { createJobQueue } from '../../src/jobs/job-queue.ts';
 import { toAppError } from '../../src/platform/error-envelope.ts';
+import { dependencyFaults } from '../../src/platform/fault-summary.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { captureLogs, createPortal, testConfig } from '../helpers/app.ts';
@@ -29,6 +31,7 @@ import { queryRows } from '../helpers/sql.ts';
 
 const PRICE = 4; // hello_world's price in minor units (the test configuration's default)
 const CREDIT = 10_000;
+const CREDIT_URL = '/api/v1/external/messaging/credit';
 
 interface Node {
   services: Services;
@@ -113,7 +116,7 @@ async function twoInstances(
     );
     return Number(rows[0]!.n) === accepted.length;
   };
-  return { a, b, nodes, portalId, send, accepted, refusals, allSent };
+  return { a, b, nodes, portalId, token: portal.token, send, accepted, refusals, allSent };
 }
 
 type Setup = Awaited<ReturnType<typeof twoInstances>>;
@@ -242,6 +245,167 @@ describe('database faults on two instances (a private PostgreSQL)', { skip }, ()
         !n.logs.some((l) => l.includes('"code":"unavailable"') && l.includes('"stack"')),
         'no stack for a refused request',
       );
+  });
+
+  test('the database stopped: /readyz and the API answer 503 with Retry-After, one summary line per interval, all back after the start', async (t) => {
+    const server = await startPrivatePostgres(t);
+    const provider = await startTestProvider(t);
+    const s = await twoInstances(t, server.url, provider);
+    assert.equal(await s.send(s.a), 202);
+    await eventually(orRefused(s.allSent), 'the first send is sent');
+    // The process's one log: both instances write to it (the summary is process-wide).
+    type Line = { msg: string; level: number; count?: number; reqId?: string };
+    const mark = () => s.nodes.map((n) => n.logs.length);
+    /** Lines both instances wrote since `from` (a mark), once the log stream has written them. */
+    const since = async (from: number[]) => {
+      await delay(20);
+      return s.nodes.flatMap((n, i) => n.logs.slice(from[i]));
+    };
+    dependencyFaults.flush(); // a new interval, without what earlier tests left
+
+    await server.stop();
+    const refused = async (node: Node, url: string) => {
+      const res = await node.app.inject({ url, headers: { authorization: s.token } });
+      assert.equal(res.statusCode, 503, `${url}: ${res.statusCode} ${res.body}`);
+      assert.equal(res.json<{ error: { code: string } }>().error.code, 'unavailable', url);
+      assert.equal(res.headers['retry-after'], '1', `${url} says when to retry`);
+    };
+    // Two intervals of the outage: readiness, an API read and a send on both instances.
+    const refusedPerInterval = 2 * (3 * 2 + 1);
+    for (let round = 0; round < 2; round++) {
+      const from = mark();
+      for (const node of s.nodes) {
+        for (let i = 0; i < 3; i++) {
+          await refused(node, '/readyz');
+          await refused(node, CREDIT_URL);
+        }
+        assert.equal(await s.send(node), 503);
+      }
+      dependencyFaults.flush(); // what the interval's timer does when it ends
+      const lines = await since(from);
+      // No error line, and no stack, for any refused request.
+      const requestLines = lines.filter((l) => l.includes('"reqId"'));
+      // Every API request has its access line (/readyz's only at warn and above).
+      assert.ok(
+        requestLines.length >= 2 * (3 + 1),
+        `the requests were logged: ${requestLines.length}`,
+      );
+      assert.deepEqual(
+        requestLines.filter((l) => l.includes('"stack"') || (JSON.parse(l) as Line).level >= 50),
+        [],
+        'no stack and no error line for a refused request',
+      );
+      // Said at once, then the rest counted into one summary line at the interval's end.
+      const storage = lines
+        .map((l) => JSON.parse(l) as Line)
+        .filter((l) => l.msg.startsWith('storage unavailable'));
+      const summary = storage.find((l) => l.count !== undefined);
+      assert.deepEqual(
+        storage.map((l) => l.msg).sort(),
+        [
+          'storage unavailable',
+          `storage unavailable: ${summary?.count} more failure(s) in the last 10 s`,
+        ],
+        `interval ${round}: ${JSON.stringify(storage)}`,
+      );
+      assert.ok(
+        summary!.count! >= refusedPerInterval - 1,
+        `the summary counts every refusal: ${summary!.count}`,
+      );
+    }
+
+    await server.start();
+    for (const node of s.nodes) {
+      await eventually(
+        async () => (await node.app.inject({ url: '/readyz' })).statusCode === 200,
+        'ready again after the start',
+        30_000,
+      );
+      await eventually(
+        async () =>
+          (await node.app.inject({ url: CREDIT_URL, headers: { authorization: s.token } }))
+            .statusCode === 200,
+        'the API answers again after the start',
+        30_000,
+      );
+      assert.equal(await s.send(node), 202, 'a send is accepted again');
+    }
+    await assertRecovered(s, provider);
+  });
+
+  test("a job's fail and complete rejected by a stopped database: no unhandled rejection, the outcome written once it is back", async (t) => {
+    const server = await startPrivatePostgres(t);
+    const storage = await openStorage({
+      kind: 'postgres',
+      url: server.url,
+      poolSize: 4,
+      timeouts: {
+        statementMs: 5_000,
+        lockMs: 2_000,
+        idleInTransactionMs: 10_000,
+        connectMs: 1_000,
+      },
+    });
+    await storage.migrate();
+    const { logs, stream } = captureLogs();
+    const queue = createJobQueue({
+      storage,
+      logger: createLogger('info', stream),
+      maintenanceIntervalS: 1,
+    });
+    t.after(async () => {
+      await queue.stop();
+      await storage.close();
+    });
+    // Anything that escapes the worker reaches the process as an unhandled rejection.
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    t.after(() => process.off('unhandledRejection', onUnhandled));
+
+    await queue.start();
+    const name = 'test.fault';
+    await queue.boss.createQueue(name, {
+      name,
+      retryLimit: 3,
+      retryDelay: 0,
+      expireInSeconds: 300,
+    });
+    // The handler ends when the test says, after it stopped the database: the batch's outcome
+    // (fail on the first run, complete on the second) is then written to a stopped server.
+    const runs: { release: () => void }[] = [];
+    queue.work<{ n: number }>(name, { batchSize: 1, pollingIntervalS: 0.5 }, async (jobs) => {
+      const run = runs.length;
+      await new Promise<void>((resolve) => runs.push({ release: resolve }));
+      return run === 0 ? { retry: jobs.map((j) => j.id) } : undefined;
+    });
+    const runStarted = (n: number) =>
+      eventually(() => runs.length >= n, `the job's run ${n} started`, 30_000);
+    const id = (await queue.boss.send(name, { n: 1 }))!;
+    const stateOf = async () => (await queue.boss.getJobById(name, id))?.state;
+
+    for (const run of [1, 2]) {
+      await runStarted(run);
+      dependencyFaults.flush(); // a new interval: its first fault is said at once
+      const from = logs.length;
+      await server.stop();
+      runs[run - 1]!.release(); // fail (run 1) or complete (run 2) is now refused
+      await eventually(
+        () => logs.slice(from).some((l) => l.includes('"fault":"job-queue"')),
+        `run ${run}: the refused write is said as a job-queue fault`,
+      );
+      await delay(600); // one polling interval: the write is tried again, and refused again
+      assert.deepEqual(unhandled, [], `run ${run}: no unhandled rejection`);
+      await server.start();
+      if (run === 1) continue; // its fail, written now, makes pg-boss run the job again
+      await eventually(
+        async () => (await stateOf().catch(() => undefined)) === 'completed',
+        'the job completes once the database is back',
+        30_000,
+      );
+    }
+    assert.equal(runs.length, 2, 'the job ran twice: failed once, then completed');
+    assert.deepEqual(unhandled, [], 'no unhandled rejection');
   });
 
   test('a full pool queue answers 503 with Retry-After at once; the accepted sends go out', async (t) => {
