@@ -6,7 +6,8 @@
  * - PostgreSQL: a dedicated `pg.Client` (not one of the pool's: a pooled session would be handed
  *   to queries and could lose its LISTEN), with TCP keep-alive and a heartbeat query so that a
  *   silently dead connection is noticed within `heartbeatMs + heartbeatTimeoutMs`. When the
- *   session ends or fails, `onLost` runs at once, a warning is logged and the listener
+ *   session ends or fails, `onLost` runs at once, a warning is logged (the retries that fail
+ *   after it are counted in platform/fault-summary.ts's line per interval) and the listener
  *   reconnects with exponential backoff (with jitter); `onListening` runs only after `LISTEN`
  *   has been acknowledged, so no notification committed after that point is missed.
  * - PGlite (one process): `PGlite.listen`, which delivers the notification in-process when the
@@ -19,6 +20,8 @@
  * @see https://pglite.dev/docs/api#listen
  */
 import pg from 'pg';
+import { databaseErrorCode } from '../platform/database-errors.ts';
+import { dependencyFaults } from '../platform/fault-summary.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { Storage } from './client.ts';
 
@@ -139,8 +142,18 @@ function listenPostgres(
     backendPid = null;
     options.onLost?.();
     if (closed) return;
-    const retryInMs = backoffMs(timing, failures++);
-    log.warn({ err, retryInMs }, wasListening ? words.wasListening : words.never);
+    const retryInMs = backoffMs(timing, failures);
+    // The first failure is said with its cause (no stack: a dependency's fault, not a bug);
+    // the retries of an outage are counted in the process's one summary line per interval.
+    if (failures++ === 0)
+      log.warn(
+        {
+          error: { code: databaseErrorCode(err), message: (err as Error | undefined)?.message },
+          retryInMs,
+        },
+        wasListening ? words.wasListening : words.never,
+      );
+    else dependencyFaults.note('storage', databaseErrorCode(err), log);
     retryTimer = setTimeout(() => void connect(), retryInMs);
     retryTimer.unref();
   }

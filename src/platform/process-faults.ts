@@ -76,6 +76,17 @@ export function classifyFault(
   return { class: 'other' };
 }
 
+/**
+ * Log a failure that background work caught and handles itself (a retry follows): a
+ * dependency's fault is counted in the process's one summary line per interval, without a stack
+ * (an outage would otherwise write one per attempt); anything else is warned with its stack.
+ */
+export function warnCaught(log: FaultLog, fields: object, err: unknown, message: string): void {
+  const fault = classifyFault(err);
+  if (fault.class === 'dependency') dependencyFaults.note(fault.kind, fault.code, log);
+  else log.warn({ ...fields, err }, message);
+}
+
 /** What the policy logs through and how it ends the process. */
 export interface ProcessFaultDeps {
   log: FaultLog & {

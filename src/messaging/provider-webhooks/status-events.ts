@@ -25,6 +25,7 @@
 import { notifyConversationsOf } from '../conversations/conversation-changes.ts';
 import type { Database } from '../../db/client.ts';
 import type { Logger } from '../../platform/logger.ts';
+import { warnCaught } from '../../platform/process-faults.ts';
 import { capture, postCredit, release, settle } from '../credit/credit-ledger.ts';
 import type { TemplateStatusEvent } from '../../partner/partner-service.ts';
 import type { MessageStatusEvent, MessagingWebhookSink } from '../messaging-types.ts';
@@ -278,7 +279,12 @@ export function createWebhookSink(deps: {
         .catch((err: unknown) => {
           // The batch undone whole: one transaction per event, so one bad event never undoes
           // the others (a storage fault fails these too: the provider sends the webhook again).
-          log.warn({ portalId, events: events.length, err }, 'status batch failed; one by one');
+          warnCaught(
+            log,
+            { portalId, events: events.length },
+            err,
+            'status batch failed; one by one',
+          );
           return applyOneByOne(db, portalId, events, steps);
         });
       if (unknown > 0) log.info({ portalId, unknown }, 'statuses for unknown messages ignored');
@@ -288,7 +294,7 @@ export function createWebhookSink(deps: {
       if (Date.now() - last >= POST_INTERVAL_MS) {
         postedAt.set(portalId, Date.now());
         await postCredit(db, portalId).catch((err: unknown) =>
-          log.warn({ portalId, err }, 'posting the credit movements failed'),
+          warnCaught(log, { portalId }, err, 'posting the credit movements failed'),
         );
       }
     },
