@@ -39,7 +39,10 @@ test('a configured PROVIDER_APP_SECRET is kept; without one a random secret is m
   assert.ok(await acceptsAppToken(kept.sandbox.url, appId, SECRET), 'the sandbox knows it');
   assert.ok(!(await acceptsAppToken(kept.sandbox.url, appId, 'another-secret')));
 
-  const made = await startDevelopmentSandbox(parseConfig(base), logger);
+  // A data directory of its own: the first one now holds the saved app with its secret, which
+  // a restart without PROVIDER_APP_SECRET takes back (the next test).
+  const fresh = { ...base, DATA_DIR: mkdtempSync(join(tmpdir(), 'portico-dev-')) };
+  const made = await startDevelopmentSandbox(parseConfig(fresh), logger);
   t.after(() => made.sandbox.close());
   assert.match(made.config.PROVIDER_APP_SECRET ?? '', /^[0-9A-Za-z]{32,}$/);
 });
