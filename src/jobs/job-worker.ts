@@ -120,7 +120,9 @@ export function startJobWorker<T>(deps: {
     }
   }
 
-  const running = loop();
+  // Each step of the loop catches its own faults; should anything else escape, it is logged
+  // here and the worker ends, rather than rejecting with nobody awaiting until stop().
+  const running = loop().catch((err: unknown) => log.error({ err }, 'the job worker stopped'));
   return {
     async stop() {
       controller.abort();
