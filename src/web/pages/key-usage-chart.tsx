@@ -10,6 +10,7 @@
  */
 import type { UsageDay } from '../../accounts/key-usage-report.ts';
 import { niceMax } from './messages-page-chart.tsx';
+import { ChartLegend, DayAxis } from './chart-parts.tsx';
 
 export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
 
@@ -80,24 +81,8 @@ export function KeyUsageChart({ days, keyName }: { days: UsageDay[]; keyName: st
           </svg>
         </div>
       </div>
-      <div class="chart-days" aria-hidden="true">
-        {days.map((d, i) =>
-          i === today ? (
-            <span key={d.day} class="today">
-              today
-            </span>
-          ) : (
-            <span key={d.day}>{(today - i) % every === 0 ? d.day.slice(5) : ''}</span>
-          ),
-        )}
-      </div>
-      <figcaption>
-        {STATUS_CLASSES.map((c) => (
-          <span key={c} class="legend">
-            <span class={`swatch bar-s${c}`} aria-hidden="true" /> {c}
-          </span>
-        ))}
-      </figcaption>
+      <DayAxis days={days} today={today} every={every} />
+      <ChartLegend names={STATUS_CLASSES} barClass="bar-s" />
     </figure>
   );
 }

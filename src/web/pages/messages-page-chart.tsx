@@ -9,6 +9,7 @@
  *
  * @see docs/decisions/0009-pages.md
  */
+import { ChartLegend, DayAxis } from './chart-parts.tsx';
 
 /** One day's counts; `day` is `YYYY-MM-DD` (UTC). */
 export interface DailyCounts {
@@ -104,24 +105,8 @@ export function DailyChart({ days }: { days: DailyCounts[] }) {
           </svg>
         </div>
       </div>
-      <div class="chart-days" aria-hidden="true">
-        {days.map((d, i) =>
-          i === today ? (
-            <span key={d.day} class="today">
-              today
-            </span>
-          ) : (
-            <span key={d.day}>{(today - i) % every === 0 ? d.day.slice(5) : ''}</span>
-          ),
-        )}
-      </div>
-      <figcaption>
-        {SERIES.map((s) => (
-          <span key={s} class="legend">
-            <span class={`swatch bar-${s}`} aria-hidden="true" /> {s}
-          </span>
-        ))}
-      </figcaption>
+      <DayAxis days={days} today={today} every={every} />
+      <ChartLegend names={SERIES} barClass="bar-" />
     </figure>
   );
 }
