@@ -14,10 +14,9 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { MAX_ROTATION_OVERLAP_S } from '../accounts/api-keys-service.ts';
 import { flashOf } from '../browser/flash.tsx';
-import { sendFormExpired, sendNotAllowed } from '../browser/refusal-pages.tsx';
+import { sendNotAllowed } from '../browser/refusal-pages.tsx';
 import { sendPage } from '../browser/render.ts';
 import type { WebSession } from '../browser/session-store.ts';
-import { csrfOk, redirectToLogin } from '../browser/web-session.ts';
 import { UsageError } from '../platform/errors.ts';
 import {
   ApiKeysPage,
@@ -26,7 +25,14 @@ import {
   type ApiKeysPageProps,
   type KeyForm,
 } from './pages/api-keys-page.tsx';
-import { FormField, HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
+import {
+  FormField,
+  HtmlPage,
+  mainAdminChange,
+  Redirect,
+  sessionOr,
+  type WebRoutesOptions,
+} from './web-options.ts';
 
 const NOT_ADMIN = 'Only the main administrator of the portal can manage API keys.';
 /** Days of usage the page charts. */
@@ -117,34 +123,25 @@ export async function apiKeysPages(app: FastifyInstance, opts: WebRoutesOptions)
   const { sessions, apiKeys } = opts;
   const render = pageRenderer(apiKeys);
 
-  /** A change by the main administrator: session, CSRF and role checked; refusals shown. */
-  const change =
-    (
-      run: (session: WebSession, request: FastifyRequest, reply: FastifyReply) => Promise<unknown>,
-    ) =>
-    async (request: FastifyRequest, reply: FastifyReply) => {
-      const session = await sessions.read(request);
-      if (!session) return redirectToLogin(reply, '/settings/keys', 303);
-      if (!csrfOk(session, (request.body as { csrf?: string | undefined }).csrf)) {
-        return sendFormExpired(reply, session);
-      }
-      if (!session.isMainAdmin) return sendNotAllowed(reply, session, NOT_ADMIN);
-      try {
-        return await run(session, request, reply);
-      } catch (err) {
-        if (!(err instanceof UsageError)) throw err;
-        const form =
-          request.url.split('?')[0] === '/settings/keys'
-            ? { form: formOf(request.body as Static<typeof CreateBody>) }
-            : {};
-        return render(
-          reply,
-          session,
-          { error: err.message, ...form },
-          err.code === 'not_found' ? 404 : 400,
-        );
-      }
-    };
+  /** A change by the main administrator; a refusal shows the page with its reason. */
+  const change = mainAdminChange(
+    sessions,
+    '/settings/keys',
+    NOT_ADMIN,
+    (err, session, request, reply) => {
+      if (!(err instanceof UsageError)) throw err;
+      const form =
+        request.url.split('?')[0] === '/settings/keys'
+          ? { form: formOf(request.body as Static<typeof CreateBody>) }
+          : {};
+      return render(
+        reply,
+        session,
+        { error: err.message, ...form },
+        err.code === 'not_found' ? 404 : 400,
+      );
+    },
+  );
 
   /** The key of a confirmation page, or the page with a 404 for a key of no portal or another. */
   const confirmPage =

@@ -11,7 +11,8 @@ import type { AccountsService } from '../accounts/accounts-service.ts';
 import type { ApiKeysService } from '../accounts/api-keys-service.ts';
 import type { AuditEvent } from '../audit/audit-log.ts';
 import type { PagePosition } from '../db/keyset-page.ts';
-import { redirectToLogin, type PageSessions } from '../browser/web-session.ts';
+import { sendFormExpired, sendNotAllowed } from '../browser/refusal-pages.tsx';
+import { csrfOk, redirectToLogin, type PageSessions } from '../browser/web-session.ts';
 import type { WebSession } from '../browser/session-store.ts';
 import type { ContactsService } from '../contacts/contacts-service.ts';
 import type { DraftsService } from '../messaging/drafts/drafts-service.ts';
@@ -161,4 +162,38 @@ export async function sessionOr(
     redirectToLogin(reply, next);
   }
   return session;
+}
+
+/** One form post's work, once the session, its CSRF token and the role are checked. */
+export type AdminChange = (
+  session: WebSession,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) => Promise<unknown>;
+
+/**
+ * Form posts of a portal's main administrator on `page`: no session → the sign-in page (back
+ * to `page`); a stale CSRF token → the "form expired" page; another user → 403 with `notAdmin`.
+ * What the change throws goes to `refused`, which answers the refusals it knows and rethrows
+ * anything else.
+ */
+export function mainAdminChange(
+  sessions: PageSessions,
+  page: string,
+  notAdmin: string,
+  refused: (err: unknown, ...args: Parameters<AdminChange>) => Promise<unknown>,
+) {
+  return (run: AdminChange) => async (request: FastifyRequest, reply: FastifyReply) => {
+    const session = await sessions.read(request);
+    if (!session) return redirectToLogin(reply, page, 303);
+    if (!csrfOk(session, (request.body as { csrf?: string | undefined }).csrf)) {
+      return sendFormExpired(reply, session);
+    }
+    if (!session.isMainAdmin) return sendNotAllowed(reply, session, notAdmin);
+    try {
+      return await run(session, request, reply);
+    } catch (err) {
+      return refused(err, session, request, reply);
+    }
+  };
 }

@@ -10,11 +10,10 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { sendFormExpired, sendNotAllowed } from '../browser/refusal-pages.tsx';
+import { sendNotAllowed } from '../browser/refusal-pages.tsx';
 import { flashOf } from '../browser/flash.tsx';
 import { sendPage } from '../browser/render.ts';
 import type { WebSession } from '../browser/session-store.ts';
-import { csrfOk, redirectToLogin } from '../browser/web-session.ts';
 import { AppError } from '../platform/errors.ts';
 import {
   deliveryCursor,
@@ -22,7 +21,15 @@ import {
   type DeliveryStatus,
 } from '../webhooks/delivery-history.ts';
 import { ConfirmRemovePage, WebhooksPage, type WebhooksPageProps } from './pages/webhooks-page.tsx';
-import { FormField, HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
+import {
+  FormField,
+  HtmlPage,
+  mainAdminChange,
+  type AdminChange,
+  Redirect,
+  sessionOr,
+  type WebRoutesOptions,
+} from './web-options.ts';
 
 const NOT_ADMIN = 'Only the main administrator of the portal can manage webhooks.';
 const Query = Type.Object({
@@ -64,28 +71,17 @@ type Render = (
   status?: number,
 ) => Promise<FastifyReply>;
 
-type Change = (
-  session: WebSession,
-  request: FastifyRequest,
-  reply: FastifyReply,
-) => Promise<unknown>;
-
-/** A change by the main administrator: session, CSRF and role checked; refusals shown. */
+/** A change by the main administrator; a refusal shows the page with its reason. */
 function changeBy(sessions: WebRoutesOptions['sessions'], render: Render) {
-  return (run: Change) => async (request: FastifyRequest, reply: FastifyReply) => {
-    const session = await sessions.read(request);
-    if (!session) return redirectToLogin(reply, '/settings/webhooks', 303);
-    if (!csrfOk(session, (request.body as { csrf?: string | undefined }).csrf)) {
-      return sendFormExpired(reply, session);
-    }
-    if (!session.isMainAdmin) return sendNotAllowed(reply, session, NOT_ADMIN);
-    try {
-      return await run(session, request, reply);
-    } catch (err) {
+  return mainAdminChange(
+    sessions,
+    '/settings/webhooks',
+    NOT_ADMIN,
+    (err, session, request, reply) => {
       if (!(err instanceof AppError) || err.status >= 500) throw err;
       return render(reply, session, formError(err, request), err.status === 404 ? 404 : 400);
-    }
-  };
+    },
+  );
 }
 
 /** The form's values as typed, and the error beside the field it concerns (else on top). */
@@ -123,7 +119,7 @@ function simpleChanges(
   webhooks: WebRoutesOptions['webhooks'],
   change: ReturnType<typeof changeBy>,
 ): void {
-  const simple: [string, string, Change][] = [
+  const simple: [string, string, AdminChange][] = [
     [
       '/settings/webhooks/:id/enable',
       'enabled',
