@@ -2,7 +2,7 @@
  * The layers of src/ (docs/architecture.md), checked by `npm run lint`:
  *
  *   platform ← db ← jobs, idempotency ← features ← web ← composition roots (and cli/)
- *   platform ← db ← audit, accounts, browser ← features
+ *   platform ← db ← audit, accounts, browser ← api-kit ← features
  *
  * (config.ts sits beside platform.) A folder imports only from the floors below it and from its
  * own floor where a rule allows; nothing imports upward, and no two modules import each other.
@@ -17,23 +17,9 @@ const FEATURES = `^src/(${FEATURE_NAMES.join('|')})/`;
  */
 const FEATURE_EDGES = {
   'external-api': [],
-  tickets: [
-    {
-      to: 'external-api',
-      why: 'the principal of a request (request-principal.ts) and the API cursor (keyset-cursor.ts)',
-    },
-  ],
-  contacts: [
-    {
-      to: 'external-api',
-      why: 'the principal of a request (request-principal.ts) and the API cursor (keyset-cursor.ts)',
-    },
-  ],
+  tickets: [],
+  contacts: [],
   messaging: [
-    {
-      to: 'external-api',
-      why: 'the principal of a request (request-principal.ts) and the API cursor (keyset-cursor.ts)',
-    },
     {
       to: 'partner',
       why: 'the provider: every call goes through partner/ (withProvider, the Cloud API types), and messaging adds steps to its revocation and reads its webhook events',
@@ -44,10 +30,6 @@ const FEATURE_EDGES = {
     },
   ],
   webhooks: [
-    {
-      to: 'external-api',
-      why: 'the principal of a request (request-principal.ts), the schema kit and the API cursor (keyset-cursor.ts) of /events and /webhooks/endpoints',
-    },
     {
       to: 'partner',
       why: "a connection's revocation reasons, which the connection.revoked event reports",
@@ -102,6 +84,21 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/(audit|accounts|browser)/' },
       to: { path: `${FEATURES}|^src/(web|cli|sandbox-provider)/|${ROOTS}` },
+    },
+    {
+      name: 'api-kit-is-below-the-features',
+      comment:
+        'api-kit/ (the schema kit, the principal of a request, the API cursor) is the floor every ' +
+        'API route stands on: it imports the kit below it, never a feature or a page.',
+      severity: 'error',
+      from: { path: '^src/api-kit/' },
+      to: { path: `${FEATURES}|^src/(web|cli|sandbox-provider|idempotency|jobs)/|${ROOTS}` },
+    },
+    {
+      name: 'the-kit-stands-below-the-api-kit',
+      severity: 'error',
+      from: { path: '^src/(audit|accounts|browser|idempotency|jobs|db|platform)/' },
+      to: { path: '^src/api-kit/' },
     },
     {
       name: 'kit-floor-order',

@@ -7,7 +7,7 @@
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { CONSENT_SOURCES, CONSENT_STATES } from '../db/schema/contacts.ts';
-import { Envelope, Iso, Nullable, Page } from '../external-api/schema-kit.ts';
+import { Envelope, Iso, Nullable, Page } from '../api-kit/schema-kit.ts';
 import { NO_CONTROL_PATTERN } from '../platform/plain-text.ts';
 import { PHONE_INPUT_MAX } from './phone.ts';
 

@@ -11,7 +11,7 @@
 import type { Principal } from '../accounts/principal.ts';
 import { recordAuditEvent, type Actor } from '../audit/audit-log.ts';
 import type { Database } from '../db/client.ts';
-import { keysetCursor } from '../external-api/keyset-cursor.ts';
+import { keysetCursor } from '../api-kit/keyset-cursor.ts';
 import { isUniqueViolation } from '../platform/database-errors.ts';
 import { newContactId } from './contact-id.ts';
 import { recordInitialConsent, runConsentSteps, type OptedOutStep } from './consent-steps.ts';

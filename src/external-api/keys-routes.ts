@@ -20,8 +20,8 @@ import {
   RotateApiKeyBodySchema,
   UsageQuery,
 } from './keys-schemas.ts';
-import { principalOf } from './request-principal.ts';
-import { Envelope, errorResponses, typed, type ApiInstance } from './schema-kit.ts';
+import { principalOf } from '../api-kit/request-principal.ts';
+import { Envelope, errorResponses, typed, type ApiInstance } from '../api-kit/schema-kit.ts';
 
 const TAGS = ['API keys'];
 const MANAGE = { requiredScopes: ['tokens:manage'] as const };

@@ -8,7 +8,7 @@ import { KEY_RATE_LIMIT_MAX, MAX_ROTATION_OVERLAP_S } from '../accounts/api-keys
 import { MAX_ALLOWED_IPS } from '../accounts/ip-allow-list.ts';
 import { MAX_USAGE_DAYS } from '../accounts/key-usage-report.ts';
 import { SCOPES } from '../accounts/scopes.ts';
-import { Envelope, Iso, Nullable } from './schema-kit.ts';
+import { Envelope, Iso, Nullable } from '../api-kit/schema-kit.ts';
 
 const ScopeList = Type.Array(Type.Enum(SCOPES, { title: 'Scope' }), {
   minItems: 1,

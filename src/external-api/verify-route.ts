@@ -6,8 +6,8 @@
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { SCOPES } from '../accounts/scopes.ts';
-import { principalOf } from './request-principal.ts';
-import { Envelope, Iso, Nullable } from './schema-kit.ts';
+import { principalOf } from '../api-kit/request-principal.ts';
+import { Envelope, Iso, Nullable } from '../api-kit/schema-kit.ts';
 
 export const VerifiedKeySchema = Type.Object(
   {

@@ -4,7 +4,7 @@
  *
  * @see docs/decisions/0003-api-conventions.md
  */
-import { keysetCursor } from '../external-api/keyset-cursor.ts';
+import { keysetCursor } from '../api-kit/keyset-cursor.ts';
 
 export const ticketCursor = keysetCursor(/^tkt_[0-9A-Za-z]{1,60}$/);
 export const commentCursor = keysetCursor(/^cmt_[0-9A-Za-z]{1,60}$/);

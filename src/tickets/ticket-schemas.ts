@@ -6,7 +6,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { TICKET_PRIORITIES, TICKET_STATUSES } from '../db/schema/support-tickets.ts';
-import { Envelope, Iso, Nullable, Page } from '../external-api/schema-kit.ts';
+import { Envelope, Iso, Nullable, Page } from '../api-kit/schema-kit.ts';
 import { PRINTABLE_TEXT_PATTERN } from '../platform/plain-text.ts';
 
 export const SUBJECT_MAX = 200;

@@ -5,7 +5,7 @@
  * @see docs/support.md "The API"
  */
 import type { FastifyInstance } from 'fastify';
-import { principalOf } from '../external-api/request-principal.ts';
+import { principalOf } from '../api-kit/request-principal.ts';
 import { errorResponses } from '../platform/error-envelope.ts';
 import {
   IdempotencyHeadersSchema,

@@ -4,8 +4,8 @@
  * @see docs/support.md
  */
 import type { FastifyInstance } from 'fastify';
-import { principalOf } from '../external-api/request-principal.ts';
-import { errorResponses, typed } from '../external-api/schema-kit.ts';
+import { principalOf } from '../api-kit/request-principal.ts';
+import { errorResponses, typed } from '../api-kit/schema-kit.ts';
 import {
   CreateTicketBodySchema,
   CreateTicketHeadersSchema,

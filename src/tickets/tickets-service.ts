@@ -4,7 +4,7 @@
  *
  * The pieces: queries in tickets-repository.ts (each filters by portal id), `Idempotency-Key`
  * claim and replay in idempotency/idempotency-keys.ts, secret redaction and its audit events in
- * ticket-redaction.ts, the cursor from external-api/keyset-cursor.ts. This module composes them.
+ * ticket-redaction.ts, the cursor from api-kit/keyset-cursor.ts. This module composes them.
  *
  * @see docs/decisions/0005-idempotency.md
  */

@@ -14,7 +14,7 @@ import type { PortalSummary } from '../accounts/accounts-service.ts';
 import { auditPosition } from '../audit/audit-log.ts';
 import { sendPage } from '../browser/render.ts';
 import type { WebSession } from '../browser/session-store.ts';
-import { keysetCursor } from '../external-api/keyset-cursor.ts';
+import { keysetCursor } from '../api-kit/keyset-cursor.ts';
 import { auditRows, type AuditRow } from './audit-words.ts';
 import { AuditPage } from './pages/audit-table.tsx';
 import { HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';

@@ -11,7 +11,7 @@
 import { and, desc, eq, gt, inArray } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { conversations, media } from '../db/schema/conversations.ts';
-import { keysetCursor } from '../external-api/keyset-cursor.ts';
+import { keysetCursor } from '../api-kit/keyset-cursor.ts';
 import {
   findConversation,
   listConversationPage,

@@ -9,7 +9,7 @@ import { eq, inArray, type SQL } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { webhookDeliveries, webhookEvents } from '../db/schema/index.ts';
 import { readKeysetPage } from '../db/keyset-page.ts';
-import { keysetCursor } from '../external-api/keyset-cursor.ts';
+import { keysetCursor } from '../api-kit/keyset-cursor.ts';
 import { AppError } from '../platform/errors.ts';
 import * as repo from './webhooks-repository.ts';
 

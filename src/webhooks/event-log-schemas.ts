@@ -6,7 +6,7 @@
  * @see docs/how-to/catch-up-on-missed-events.md
  */
 import { Type } from 'typebox';
-import { Envelope, Iso, Nullable, Page } from '../external-api/schema-kit.ts';
+import { Envelope, Iso, Nullable, Page } from '../api-kit/schema-kit.ts';
 import { DELIVERY_STATUSES } from './delivery-history.ts';
 
 export const EVENTS_LIMIT_MAX = 1000;

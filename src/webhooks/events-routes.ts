@@ -7,8 +7,8 @@
  * @see docs/how-to/catch-up-on-missed-events.md
  */
 import type { FastifyInstance } from 'fastify';
-import { principalOf } from '../external-api/request-principal.ts';
-import { errorResponses, typed, type ApiInstance } from '../external-api/schema-kit.ts';
+import { principalOf } from '../api-kit/request-principal.ts';
+import { errorResponses, typed, type ApiInstance } from '../api-kit/schema-kit.ts';
 import { AppError } from '../platform/errors.ts';
 import {
   DeliveriesQuerySchema,

@@ -4,7 +4,7 @@
  *
  * @see docs/messaging.md "Conversations"
  */
-import { keysetCursor } from '../../external-api/keyset-cursor.ts';
+import { keysetCursor } from '../../api-kit/keyset-cursor.ts';
 import { SERVICE_WINDOW_MS } from '../messages/service-windows.ts';
 import type { ConversationListRow } from './conversations-repository.ts';
 import { PREVIEW_MAX, type Conversation } from './conversations-schemas.ts';

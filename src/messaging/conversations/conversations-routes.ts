@@ -3,8 +3,8 @@
  *
  * @see docs/messaging.md "Conversations"
  */
-import { principalOf } from '../../external-api/request-principal.ts';
-import { errorResponses, type ApiInstance } from '../../external-api/schema-kit.ts';
+import { principalOf } from '../../api-kit/request-principal.ts';
+import { errorResponses, type ApiInstance } from '../../api-kit/schema-kit.ts';
 import type { ConversationsService } from './conversations-service.ts';
 import { ConversationPageSchema, ListConversationsQuerySchema } from './conversations-schemas.ts';
 

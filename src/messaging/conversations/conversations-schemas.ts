@@ -5,7 +5,7 @@
  * @see docs/messaging.md "Conversations"
  */
 import { Type, type Static } from 'typebox';
-import { Iso, Nullable, Page } from '../../external-api/schema-kit.ts';
+import { Iso, Nullable, Page } from '../../api-kit/schema-kit.ts';
 import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../messages/messages-schemas.ts';
 
 /** The preview's length bound (characters, an ellipsis included). */

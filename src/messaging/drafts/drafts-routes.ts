@@ -5,8 +5,8 @@
  * @see docs/messaging.md
  */
 import type { FastifyInstance } from 'fastify';
-import { principalOf } from '../../external-api/request-principal.ts';
-import { errorResponses, typed, type ApiInstance } from '../../external-api/schema-kit.ts';
+import { principalOf } from '../../api-kit/request-principal.ts';
+import { errorResponses, typed, type ApiInstance } from '../../api-kit/schema-kit.ts';
 import type { ErrorCode } from '../../platform/errors.ts';
 import { jsonBodyParser } from '../../platform/json-body.ts';
 import { Type } from 'typebox';

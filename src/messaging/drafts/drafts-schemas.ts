@@ -6,7 +6,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { PHONE_INPUT_MAX } from '../../contacts/contacts-lookup.ts';
-import { Envelope, Iso, Nullable, Page } from '../../external-api/schema-kit.ts';
+import { Envelope, Iso, Nullable, Page } from '../../api-kit/schema-kit.ts';
 import { ContactParameterSchema } from './draft-personalisation.ts';
 
 export const TEXT_BODY_MAX = 4096;

@@ -16,7 +16,7 @@
 import type { Principal as FullPrincipal } from '../../accounts/principal.ts';
 import type { DraftMessage, DraftRecipients } from '../../db/schema/message-drafts.ts';
 import type { Database } from '../../db/client.ts';
-import { keysetCursor } from '../../external-api/keyset-cursor.ts';
+import { keysetCursor } from '../../api-kit/keyset-cursor.ts';
 import { normalisePhone, type ErasureStep } from '../../contacts/contacts-lookup.ts';
 import { randomBase62 } from '../../platform/crypto.ts';
 import { AppError, type ErrorDetail } from '../../platform/errors.ts';

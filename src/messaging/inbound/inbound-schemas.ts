@@ -7,7 +7,7 @@
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/components#messages-object
  */
 import { Type, type Static } from 'typebox';
-import { Iso, Nullable } from '../../external-api/schema-kit.ts';
+import { Iso, Nullable } from '../../api-kit/schema-kit.ts';
 
 const Str = (description?: string) => Type.String(description ? { description } : {});
 const Opt = Type.Optional;

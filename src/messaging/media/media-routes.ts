@@ -7,8 +7,8 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type } from 'typebox';
-import { principalOf } from '../../external-api/request-principal.ts';
-import { errorResponses, typed } from '../../external-api/schema-kit.ts';
+import { principalOf } from '../../api-kit/request-principal.ts';
+import { errorResponses, typed } from '../../api-kit/schema-kit.ts';
 import type { MediaService } from './media-service.ts';
 import { mediaUploadRoute } from './media-upload-routes.ts';
 

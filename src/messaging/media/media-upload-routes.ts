@@ -11,8 +11,8 @@
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
-import { principalOf } from '../../external-api/request-principal.ts';
-import { Envelope, errorResponses, Iso, typed } from '../../external-api/schema-kit.ts';
+import { principalOf } from '../../api-kit/request-principal.ts';
+import { Envelope, errorResponses, Iso, typed } from '../../api-kit/schema-kit.ts';
 import { AppError } from '../../platform/errors.ts';
 import { ACCEPTED_IN_WORDS, MAX_MEDIUM_BYTES } from './media-kinds.ts';
 import type { ReceivedMedium } from './media-intake.ts';

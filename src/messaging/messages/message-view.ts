@@ -1,7 +1,7 @@
 /**
  * Stored rows as the API shows them: messages, credit transactions, summary buckets.
  */
-import { keysetCursor } from '../../external-api/keyset-cursor.ts';
+import { keysetCursor } from '../../api-kit/keyset-cursor.ts';
 import type { CreditTransactionRow } from '../credit/credit-ledger.ts';
 import type { SummaryRow } from './messages-repository.ts';
 import type { MessageRow } from './messages-repository.ts';

@@ -6,8 +6,8 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
-import { principalOf } from '../../external-api/request-principal.ts';
-import { Envelope, errorResponses, Iso, typed } from '../../external-api/schema-kit.ts';
+import { principalOf } from '../../api-kit/request-principal.ts';
+import { Envelope, errorResponses, Iso, typed } from '../../api-kit/schema-kit.ts';
 import { MessageParamsSchema } from './messages-schemas.ts';
 import type { ReadReceipts } from './read-receipts.ts';
 

@@ -5,8 +5,8 @@
  * @see docs/messaging.md
  */
 import type { FastifyInstance } from 'fastify';
-import { principalOf } from '../../external-api/request-principal.ts';
-import { errorResponses, typed } from '../../external-api/schema-kit.ts';
+import { principalOf } from '../../api-kit/request-principal.ts';
+import { errorResponses, typed } from '../../api-kit/schema-kit.ts';
 import type { ProviderAdapter } from '../provider/provider-adapter.ts';
 import { NumbersPageSchema } from '../templates/templates-schemas.ts';
 

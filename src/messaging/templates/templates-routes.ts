@@ -6,8 +6,8 @@
  * @see https://developers.facebook.com/docs/whatsapp/business-management-api/message-templates
  */
 import type { FastifyInstance } from 'fastify';
-import { principalOf } from '../../external-api/request-principal.ts';
-import { errorResponses, typed } from '../../external-api/schema-kit.ts';
+import { principalOf } from '../../api-kit/request-principal.ts';
+import { errorResponses, typed } from '../../api-kit/schema-kit.ts';
 import type { ErrorCode } from '../../platform/errors.ts';
 import {
   CreatedTemplateSchema,

@@ -6,7 +6,7 @@
  * @see https://developers.facebook.com/docs/whatsapp/business-management-api/message-templates/components
  */
 import { Type, type Static } from 'typebox';
-import { Envelope, Nullable, Page } from '../../external-api/schema-kit.ts';
+import { Envelope, Nullable, Page } from '../../api-kit/schema-kit.ts';
 
 export const TEMPLATE_NAME_MAX = 512;
 export const TEMPLATE_BODY_MAX = 1024;
