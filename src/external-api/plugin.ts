@@ -23,7 +23,7 @@ import type { KeyPrincipal, PrincipalLookup } from '../accounts/principal.ts';
 import { invalidToken, keyRefusal, presentedTokenHash, requireScopes } from './authenticate.ts';
 import { openApiDocumentRoute } from './openapi.ts';
 import { createApiRateLimits, type RateLimitSettings } from './rate-limits.ts';
-import './request-principal.ts';
+import '../api-kit/request-principal.ts';
 import { verifyRoute } from './verify-route.ts';
 
 export const EXTERNAL_API_PREFIX = '/api/v1/external';
