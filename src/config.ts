@@ -199,7 +199,7 @@ export function productionProblems(config: Config, appBaseUrlSet = true): string
       `PROVIDER_REDIRECT_URI: must be exactly ${expected} (no query, no trailing slash; spec 5.3)`,
     );
   // Without it the provider's webhook subscription cannot be verified, so no delivery report or
-  // inbound message would ever arrive (docs/decisions.md).
+  // inbound message would ever arrive (docs/decisions/0014-whatsapp-cloud-api.md).
   if (!config.PROVIDER_WEBHOOK_VERIFY_TOKEN) missing('PROVIDER_WEBHOOK_VERIFY_TOKEN');
   return problems;
 }

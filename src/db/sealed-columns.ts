@@ -1,6 +1,6 @@
 /**
- * The registry of every value sealed with the keyring at rest (DESIGN invariant 14: every sealed
- * value rotates with `keys rotate`). Each entry says where a sealed value lives (table, columns),
+ * The registry of every value sealed with the keyring at rest (docs/security.md "Security invariants",
+ * 11: every sealed value rotates with `keys rotate`). Each entry says where a sealed value lives (table, columns),
  * which row it belongs to (key, portal) and what it was sealed for (purpose, subject), so one
  * engine (db/sealing.ts) re-seals, counts and checks all of them. A new sealed column is one
  * entry here, made with one of the three shapes below:

@@ -35,7 +35,7 @@ const SCOPE_CATALOG = [
 /**
  * The two ways to present the API token. They are API keys, not OAuth 2.0 access tokens, so a
  * security requirement lists no scope names (OpenAPI's `flows` and their scopes are OAuth's);
- * the scopes are described here and on each operation (docs/decisions.md).
+ * the scopes are described here and on each operation (docs/decisions/0003-api-conventions.md).
  */
 const SECURITY_SCHEMES = {
   AuthorizationHeader: {

@@ -1,5 +1,5 @@
 /**
- * One stored row never turns a read into a 500 (DESIGN invariant 15). A row written by an older
+ * One stored row never turns a read into a 500 (docs/decisions/0033-input-validation.md). A row written by an older
  * version, or with a value an entry let through then, may no longer fit the response schema
  * (a location without its longitude, a time past year 9999): the response serializer would
  * throw for the whole page. Each item of a read is checked against its schema first; one that

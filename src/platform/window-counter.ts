@@ -17,8 +17,8 @@
  *
  * The bound on overshoot: an instance admits hits the others have not yet seen for at most one
  * `syncMs`, so a window admits at most `limit + Σ over instances of the key's hits that instance
- * receives in one syncMs` (≤ instances × syncMs × per-instance rate), see docs/decisions.md
- * "Rate limits: local counting, synchronised". One instance alone (or without Redis) is exact.
+ * receives in one syncMs` (≤ instances × syncMs × per-instance rate), see
+ * docs/decisions/0004-rate-limits.md. One instance alone (or without Redis) is exact.
  *
  * Redis failures fail open, as the limiter always did: the hit is decided on the local count
  * (so one instance's own limit still holds) and the pending hits are pushed at the next success.

@@ -1,7 +1,8 @@
 /**
  * A service's refusal reaches the CLI with its code and message, whichever process ran the
  * command (the CLI on a data directory no server holds, or the running server through its
- * admin socket), and the exit status means what the README says: 1 refused, 3 could not run.
+ * admin socket), and the exit status means what docs/reference/cli.md "Output and exit statuses"
+ * says: 1 refused, 3 could not run.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';

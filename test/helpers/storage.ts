@@ -254,7 +254,7 @@ async function onConnection<T>(url: string, work: (client: StateClient) => Promi
  * {@link resetToTemplate} for a closed test's PostgreSQL database, after ending the connections
  * the test left open. A reset database is reused by the next `open()` of this process instead of
  * copying the template again: a copy writes the whole template to the WAL and a drop removes
- * every file (docs/decisions.md).
+ * every file (docs/decisions/0020-tests.md).
  */
 async function resetPostgres(url: string): Promise<boolean> {
   return onConnection(url, async (client) => {

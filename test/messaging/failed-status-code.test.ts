@@ -1,6 +1,7 @@
 /**
  * A failed status's provider code is one integer everywhere: the `message.status` webhook a
- * tenant's endpoint receives (verified as the README tells a user to) carries the same integer
+ * tenant's endpoint receives (verified as docs/how-to/webhook-receiver.md
+ * tells a user to) carries the same integer
  * as the API's `GET` of the message. The failure is a real one: the sandbox fails a send to a
  * `0000` number with 131026 and delivers the status over its signed webhook.
  */

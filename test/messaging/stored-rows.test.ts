@@ -1,5 +1,5 @@
 /**
- * One stored row never turns a read into a 500 (DESIGN invariant 15): a message stored with a
+ * One stored row never turns a read into a 500 (docs/decisions/0033-input-validation.md): a message stored with a
  * time the lists cannot show (year 9999), or with content that no longer fits its kind's schema
  * (a location without its longitude), is logged and shown degraded; the pages around it answer.
  * And the entries refuse such values now: a webhook's timestamp far from now is skipped.

@@ -1,5 +1,5 @@
 /**
- * `keys rotate` over every sealed value (DESIGN invariant 14), on both backends: a portal with a
+ * `keys rotate` over every sealed value (docs/security.md, invariant 11), on both backends: a portal with a
  * provider token, a webhook secret mid-rotation, messages both ways, an uploaded medium's file
  * name, webhook events and a draft, all sealed under an old key. Before the rotation, a keyring
  * without the old key is refused at start-up with the tables and counts; the rotation runs in

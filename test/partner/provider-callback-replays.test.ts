@@ -1,6 +1,6 @@
 /**
- * Provider callbacks that arrive again or late (docs/decisions.md "Provider callbacks: replays
- * and late deauthorizes"): a deauthorize signed before the current connection was made never
+ * Provider callbacks that arrive again or late (docs/decisions/0012-provider-callbacks.md,
+ * docs/security.md invariant 7): a deauthorize signed before the current connection was made never
  * revokes it; a processed signed_request is remembered while fresh, so a retry or a replay is
  * answered like the first time and changes nothing; a data-deletion replay, and any request of
  * the same person while one is open, answers with the same confirmation code.

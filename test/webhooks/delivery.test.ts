@@ -53,7 +53,7 @@ describe('outbound webhooks', { concurrency: true }, () => {
   for (const backend of backends()) {
     // One test at a time within a backend (subtests would inherit `concurrency: true`).
     describe(`outbound webhooks (${backend.name})`, { concurrency: 1 }, () => {
-      test('a ticket.created delivery verifies with the README receiver; test event too', async (t) => {
+      test('a ticket.created delivery verifies with the receiver of the how-to guide; test event too', async (t) => {
         const { app, services, receiver, portal, portalId, logs } = await setUp(t, backend);
         const { secret, endpoint } = await addEndpoint(services, portalId, receiver.url, [
           'ticket.created',

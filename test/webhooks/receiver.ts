@@ -1,5 +1,6 @@
 /**
- * A webhook receiver for tests, written as the README tells a user to: `node:http` and the
+ * A webhook receiver for tests, written as docs/how-to/webhook-receiver.md
+ * tells a user to: `node:http` and the
  * Standard Webhooks reference library verifying every delivery. `answer` decides each reply
  * (a status, a status with headers, or `stall` to never answer; or a promise of one, to answer
  * later); every request is kept with its verification result.
@@ -20,7 +21,7 @@ export interface Received {
 export interface Receiver {
   url: string;
   received: Received[];
-  /** Secrets to verify with (the README's `new Webhook(secret)`); set after adding the endpoint. */
+  /** Secrets to verify with (the receiver guide's `new Webhook(secret)`); set after adding the endpoint. */
   secrets: string[];
   /** Resolves with the first `count` requests, or rejects after `timeoutMs`. */
   waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
@@ -42,7 +43,7 @@ export async function startReceiver(
     req.on('data', (chunk: string) => (body += chunk));
     req.on('end', () => {
       let event: Received['event'] = null;
-      // The README's receiver: verify with the reference library, or refuse.
+      // The receiver guide's receiver: verify with the reference library, or refuse.
       for (const secret of secrets) {
         try {
           event = new Webhook(secret).verify(

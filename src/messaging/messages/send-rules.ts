@@ -1,6 +1,6 @@
 /**
- * The checks a send passes before anything is queued, in the documented order (README
- * "Messaging"): the input's shape and recipient (400/404), an active connection (409
+ * The checks a send passes before anything is queued, in the documented order (docs/messaging.md
+ * "Sending"): the input's shape and recipient (400/404), an active connection (409
  * `not_connected`), the sender number (400) and its onboarding (409 `number_not_ready`), consent (422 `recipient_opted_out`), the 24-hour
  * service window for free-form kinds (422 `outside_service_window`) and their media and
  * quoted or reacted-to messages (send-kinds.ts), the template's approval (422

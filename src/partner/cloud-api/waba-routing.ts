@@ -58,7 +58,7 @@ export function createWabaRouting(db: Database) {
     /**
      * The portal whose active connection covers `wabaId`, or null. Should two active
      * connections cover it (one person connected two portals), the latest connection wins:
-     * the person's newest choice (docs/decisions.md).
+     * the person's newest choice.
      */
     portalOfWaba: async (wabaId: string): Promise<number | null> => {
       if (!GRAPH_ID.test(wabaId)) return null;
