@@ -25,9 +25,6 @@
  * - cloud-media.ts      `GET /{version}/{media-id}` and its download URL  media people sent
  *   (read receipts, `status: "read"`, are on the messages path: cloud-read.ts)
  *
- * It keeps the `.tsx` extension of the file it was split from, so that its importers (tests,
- * development.ts) keep their import path.
- *
  * @see https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow
  * @see https://developers.facebook.com/docs/facebook-login/facebook-login-for-business
  */
