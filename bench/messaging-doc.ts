@@ -4,13 +4,7 @@
  * `pgbench` references, the end-to-end latency, the kill run, and inbound ingestion.
  */
 import type { InboundRunResult } from './messaging-inbound.ts';
-import { figure, table, verdict } from './performance-doc.ts';
-
-/** Goals of the accept path: ≥ 0.25 × the same run's pgbench single inserts; p99 ≤ 100 ms. */
-export const GOAL_RATIO = 0.25;
-export const GOAL_P99_MS = 100;
-/** Goal of inbound ingestion: messages stored per second. */
-export const GOAL_INBOUND_PER_S = 2000;
+import { figure, table } from './performance-doc.ts';
 
 interface PgbenchFigure {
   tps?: number;
@@ -56,8 +50,7 @@ export function messagingSection(
     `${figure(r.accepted.p50Ms)} / ${figure(r.accepted.p99Ms)} ms`,
     `${figure(r.accepted.serverCpuPerSendUs)} µs`,
     tps(r.pgbenchSingleInserts),
-    r.ratio === null ? 'n/a' : `${r.ratio.toFixed(3)} ${verdict(r.ratio >= GOAL_RATIO)}`,
-    verdict(r.accepted.p99Ms <= GOAL_P99_MS),
+    r.ratio === null ? 'n/a' : `${r.ratio.toFixed(3)}×`,
   ]);
   const statement = accepted.find((r) => r.pgbenchAcceptStatement)?.pgbenchAcceptStatement;
   const e2e = accepted.find((r) => r.endToEnd)?.endToEnd;
@@ -72,11 +65,10 @@ export function messagingSection(
         'p50 / p99',
         'server CPU per send',
         '`pgbench` inserts',
-        `ratio ≥ ${GOAL_RATIO}`,
-        `p99 ≤ ${GOAL_P99_MS} ms`,
+        'accepted ÷ inserts',
       ],
       rows,
-      [false, true, true, true, true, false, false],
+      [false, true, true, true, true, true],
     ),
     ...(statement
       ? [
@@ -104,7 +96,7 @@ function inboundLine(r: InboundRunResult): string {
     table(
       [
         'messages stored',
-        `stored/s ≥ ${figure(GOAL_INBOUND_PER_S)}`,
+        'stored/s',
         'webhook p50 / p99',
         'answers',
         'content sealed',
@@ -113,7 +105,7 @@ function inboundLine(r: InboundRunResult): string {
       [
         [
           `${r.stored.toLocaleString('en-US')} of ${r.sent.toLocaleString('en-US')}`,
-          `${figure(r.storedPerSecond)}/s ${verdict(r.storedPerSecond >= GOAL_INBOUND_PER_S)}`,
+          `${figure(r.storedPerSecond)}/s`,
           `${figure(r.webhookP50Ms)} / ${figure(r.webhookP99Ms)} ms`,
           Object.entries(r.answers)
             .map(([status, n]) => `${n} × ${status}`)

@@ -7,8 +7,7 @@
  * from 2,000 people, mostly texts, with 1 in 20 an image, 1 in 20 a reaction and 1 in 10 a
  * reply (`context.id`) to an earlier message. Then:
  *
- * - messages stored per second: the rows of `inbound_messages` at the end ÷ the run's seconds
- *   (goal ≥ 2,000/s);
+ * - messages stored per second: the rows of `inbound_messages` at the end ÷ the run's seconds;
  * - the webhook's p50 / p99, ms: each `writeInBatch` call timed (the sandbox making the batch,
  *   signing it, POSTing it, and Portico answering it; Portico answers once stored);
  * - the webhooks Portico answered other than 200;

@@ -62,7 +62,7 @@ export function table(head: string[], rows: string[][], right: boolean[] = []): 
   ].join('\n');
 }
 
-/** `PASS` or `MISS`, as every guard and goal is reported. */
+/** `PASS` or `MISS`: a bench's console line against its threshold (the page states figures). */
 export const verdict = (ok: boolean): string => (ok ? 'PASS' : 'MISS');
 
 /** `1234.5` → `1,235`; below 10 one decimal. */

@@ -1,7 +1,6 @@
 /**
  * Which attempts may run now, so that one tenant's endpoint never delays another tenant's
- * webhooks (invariant 16): an in-memory gate of this instance, asked by each attempt before it
- * sends.
+ * webhooks: an in-memory gate of this instance, asked by each attempt before it sends.
  *
  * - **Lanes**: at most `perEndpoint` attempts in flight to one endpoint and `perPortal` to one
  *   portal's endpoints. A further attempt waits for its turn (without holding one of the
