@@ -77,6 +77,9 @@ const PATH =
 /** A path that climbs out of the folder it is written in. */
 const PARENT_PATH = /(?<![\w/.:@-])((?:\.\.\/)+(?:[\w.-]+\/)*[\w.-]*\w)(?![\w/-])/g;
 
+/** A decision record named by its number in text: `decision 26`. */
+const DECISION = /\b[Dd]ecision\s+(\d+)\b/g;
+
 /** Documents that live outside the repository, named by their bare name. */
 const OUTSIDE = /(?<![\w/.-])DESIGN\b(?!\.md)/g;
 
@@ -172,6 +175,10 @@ export async function checkDocs(options: DocsCheckOptions): Promise<string[]> {
         } else if (anchor && target.endsWith('.md') && !headingsOf(target).slugs.has(anchor)) {
           problems.push(`${file}: link ${href}: no heading with that anchor`);
         }
+        const label = /^decision\s+(\d+)$/i.exec((token as Tokens.Link).text.trim())?.[1];
+        if (label && target && !basename(target).startsWith(`${label.padStart(4, '0')}-`)) {
+          problems.push(`${file}: link "decision ${label}" points at ${href}, another record`);
+        }
       }
       if (token.type === 'codespan') {
         const name = (token as Tokens.Codespan).text;
@@ -258,6 +265,13 @@ export async function checkDocs(options: DocsCheckOptions): Promise<string[]> {
       if (path.endsWith('.md') || inRepo(file, path) !== undefined) continue; // .md: POINTER's
       problems.push(
         `${at(file, text, match.index)}: names ${path}, which is outside the repository`,
+      );
+    }
+    for (const match of prose.matchAll(DECISION)) {
+      const number = (match[1] ?? '').padStart(4, '0');
+      if (files.some((f) => f.startsWith(`docs/decisions/${number}-`))) continue;
+      problems.push(
+        `${at(file, text, match.index)}: names decision ${match[1]}, which has no record`,
       );
     }
     for (const match of prose.matchAll(OUTSIDE)) {

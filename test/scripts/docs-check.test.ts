@@ -20,11 +20,17 @@ const TREE: Record<string, string> = {
     'See [the guide](docs/guide.md#usage), docs/guide.md "Usage" and `src/web/page.ts`.',
     '',
   ].join('\n'),
-  'docs/guide.md': ['# Guide', '', '## Usage', '', 'Back to README.md#two-commands.', ''].join(
-    '\n',
-  ),
+  'docs/guide.md': [
+    '# Guide',
+    '',
+    '## Usage',
+    '',
+    'Back to README.md#two-commands, as [decision 1](decisions/0001-one.md) says.',
+    '',
+  ].join('\n'),
   'docs/decisions.md': '# Decisions\n\n- [0001. One](decisions/0001-one.md)\n',
   'docs/decisions/0001-one.md': '# 1. One\n\n## Context\n',
+  'docs/decisions/0002-two.md': '# 2. Two\n',
   'docs/generated.md': 'generated\n',
   'scripts/build.sh': '#!/bin/sh\n',
   'src/web/page.ts': [
@@ -121,6 +127,19 @@ const STALE: { kind: string; file: string; text: string; reported: RegExp }[] = 
     file: 'src/web/stale-design.ts',
     text: '// Never a 500 (DESIGN invariant 15).\n',
     reported: /^src\/web\/stale-design\.ts:1: names DESIGN, a document outside the repository$/,
+  },
+  {
+    kind: 'a decision link whose number is not its record',
+    file: 'docs/guide.md',
+    text: 'See [decision\n2](decisions/0001-one.md).',
+    reported:
+      /^docs\/guide\.md: link "decision 2" points at decisions\/0001-one\.md, another record$/,
+  },
+  {
+    kind: 'a decision that has no record',
+    file: 'src/web/stale-decision.ts',
+    text: '// Paced as decision 7 says.\n',
+    reported: /^src\/web\/stale-decision\.ts:1: names decision 7, which has no record$/,
   },
   {
     kind: 'an @see section that does not exist',
