@@ -1,7 +1,7 @@
 /**
  * The pieces every API route's schema is built from, so that a null, a time, the success
  * envelope, a page and the error responses read the same on every route and in the OpenAPI
- * document (docs/architecture.md "external-api/"), and the route's types come from its
+ * document (docs/architecture.md "api-kit/"), and the route's types come from its
  * schema through the TypeBox type provider instead of being restated.
  *
  * @see https://github.com/fastify/fastify-type-provider-typebox
