@@ -18,7 +18,7 @@
  * `nextTick` call and disabled right after it: no hook stays installed, so neither `nextTick`
  * nor a promise pays for async hooks afterwards. Idempotent.
  *
- * @see docs/decisions/0019-speed.md: how it was found and measured
+ * @see docs/decisions/0019-speed.md: its measurement
  */
 import { createHook } from 'node:async_hooks';
 
