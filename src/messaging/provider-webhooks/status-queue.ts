@@ -41,38 +41,45 @@ export type StatusToApply = Pick<
   'wamid' | 'status' | 'timestamp' | 'bizOpaqueCallbackData' | 'errors'
 >;
 
-/** One status as a job stores it (`at`: ms since the epoch). */
-interface StoredStatus {
-  wamid: string;
-  status: MessageStatusEvent['status'];
-  at: number;
-  callback?: string;
-  errors?: { code: number; title: string }[];
-}
+/**
+ * One status as a job stores it: wamid, status, time (ms since the epoch), Portico's id (or
+ * null), the errors (or null).
+ */
+type StoredStatus = [
+  wamid: string,
+  status: MessageStatusEvent['status'],
+  at: number,
+  callback: string | null,
+  errors: { code: number; title: string }[] | null,
+];
 
-/** A job's data: one webhook's statuses of one portal, in the order sent. */
+/**
+ * A job's data: one webhook's statuses of one portal, in the order sent. `statuses` is the JSON
+ * text of their `StoredStatus` tuples: one string the database stores as it is, rather than
+ * thousands of objects it would take apart and build again.
+ */
 export interface StatusJobData {
   portalId: number;
-  statuses: StoredStatus[];
+  statuses: string;
 }
 
 function stored(e: StatusToApply): StoredStatus {
-  return {
-    wamid: e.wamid,
-    status: e.status,
-    at: e.timestamp.getTime(),
-    ...(e.bizOpaqueCallbackData !== undefined && { callback: e.bizOpaqueCallbackData }),
-    ...(e.errors.length > 0 && { errors: e.errors }),
-  };
+  return [
+    e.wamid,
+    e.status,
+    e.timestamp.getTime(),
+    e.bizOpaqueCallbackData ?? null,
+    e.errors.length > 0 ? e.errors : null,
+  ];
 }
 
-function restored(s: StoredStatus): StatusToApply {
+function restored([wamid, status, at, callback, errors]: StoredStatus): StatusToApply {
   return {
-    wamid: s.wamid,
-    status: s.status,
-    timestamp: new Date(s.at),
-    ...(s.callback !== undefined && { bizOpaqueCallbackData: s.callback }),
-    errors: s.errors ?? [],
+    wamid,
+    status,
+    timestamp: new Date(at),
+    ...(callback !== null && { bizOpaqueCallbackData: callback }),
+    errors: errors ?? [],
   };
 }
 
@@ -144,21 +151,21 @@ export function createStatusQueue(deps: {
         tx === undefined ? {} : { db: jobs.inTransaction(tx) },
       );
     };
+    const { portalId } = job.data;
     try {
-      await apply(job.data.portalId, job.data.statuses.map(restored), done);
+      const statuses = (JSON.parse(job.data.statuses) as StoredStatus[]).map(restored);
+      await apply(portalId, statuses, done);
     } catch (err) {
-      warnCaught(
-        log,
-        { portalId: job.data.portalId, statuses: job.data.statuses.length },
-        err,
-        'applying a status batch failed; retried later',
-      );
+      warnCaught(log, { portalId }, err, 'applying a status batch failed; retried later');
       await jobs.boss.fail(STATUS_QUEUE, job.id);
     }
     return true;
   }
 
   async function drain(): Promise<void> {
+    // Begin after the current turn: the webhook that was just accepted is answered first (its
+    // reply is written in this turn's callbacks), then the work starts.
+    await new Promise((resolve) => setImmediate(resolve));
     try {
       while (!stopped && (await takeOne()));
     } catch (err) {
@@ -189,7 +196,7 @@ export function createStatusQueue(deps: {
     async accept(portalId, statuses) {
       if (statuses.length === 0) return;
       await start();
-      const data: StatusJobData = { portalId, statuses: statuses.map(stored) };
+      const data: StatusJobData = { portalId, statuses: JSON.stringify(statuses.map(stored)) };
       const id = await jobs.boss.send(STATUS_QUEUE, data);
       if (id === null) throw new Error(`the queue ${STATUS_QUEUE} did not take the job`);
       kick();
