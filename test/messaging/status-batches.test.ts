@@ -4,11 +4,12 @@
  * `applyOneByOne`) land on an identical portal: each message's statuses and times, the ledger's
  * captures and releases, the daily counts and the `message.status` events, in order. Sent again,
  * it changes nothing; unknown ids and another portal's message change nothing either. Also: the
- * batch is one transaction, not one per status. (Its speed is measured by
- * `npm run bench:messaging`, never asserted here.)
+ * batch is one transaction, not one per status. The webhook is answered once its statuses are
+ * stored (one job), and they are applied after it, by any instance, exactly once. (Its speed is
+ * measured by `npm run bench:statuses`, never asserted here.)
  */
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
+import { createHmac, randomBytes } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { eq, sql } from 'drizzle-orm';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
@@ -31,7 +32,9 @@ import { createLogger } from '../../src/platform/logger.ts';
 import type { Services } from '../../src/services.ts';
 import { webhookEventSteps } from '../../src/webhooks/event-hooks.ts';
 import { openEventPayload } from '../../src/webhooks/event-payload.ts';
+import { STATUS_QUEUE } from '../../src/messaging/provider-webhooks/status-queue.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
+import { openInstances, type Instance } from '../helpers/instances.ts';
 import { connectPortal, startTestProvider } from '../helpers/provider.ts';
 import { queryRows } from '../helpers/sql.ts';
 import { backends } from '../helpers/storage.ts';
@@ -325,6 +328,7 @@ for (const backend of backends()) {
       assert.ok(eventsOf(body).length >= 1000, 'a thousand statuses or more');
       const res = await post(app, provider.appSecret, body);
       assert.equal(res.statusCode, 200, res.body);
+      await services.messaging.statusesApplied();
 
       // Portal B: the same statuses, one transaction each (the per-status path).
       const events = eventsOf(webhookBody(wabaId, batchOf(ofB)));
@@ -371,6 +375,7 @@ for (const backend of backends()) {
       // Sent again (as the provider does when an answer is late): nothing changes.
       const again = await post(app, provider.appSecret, body);
       assert.equal(again.statusCode, 200, again.body);
+      await services.messaging.statusesApplied();
       assert.deepEqual(await landed(services, aId, ofA), batch);
       // Another portal's message named in A's webhook: untouched, no ledger row, no event.
       assert.deepEqual(await landed(services, cId, [ofC!]), cBefore);
@@ -398,6 +403,79 @@ for (const backend of backends()) {
       assert.ok(counting.count() <= 2, `${counting.count()} transactions for 180 statuses`);
       const read = await findMessage(services.storage.db, portalId, ids[0]!);
       assert.equal(read!.status, 'read');
+    });
+
+    test('the webhook is answered once its statuses are stored as one job (no phone in it); another instance applies the job, exactly once, as the per-status path would', async (t) => {
+      const provider = await startTestProvider(t);
+      const instances: Instance[] = [];
+      // Registered first, so it runs before openInstances closes the storage.
+      t.after(async () => {
+        for (const i of instances) await i.services.stop();
+      });
+      instances.push(
+        ...(await openInstances(t, backend, 2, {
+          ...provider.env,
+          // One key for both, as instances of one deployment share it (the events' data).
+          TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+        })),
+      );
+      const [a, b] = instances as [Instance, Instance];
+      const [p, q] = [await createPortal(a.services), await createPortal(a.services)];
+      const [pId, qId] = [
+        await a.services.accounts.portalIdFor(p.portalCode),
+        await a.services.accounts.portalIdFor(q.portalCode),
+      ];
+      await connectPortal(a.services, provider, { portalId: pId, userId: p.userId });
+      for (const portalId of [pId, qId])
+        await a.services.messaging.addCredit({
+          portalId,
+          amount: 10_000,
+          note: 'n',
+          actor: CLI_ACTOR,
+        });
+      const ofP = await queuedMessages(a.services, pId, 24);
+      const ofQ = await queuedMessages(a.services, qId, 24);
+      // The sends are not this test's subject: no delivery worker takes these messages.
+      await queryRows(a.services.storage, sql`delete from pgboss.job where name = 'message.send'`);
+      const jobs = () =>
+        queryRows<{ state: string; data: unknown }>(
+          a.services.storage,
+          sql`select state, data from pgboss.job where name = ${STATUS_QUEUE}`,
+        );
+      const before = await landed(a.services, pId, ofP);
+
+      // Instance A stops applying (as an instance that stops or dies right after answering).
+      await a.services.messaging.stop();
+      const wabaId = (await a.services.partner.wabaIdsOf(pId))[0]!;
+      const body = webhookBody(wabaId, batchOf(ofP));
+      const res = await post(a.app, provider.appSecret, body);
+      assert.equal(res.statusCode, 200, res.body);
+      await a.services.messaging.statusesApplied();
+      assert.deepEqual(await landed(a.services, pId, ofP), before, 'answered, not yet applied');
+      const stored = await jobs();
+      assert.equal(stored.length, 1, 'one job for the webhook');
+      assert.equal(stored[0]!.state, 'created');
+      assert.ok(!JSON.stringify(stored[0]!.data).includes('16505550101'), 'no phone in the job');
+
+      // Instance B's sweep takes it at once on start.
+      await b.services.messaging.start();
+      await b.services.messaging.startWorkers();
+      await b.services.messaging.statusesApplied();
+      assert.deepEqual(await jobs(), [], 'the job is gone with its statuses applied');
+      const events = eventsOf(body).map((e) =>
+        e.bizOpaqueCallbackData === undefined
+          ? e
+          : { ...e, bizOpaqueCallbackData: ofQ[ofP.indexOf(e.bizOpaqueCallbackData)]! },
+      );
+      for (const e of events)
+        e.wamid = e.wamid.replace(/msg_[0-9A-Za-z]+/, (id) => ofQ[ofP.indexOf(id)]!);
+      assert.equal(
+        await applyOneByOne(a.services.storage.db, qId, events, statusSteps(a.services)),
+        0,
+      );
+      const applied = await landed(a.services, pId, ofP);
+      assert.deepEqual(applied, await landed(a.services, qId, ofQ));
+      assert.equal(applied.messages[0]!.status, 'read');
     });
   });
 }

@@ -285,6 +285,7 @@ for (const backend of backends()) {
         ],
       });
       assert.equal(res.statusCode, 200, res.body);
+      await services.messaging.statusesApplied();
       assert.equal((await services.messaging.getMessage({ portalId }, a)).status, 'queued');
       const sent = await services.messaging.getMessage({ portalId }, b);
       assert.equal(sent.status, 'sent');

@@ -36,7 +36,12 @@ import type { MessagingService, PortalOf } from '../messaging-types.ts';
 import type { ProviderAdapter } from '../provider/provider-adapter.ts';
 import { createSenderPacing } from '../delivery/sender-pacing.ts';
 import { readDailyCounts } from '../reports/daily-counts.ts';
-import { createWebhookSink, type MessagingEventSteps } from '../provider-webhooks/status-events.ts';
+import {
+  createWebhookSink,
+  statusBatchApplier,
+  type MessagingEventSteps,
+} from '../provider-webhooks/status-events.ts';
+import { createStatusQueue } from '../provider-webhooks/status-queue.ts';
 import {
   createAccountSignalSink,
   type AccountSignalSteps,
@@ -73,7 +78,10 @@ export interface MessagingServiceDeps {
 export interface MessagingRuntime extends MessagingService {
   /** Start the job queue and create the delivery queues; sends need it. Idempotent. */
   start(): Promise<void>;
-  /** Start this instance's delivery workers and settlement sweep (after `start`). */
+  /**
+   * Start this instance's delivery workers, settlement sweep and the sweep of status batches
+   * other instances left (after `start`).
+   */
   startWorkers(): Promise<void>;
   /**
    * Stop this instance's workers, aborting their provider calls (the batches in hand end
@@ -83,7 +91,15 @@ export interface MessagingRuntime extends MessagingService {
   stop(): Promise<void>;
   /** Jobs waiting in the queue (tests, benchmark). */
   waitingJobs(): Promise<number>;
+  /**
+   * Resolves when every status batch this instance accepted from the provider's webhooks has
+   * been applied (or failed, to be retried): what reads right after a webhook wait for.
+   */
+  statusesApplied(): Promise<void>;
 }
+
+/** How often an instance takes the status batches other instances left (ms). */
+const STATUS_SWEEP_MS = 5000;
 
 export function createMessagingService(deps: MessagingServiceDeps): MessagingRuntime {
   const { storage, logger, prices } = deps;
@@ -120,6 +136,13 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
     now,
     logger,
   );
+  const applyStatuses = statusBatchApplier({ db, logger, eventSteps: deps.eventSteps });
+  const statusQueue = createStatusQueue({
+    jobs: deps.jobs,
+    apply: applyStatuses,
+    logger,
+    sweepMs: STATUS_SWEEP_MS,
+  });
   const sendMessage = createSendMessage({
     db,
     keyring: deps.keyring,
@@ -178,6 +201,8 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
         logger,
         onTemplateChange: (id) => provider.invalidate(id),
         eventSteps: deps.eventSteps,
+        applyStatuses,
+        statusQueue,
         inbound: createInboundIngestion({
           db,
           keyring: deps.keyring,
@@ -189,20 +214,26 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
       ...createAccountSignalSink({ db, provider, steps: deps.signalSteps }),
     },
 
-    start: () => queue.start(),
+    async start() {
+      await queue.start();
+      await statusQueue.start();
+    },
     async startWorkers() {
       await queue.work((jobs) => worker.handle(jobs));
       await queue.workDeadLetters((jobs) => failUndelivered(db, jobs));
       settlement.start();
+      statusQueue.startSweep();
     },
     async stop() {
       worker.abort();
       await settlement.stop();
+      await statusQueue.stop();
       await queue.stopWorkers();
       // The sends have ended (the app closed first): this instance's credit blocks go back.
       await escrow.close();
     },
     waitingJobs: () => queue.waiting(),
+    statusesApplied: () => statusQueue.idle(),
   };
 }
 

@@ -12,18 +12,20 @@
  * within the portal; an unknown message is ignored. A status change is counted in the portal's
  * daily counts in the same transaction (reports/daily-counts.ts).
  *
- * A webhook's statuses are applied as a set, in one transaction of a few statements whatever
- * their number: the messages named locked in one statement, the events folded over them in the
- * order sent (exactly as one at a time would), then the messages, the ledger rows, the daily
- * counts, the inbox notifications and the tenant events written one statement each. Should that
- * transaction fail, the statuses are applied again one transaction each, so one bad event never
- * undoes the others (docs/decisions/0040-status-batches.md).
+ * A webhook's statuses are accepted first: stored as one job and applied after the answer
+ * (`queueStatuses`, status-queue.ts). They are applied as a set, in one transaction of a few
+ * statements whatever their number: the messages named locked in one statement, the events
+ * folded over them in the order sent (exactly as one at a time would), then the messages, the
+ * ledger rows, the daily counts, the inbox notifications and the tenant events written one
+ * statement each. Should that transaction fail, the statuses are applied again one transaction
+ * each, so one bad event never undoes the others (docs/decisions/0040-status-batches.md).
  *
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples#message-status-updates
  * @see docs/messaging.md "Statuses"
  */
 import { notifyConversationsOf } from '../conversations/conversation-changes.ts';
 import type { Database } from '../../db/client.ts';
+import type { JobTx } from '../../jobs/job-queue.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { warnCaught } from '../../platform/process-faults.ts';
 import { capture, postCredit, release, settle } from '../credit/credit-ledger.ts';
@@ -39,6 +41,7 @@ import {
   type MessageRow,
   type Tx,
 } from '../messages/messages-repository.ts';
+import type { StatusQueue, StatusToApply } from './status-queue.ts';
 
 const RANK = { queued: 0, sent: 1, delivered: 2, read: 3 } as const;
 /** How often this instance posts a portal's captures and releases (ms). */
@@ -115,7 +118,7 @@ export interface MessagingEventSteps extends InboundEventSteps {
 async function applyStatus(
   tx: Tx,
   portalId: number,
-  event: MessageStatusEvent,
+  event: StatusToApply,
   steps: MessagingEventSteps | undefined,
 ): Promise<'applied' | 'unchanged' | 'unknown'> {
   const row = await lockMessageForStatus(tx, portalId, {
@@ -158,7 +161,7 @@ async function applyStatus(
 export async function applyOneByOne(
   db: Database,
   portalId: number,
-  events: readonly MessageStatusEvent[],
+  events: readonly StatusToApply[],
   steps: MessagingEventSteps | undefined,
 ): Promise<number> {
   let unknown = 0;
@@ -170,12 +173,12 @@ export async function applyOneByOne(
 }
 
 /** The message a status event names: by Portico's id when it gives one, else by wamid. */
-function callbackId(event: MessageStatusEvent): string | undefined {
+function callbackId(event: StatusToApply): string | undefined {
   return event.bizOpaqueCallbackData?.startsWith('msg_') ? event.bizOpaqueCallbackData : undefined;
 }
 
 /** The `message.status` event of a change `event` made. */
-function changedEvent(messageId: string, event: MessageStatusEvent): StatusChangedEvent {
+function changedEvent(messageId: string, event: StatusToApply): StatusChangedEvent {
   const error = event.errors[0];
   return {
     messageId,
@@ -196,7 +199,7 @@ function changedEvent(messageId: string, event: MessageStatusEvent): StatusChang
 async function applyStatuses(
   tx: Tx,
   portalId: number,
-  events: readonly MessageStatusEvent[],
+  events: readonly StatusToApply[],
   steps: MessagingEventSteps | undefined,
 ): Promise<{ unknown: number }> {
   const ids = new Set<string>();
@@ -258,6 +261,61 @@ async function applyStatuses(
   return { unknown };
 }
 
+/**
+ * Applies one webhook's statuses of a portal (see the module's comment), then posts the
+ * portal's captures and releases to its account row, at most once a second per portal on this
+ * instance (balance reads count them meanwhile). `done`, when given, runs in the set's
+ * transaction (status-queue.ts deletes the job there), or after the one-by-one fallback without
+ * one.
+ *
+ * @throws the database's error when even the one-by-one fallback fails.
+ */
+export type StatusBatchApplier = (
+  portalId: number,
+  events: readonly StatusToApply[],
+  done?: (tx?: JobTx) => Promise<void>,
+) => Promise<void>;
+
+export function statusBatchApplier(deps: {
+  db: Database;
+  logger: Logger;
+  eventSteps?: MessagingEventSteps | undefined;
+}): StatusBatchApplier {
+  const steps = deps.eventSteps;
+  const { db } = deps;
+  const log = deps.logger.child({ component: 'messaging-webhooks' });
+  const postedAt = new Map<number, number>();
+  return async (portalId, events, done) => {
+    const unknown = await db
+      .transaction(async (tx) => {
+        const applied = await applyStatuses(tx, portalId, events, steps);
+        await done?.(tx);
+        return applied.unknown;
+      })
+      .catch(async (err: unknown) => {
+        // The batch undone whole: one transaction per event, so one bad event never undoes
+        // the others (a storage fault fails these too: the batch is tried again later).
+        warnCaught(
+          log,
+          { portalId, events: events.length },
+          err,
+          'status batch failed; one by one',
+        );
+        const missed = await applyOneByOne(db, portalId, events, steps);
+        await done?.();
+        return missed;
+      });
+    if (unknown > 0) log.info({ portalId, unknown }, 'statuses for unknown messages ignored');
+    const last = postedAt.get(portalId) ?? 0;
+    if (Date.now() - last >= POST_INTERVAL_MS) {
+      postedAt.set(portalId, Date.now());
+      await postCredit(db, portalId).catch((err: unknown) =>
+        warnCaught(log, { portalId }, err, 'posting the credit movements failed'),
+      );
+    }
+  };
+}
+
 export function createWebhookSink(deps: {
   db: Database;
   logger: Logger;
@@ -267,37 +325,22 @@ export function createWebhookSink(deps: {
   eventSteps?: MessagingEventSteps | undefined;
   /** Where inbound messages are stored (inbound/inbound-ingestion.ts). */
   inbound: Pick<ReturnType<typeof createInboundIngestion>, 'store'>;
+  /** How statuses are applied (default: `statusBatchApplier` over `db`). */
+  applyStatuses?: StatusBatchApplier;
+  /** Where the receiver's statuses wait to be applied; without it they are applied at once. */
+  statusQueue?: Pick<StatusQueue, 'accept'>;
 }): MessagingWebhookSink {
   const steps = deps.eventSteps;
   const { db } = deps;
-  const log = deps.logger.child({ component: 'messaging-webhooks' });
-  const postedAt = new Map<number, number>();
+  const apply = deps.applyStatuses ?? statusBatchApplier(deps);
+  const queue = deps.statusQueue;
   return {
-    async messageStatuses(portalId, _phoneNumberId, events) {
-      const unknown = await db
-        .transaction(async (tx) => (await applyStatuses(tx, portalId, events, steps)).unknown)
-        .catch((err: unknown) => {
-          // The batch undone whole: one transaction per event, so one bad event never undoes
-          // the others (a storage fault fails these too: the provider sends the webhook again).
-          warnCaught(
-            log,
-            { portalId, events: events.length },
-            err,
-            'status batch failed; one by one',
-          );
-          return applyOneByOne(db, portalId, events, steps);
-        });
-      if (unknown > 0) log.info({ portalId, unknown }, 'statuses for unknown messages ignored');
-      // The captures and releases written above reach the account row in bulk, at most once
-      // a second per portal on this instance (balance reads count them meanwhile).
-      const last = postedAt.get(portalId) ?? 0;
-      if (Date.now() - last >= POST_INTERVAL_MS) {
-        postedAt.set(portalId, Date.now());
-        await postCredit(db, portalId).catch((err: unknown) =>
-          warnCaught(log, { portalId }, err, 'posting the credit movements failed'),
-        );
-      }
-    },
+    messageStatuses: (portalId, _phoneNumberId, events) => apply(portalId, events),
+
+    ...(queue && {
+      queueStatuses: (portalId: number, _phoneNumberId: string, events: MessageStatusEvent[]) =>
+        queue.accept(portalId, events),
+    }),
 
     async inboundMessages(portalId, phoneNumberId, events) {
       await deps.inbound.store(portalId, phoneNumberId, events);

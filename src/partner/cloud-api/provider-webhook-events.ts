@@ -147,7 +147,19 @@ export interface TemplateQualityEvent {
  * gets its 200 (DB writes only: never a provider call inside).
  */
 export interface ProviderWebhookSink {
+  /** Apply a change's statuses, in the order sent, before resolving. */
   messageStatuses(
+    portalId: number,
+    phoneNumberId: string,
+    events: MessageStatusEvent[],
+  ): Promise<void>;
+  /**
+   * Store a change's statuses durably and apply them after the answer (the receiver calls it
+   * instead of `messageStatuses` when the sink has it): resolves once they are stored, so the
+   * answer's time does not grow with their number. Rejects when they could not be stored (the
+   * provider then sends the webhook again).
+   */
+  queueStatuses?(
     portalId: number,
     phoneNumberId: string,
     events: MessageStatusEvent[],

@@ -11,7 +11,7 @@
  * @see https://developers.facebook.com/docs/graph-api/webhooks/reference/whatsapp-business-account
  */
 import { Type, type Static, type TSchema } from 'typebox';
-import { Value } from 'typebox/value';
+import { Compile } from 'typebox/compile';
 import { providerErrorTitle } from '../provider-error.ts';
 import { parseAccountSignal, type AccountSignalChange } from './provider-account-signals.ts';
 import { parseInboundContent, parseInboundContext } from './inbound-message-parse.ts';
@@ -98,7 +98,17 @@ const AccountValue = Type.Object({
   waba_info: Type.Optional(Type.Object({ waba_id: Type.Optional(Id) })),
 });
 
-const is = <T extends TSchema>(schema: T, v: unknown): v is Static<T> => Value.Check(schema, v);
+/**
+ * Each schema's checker, compiled at its first use: a webhook may carry thousands of items, all
+ * parsed before it is answered, and a compiled check is many times faster than interpreting the
+ * schema for each.
+ */
+const checkers = new WeakMap<TSchema, { Check(value: unknown): boolean }>();
+function is<T extends TSchema>(schema: T, v: unknown): v is Static<T> {
+  let checker = checkers.get(schema);
+  if (!checker) checkers.set(schema, (checker = Compile(schema)));
+  return checker.Check(v);
+}
 /** The first instant a provider's timestamp may name: 2009-01-01T00:00:00Z (before WhatsApp). */
 const FIRST_SECOND = 1_230_768_000;
 /**
@@ -202,11 +212,12 @@ function messages(wabaId: string, value: Static<typeof MessagesValue>): Parsed {
   const skippedIds: string[] = [];
   let skipped = 0;
   const statuses: MessageStatusEvent[] = [];
-  for (const s of value.statuses ?? []) {
-    const timestamp = is(Status, s) ? date(s.timestamp) : null;
-    if (!is(Status, s) || timestamp === null) {
+  for (const item of value.statuses ?? []) {
+    const s = is(Status, item) ? item : null;
+    const timestamp = s && date(s.timestamp);
+    if (!s || !timestamp) {
       skipped++;
-      skippedIds.push(...idOf(s));
+      skippedIds.push(...idOf(item));
       continue;
     }
     statuses.push({

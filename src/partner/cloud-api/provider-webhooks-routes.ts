@@ -7,7 +7,9 @@
  *   raw body)>`: verified on the raw bytes before anything is parsed; a bad or missing
  *   signature is 401 and changes nothing. Then each entry is routed by its WABA id to the portal
  *   of the active connection covering it (an unknown WABA is acknowledged and ignored), its
- *   events handed to the sink, `PARTNER_REMOVED` revokes; then 200.
+ *   events handed to the sink, `PARTNER_REMOVED` revokes; then 200. Statuses are only stored
+ *   before the answer (one job a change, when the sink queues them) and applied after it, so a
+ *   batch of thousands is answered as fast as one (docs/decisions/0040-status-batches.md).
  *
  * Registered in a context of its own (app.ts): its JSON parser keeps the body as a Buffer, and
  * no cookie, form or page-header hook runs here. Nothing of a body is ever logged: counts only.
@@ -166,7 +168,12 @@ async function dispatch(
       continue;
     }
     if (change.kind === 'statuses')
-      await sink.messageStatuses(portalId, change.phoneNumberId, change.events);
+      await (sink.queueStatuses ?? sink.messageStatuses).call(
+        sink,
+        portalId,
+        change.phoneNumberId,
+        change.events,
+      );
     else if (change.kind === 'inbound')
       await sink.inboundMessages(portalId, change.phoneNumberId, change.events);
     else if (change.kind === 'phone_quality')

@@ -1,0 +1,223 @@
+/**
+ * The provider's statuses, accepted before they are applied: a webhook's statuses of one portal
+ * are stored as one job of the `message.statuses` queue (one insert on the service's job queue,
+ * `jobs/job-queue.ts`), the webhook is answered, and this instance applies the job at once in
+ * the background (status-events.ts, as one set). The answer's time is the insert's, whatever
+ * the number of statuses (docs/decisions/0040-status-batches.md).
+ *
+ * - Exactly once: a job is deleted in the transaction that applies its statuses, so it is
+ *   applied and gone together, or neither. Should the set's transaction fail, the statuses are
+ *   applied one transaction each and the job deleted after (applying a status again changes
+ *   nothing).
+ * - In order: one loop per instance takes the jobs one at a time, oldest first (pg-boss fetches
+ *   by creation time). A job that failed (the database down) is retried by pg-boss with backoff,
+ *   after newer ones: statuses only move a message forward, so a late one changes nothing.
+ * - Nothing lost: a job whose instance stopped or died before applying it stays in the queue
+ *   (an active one until it expires) and is taken by the sweep every few seconds, on any
+ *   instance.
+ * - A job carries ids, statuses, times and the provider's error codes; never the recipient's
+ *   phone (the statuses' `recipient_id`, which applying does not read).
+ *
+ * @see https://github.com/timgit/pg-boss/blob/10.4.2/docs/readme.md ("send", "fetch", "deleteJob")
+ * @see docs/messaging.md "Statuses"
+ */
+import type { JobQueue, JobTx } from '../../jobs/job-queue.ts';
+import type { Logger } from '../../platform/logger.ts';
+import { warnCaught } from '../../platform/process-faults.ts';
+import type { MessageStatusEvent } from '../messaging-types.ts';
+
+/** The queue's name. */
+export const STATUS_QUEUE = 'message.statuses';
+/** Retries of a job the database refused (pg-boss backoff from `RETRY_DELAY_S`: some 2 hours). */
+const RETRY_LIMIT = 12;
+/** Seconds before a failed job's first retry, doubled each time. */
+const RETRY_DELAY_S = 2;
+/** Seconds a taken job may stay unapplied before another loop takes it (an instance died). */
+const EXPIRE_S = 300;
+
+/** What applying a status reads of it. */
+export type StatusToApply = Pick<
+  MessageStatusEvent,
+  'wamid' | 'status' | 'timestamp' | 'bizOpaqueCallbackData' | 'errors'
+>;
+
+/**
+ * One status as a job stores it: wamid, status, time (ms since the epoch), Portico's id (or
+ * null), the errors (or null).
+ */
+type StoredStatus = [
+  wamid: string,
+  status: MessageStatusEvent['status'],
+  at: number,
+  callback: string | null,
+  errors: { code: number; title: string }[] | null,
+];
+
+/**
+ * A job's data: one webhook's statuses of one portal, in the order sent. `statuses` is the JSON
+ * text of their `StoredStatus` tuples: one string the database stores as it is, rather than
+ * thousands of objects it would take apart and build again.
+ */
+export interface StatusJobData {
+  portalId: number;
+  statuses: string;
+}
+
+function stored(e: StatusToApply): StoredStatus {
+  return [
+    e.wamid,
+    e.status,
+    e.timestamp.getTime(),
+    e.bizOpaqueCallbackData ?? null,
+    e.errors.length > 0 ? e.errors : null,
+  ];
+}
+
+function restored([wamid, status, at, callback, errors]: StoredStatus): StatusToApply {
+  return {
+    wamid,
+    status,
+    timestamp: new Date(at),
+    ...(callback !== null && { bizOpaqueCallbackData: callback }),
+    errors: errors ?? [],
+  };
+}
+
+/**
+ * Applies one job's statuses. `done` deletes the job: called with the transaction that applied
+ * them (then both commit together), or without one after a fallback applied them in several.
+ */
+export type ApplyStatuses = (
+  portalId: number,
+  statuses: readonly StatusToApply[],
+  done: (tx?: JobTx) => Promise<void>,
+) => Promise<void>;
+
+export interface StatusQueue {
+  /** Start the job queue and create `message.statuses` (idempotent). */
+  start(): Promise<void>;
+  /**
+   * Store one webhook's statuses of `portalId` as one job, then apply it in the background on
+   * this instance.
+   *
+   * @throws the database's error when the job could not be stored (the webhook is then not
+   *   acknowledged, and the provider sends it again).
+   */
+  accept(portalId: number, statuses: readonly StatusToApply[]): Promise<void>;
+  /** Take the jobs left by other instances or by a stop, every `sweepMs` (idempotent). */
+  startSweep(): void;
+  /** Resolves when this instance has no job in hand: every job it accepted was applied or failed. */
+  idle(): Promise<void>;
+  /** Stop the sweep and wait for the job in hand; jobs left wait for the next sweep anywhere. */
+  stop(): Promise<void>;
+}
+
+export function createStatusQueue(deps: {
+  jobs: JobQueue;
+  apply: ApplyStatuses;
+  logger: Logger;
+  /** How often the sweep looks for jobs this instance did not accept (ms). */
+  sweepMs: number;
+}): StatusQueue {
+  const { jobs, apply } = deps;
+  const log = deps.logger.child({ component: 'status-queue' });
+  let started: Promise<void> | null = null;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let stopped = false;
+  let timer: NodeJS.Timeout | null = null;
+
+  const start = () =>
+    (started ??= (async () => {
+      await jobs.start();
+      await jobs.boss.createQueue(STATUS_QUEUE, {
+        name: STATUS_QUEUE,
+        policy: 'standard',
+        retryLimit: RETRY_LIMIT,
+        retryDelay: RETRY_DELAY_S,
+        retryBackoff: true,
+        expireInSeconds: EXPIRE_S,
+      });
+    })());
+
+  /** Apply one job; false when the queue had none. */
+  async function takeOne(): Promise<boolean> {
+    const [job] = await jobs.boss.fetch<StatusJobData>(STATUS_QUEUE, { batchSize: 1 });
+    if (!job) return false;
+    const done = async (tx?: JobTx) => {
+      await jobs.boss.deleteJob(
+        STATUS_QUEUE,
+        job.id,
+        tx === undefined ? {} : { db: jobs.inTransaction(tx) },
+      );
+    };
+    const { portalId } = job.data;
+    try {
+      const statuses = (JSON.parse(job.data.statuses) as StoredStatus[]).map(restored);
+      await apply(portalId, statuses, done);
+    } catch (err) {
+      warnCaught(log, { portalId }, err, 'applying a status batch failed; retried later');
+      await jobs.boss.fail(STATUS_QUEUE, job.id);
+    }
+    return true;
+  }
+
+  async function drain(): Promise<void> {
+    // Begin after the current turn: the webhook that was just accepted is answered first (its
+    // reply is written in this turn's callbacks), then the work starts.
+    await new Promise((resolve) => setImmediate(resolve));
+    try {
+      while (!stopped && (await takeOne()));
+    } catch (err) {
+      // The queue could not be read or a failure not recorded: the sweep tries again.
+      warnCaught(log, {}, err, 'the status queue could not be read');
+    }
+  }
+
+  /** Run the loop, or have the running one look again once it is done. */
+  function kick(): void {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = drain().finally(() => {
+      running = null;
+      if (again) {
+        again = false;
+        kick();
+      }
+    });
+  }
+
+  return {
+    start,
+
+    async accept(portalId, statuses) {
+      if (statuses.length === 0) return;
+      await start();
+      const data: StatusJobData = { portalId, statuses: JSON.stringify(statuses.map(stored)) };
+      const id = await jobs.boss.send(STATUS_QUEUE, data);
+      if (id === null) throw new Error(`the queue ${STATUS_QUEUE} did not take the job`);
+      kick();
+    },
+
+    startSweep() {
+      if (timer || stopped) return;
+      timer = setInterval(kick, deps.sweepMs);
+      timer.unref();
+      kick();
+    },
+
+    async idle() {
+      while (running) await running;
+    },
+
+    async stop() {
+      stopped = true;
+      if (timer) clearInterval(timer);
+      timer = null;
+      while (running) await running;
+    },
+  };
+}
