@@ -1,6 +1,7 @@
 /**
- * Conversations as the API shows them, and the short preview of a message: its text, caption,
- * file name or what kind of message it is, from its opened content (either direction).
+ * Conversations as the API and the inbox show them (the read model's one mapping, its window
+ * from service-window.ts), and the short preview of a message: its text, caption, file name or
+ * what kind of message it is, from its opened content (either direction).
  *
  * @see docs/messaging.md "Conversations"
  */

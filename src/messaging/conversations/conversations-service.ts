@@ -6,9 +6,12 @@
  * `conversation.window_closing` an hour before a service window closes, once per window, and
  * the erasure of content older than the retention period.
  *
- * The pieces: queries in conversations-repository.ts and message-thread-repository.ts, the API's
- * shapes in conversation-view.ts and message-list.ts, keywords in consent-keywords.ts, settings
- * in messaging-settings.ts, retention in content-retention.ts.
+ * The conversation read model is one query (conversations-repository.ts) and one mapping
+ * (conversation-view.ts, applied by `viewOf` here), served to the API and to the inbox alike
+ * (`listConversations`, `getConversation`); the service window is service-window.ts. The other
+ * pieces: the thread's queries in message-thread-repository.ts and its shapes in
+ * message-list.ts, keywords in consent-keywords.ts, settings in messaging-settings.ts,
+ * retention in content-retention.ts.
  *
  * @see docs/messaging.md "Conversations", "Opt-out keywords", "Retention"
  */
