@@ -273,6 +273,7 @@ function inboxReadsOf(
 ): InboxReads {
   return createInboxReads({
     db: services.storage.db,
+    conversations: services.conversations,
     logger: logger.child({ component: 'inbox' }),
     keyring: loadKeyring(services.config),
     events,

@@ -1,28 +1,25 @@
 /**
- * The inbox's reads over messaging's conversation queries (conversations-repository.ts,
- * message-thread-repository.ts): rows read by portal, contents opened with the keyring (each
+ * The inbox's reads over messaging. Conversations (the list, one, the ids changed since a time)
+ * are messaging's one conversation read model, through the conversations service, which also
+ * serves `GET /messaging/conversations`: the inbox only renames its fields. A thread is read
+ * over message-thread-repository.ts: rows read by portal, contents opened with the keyring (each
  * bound to its portal and message), shaped as the API shows them (`inboundMessageView`,
- * `toMessage`, each checked against its schema: `fittedInbound`, `fittedOutbound`) and as the
- * inbox's list rows. A content that is gone (expired, erased) or does not open shows as such,
+ * `toMessage`, each checked against its schema: `fittedInbound`, `fittedOutbound`). A content that is gone (expired, erased) or does not open shows as such,
  * unlogged; a message that does not fit its schema is logged by id and shown without its content.
  *
  * @see docs/messaging.md "Inbox"
  */
-import { and, desc, eq, gt, inArray } from 'drizzle-orm';
+import { and, eq, inArray } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { conversations, media } from '../db/schema/conversations.ts';
+import { media } from '../db/schema/conversations.ts';
 import { keysetCursor } from '../api-kit/keyset-cursor.ts';
-import {
-  findConversation,
-  listConversationPage,
-  type ConversationListRow,
-} from '../messaging/conversations/conversations-repository.ts';
+import type { ConversationsService } from '../messaging/conversations/conversations-service.ts';
+import type { Conversation } from '../messaging/conversations/conversations-schemas.ts';
 import {
   listMessageKeys,
   messagesByIds,
 } from '../messaging/conversations/message-thread-repository.ts';
 import { fittedInbound, fittedOutbound } from '../messaging/conversations/message-list.ts';
-import { inboundMessageView } from '../messaging/inbound/inbound-view.ts';
 import {
   openContent,
   type ContentKeyring,
@@ -31,16 +28,9 @@ import {
 } from '../messaging/messages/message-content.ts';
 import { outboundContentOf } from '../messaging/messages/message-view.ts';
 import type { Logger } from '../platform/logger.ts';
-import { SERVICE_WINDOW_MS } from '../messaging/messages/service-windows.ts';
 import type { InboxReads } from './inbox-reads.ts';
-import {
-  summaryOf,
-  type InboxConversation,
-  type InboxMessage,
-  type InboxOutbound,
-} from './inbox-view.ts';
+import type { InboxConversation, InboxMessage } from './inbox-view.ts';
 
-const conversationCursor = keysetCursor(/^cnv_[0-9A-Za-z]{1,60}$/);
 const messageCursor = keysetCursor(/^msg_[0-9A-Za-z]{1,60}$/);
 
 /** Open a content, or null when it is gone or does not open (never thrown at a page). */
@@ -57,67 +47,33 @@ function opened<T extends OutboundContent | StoredInboundContent>(
   }
 }
 
-function previewOf(keyring: ContentKeyring, portalId: number, r: ConversationListRow) {
-  if (r.lastDirection === 'outbound') {
-    const c = opened<OutboundContent>(keyring, portalId, r.lastMessageId, r.lastContent);
-    if (c?.text) return c.text.body;
-    if (r.lastTemplateName) return `Template ${r.lastTemplateName}`;
-    if (!c || !r.lastType) return null;
-    const kind = (c as Record<string, unknown>)[r.lastType];
-    return summaryOf({
-      id: r.lastMessageId,
-      type: r.lastType,
-      providerMessageId: null,
-      status: 'queued',
-      queuedAt: r.lastMessageAt.toISOString(),
-      ...(kind !== undefined && ({ [r.lastType]: kind } as Partial<InboxOutbound>)),
-    });
-  }
-  const c = opened<StoredInboundContent>(keyring, portalId, r.lastMessageId, r.lastContent);
-  if (!c) return null;
-  const view = inboundMessageView(
-    {
-      id: r.lastMessageId,
-      from: r.contactPhone,
-      contactId: r.contactId,
-      phoneNumberId: r.phoneNumberId,
-      providerMessageId: '',
-      type: r.lastType ?? c.type,
-      contextProviderMessageId: null,
-      contextMessageId: null,
-      receivedAt: r.lastMessageAt,
-      readAt: null,
-    },
-    c,
-    'media' in c ? { id: 'med_0', mimeType: '', sha256: null, fileSize: null } : null,
-  );
-  return summaryOf(view);
-}
-
-function conversationOf(
-  keyring: ContentKeyring,
-  portalId: number,
-  r: ConversationListRow,
-  now: Date,
-): InboxConversation {
-  const name = [r.contactFirstName, r.contactLastName].filter(Boolean).join(' ');
-  const expires = r.lastInboundAt ? r.lastInboundAt.getTime() + SERVICE_WINDOW_MS : 0;
+/**
+ * A conversation of messaging's read model as the inbox lists it: the same values under the
+ * page's names (nothing recomputed: the window, the unread count and the last message's preview
+ * are the API's).
+ */
+export function inboxConversationOf(c: Conversation): InboxConversation {
   return {
-    id: r.id,
-    contactId: r.contactId,
-    name: name || null,
-    phone: r.contactPhone,
-    phoneNumberId: r.phoneNumberId,
-    preview: previewOf(keyring, portalId, r),
-    lastDirection: r.lastDirection,
-    lastMessageAt: r.lastMessageAt.toISOString(),
-    unreadCount: r.unreadCount,
-    windowExpiresAt: expires > now.getTime() ? new Date(expires).toISOString() : null,
+    id: c.id,
+    contactId: c.contact.id,
+    name: c.contact.name,
+    phone: c.contact.phone,
+    phoneNumberId: c.phoneNumberId,
+    preview: c.lastMessage.preview,
+    lastDirection: c.lastMessage.direction,
+    lastMessageAt: c.lastMessage.at,
+    unreadCount: c.unreadCount,
+    windowExpiresAt: c.windowExpiresAt,
   };
 }
 
 export interface InboxDataDeps {
   db: Database;
+  /** Messaging's conversation read model (the one `GET /messaging/conversations` serves). */
+  conversations: Pick<
+    ConversationsService,
+    'listConversations' | 'getConversation' | 'conversationsChangedSince'
+  >;
   keyring: ContentKeyring;
   /** Where a stored message that does not fit its schema is noted (ids only). */
   logger: Pick<Logger, 'warn'>;
@@ -133,39 +89,23 @@ export function createInboxReads(deps: InboxDataDeps): InboxReads {
     events: deps.events,
     media: deps.media,
     markReadOnOpen: deps.markReadOnOpen,
-    async changedSince(portalId, since, limit) {
-      const rows = await db
-        .select({ id: conversations.id })
-        .from(conversations)
-        .where(and(eq(conversations.portalId, portalId), gt(conversations.lastMessageAt, since)))
-        .orderBy(desc(conversations.lastMessageAt))
-        .limit(limit);
-      return rows.map((r) => r.id);
-    },
+    changedSince: (portalId, since, limit) =>
+      deps.conversations.conversationsChangedSince({ portalId }, since, limit),
     async conversations(portalId, page) {
-      const after = page.cursor ? conversationCursor.decodeCursor(page.cursor) : undefined;
-      const { rows, hasMore } = await listConversationPage(db, portalId, {
-        limit: page.limit,
-        after,
-        filter: {},
-      });
-      const now = new Date();
-      const last = rows.at(-1);
-      return {
-        items: rows.map((r) => conversationOf(keyring, portalId, r, now)),
-        nextCursor:
-          hasMore && last
-            ? conversationCursor.encodeCursor({ createdAt: last.createdAt, id: last.id })
-            : null,
-      };
+      const { items, nextCursor } = await deps.conversations.listConversations(
+        { portalId },
+        { limit: page.limit, ...(page.cursor !== undefined && { cursor: page.cursor }) },
+      );
+      return { items: items.map(inboxConversationOf), nextCursor };
     },
     async conversation(portalId, id) {
-      const row = await findConversation(db, portalId, id);
-      return row ? conversationOf(keyring, portalId, row, new Date()) : null;
+      const c = await deps.conversations.getConversation({ portalId }, id);
+      return c ? inboxConversationOf(c) : null;
     },
     async messages(portalId, conversationId, page) {
-      const row = await findConversation(db, portalId, conversationId);
-      if (!row) return { items: [], nextCursor: null };
+      const c = await deps.conversations.getConversation({ portalId }, conversationId);
+      if (!c) return { items: [], nextCursor: null };
+      const row = { contactId: c.contact.id, phoneNumberId: c.phoneNumberId };
       const after = page.cursor ? messageCursor.decodeCursor(page.cursor) : undefined;
       const { rows: keys, hasMore } = await listMessageKeys(db, portalId, {
         limit: page.limit,

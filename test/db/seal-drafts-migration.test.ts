@@ -5,69 +5,23 @@
  * row's `content` sealed, its clear columns empty, and the draft reading as it was.
  */
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { MIGRATIONS_FOLDER, openStorage, type Storage } from '../../src/db/client.ts';
 import { countKeyUses, prepareSealedValues } from '../../src/db/sealing.ts';
 import { createDraftsService } from '../../src/messaging/drafts/drafts-service.ts';
 import { createKeyring, generateKeyEntry, parseKeySpec } from '../../src/platform/keyring.ts';
 import { queryRows } from '../helpers/sql.ts';
-import { createPostgresDatabase } from '../helpers/storage.ts';
+import { migrateTo, migrationTargets, previousMigrations } from '../helpers/previous-schema.ts';
 
 /** The last migration of the schema before drafts were sealed. */
 const PREVIOUS = '0015_outbound_media';
 
-/** A copy of the migrations folder up to `PREVIOUS`, removed in `t.after`. */
-function previousMigrations(t: { after: (fn: () => void) => void }): string {
-  const dir = mkdtempSync(join(tmpdir(), 'portico-previous-migrations-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  cpSync(MIGRATIONS_FOLDER, dir, { recursive: true });
-  const journalFile = join(dir, 'meta', '_journal.json');
-  const journal = JSON.parse(readFileSync(journalFile, 'utf8')) as {
-    entries: { idx: number; tag: string }[];
-  };
-  const last = journal.entries.findIndex((e) => e.tag === PREVIOUS);
-  assert.ok(last >= 0, `${PREVIOUS} is a migration`);
-  journal.entries = journal.entries.slice(0, last + 1);
-  writeFileSync(journalFile, JSON.stringify(journal));
-  return dir;
-}
-
-async function migrateTo(storage: Storage, folder: string): Promise<void> {
-  if (storage.kind === 'pglite') {
-    const { migrate } = await import('drizzle-orm/pglite/migrator');
-    await migrate(storage.db as never, { migrationsFolder: folder });
-  } else {
-    const { migrate } = await import('drizzle-orm/node-postgres/migrator');
-    await migrate(storage.db as never, { migrationsFolder: folder });
-  }
-}
-
-const targets = [
-  { name: 'pglite', open: async () => openStorage({ kind: 'pglite-memory' }) },
-  ...(process.env.TEST_DATABASE_URL
-    ? [
-        {
-          name: 'postgres',
-          open: async (t: { after: (fn: () => Promise<void>) => void }) => {
-            const db = await createPostgresDatabase();
-            t.after(db.drop);
-            return openStorage({ kind: 'postgres', url: db.url, poolSize: 2 });
-          },
-        },
-      ]
-    : []),
-];
-
-for (const target of targets) {
+for (const target of migrationTargets) {
   describe(`sealing drafts stored in clear (${target.name})`, () => {
     test('the previous schema’s drafts are sealed at start, nothing lost', async (t) => {
       const storage = await target.open(t);
       t.after(() => storage.close());
-      await migrateTo(storage, previousMigrations(t));
+      await migrateTo(storage, previousMigrations(t, PREVIOUS));
       const [portal] = await queryRows<{ id: number }>(
         storage,
         sql`insert into portals (portal_code, name) values ('700001', 'Old drafts') returning id`,

@@ -14,7 +14,10 @@ import { newMessageId } from '../../src/messaging/messages/message-sending.ts';
 import { loadKeyring } from '../../src/platform/keyring.ts';
 import type { Services } from '../../src/services.ts';
 
-/** A person's text (and, with `image`, a photo) stored as messaging stores them. */
+/**
+ * A person's text (and, with `image`, a photo; with `reaction`, then a reaction with that emoji
+ * to the text) stored as messaging stores them.
+ */
 export async function personWrites(
   services: Services,
   portalId: number,
@@ -23,6 +26,7 @@ export async function personWrites(
     firstName?: string;
     text: string;
     image?: boolean;
+    reaction?: string;
     phoneNumberId?: string;
     /** How long ago the person wrote (default a minute). */
     agoMs?: number;
@@ -84,6 +88,11 @@ export async function personWrites(
       } as Parameters<typeof sealContent>[3],
       `med_${textId.slice(4, 20)}`,
     );
+  if (input.reaction)
+    await store(new Date(now - 15_000), {
+      type: 'reaction',
+      reaction: { providerMessageId: `wamid.${textId}`, emoji: input.reaction },
+    });
   const rows = await db
     .select({ id: conversations.id })
     .from(conversations)

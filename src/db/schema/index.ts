@@ -15,7 +15,6 @@ export * from './messages.ts';
 export * from './credit.ts';
 export * from './message-drafts.ts';
 export * from './webhooks.ts';
-export * from './service-windows.ts';
 export * from './message-daily-counts.ts';
 export * from './conversations.ts';
 export * from './background-tasks.ts';

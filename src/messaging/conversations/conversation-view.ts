@@ -1,13 +1,14 @@
 /**
- * Conversations as the API shows them, and the short preview of a message: its text, caption,
- * file name or what kind of message it is, from its opened content (either direction).
+ * Conversations as the API and the inbox show them (the read model's one mapping, its window
+ * from service-window.ts), and the short preview of a message: its text, caption, file name or
+ * what kind of message it is, from its opened content (either direction).
  *
  * @see docs/messaging.md "Conversations"
  */
 import { keysetCursor } from '../../api-kit/keyset-cursor.ts';
-import { SERVICE_WINDOW_MS } from '../messages/service-windows.ts';
 import type { ConversationListRow } from './conversations-repository.ts';
 import { PREVIEW_MAX, type Conversation } from './conversations-schemas.ts';
+import { serviceWindowAt } from './service-window.ts';
 
 export const conversationCursor = keysetCursor(/^cnv_[0-9A-Za-z]{1,60}$/);
 
@@ -77,8 +78,7 @@ export function toConversation(
   now: Date,
 ): Conversation {
   const name = [row.contactFirstName, row.contactLastName].filter((n) => n).join(' ');
-  const expires =
-    row.lastInboundAt === null ? null : new Date(row.lastInboundAt.getTime() + SERVICE_WINDOW_MS);
+  const { expiresAt } = serviceWindowAt(row.lastInboundAt, now);
   return {
     id: row.id,
     contact: { id: row.contactId, name: name === '' ? null : name, phone: row.contactPhone },
@@ -91,7 +91,7 @@ export function toConversation(
       at: row.lastMessageAt.toISOString(),
     },
     unreadCount: row.unreadCount,
-    windowExpiresAt: expires !== null && expires > now ? expires.toISOString() : null,
+    windowExpiresAt: expiresAt?.toISOString() ?? null,
     lastActivityAt: row.lastMessageAt.toISOString(),
   };
 }

@@ -11,7 +11,7 @@
  *
  * @see docs/messaging.md "Conversations"
  */
-import { and, eq, gt, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gt, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { contacts } from '../../db/schema/contacts.ts';
 import { conversations, inboundMessages } from '../../db/schema/conversations.ts';
@@ -20,7 +20,7 @@ import { keysetClauses, type KeysetPage, type PagePosition } from '../../db/keys
 import { randomBase62 } from '../../platform/crypto.ts';
 import type { SealedValue } from '../../platform/keyring.ts';
 import type { Db } from '../messages/messages-repository.ts';
-import { SERVICE_WINDOW_MS } from '../messages/service-windows.ts';
+import { serviceWindowAt, windowClosingSql, windowOpenSql } from './service-window.ts';
 
 export type ConversationRow = typeof conversations.$inferSelect;
 export type Direction = 'inbound' | 'outbound';
@@ -185,10 +185,7 @@ export async function listConversationPage(
   const conditions: SQL[] = [eq(conversations.portalId, portalId)];
   if (options.filter.unread) conditions.push(gt(conversations.unreadCount, 0));
   const openAt = options.filter.windowOpenAt;
-  if (openAt)
-    conditions.push(
-      gt(conversations.lastInboundAt, new Date(openAt.getTime() - SERVICE_WINDOW_MS)),
-    );
+  if (openAt) conditions.push(windowOpenSql(conversations.lastInboundAt, openAt));
   const { where, orderBy } = keysetClauses(
     { createdAt: conversations.lastMessageAt, id: conversations.id },
     conditions,
@@ -213,6 +210,25 @@ export async function findConversation(
   return row ?? null;
 }
 
+/**
+ * The ids of the portal's conversations whose newest message is after `since`, newest first, at
+ * most `limit`.
+ */
+export async function conversationIdsChangedSince(
+  db: Db,
+  portalId: number,
+  since: Date,
+  limit: number,
+): Promise<string[]> {
+  const rows = await db
+    .select({ id: conversations.id })
+    .from(conversations)
+    .where(and(eq(conversations.portalId, portalId), gt(conversations.lastMessageAt, since)))
+    .orderBy(desc(conversations.lastMessageAt))
+    .limit(limit);
+  return rows.map((r) => r.id);
+}
+
 /** A window about to close: the conversation and when its window ends. */
 export interface ClosingWindow {
   portalId: number;
@@ -233,14 +249,12 @@ export async function claimClosingWindows(
   now: Date,
   leadMs: number,
 ): Promise<ClosingWindow[]> {
-  const opened = (ms: number) => new Date(now.getTime() - ms);
   const rows = await tx
     .update(conversations)
     .set({ windowClosingNotifiedAt: now })
     .where(
       and(
-        gt(conversations.lastInboundAt, opened(SERVICE_WINDOW_MS)),
-        sql`${conversations.lastInboundAt} <= ${opened(SERVICE_WINDOW_MS - leadMs).toISOString()}::timestamptz`,
+        windowClosingSql(conversations.lastInboundAt, now, leadMs),
         or(
           isNull(conversations.windowClosingNotifiedAt),
           lt(conversations.windowClosingNotifiedAt, conversations.lastInboundAt),
@@ -254,8 +268,9 @@ export async function claimClosingWindows(
       phoneNumberId: conversations.phoneNumberId,
       lastInboundAt: conversations.lastInboundAt,
     });
+  // Claimed because open at `now`, so each has its closing instant.
   return rows.map(({ lastInboundAt, ...r }) => ({
     ...r,
-    expiresAt: new Date(lastInboundAt!.getTime() + SERVICE_WINDOW_MS),
+    expiresAt: serviceWindowAt(lastInboundAt, now).expiresAt!,
   }));
 }

@@ -6,9 +6,12 @@
  * `conversation.window_closing` an hour before a service window closes, once per window, and
  * the erasure of content older than the retention period.
  *
- * The pieces: queries in conversations-repository.ts and message-thread-repository.ts, the API's
- * shapes in conversation-view.ts and message-list.ts, keywords in consent-keywords.ts, settings
- * in messaging-settings.ts, retention in content-retention.ts.
+ * The conversation read model is one query (conversations-repository.ts) and one mapping
+ * (conversation-view.ts, applied by `viewOf` here), served to the API and to the inbox alike
+ * (`listConversations`, `getConversation`); the service window is service-window.ts. The other
+ * pieces: the thread's queries in message-thread-repository.ts and its shapes in
+ * message-list.ts, keywords in consent-keywords.ts, settings in messaging-settings.ts,
+ * retention in content-retention.ts.
  *
  * @see docs/messaging.md "Conversations", "Opt-out keywords", "Retention"
  */
@@ -34,7 +37,13 @@ import {
 } from './consent-keywords.ts';
 import { expireContent } from './content-retention.ts';
 import { conversationCursor, messagePreview, toConversation } from './conversation-view.ts';
-import { claimClosingWindows, listConversationPage } from './conversations-repository.ts';
+import {
+  claimClosingWindows,
+  conversationIdsChangedSince,
+  findConversation,
+  listConversationPage,
+  type ConversationListRow,
+} from './conversations-repository.ts';
 import {
   ConversationSchema,
   type Conversation,
@@ -79,6 +88,16 @@ export interface ConversationsService {
     principal: PortalOf,
     query: ListConversationsQuery,
   ): Promise<{ items: Conversation[]; nextCursor: string | null }>;
+  /**
+   * One conversation of the portal, in the shape of the list's items; null when unknown or
+   * another portal's.
+   */
+  getConversation(principal: PortalOf, id: string): Promise<Conversation | null>;
+  /**
+   * The ids of the portal's conversations with a message after `since`, newest first, at most
+   * `limit`: what a reconnecting inbox replays.
+   */
+  conversationsChangedSince(principal: PortalOf, since: Date, limit: number): Promise<string[]>;
   /** A page of messages of both directions. @throws AppError `invalid_request`. */
   listMessages(
     principal: PortalOf,
@@ -120,6 +139,31 @@ export function createConversationsService(deps: ConversationsServiceDeps): Conv
     return { windowsClosing, expired };
   }
 
+  /**
+   * The read model's one mapping: a stored row as the API and the inbox show it (the last
+   * message's preview opened from its sealed content, the window from service-window.ts); a row
+   * that does not fit its schema is shown without what does not (platform/row-fit.ts), or not
+   * at all (null).
+   */
+  function viewOf(portalId: number, row: ConversationListRow, at: Date): Conversation | null {
+    const content = openOrNull<OutboundContent | StoredInboundContent>(
+      listDeps,
+      portalId,
+      row.lastMessageId,
+      row.lastContent,
+    );
+    return fittingView(
+      fitsConversation,
+      () => toConversation(row, messagePreview(row.lastType, content, row.lastTemplateName), at),
+      () => ({ ...toConversation(row, null, at), windowExpiresAt: null }),
+      (outcome) =>
+        log.warn(
+          { portalId, conversationId: row.id, outcome },
+          'a stored conversation does not fit its schema',
+        ),
+    );
+  }
+
   return {
     async listConversations(principal, query) {
       const at = now();
@@ -128,28 +172,17 @@ export function createConversationsService(deps: ConversationsServiceDeps): Conv
         after: conversationCursor.after(query.cursor),
         filter: { unread: query.unread, windowOpenAt: query.window === 'open' ? at : undefined },
       });
-      const shown = conversationCursor.page(page, (row) => {
-        const content = openOrNull<OutboundContent | StoredInboundContent>(
-          listDeps,
-          principal.portalId,
-          row.lastMessageId,
-          row.lastContent,
-        );
-        const preview = () => messagePreview(row.lastType, content, row.lastTemplateName);
-        // One row that does not fit is shown without what does not (platform/row-fit.ts).
-        return fittingView(
-          fitsConversation,
-          () => toConversation(row, preview(), at),
-          () => ({ ...toConversation(row, null, at), windowExpiresAt: null }),
-          (outcome) =>
-            log.warn(
-              { portalId: principal.portalId, conversationId: row.id, outcome },
-              'a stored conversation does not fit its schema',
-            ),
-        );
-      });
+      const shown = conversationCursor.page(page, (row) => viewOf(principal.portalId, row, at));
       return { ...shown, items: shown.items.filter((c) => c !== null) };
     },
+
+    async getConversation(principal, id) {
+      const row = await findConversation(db, principal.portalId, id);
+      return row ? viewOf(principal.portalId, row, now()) : null;
+    },
+
+    conversationsChangedSince: (principal, since, limit) =>
+      conversationIdsChangedSince(db, principal.portalId, since, limit),
 
     listMessages: (principal, query) => listBothDirections(listDeps, principal.portalId, query),
 

@@ -2,8 +2,8 @@
  * The statements of an inbound batch, set-based so a webhook of 100 messages costs two round
  * trips rather than several per message: `messagesByWamid` (what the batch's replies and
  * reactions name) and `ingestStatement`, one data-modifying `WITH` that records the senders
- * (contacts), opens their service windows, stores each new message once per (portal, wamid),
- * its medium, and moves the conversations on.
+ * (contacts), stores each new message once per (portal, wamid), its medium, and moves the
+ * conversations on (which opens their service windows: conversations/service-window.ts).
  *
  * @see https://www.postgresql.org/docs/current/queries-with.html#QUERIES-WITH-MODIFYING
  * @see docs/messaging.md "Inbound messages"
@@ -12,7 +12,6 @@ import { sql } from 'drizzle-orm';
 import { recordInboundStatement } from '../../contacts/contacts-lookup.ts';
 import { conversations, inboundMessages, media } from '../../db/schema/conversations.ts';
 import { messages } from '../../db/schema/messages.ts';
-import { serviceWindows } from '../../db/schema/service-windows.ts';
 import type { SealedValue } from '../../platform/keyring.ts';
 import type { Db } from '../messages/messages-repository.ts';
 
@@ -73,10 +72,10 @@ export async function messagesByWamid(
 }
 
 /**
- * Store the batch's messages written to `phoneNumberId`: the senders recorded (contacts), their
- * windows opened, each message inserted unless its wamid is stored already, a medium per media
- * message, and each sender's conversation moved on (newest message, unread count, last inbound
- * time; a reaction is not counted unread).
+ * Store the batch's messages written to `phoneNumberId`: the senders recorded (contacts), each
+ * message inserted unless its wamid is stored already, a medium per media message, and each
+ * sender's conversation moved on (newest message, unread count, last inbound time, which is the
+ * service window; a reaction is not counted unread).
  *
  * @returns the messages inserted now (a replay's are absent) with their contact.
  */
@@ -96,12 +95,6 @@ export async function ingest(
     with people as ${senders},
     input as ${input},
     contact as (${recordInboundStatement(portalId, sql`people`)}),
-    opened as (
-      insert into ${serviceWindows} (portal_id, contact_id, phone_number_id, last_inbound_at)
-      select ${portalId}::int, contact.id, ${phoneNumberId}::text, people.at
-      from contact join people using (phone)
-      on conflict (contact_id, phone_number_id) do update set last_inbound_at =
-        greatest(${serviceWindows.lastInboundAt}, excluded.last_inbound_at)),
     inserted as (
       insert into ${inboundMessages} (id, portal_id, contact_id, "from", phone_number_id,
         provider_message_id, type, content, media_id, context_provider_message_id,

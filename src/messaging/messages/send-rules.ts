@@ -25,12 +25,10 @@ import type { PhoneNumber, ProviderAdapter } from '../provider/provider-adapter.
 import type { OutboundContent } from './message-content.ts';
 import { checkKind } from './send-kinds.ts';
 import { findTargetMessage } from './message-targets.ts';
-import { isWindowOpen } from './service-windows.ts';
+import { findServiceWindow } from '../conversations/service-window.ts';
 import { findSendableMedium } from '../media/outbound-media.ts';
 import { checkTemplateSend } from '../templates/template-send-check.ts';
 import type { AcceptedTemplate } from '../templates/template-send.ts';
-
-export { SERVICE_WINDOW_MS } from './service-windows.ts';
 
 type TemplateCategory = (typeof TEMPLATE_CATEGORIES)[number];
 
@@ -179,12 +177,14 @@ export async function checkSend(deps: {
     // The window is between the person and one business phone number: the sender's.
     const open =
       contact !== null &&
-      (await isWindowOpen(db, {
-        portalId,
-        contactId: contact.id,
-        phoneNumberId: from,
-        now: deps.now,
-      }));
+      (
+        await findServiceWindow(db, {
+          portalId,
+          contactId: contact.id,
+          phoneNumberId: from,
+          now: deps.now,
+        })
+      ).open;
     if (!open)
       throw new AppError(
         'outside_service_window',
