@@ -176,10 +176,24 @@ describe('webhook tenant isolation on two instances (postgres)', () => {
         }
       };
 
-      // A backlog for the hanging portal on both instances before the workers start.
+      // A backlog for the hanging portal before the workers start: events one by one on both
+      // instances, and one batch of 300 (as a provider's webhook of many statuses emits them),
+      // all due at once and older than any of the healthy portal's.
       for (let n = 0; n < 16; n++) {
         await emitTicket(instances[n % 2]!.services, slowPortal, `tkt_backlog${n}`);
       }
+      await b.services.storage.db.transaction((tx) =>
+        b.services.webhooks.emitMany(
+          tx,
+          slowPortal,
+          'ticket.created',
+          Array.from({ length: 300 }, (_, n) => ({
+            ticketId: `tkt_batch${n}`,
+            priority: 'normal' as const,
+            createdAt: new Date().toISOString(),
+          })),
+        ),
+      );
       for (const i of instances) await i.services.webhooks.startWorker();
       const [first] = await hanging.waitFor(1, 20_000);
 
