@@ -116,7 +116,7 @@ const postgres = backends().find((b) => b.name === 'postgres');
  * How late a healthy portal's delivery may arrive after its event committed, in ms, with two
  * instances polling one queue. Without a neighbour a delivery waits for the next poll of either
  * instance's idle worker (at most one polling interval, 0.5 s) and then takes one attempt (a
- * few ms); invariant 16 lets a neighbour add at most one second to that. A delivery stuck
+ * few ms); a neighbour may add at most one second to that (decision 36). A delivery stuck
  * behind the hanging portal arrives no earlier than its 15 s attempt timeout.
  */
 const ON_TIME_ON_TWO_MS = WORKER_SETTINGS.pollingIntervalSeconds * 1000 + 1_000;
