@@ -139,7 +139,11 @@ async function recordOutcome(
       );
     }
     if (next)
-      await deps.queue.enqueue(tx, { deliveryId: job.deliveryId, attempt: job.attempt + 1 }, next);
+      await deps.queue.enqueue(
+        tx,
+        { deliveryId: job.deliveryId, attempt: job.attempt + 1, portalId: endpoint.portalId },
+        next,
+      );
     return true;
   });
 }

@@ -12,8 +12,12 @@
  */
 import { setMaxListeners } from 'node:events';
 import type PgBoss from 'pg-boss';
+import { JOB_SCHEMA } from '../jobs/job-insert.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
+import { databaseErrorCode } from '../platform/database-errors.ts';
+import { dependencyFaults } from '../platform/fault-summary.ts';
 import type { Logger } from '../platform/logger.ts';
+import { GATE_SETTINGS } from './delivery-gate.ts';
 import type { Tx } from './webhooks-repository.ts';
 
 export const DELIVERY_QUEUE = 'webhook.deliver';
@@ -22,6 +26,8 @@ export const DELIVERY_QUEUE = 'webhook.deliver';
 export interface DeliveryJob {
   deliveryId: string;
   attempt: number;
+  /** The delivery's portal: the worker takes due jobs in turns across portals. */
+  portalId: number;
 }
 
 /** What an attempt is given besides its job. */
@@ -55,7 +61,10 @@ export interface WebhookQueue {
   stopWorker(): Promise<void>;
 }
 
-/** Worker options: how often an idle worker polls, and how many attempts run at once. */
+/**
+ * Worker options: how often an idle worker polls, how many attempts run at once, and how many
+ * jobs of one portal it holds.
+ */
 export interface WorkerSettings {
   /** Seconds between polls of an idle worker. */
   pollingIntervalSeconds: number;
@@ -64,14 +73,85 @@ export interface WorkerSettings {
    * next due job at once, whatever its neighbours are waiting for.
    */
   concurrency: number;
+  /**
+   * Jobs of one portal in hand at once on this instance (sending, waiting for their turn, or
+   * being put off); the rest of its backlog stays queued, not fetched. What the delivery gate
+   * takes of one endpoint without putting any off (its lanes and its waiting line): a job
+   * fetched beyond it would only be put off again, a transaction each, in front of other
+   * portals' attempts.
+   */
+  perPortal: number;
 }
 
-export const WORKER_SETTINGS: WorkerSettings = { pollingIntervalSeconds: 0.5, concurrency: 16 };
+export const WORKER_SETTINGS: WorkerSettings = {
+  pollingIntervalSeconds: 0.5,
+  concurrency: 16,
+  perPortal: GATE_SETTINGS.perEndpoint + GATE_SETTINGS.waitingPerPortal,
+};
 
 /**
- * The worker: a loop that fetches as many due jobs as it has free slots and runs each on its
- * own, completing (or failing) each job when its attempt ends — never waiting for a batch's
- * slowest attempt. pg-boss's `work` would hand out batches and wait for the whole batch.
+ * pg-boss's `fetch` (mark up to `$2` due jobs of queue `$1` active and return them, skipping
+ * those another worker holds), but in turns across portals rather than oldest first: each due
+ * job's turn is its rank among its portal's due jobs (by priority, then age), and the jobs are
+ * taken by turn, then priority, then age. A portal with a thousand due jobs (a batch of events,
+ * or the attempts its endpoint's circuit put off, all due at the same moment) therefore takes
+ * one job of a fetch per portal with due jobs before its second, and never stands before
+ * another portal's next delivery. `$3` (a JSON object, portal id → count) caps what a portal
+ * may take; a job without a portal is a group of its own. The ranking reads every due job of
+ * the queue, each poll: a sort of the backlog, no index.
+ *
+ * @see https://github.com/timgit/pg-boss/blob/10.4.2/src/plans.js (fetchNextJob)
+ */
+const FETCH_IN_TURNS = `
+  WITH due AS (
+    SELECT id, priority, created_on, coalesce(data->>'portalId', id::text) AS portal,
+      row_number() OVER (
+        PARTITION BY coalesce(data->>'portalId', id::text)
+        ORDER BY priority DESC, created_on, id
+      ) AS turn
+    FROM ${JOB_SCHEMA}.job
+    WHERE name = $1 AND state < 'active' AND start_after < now()
+  ), next AS (
+    SELECT j.id
+    FROM ${JOB_SCHEMA}.job j JOIN due ON due.id = j.id
+      LEFT JOIN jsonb_each_text($3::jsonb) AS cap(portal, room) ON cap.portal = due.portal
+    WHERE j.name = $1 AND j.state < 'active' AND due.turn <= coalesce(cap.room::int, $2)
+    ORDER BY due.turn, due.priority DESC, due.created_on, due.id
+    LIMIT $2
+    FOR UPDATE OF j SKIP LOCKED
+  )
+  UPDATE ${JOB_SCHEMA}.job j SET
+    state = 'active',
+    started_on = now(),
+    retry_count = CASE WHEN j.started_on IS NOT NULL THEN j.retry_count + 1 ELSE j.retry_count END
+  FROM next
+  WHERE j.name = $1 AND j.id = next.id
+  RETURNING j.id, j.name, j.data, EXTRACT(epoch FROM j.expire_in) AS "expireInSeconds"`;
+
+/**
+ * Up to `batchSize` due delivery jobs, marked active, in turns across portals, at most
+ * `room.get(p)` of portal `p`.
+ */
+async function fetchInTurns(
+  boss: PgBoss,
+  batchSize: number,
+  room: ReadonlyMap<number, number>,
+): Promise<PgBoss.Job<DeliveryJob>[]> {
+  const { rows } = await boss
+    .getDb()
+    .executeSql(FETCH_IN_TURNS, [
+      DELIVERY_QUEUE,
+      batchSize,
+      JSON.stringify(Object.fromEntries(room)),
+    ]);
+  return rows as PgBoss.Job<DeliveryJob>[];
+}
+
+/**
+ * The worker: a loop that fetches as many due jobs as it has free slots, in turns across
+ * portals and at most `perPortal` of one portal in hand, and runs each on its own, completing
+ * (or failing) each job when its attempt ends — never waiting for a batch's slowest attempt.
+ * pg-boss's `work` would hand out batches, oldest first, and wait for the whole batch.
  */
 function startDeliveryWorker(
   boss: PgBoss,
@@ -85,6 +165,10 @@ function startDeliveryWorker(
   setMaxListeners(0, stopping.signal);
   const running = new Set<Promise<void>>();
   let busy = 0;
+  /** Jobs in hand per portal (fetched, not yet settled). */
+  const inHand = new Map<number, number>();
+  const roomLeft = () =>
+    new Map([...inHand].map(([portalId, n]) => [portalId, Math.max(0, settings.perPortal - n)]));
   // Woken early when a slot frees while every slot was taken; else it polls at its interval.
   let full = false;
   let wake: (() => void) | null = null;
@@ -133,6 +217,12 @@ function startDeliveryWorker(
       slotFreed();
     }
     await settle(job, ok);
+    const { portalId } = job.data;
+    const held = inHand.get(portalId) ?? 0;
+    if (held <= 1) inHand.delete(portalId);
+    else inHand.set(portalId, held - 1);
+    // A portal that had all its room: its next due job is fetched now, not at the next poll.
+    if (held >= settings.perPortal) wake?.();
   };
   const loop = (async () => {
     const idleMs = settings.pollingIntervalSeconds * 1000;
@@ -145,13 +235,15 @@ function startDeliveryWorker(
       }
       let jobs: PgBoss.Job<DeliveryJob>[] = [];
       try {
-        jobs = await boss.fetch<DeliveryJob>(DELIVERY_QUEUE, { batchSize: free });
+        jobs = await fetchInTurns(boss, free, roomLeft());
       } catch (err) {
-        log.error({ error: (err as Error).message }, 'webhook jobs not fetched');
+        // The database unreachable: said once per interval, and the next poll tries again.
+        dependencyFaults.note('job-queue', databaseErrorCode(err), log);
       }
       // Jobs fetched as the worker stops run too: they see the abort and stay queued.
       for (const job of jobs) {
         busy++;
+        inHand.set(job.data.portalId, (inHand.get(job.data.portalId) ?? 0) + 1);
         const p = run(job);
         running.add(p);
         void p.finally(() => running.delete(p));

@@ -247,7 +247,7 @@ async function queueReplay(
     await deps.queue.enqueueMany(
       tx,
       deliveries.map((d) => ({
-        job: { deliveryId: d.id, attempt: 1 },
+        job: { deliveryId: d.id, attempt: 1, portalId },
         startAfter: d.nextAttemptAt,
       })),
     );

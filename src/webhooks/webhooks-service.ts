@@ -119,7 +119,7 @@ async function write(
       eventId,
       nextAttemptAt: new Date(),
     });
-    await queue.enqueue(tx, { deliveryId: id, attempt: 1 });
+    await queue.enqueue(tx, { deliveryId: id, attempt: 1, portalId });
     deliveryIds.push(id);
   }
   return { eventId, deliveryIds };
@@ -150,7 +150,7 @@ async function writeMany(
   await repo.insertDeliveries(tx, deliveries);
   await queue.enqueueMany(
     tx,
-    deliveries.map((d) => ({ job: { deliveryId: d.id, attempt: 1 } })),
+    deliveries.map((d) => ({ job: { deliveryId: d.id, attempt: 1, portalId } })),
   );
 }
 
@@ -218,7 +218,7 @@ function createManualSends(db: Database, deps: EmitDeps) {
           eventId: old.eventId,
           nextAttemptAt: new Date(),
         });
-        await queue.enqueue(tx, { deliveryId: id, attempt: 1 });
+        await queue.enqueue(tx, { deliveryId: id, attempt: 1, portalId });
         return { deliveryId: id };
       });
     },

@@ -52,7 +52,10 @@ export async function openInstances(
   }
   const instances: Instance[] = [];
   t.after(async () => {
+    // As main.ts stops: the app, then what the test started on the services (workers, the job
+    // queue; idempotent), then storage.
     for (const { app } of instances) await app.close();
+    for (const { services } of instances) await services.stop();
     if (backend.name === 'postgres') for (const s of storages) await s.close();
     await drop();
   });

@@ -25,6 +25,8 @@ export interface Receiver {
   secrets: string[];
   /** Resolves with the first `count` requests, or rejects after `timeoutMs`. */
   waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
+  /** Stalled requests whose connection the sender still holds open (not yet given up). */
+  held(): number;
   close(): Promise<void>;
 }
 
@@ -58,8 +60,13 @@ export async function startReceiver(
       received.push({ headers: req.headers, body, event, at: Date.now() });
       for (const wake of waiters.splice(0)) wake();
       void Promise.resolve(answer(received.length)).then((reply) => {
-        if (reply === 'stall') stalled.push(res);
-        else if (!event) res.writeHead(400).end();
+        if (reply === 'stall') {
+          stalled.push(res);
+          res.on('close', () => {
+            const i = stalled.indexOf(res);
+            if (i >= 0) stalled.splice(i, 1);
+          });
+        } else if (!event) res.writeHead(400).end();
         else if (typeof reply === 'number') res.writeHead(reply).end();
         else res.writeHead(reply.status, reply.headers).end();
       });
@@ -86,24 +93,29 @@ export async function startReceiver(
       }
       return received.slice(0, count);
     },
+    held: () => stalled.length,
     async close() {
-      for (const res of stalled) res.destroy();
+      for (const res of [...stalled]) res.destroy();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }
 
-/** Poll `check` every 50 ms until it returns a value, or fail after `timeoutMs`. */
+/**
+ * Poll `check` every 50 ms until it returns a value, or fail after `timeoutMs` (scaled by
+ * `deadline`) saying `what` did not happen.
+ */
 export async function eventually<T>(
   check: () => Promise<T | undefined | null | false>,
   timeoutMs = 10_000,
+  what = 'condition',
 ): Promise<T> {
   const giveUp = Date.now() + deadline(timeoutMs);
   for (;;) {
     const value = await check();
     if (value) return value;
-    if (Date.now() > giveUp) throw new Error('condition not met in time');
+    if (Date.now() > giveUp) throw new Error(`${what} not met in time`);
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
