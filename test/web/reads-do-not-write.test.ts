@@ -2,8 +2,9 @@
  * No read path writes: with a ticket of two portals due to close (solved 7 days ago), a webhook
  * endpoint waiting for ticket events, and an unread conversation of a portal whose
  * `auto_mark_read` is on, the agents' desk, the support pages, the inbox (pages and fragments)
- * and the API's lists and items leave every row of the database as it was. The background
- * tasks do the work: `tickets.auto-close` then closes both tickets.
+ * and the API's lists and items leave every row of the database as it was. The work is done
+ * elsewhere: the page's POST marks the conversation read (CSRF checked), and
+ * `tickets.auto-close` closes both tickets.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -152,6 +153,18 @@ for (const backend of backends()) {
         undefined,
         'no read receipt was sent',
       );
+
+      // Marking read is the page's POST: a forged CSRF token changes nothing; then it marks.
+      const opened = await customer.get(`/inbox/${cid}`);
+      assert.match(opened.body, new RegExp(`action="/inbox/${cid}/read" data-mark-read`));
+      const forged = await customer.post(`/inbox/${cid}/read`, { csrf: 'forged' });
+      assert.equal(forged.statusCode, 403);
+      assert.equal((await readState(s, written)).unread, 1);
+      const marked = await customer.post(`/inbox/${cid}/read`, { csrf: csrfOf(opened.body) });
+      assert.equal(marked.statusCode, 303);
+      assert.equal(marked.headers.location, `/inbox/${cid}`);
+      assert.equal((await readState(s, written)).unread, 0);
+      assert.doesNotMatch((await customer.get(`/inbox/${cid}`)).body, /data-mark-read/);
 
       // The background task closes both portals' due tickets (and queues the ticket event).
       await services.webhooks.start();
