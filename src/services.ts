@@ -103,8 +103,9 @@ export interface Services {
   jobs: JobQueue;
   webhooks: WebhooksService;
   /**
-   * The one registry of periodic background tasks (`tasks list` shows them): closing solved
-   * tickets, the conversations' sweep, the token health checks.
+   * The one registry of background work (`tasks list` shows it, src/background-tasks.ts):
+   * closing solved tickets, the conversations' sweep, settlement, retention and expiry, the
+   * token health checks; and the work that is not periodic, with the reason.
    */
   background: BackgroundWork;
   /**
@@ -194,8 +195,11 @@ export function createServices(deps: {
     db: storage.db,
     logger,
     instanceId,
+    settings: config,
     ticketSteps,
     conversations,
+    messaging,
+    webhooks,
     healthCheck: partner.healthCheckTask,
   });
   return {

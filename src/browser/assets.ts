@@ -51,6 +51,9 @@ message's open choice (a `<details>`, e.g. its reactions) stays open. Once the
  * (sending `Last-Event-ID`, so the server replays what changed meanwhile); on every reconnect the
  * script also reloads the list and the open thread, and sets `data-inbox-reconnected` to the
  * count of reconnects. Without the script the page is complete and a reload shows what is new.
+ * When the shown thread has unread messages it carries a hidden form (`data-mark-read`): the
+ * script posts it (the server marks the conversation read if the portal's `autoMarkRead` is on)
+ * and reloads the list, on opening and after each reload of the thread; reads never write.
  */
 export const INBOX_SCRIPT = `'use strict';
 (function () {
@@ -88,6 +91,7 @@ export const INBOX_SCRIPT = `'use strict';
         return owner ? owner.id : null;
       });
       replace(el, html);
+      if (el === thread) markRead();
       opened.forEach(function (id) {
         var owner = id && document.getElementById(id);
         var again = owner && owner.querySelector('details');
@@ -98,6 +102,20 @@ export const INBOX_SCRIPT = `'use strict';
         if (again) again.focus();
       }
     });
+  }
+  function markRead() {
+    var form = thread && thread.querySelector('form[data-mark-read]');
+    if (!form) return;
+    form.removeAttribute('data-mark-read');
+    fetch(form.getAttribute('action'), {
+      method: 'POST',
+      credentials: 'same-origin',
+      body: new URLSearchParams(new FormData(form)),
+      redirect: 'manual'
+    }).then(function () {
+      want.list = true;
+      schedule();
+    }, function () {});
   }
   function refresh() {
     timer = null;
@@ -118,6 +136,7 @@ export const INBOX_SCRIPT = `'use strict';
   function schedule() {
     if (!timer) timer = setTimeout(refresh, 150);
   }
+  markRead();
   var source = new EventSource(list.getAttribute('data-events'));
   var opened = 0;
   source.addEventListener('ready', function () {

@@ -43,6 +43,22 @@ export const CONSENT_MAX_AGE_SECONDS = 300;
 export type SessionStore = ReturnType<typeof createSessionStore>;
 
 /**
+ * Delete the sessions (of users and agents) that expired before `now`: the `sessions.expire`
+ * background task (src/background-tasks.ts). `find` never returns an expired session, so this
+ * only frees storage.
+ *
+ * @returns how many were deleted.
+ * @see docs/architecture.md "jobs/"
+ */
+export async function expireSessions(db: Database, now = new Date()): Promise<number> {
+  const gone = await db
+    .delete(sessions)
+    .where(lt(sessions.expiresAt, now))
+    .returning({ idHash: sessions.idHash });
+  return gone.length;
+}
+
+/**
  * @param deps.ttlSeconds lifetime of a session from sign-in (absolute, not sliding).
  * @param deps.now clock, for tests of expiry; defaults to `Date.now`.
  */
@@ -52,15 +68,14 @@ export function createSessionStore(deps: { db: Database; ttlSeconds: number; now
 
   return {
     /**
-     * Start a session for a user who has just proven who they are. Expired sessions are swept
-     * on the way.
+     * Start a session for a user who has just proven who they are (expired sessions are
+     * deleted by the `sessions.expire` background task, `expireSessions`).
      *
      * @returns the session id (for the cookie only; never stored or logged) and its expiry.
      */
     async create(userId: number): Promise<{ sessionId: string; expiresAt: Date }> {
       const sessionId = randomBase64Url(32);
       const expiresAt = new Date(now() + ttlSeconds * 1000);
-      await db.delete(sessions).where(lt(sessions.expiresAt, new Date(now())));
       await db.insert(sessions).values({
         idHash: sha256Hex(sessionId),
         userId,
@@ -141,7 +156,6 @@ function agentSessions(db: Database, ttlSeconds: number, now: () => number) {
     async createForAgent(agentId: number): Promise<{ sessionId: string; expiresAt: Date }> {
       const sessionId = randomBase64Url(32);
       const expiresAt = new Date(now() + ttlSeconds * 1000);
-      await db.delete(sessions).where(lt(sessions.expiresAt, new Date(now())));
       await db.insert(sessions).values({
         idHash: sha256Hex(sessionId),
         agentId,

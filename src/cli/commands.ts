@@ -60,7 +60,8 @@ export const GROUPS: Record<string, string> = {
   webhook: "a portal's outbound webhook endpoints",
   agent: "support agents (the operator's people)",
   tickets: "every portal's support tickets (the agents' side)",
-  tasks: 'the periodic background tasks of the service',
+  tasks:
+    'the background work of the service: its periodic tasks, and the work that is not periodic',
 };
 
 /** Every command, in the order `--help` and docs/reference/cli.md list them. */

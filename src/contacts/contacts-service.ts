@@ -22,7 +22,6 @@ import type { Logger } from '../platform/logger.ts';
 import { claimOrReplay, requestFingerprint } from '../idempotency/idempotency-keys.ts';
 import {
   tombstoneStoredResponsesNaming,
-  purgeExpiredIdempotencyKeys,
   saveIdempotentResponse,
 } from '../idempotency/idempotency-repository.ts';
 import {
@@ -207,11 +206,6 @@ async function createContact(
     }
     return { ...created, replayed: false };
   });
-  if (idempotencyKey !== undefined && !result.replayed) {
-    await purgeExpiredIdempotencyKeys(db, principal.portalId).catch((err: unknown) =>
-      logger.warn({ err, portalId: principal.portalId }, 'could not purge expired keys'),
-    );
-  }
   return result;
 }
 

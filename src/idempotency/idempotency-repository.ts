@@ -74,15 +74,18 @@ export async function saveIdempotentResponse(
 }
 
 /**
- * Delete the portal's expired keys. One statement outside any ticket transaction: it only waits
- * on rows being claimed, and a claim never waits on two rows, so the two cannot deadlock.
+ * Delete the expired keys of every portal: the `idempotency.expire` background task
+ * (src/background-tasks.ts). A claim treats an expired key as absent, so this only frees
+ * storage. One statement outside any ticket transaction: it only waits on rows being claimed,
+ * and a claim never waits on two rows, so the two cannot deadlock.
  *
  * @returns how many rows were deleted.
+ * @see docs/architecture.md "jobs/"
  */
-export async function purgeExpiredIdempotencyKeys(db: Database, portalId: number): Promise<number> {
+export async function expireIdempotencyKeys(db: Database): Promise<number> {
   const deleted = await db
     .delete(idempotencyKeys)
-    .where(and(eq(idempotencyKeys.portalId, portalId), lt(idempotencyKeys.expiresAt, sql`now()`)))
+    .where(lt(idempotencyKeys.expiresAt, sql`now()`))
     .returning({ key: idempotencyKeys.key });
   return deleted.length;
 }

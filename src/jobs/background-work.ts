@@ -1,11 +1,13 @@
 /**
- * The one registry of periodic background work: every task that runs on a timer rather than in
- * answer to a request (closing solved tickets, windows closing and content retention, the
- * token health checks) is a named task with its period here, claimed through its row in
- * `background_tasks` so that each due run happens once across every instance, and visible to
- * operators (`npm run cli -- tasks list`: last run, next run, failures). Deferred work that
- * belongs to one change (a message's delivery, a webhook's retries) stays on the durable job
- * queue (`job-queue.ts`), which schedules its own retries.
+ * The one registry of background work: every task that runs on a timer rather than in answer to
+ * a request (closing solved tickets, windows closing and content retention, settlement, the
+ * event log's retention, expiry of sessions and replay records, the token health checks) is a
+ * named task with its period here, claimed through its row in `background_tasks` so that each
+ * due run happens once across every instance, and visible to operators (`npm run cli -- tasks
+ * list`: last run, next run, failures). Deferred work that belongs to one change (a message's
+ * delivery, a webhook's retries) stays on the durable job queue (`job-queue.ts`), which
+ * schedules each item's own retries; the registry names it (`DeferredWork`) with the reason it
+ * is not periodic, so that `tasks list` shows every kind of background work.
  *
  * Claiming: one `UPDATE … SET next_run_at = now() + period WHERE name = … AND next_run_at <=
  * now()`; a second instance's update of the same row waits for the first to commit, re-checks
@@ -34,6 +36,20 @@ export interface BackgroundTask {
   run(): Promise<number>;
 }
 
+/**
+ * Background work that is not a periodic task: deferred per-item work with its own schedule (a
+ * job per message or delivery), or work that must run on every instance. Listed so that
+ * operators see all of it in one place.
+ */
+export interface DeferredWork {
+  /** Stable name, `<feature>.<what>` or the job queue's name: `webhook.deliver`. */
+  name: string;
+  /** Where it runs: `job queue`, `every instance`, `job queue maintenance`. */
+  runsOn: string;
+  /** What it does and why it is not a periodic task, in one sentence. */
+  reason: string;
+}
+
 /** A task's state, as `tasks list` shows it. */
 export interface BackgroundTaskStatus {
   name: string;
@@ -53,6 +69,8 @@ export interface BackgroundTaskStatus {
 export interface BackgroundWork {
   /** The registered tasks, in registration order. */
   readonly tasks: readonly BackgroundTask[];
+  /** The background work that is not periodic, in registration order. */
+  readonly deferred: readonly DeferredWork[];
   /** Start this instance's timer (idempotent): every `tickMs` it claims and runs due tasks. */
   start(): void;
   /** Stop the timer and wait for the runs in progress. */
@@ -92,6 +110,7 @@ export function createBackgroundWork(deps: {
   db: Database;
   logger: Logger;
   tasks: readonly BackgroundTask[];
+  deferred?: readonly DeferredWork[];
   instanceId: string;
   tickMs?: number;
 }): BackgroundWork {
@@ -156,6 +175,7 @@ export function createBackgroundWork(deps: {
 
   return {
     tasks: deps.tasks,
+    deferred: deps.deferred ?? [],
     tick,
     start() {
       if (timer || deps.tasks.length === 0) return;

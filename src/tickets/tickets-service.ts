@@ -12,10 +12,7 @@ import type { Principal } from '../accounts/principal.ts';
 import { createSecretScanner } from '../accounts/secret-scanner.ts';
 import type { Database } from '../db/client.ts';
 import { claimOrReplay, requestFingerprint } from '../idempotency/idempotency-keys.ts';
-import {
-  purgeExpiredIdempotencyKeys,
-  saveIdempotentResponse,
-} from '../idempotency/idempotency-repository.ts';
+import { saveIdempotentResponse } from '../idempotency/idempotency-repository.ts';
 import type { TICKET_PRIORITIES } from '../db/schema/support-tickets.ts';
 import { randomBase62 } from '../platform/crypto.ts';
 import type { Logger } from '../platform/logger.ts';
@@ -247,12 +244,6 @@ export function createTicketsService({
       );
       if (result.replayed) return result;
 
-      if (idempotencyKey !== undefined) {
-        // Housekeeping after commit: a failure here costs nothing but disk, so it is logged.
-        await purgeExpiredIdempotencyKeys(db, principal.portalId).catch((err: unknown) =>
-          logger.warn({ err, portalId: principal.portalId }, 'could not purge expired keys'),
-        );
-      }
       if (redaction.secretRedacted) {
         logRedaction(logger, {
           ticketId: result.body.data.id,

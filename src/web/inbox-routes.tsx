@@ -2,10 +2,12 @@
 /** @jsxImportSource preact */
 /**
  * `/inbox` for signed-in users: the portal's conversations, and `/inbox/{conversationId}` with
- * the thread and its reply box (opening it marks it read when messaging offers that). The two
- * panes alone, for `/assets/inbox.js`: `/inbox/fragments/list` and
- * `/inbox/{conversationId}/fragments/thread` (HTML fragments, no layout). A conversation of
- * another portal, or an id that is none, is a 404 page.
+ * the thread and its reply box. The two panes alone, for `/assets/inbox.js`:
+ * `/inbox/fragments/list` and `/inbox/{conversationId}/fragments/thread` (HTML fragments, no
+ * layout). Every GET only reads: marking an opened conversation read (when the portal's
+ * `autoMarkRead` is on) is the POST `/inbox/{conversationId}/read`, which the page's script sends
+ * once the thread is shown. A conversation of another portal, or an id that is none, is a 404
+ * page.
  *
  * @see docs/messaging.md "Inbox"
  */
@@ -13,14 +15,18 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { renderToString } from 'preact-render-to-string';
 import { Type, type Static } from 'typebox';
 import { sendNotFoundPage } from '../browser/error-pages.tsx';
+import { sendFormExpired } from '../browser/refusal-pages.tsx';
 import { sendPage } from '../browser/render.ts';
 import type { WebSession } from '../browser/session-store.ts';
+import { csrfOk } from '../browser/web-session.ts';
 import { MESSAGE_ID } from './inbox-compose.ts';
 import { quoteOf, replySource, replyView } from './inbox-reply.ts';
 import { windowWords, type InboxConversation } from './inbox-view.ts';
 import { ConversationsPane, InboxPage, ThreadPane } from './pages/inbox-page.tsx';
 import type { ReplyView } from './pages/inbox-reply.tsx';
 import { FormField, HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
+
+const ReadForm = Type.Object({ csrf: FormField(200) });
 
 /** Conversations per page of the list; messages per page of a thread. */
 export const LIST_SIZE = 30;
@@ -50,7 +56,10 @@ export async function conversationOf(
   return opts.inbox.conversation(portalId, id);
 }
 
-/** Mark the conversation read on opening; a failure is logged (by kind) and never shown. */
+/**
+ * Mark the opened conversation read, when the portal's `autoMarkRead` is on; a failure is logged
+ * (by kind) and never shown.
+ */
 async function markRead(
   opts: WebRoutesOptions,
   request: FastifyRequest,
@@ -92,7 +101,6 @@ export async function renderInbox(
 ): Promise<FastifyReply> {
   const now = new Date();
   const portalId = session.portalId;
-  if (open) await markRead(opts, request, portalId, open.conversation);
   const list = await opts.inbox.conversations(portalId, { limit: LIST_SIZE });
   let view = null;
   if (open) {
@@ -171,6 +179,29 @@ export async function inboxPages(app: FastifyInstance, opts: WebRoutesOptions): 
     },
   );
 
+  // The page's script posts this once it shows a thread with unread messages (its form is
+  // hidden): reads never write, so a prefetch or a link checker never marks a message read.
+  app.post<{ Params: Static<typeof Params>; Body: Static<typeof ReadForm> }>(
+    '/inbox/:conversationId/read',
+    {
+      schema: {
+        params: Params,
+        body: ReadForm,
+        response: { 302: Redirect, 303: Redirect, 400: HtmlPage, 403: HtmlPage, 404: HtmlPage },
+      },
+    },
+    async (request, reply) => {
+      const id = request.params.conversationId;
+      const session = await sessionOr(sessions, request, reply, `/inbox/${encodeURIComponent(id)}`);
+      if (!session) return reply;
+      if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      const c = await conversationOf(opts, session.portalId, id);
+      if (!c) return sendNotFoundPage(reply);
+      await markRead(opts, request, session.portalId, c);
+      return reply.redirect(`/inbox/${c.id}`, 303);
+    },
+  );
+
   app.get<{ Querystring: Static<typeof ListQuery> }>(
     '/inbox/fragments/list',
     { schema: { querystring: ListQuery, response: { 200: HtmlPage, 401: HtmlPage } } },
@@ -201,7 +232,6 @@ export async function inboxPages(app: FastifyInstance, opts: WebRoutesOptions): 
       if (!session) return reply.code(401).type('text/html; charset=utf-8').send('');
       const c = await conversationOf(opts, session.portalId, request.params.conversationId);
       if (!c) return sendNotFoundPage(reply);
-      await markRead(opts, request, session.portalId, c);
       const thread = await threadOf(opts, session.portalId, c, undefined);
       return sendFragment(
         reply,

@@ -1,8 +1,9 @@
 /**
  * The event log as a service: its reads (`GET /events`) and its retention sweep, which deletes
- * events older than `EVENTS_RETENTION_DAYS` with their deliveries, every few minutes on each
- * serving instance (the sweeps of several instances overlap harmlessly: a row is deleted once);
- * with the replays and the delivery history over it, for the webhooks service.
+ * events older than `EVENTS_RETENTION_DAYS` with their deliveries (the `webhooks.event-retention`
+ * background task runs it every `EVENT_SWEEP_INTERVAL_MS`, once across instances:
+ * src/background-tasks.ts); with the replays and the delivery history over it, for the webhooks
+ * service.
  *
  * @see docs/webhooks.md "The event log"
  */
@@ -42,11 +43,8 @@ export function createEventLog(deps: {
   log: Logger;
   /** Days events are kept. */
   retentionDays: number;
-  sweepIntervalMs?: number;
 }) {
   const { db } = deps;
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<unknown> | null = null;
   const sweepEvents = (now = new Date()) =>
     expireEvents(db, new Date(now.getTime() - deps.retentionDays * DAY_MS));
   return {
@@ -70,27 +68,8 @@ export function createEventLog(deps: {
       });
     },
 
-    /** Delete the events past the retention period. @returns how many. */
+    /** Delete the events past the retention period (at `now`). @returns how many. */
     sweepEvents,
-
-    /** Start this instance's periodic retention sweep (idempotent). */
-    startEventSweep() {
-      if (timer) return;
-      timer = setInterval(() => {
-        if (running) return;
-        running = sweepEvents()
-          .catch((err: unknown) => deps.log.warn({ err }, 'event log sweep failed'))
-          .finally(() => (running = null));
-      }, deps.sweepIntervalMs ?? EVENT_SWEEP_INTERVAL_MS);
-      timer.unref();
-    },
-
-    /** Stop it, waiting for a sweep in progress. */
-    async stopEventSweep() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await running;
-    },
   };
 }
 

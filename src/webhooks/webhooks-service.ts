@@ -353,15 +353,9 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     async startIfEndpoints(): Promise<void> {
       if (await repo.anyEndpoint(db)) await queue.start();
     },
-    /** Start this instance's delivery worker and event log sweep (main.ts; tests). */
-    startWorker: () =>
-      queue
-        .startWorker((job, context) => runAttempt(attemptDeps, job, context))
-        .then(() => reads.startEventSweep()),
-    /**
-     * Stop both: the attempts under way are aborted and stay queued (retried after a restart);
-     * waits for the sweep under way.
-     */
-    stopWorker: () => reads.stopEventSweep().then(() => queue.stopWorker()),
+    /** Start this instance's delivery worker (main.ts; tests). */
+    startWorker: () => queue.startWorker((job, context) => runAttempt(attemptDeps, job, context)),
+    /** Stop it: the attempts under way are aborted and stay queued (retried after a restart). */
+    stopWorker: () => queue.stopWorker(),
   };
 }

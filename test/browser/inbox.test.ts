@@ -6,13 +6,15 @@
  * photo arrives the same way and shows inline through the page's media route. The reply typed in
  * the inbox reaches the sandbox phone; then a quoted reply, reply buttons (shown disabled), a
  * reaction on the person's message and a PDF attached (uploaded, sent as a document, shown as
- * its file name). At 1280 px and at 390 px (list and thread as two views, the list form open):
+ * its file name). With the portal's `autoMarkRead` on, opening the conversation marks it read (the
+ * page's script posts it; the GET itself writes nothing). At 1280 px and at 390 px (list and thread as two views, the list form open):
  * no horizontal overflow, no axe-core violation of impact serious or critical, no CSP violation.
  * Screenshots land in test-output/screenshots/inbox-*.png.
  */
 import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, test } from 'node:test';
+import { sql } from 'drizzle-orm';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { buildTestApp } from '../helpers/app.ts';
@@ -25,6 +27,7 @@ import {
   VIEWPORTS,
 } from '../helpers/browser.ts';
 import { connectPortal, startTestProvider } from '../helpers/provider.ts';
+import { queryRows } from '../helpers/sql.ts';
 import { backends } from '../helpers/storage.ts';
 import { portalWithPassword, TEST_PASSWORD } from '../helpers/web.ts';
 import { deadline } from '../helpers/deadlines.ts';
@@ -52,6 +55,12 @@ for (const backend of backends())
       const portal = await portalWithPassword(services);
       const portalId = await services.accounts.portalIdFor(portal.portalCode);
       await connectPortal(services, provider, { portalId, userId: portal.userId });
+      await queryRows(
+        services.storage,
+        sql`insert into messaging_settings (portal_id, opt_out_keywords, opt_in_keywords,
+            auto_mark_read)
+          values (${portalId}, array['STOP'], array['START'], true)`,
+      );
       await services.messaging.start();
       await services.messaging.startWorkers();
       await services.messaging.addCredit({
@@ -120,6 +129,18 @@ for (const backend of backends())
       const conversationUrl = page.url();
       assert.match((await page.textContent('[data-testid=thread]')) ?? '', /hello/);
       await live(page);
+      // Opened with autoMarkRead on: the script posts the mark; the phone shows "hello" read
+      // and the list, reloaded, shows nothing unread.
+      const readBy = Date.now() + deadline(10_000);
+      const helloRead = () =>
+        provider.sandbox.cloud.messages.find((m) => m.waId === PERSON && m.readAt !== undefined);
+      while (!helloRead() && Date.now() < readBy) await delay(100);
+      assert.ok(helloRead(), 'opening the conversation sent the read receipt');
+      await page.waitForFunction(
+        () => !/unread/.test(document.getElementById('inbox-list')?.textContent ?? 'unread'),
+        undefined,
+        { timeout: deadline(10_000) },
+      );
 
       // With the thread open, a photo arrives the same way and shows inline.
       sentAt = await writeIn({ message: { type: 'image', image: { caption: 'the parcel' } } });

@@ -174,6 +174,8 @@ for (const backend of backends()) {
         cloud: { sendAnswerDelayMs: 5_000, statusDelaysMs: [600_000, 600_000, 600_000] },
         env: { PROVIDER_TIMEOUT_MS: '300', MESSAGING_SEND_CONFIRM_S: '2' },
       });
+      // The settlement sweep is a background task (src/background-tasks.ts).
+      s.services.background.start();
       const id = (await s.send(hello('+16505559101', s.numbers[0]!))).json().data.id as string;
       await eventually(async () => (await s.message(id)).status === 'failed', 'the message fails');
       assert.deepEqual((await s.message(id)).error, {
@@ -195,6 +197,7 @@ for (const backend of backends()) {
         cloud: { statusDelaysMs: [600_000, 600_000, 600_000] },
         env: { MESSAGING_STATUS_WAIT_S: '2' },
       });
+      s.services.background.start();
       const id = (await s.send(hello('+16505559102', s.numbers[0]!))).json().data.id as string;
       await eventually(
         async () => (await s.message(id)).providerMessageId !== null,
@@ -248,7 +251,7 @@ for (const backend of backends()) {
 
       // A portal that never sends again: the settlement sweep returns the block.
       const second = await deadBlock();
-      await s.services.messaging.startWorkers();
+      s.services.background.start();
       await eventually(async () => !(await blockExists(second)), 'the sweep settles the block');
       // Nothing lost: what is not reserved for the one message (or captured by it) is free.
       const credit = await s.services.messaging.credit({ portalId: s.portalId });

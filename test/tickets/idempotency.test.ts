@@ -146,12 +146,13 @@ for (const backend of backends()) {
       const replay = await post(app, token, 'old', { subject: 'Second', description: 'd' });
       assert.equal(replay.json().data.id, reused.json().data.id);
 
-      // Expired keys are purged when the portal next creates with a key.
+      // Expired keys are deleted by the `idempotency.expire` background task; live ones stay.
       await post(app, token, 'will-expire', { subject: 'Third', description: 'd' });
       await services.storage.db.execute(
         sql`update idempotency_keys set expires_at = now() - interval '1 second' where key = 'will-expire'`,
       );
       await post(app, token, 'fresh', { subject: 'Fourth', description: 'd' });
+      assert.equal(await services.background.runNow('idempotency.expire'), 1);
       const keys = await services.storage.db
         .select({ key: idempotencyKeys.key })
         .from(idempotencyKeys)

@@ -1,9 +1,10 @@
 /**
  * The settlement sweep: ends the queued messages the provider's status webhooks never settled,
  * and returns the escrow blocks of credit no instance settled (docs/messaging.md "Retries and failures",
- * "Statuses"; docs/decisions/0034-delivery-idempotency.md). Every instance runs it
- * every few seconds; each run is a few set-based statements, its rows taken with
- * `FOR UPDATE SKIP LOCKED` so instances share the work and never wait for each other.
+ * "Statuses"; docs/decisions/0034-delivery-idempotency.md). The `messaging.settlement`
+ * background task runs it every `settlementPeriodMs` (src/background-tasks.ts), once across
+ * instances; each run is a few set-based statements, its rows taken with `FOR UPDATE SKIP
+ * LOCKED`, so a run that overlaps a slow earlier one shares the work rather than waits.
  *
  * - A send attempt with no outcome (no wamid; its worker died or no answer came,
  *   delivery-worker.ts) older than `confirmS`: the provider never sent its status webhook, which
@@ -46,6 +47,20 @@ export const NO_STATUS_ERROR = {
 } as const;
 
 export const SETTLEMENT_ACTOR = 'system:delivery-settlement';
+
+/**
+ * The sweep's period: a quarter of the shorter wait, between 1 s and 60 s, so a message fails
+ * at most a quarter of its wait (and at most a minute) after the wait ends.
+ *
+ * @param waits.confirmS `MESSAGING_SEND_CONFIRM_S`; `waits.statusWaitS` `MESSAGING_STATUS_WAIT_S`.
+ * @returns milliseconds.
+ */
+export function settlementPeriodMs(waits: { confirmS: number; statusWaitS: number }): number {
+  return Math.min(
+    60_000,
+    Math.max(1_000, (Math.min(waits.confirmS, waits.statusWaitS) * 1000) / 4),
+  );
+}
 
 /** Messages one statement settles at most (the next run takes the rest). */
 const BATCH = 500;

@@ -79,10 +79,17 @@ export interface MessagingRuntime extends MessagingService {
   /** Start the job queue and create the delivery queues; sends need it. Idempotent. */
   start(): Promise<void>;
   /**
-   * Start this instance's delivery workers, settlement sweep and the sweep of status batches
-   * other instances left (after `start`).
+   * Start this instance's delivery workers and the sweep of status batches other instances left
+   * (after `start`).
    */
   startWorkers(): Promise<void>;
+  /**
+   * One run of the settlement sweep now (delivery-settlement.ts): the `messaging.settlement`
+   * background task (src/background-tasks.ts).
+   *
+   * @returns how many messages it failed and escrow blocks it settled.
+   */
+  settle(): Promise<{ messages: number; blocks: number }>;
   /**
    * Stop this instance's workers, aborting their provider calls (the batches in hand end
    * before the job queue stops: `JobQueue.stop` waits for them), and settle this instance's
@@ -119,23 +126,19 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
     logger,
     threshold: deps.eventSteps?.creditLowThreshold?.bind(deps.eventSteps),
   });
-  const settlement = settlementSweep(
-    {
-      db,
-      confirmS: deps.settlement.MESSAGING_SEND_CONFIRM_S,
-      statusWaitS: deps.settlement.MESSAGING_STATUS_WAIT_S,
-      failed: (tx, row, error) =>
-        deps.eventSteps?.statusChanged(tx, row.portalId, {
-          messageId: row.id,
-          providerMessageId: row.providerMessageId,
-          status: 'failed',
-          occurredAt: (row.failedAt ?? now()).toISOString(),
-          error,
-        }) ?? Promise.resolve(),
-    },
-    now,
-    logger,
-  );
+  const settlement: SettlementDeps = {
+    db,
+    confirmS: deps.settlement.MESSAGING_SEND_CONFIRM_S,
+    statusWaitS: deps.settlement.MESSAGING_STATUS_WAIT_S,
+    failed: (tx, row, error) =>
+      deps.eventSteps?.statusChanged(tx, row.portalId, {
+        messageId: row.id,
+        providerMessageId: row.providerMessageId,
+        status: 'failed',
+        occurredAt: (row.failedAt ?? now()).toISOString(),
+        error,
+      }) ?? Promise.resolve(),
+  };
   const applyStatuses = statusBatchApplier({ db, logger, eventSteps: deps.eventSteps });
   const statusQueue = createStatusQueue({
     jobs: deps.jobs,
@@ -221,12 +224,11 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
     async startWorkers() {
       await queue.work((jobs) => worker.handle(jobs));
       await queue.workDeadLetters((jobs) => failUndelivered(db, jobs));
-      settlement.start();
       statusQueue.startSweep();
     },
+    settle: () => settleDeliveries(settlement, now()),
     async stop() {
       worker.abort();
-      await settlement.stop();
       await statusQueue.stop();
       await queue.stopWorkers();
       // The sends have ended (the app closed first): this instance's credit blocks go back.
@@ -234,46 +236,6 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
     },
     waitingJobs: () => queue.waiting(),
     statusesApplied: () => statusQueue.idle(),
-  };
-}
-
-/**
- * The settlement sweep on a timer (delivery-settlement.ts): every quarter of the shorter wait,
- * between 0.25 s and 60 s; one run at a time; a failed run is logged and the next tries again.
- */
-function settlementSweep(deps: SettlementDeps, now: () => Date, logger: Logger) {
-  const log = logger.child({ component: 'delivery-settlement' });
-  const everyMs = Math.min(
-    60_000,
-    Math.max(250, (Math.min(deps.confirmS, deps.statusWaitS) * 1000) / 4),
-  );
-  let timer: NodeJS.Timeout | null = null;
-  let running: Promise<void> | null = null;
-  return {
-    start() {
-      if (timer) return;
-      timer = setInterval(() => {
-        running ??= settleDeliveries(deps, now())
-          .then(
-            (settled) => {
-              if (settled.messages > 0 || settled.blocks > 0)
-                log.info(settled, 'unsettled messages failed and stale credit blocks settled');
-            },
-            (err: unknown) =>
-              log.warn(
-                { error: err instanceof Error ? err.name : typeof err },
-                'settlement failed',
-              ),
-          )
-          .finally(() => (running = null));
-      }, everyMs);
-      timer.unref();
-    },
-    async stop() {
-      if (timer) clearInterval(timer);
-      timer = null;
-      await running;
-    },
   };
 }
 

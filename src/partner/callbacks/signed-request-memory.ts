@@ -37,8 +37,6 @@ export async function claimSignedRequest(
   request: VerifiedSignedRequest,
   maxAgeS: number,
 ): Promise<{ first: true } | { first: false; confirmationCode: string | null }> {
-  // Housekeeping first: a stale request would be refused before reaching here anyway.
-  await q.delete(processedSignedRequests).where(lt(processedSignedRequests.expiresAt, new Date()));
   const claimed = await q
     .insert(processedSignedRequests)
     .values({
@@ -86,4 +84,20 @@ function whereRequest(callback: ProviderCallback, fingerprint: string) {
     eq(processedSignedRequests.callback, callback),
     eq(processedSignedRequests.fingerprint, fingerprint),
   );
+}
+
+/**
+ * Delete the records past their `expires_at`: the `partner.signed-requests-expire` background
+ * task (src/background-tasks.ts). A request whose record expired is refused as stale before it
+ * is claimed, so the deletion only frees storage.
+ *
+ * @returns how many were deleted.
+ * @see docs/architecture.md "jobs/"
+ */
+export async function expireSignedRequests(db: Database, now = new Date()): Promise<number> {
+  const gone = await db
+    .delete(processedSignedRequests)
+    .where(lt(processedSignedRequests.expiresAt, now))
+    .returning({ fingerprint: processedSignedRequests.fingerprint });
+  return gone.length;
 }

@@ -202,6 +202,12 @@ export function ThreadPane(p: {
         </Badge>
       </div>
       {c.name && <p class="muted thread-phone">{c.phone}</p>}
+      {c.unreadCount > 0 && (
+        // Sent by /assets/inbox.js once the thread is shown (a GET never marks read).
+        <form method="post" action={`/inbox/${c.id}/read`} data-mark-read hidden>
+          <input type="hidden" name="csrf" value={p.csrfToken} />
+        </form>
+      )}
       {p.olderHref && (
         <p>
           <a href={p.olderHref}>Older messages</a>
