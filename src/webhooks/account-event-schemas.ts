@@ -137,7 +137,7 @@ export const ACCOUNT_EVENT_SCHEMAS = {
     },
     {
       description:
-        "The provider moved a template to another category, or will on `effectiveAt`; sends of it are priced at the new category from then.",
+        'The provider moved a template to another category, or will on `effectiveAt`; sends of it are priced at the new category from then.',
       examples: [
         {
           templateId: '5938271',
@@ -195,7 +195,8 @@ export const ACCOUNT_EVENT_SCHEMAS = {
           wabaId: '102034567801',
           event: 'INCREASED_CAPABILITIES_ELIGIBILITY_DEFERRED',
           severity: 'warning',
-          summary: 'Additional verification is required for your business (INCREASED_CAPABILITIES_ELIGIBILITY_DEFERRED, ACTIVE).',
+          summary:
+            'Additional verification is required for your business (INCREASED_CAPABILITIES_ELIGIBILITY_DEFERRED, ACTIVE).',
           entityType: 'BUSINESS',
           entityId: '506914307656634',
           status: 'ACTIVE',

@@ -45,7 +45,7 @@ describe('sandbox: messaging limit and account standing', () => {
     const set = await p.sandbox.cloud.businessCapability(wabaId, 'TIER_UNLIMITED');
     assert.ok(set.ok);
     assert.deepEqual(
-      (await list()).map((n) => n.whatsapp_business_manager_messaging_limit),
+      (await list()).map((n) => String(n.whatsapp_business_manager_messaging_limit)),
       ['TIER_UNLIMITED', 'TIER_UNLIMITED'],
     );
     assert.deepEqual(changesOf(hooks, 'business_capability_update')[0]!.value, {

@@ -225,7 +225,10 @@ export function createAccountSignalSink(deps: {
       const number =
         event.displayPhoneNumber === undefined
           ? undefined
-          : numberOf(portalId, { wabaId: event.wabaId, displayPhoneNumber: event.displayPhoneNumber });
+          : numberOf(portalId, {
+              wabaId: event.wabaId,
+              displayPhoneNumber: event.displayPhoneNumber,
+            });
       invalidate(portalId);
       const summary = standingSummary(event, shown);
       const expiresAt = event.expiresAt ?? null;
@@ -256,7 +259,7 @@ export function createAccountSignalSink(deps: {
                 ...event.details,
                 ...(expiresAt && { expiresAt: expiresAt.toISOString() }),
               };
-        await steps?.accountStanding(tx, portalId, { type, data } as StandingEventData);
+        await steps?.accountStanding(tx, portalId, { type, data });
       });
     },
   };

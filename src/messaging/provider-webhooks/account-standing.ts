@@ -113,7 +113,10 @@ export async function categoryAt(
     .select({ category: templateCategories.category, effectiveAt: templateCategories.effectiveAt })
     .from(templateCategories)
     .where(
-      and(eq(templateCategories.portalId, portalId), eq(templateCategories.templateId, template.id)),
+      and(
+        eq(templateCategories.portalId, portalId),
+        eq(templateCategories.templateId, template.id),
+      ),
     );
   if (!row || row.effectiveAt > now) return template.category;
   return row.category as TemplateCategory;

@@ -7,7 +7,8 @@
  */
 import type { AccountStandingEvent } from '../../partner/partner-service.ts';
 
-const str = (v: unknown) => (typeof v === 'string' ? v : v === null ? null : String(v));
+const str = (v: unknown) =>
+  typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : null;
 
 /** A limit in words: null is unlimited. */
 const limitWords = (v: unknown) =>

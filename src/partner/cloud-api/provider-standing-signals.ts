@@ -46,9 +46,7 @@ const Seconds = Type.Union([
   Type.Integer({ minimum: 0 }),
   Type.String({ pattern: '^[0-9]{1,12}$' }),
 ]);
-const Category = Type.Union(
-  ['MARKETING', 'UTILITY', 'AUTHENTICATION'].map((c) => Type.Literal(c)),
-);
+const Category = Type.Union(['MARKETING', 'UTILITY', 'AUTHENTICATION'].map((c) => Type.Literal(c)));
 const CategoryValue = Type.Object({
   message_template_id: Id,
   message_template_name: Word(512),
@@ -122,8 +120,7 @@ const digits = (n: string) => n.replace(/[^0-9]/g, '');
 /** Unix seconds (number or digits) or an ISO time as a Date; undefined when neither. */
 function instant(v: string | number | undefined): Date | undefined {
   if (v === undefined) return undefined;
-  const d =
-    typeof v === 'number' || /^[0-9]+$/.test(v) ? new Date(Number(v) * 1000) : new Date(v);
+  const d = typeof v === 'number' || /^[0-9]+$/.test(v) ? new Date(Number(v) * 1000) : new Date(v);
   return Number.isNaN(d.getTime()) ? undefined : d;
 }
 
@@ -292,7 +289,8 @@ export function parseStandingSignal(
         details: {
           decision: value.decision,
           requestedVerifiedName: value.requested_verified_name ?? null,
-          rejectionReason: reason === undefined || reason === null || reason === 'NONE' ? null : reason,
+          rejectionReason:
+            reason === undefined || reason === null || reason === 'NONE' ? null : reason,
         },
       });
     }

@@ -194,10 +194,7 @@ export interface UserPreferenceEvent {
 export interface AccountStandingEvent {
   wabaId: string;
   field:
-    | 'account_alerts'
-    | 'account_update'
-    | 'business_capability_update'
-    | 'phone_number_name_update';
+    'account_alerts' | 'account_update' | 'business_capability_update' | 'phone_number_name_update';
   /** The provider's word: the alert type, the `account_update` event, the name decision, … */
   event: string;
   severity: 'critical' | 'warning' | 'info';
