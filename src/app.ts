@@ -48,6 +48,7 @@ import type { Services } from './services.ts';
 import { ticketsRoutes } from './tickets/tickets-routes.ts';
 import { eventsRoutes } from './webhooks/events-routes.ts';
 import { webRoutes } from './web/web-routes.tsx';
+import { signalsInForce } from './messaging/provider-webhooks/account-standing.ts';
 import {
   changeMessagingSettings,
   messagingSettings,
@@ -226,6 +227,7 @@ async function registerPages(
     contacts: services.contacts,
     messaging: {
       provider: services.messagingProvider,
+      accountSignals: (portalId) => signalsInForce(services.storage.db, portalId),
       templates: services.templates,
       drafts: services.drafts,
       log: services.messaging,

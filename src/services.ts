@@ -373,5 +373,8 @@ function messagingEventSteps(
     creditLowThreshold: (portalId) => webhooks.creditLowThreshold(portalId),
     phoneNumberQualityUpdated: steps.phoneNumberQualityUpdated,
     templateQualityUpdated: (tx, portalId, e) => steps.templateStatusUpdated(tx, portalId, e),
+    templateCategoryChanged: steps.templateCategoryChanged,
+    marketingPreferenceChanged: steps.marketingPreferenceChanged,
+    accountStanding: steps.accountStanding,
   };
 }

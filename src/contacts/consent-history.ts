@@ -1,6 +1,7 @@
 /**
  * The history of a contact's WhatsApp consent (`consent_changes`): every change of
- * `consent_whatsapp`, whatever wrote it (the API, an import, a page, the provider, a keyword the
+ * `consent_whatsapp` (scope `whatsapp`), and the person's own stops and resumes of marketing
+ * messages from a business number (scope `marketing`, marketing-preferences.ts), whatever wrote it (the API, an import, a page, the provider, a keyword the
  * person sent), recorded in the transaction of the change with the state before and after, the
  * source and, for a keyword, the inbound message. A contact created with a consent other than
  * `unknown` records the change from `unknown`. Read newest first on `GET /crm/contacts/{id}`
@@ -30,6 +31,9 @@ export interface ConsentChange {
   source: ConsentChangeRow['source'];
   /** The inbound message (`msg_…`) whose keyword made the change. */
   messageId?: string | null | undefined;
+  /** `marketing`: the person's stop or resume of marketing from `phoneNumberId`. */
+  scope?: ConsentChangeRow['scope'] | undefined;
+  phoneNumberId?: string | undefined;
   /** When; by default the transaction's time. */
   at?: Date | undefined;
 }
@@ -48,6 +52,8 @@ export async function recordConsentChanges(
       toState: c.to,
       source: c.source,
       messageId: c.messageId ?? null,
+      scope: c.scope ?? 'whatsapp',
+      phoneNumberId: c.phoneNumberId ?? null,
       ...(c.at && { occurredAt: c.at }),
     }));
   if (rows.length > 0) await tx.insert(consentChanges).values(rows);
@@ -74,6 +80,8 @@ export function toConsentChange(row: ConsentChangeRow): ApiConsentChange {
     from: row.fromState,
     to: row.toState,
     source: row.source,
+    scope: row.scope,
+    phoneNumberId: row.phoneNumberId,
     messageId: row.messageId,
     at: row.occurredAt.toISOString(),
   };

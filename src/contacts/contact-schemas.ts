@@ -6,7 +6,7 @@
  * @see docs/reference/external-api.md "The capability areas"
  */
 import { Type, type Static, type TSchema } from 'typebox';
-import { CONSENT_SOURCES, CONSENT_STATES } from '../db/schema/contacts.ts';
+import { CONSENT_SCOPES, CONSENT_SOURCES, CONSENT_STATES } from '../db/schema/contacts.ts';
 import { Envelope, Iso, Nullable, Page } from '../api-kit/schema-kit.ts';
 import { NO_CONTROL_PATTERN } from '../platform/plain-text.ts';
 import { PHONE_INPUT_MAX } from './phone.ts';
@@ -208,8 +208,18 @@ export const ConsentChangeSchema = Type.Object(
     from: ConsentStateSchema,
     to: ConsentStateSchema,
     source: Type.Enum(CONSENT_SOURCES, {
-      description: 'Who changed it: api, import, web, provider, keyword (the person wrote one).',
+      description:
+        'Who changed it: api, import, web, provider (for `marketing`: the person in WhatsApp), ' +
+        'keyword (the person wrote one).',
     }),
+    scope: Type.Enum(CONSENT_SCOPES, {
+      description:
+        'What it covers: `whatsapp` (every message: `consentWhatsapp`) or `marketing` (marketing ' +
+        'templates from `phoneNumberId`: the person stopped or resumed them in WhatsApp).',
+    }),
+    phoneNumberId: Nullable(
+      Type.String({ description: 'For `marketing`: the business number it applies to.' }),
+    ),
     messageId: Nullable(Type.String({ description: 'The inbound message of the keyword.' })),
     at: Iso('When.'),
   },

@@ -18,3 +18,4 @@ export {
 export type { ErasureStep } from './contacts-service.ts';
 export { normalisePhone, PHONE_INPUT_MAX } from './phone.ts';
 export { setConsent, type OptedOutStep } from './consent-steps.ts';
+export { recordMarketingPreference, stoppedMarketing } from './marketing-preferences.ts';

@@ -44,7 +44,7 @@ export interface MessagingService {
    * @returns 202 and the queued message, or the stored first response with `replayed: true`.
    * @throws AppError `invalid_request` (bad phone, missing text/template, unknown `from`, `from`
    *   needed), `not_found` (unknown `contactId`), `not_connected` (409),
-   *   `recipient_opted_out` (422), `outside_service_window` (422), `template_not_approved`
+   *   `recipient_opted_out` (422), `outside_service_window` (422), `template_not_approved`, `marketing_stopped`
    *   (422), `insufficient_credit` (402), `idempotency_conflict` (409), `provider_error` (502),
    *   `provider_timeout` (504).
    */

@@ -57,6 +57,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
     'or the number not registered); the message says what is missing. Retry the onboarding on ' +
     '/settings; GET /messaging/numbers shows each number’s `onboarding`.',
   recipient_opted_out: 'The contact opted out of WhatsApp messages (consent `opted_out`).',
+  marketing_stopped:
+    'The person stopped marketing messages from the sender number in WhatsApp (a marketing template).',
   outside_service_window:
     'Free text needs an inbound message from the recipient in the last 24 hours; send an ' +
     'approved template instead.',

@@ -32,6 +32,8 @@ export const ERROR_STATUS = {
   /** A body that is not JSON (not multipart, for an upload); an upload of a type not sent. */
   unsupported_media_type: 415,
   recipient_opted_out: 422,
+  /** The person stopped marketing messages from the sender number (a marketing template). */
+  marketing_stopped: 422,
   outside_service_window: 422,
   template_not_approved: 422,
   /** A template's parameters do not fit its definition (kinds, counts, media). */

@@ -23,6 +23,7 @@
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
  */
+import { stoppedMarketing } from './cloud-standing.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
@@ -75,6 +76,12 @@ const UNREGISTERED: GraphFault = {
 /** The Cloud API codes a send accepted at once may still fail with (its `failed` status). */
 const RE_ENGAGEMENT = 131047;
 const UNDELIVERABLE = 131026;
+/**
+ * The person stopped marketing messages from the number (`user_preferences`, cloud-standing.ts).
+ *
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/support/error-codes
+ */
+const MARKETING_STOPPED = 131050;
 
 /** The content checks of a send; a fault to answer, or the template it renders. */
 function check(
@@ -166,12 +173,14 @@ export async function cloudMessageRoutes(
       const type = body.type ?? 'text';
       state.cloud.countSend(body.biz_opaque_callback_data);
       const now = state.now();
+      const category = checked.template?.definition.category.toLowerCase() ?? 'service';
       const failure = waId.endsWith('0000')
         ? UNDELIVERABLE
         : type !== 'template' && !state.cloud.inWindow(phoneNumberId, waId, now)
           ? RE_ENGAGEMENT
-          : undefined;
-      const category = checked.template?.definition.category.toLowerCase() ?? 'service';
+          : category === 'marketing' && stoppedMarketing(state, phoneNumberId, waId)
+            ? MARKETING_STOPPED
+            : undefined;
       const message: PhoneMessage = {
         wamid: newWamid(),
         direction: 'received',

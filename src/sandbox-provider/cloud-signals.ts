@@ -13,7 +13,11 @@
  *   "NONE"}`. The templates listing then reports the new `quality_score` / `status`.
  * - the account → `account_update` `{event: "ACCOUNT_VIOLATION", violation_info:
  *   {violation_type}}` or `{event: "ACCOUNT_RESTRICTION", restriction_info: [{restriction_type:
- *   "RESTRICTED_BIZ_INITIATED_MESSAGING", expiration}]}` (Unix seconds, 24 hours on).
+ *   "RESTRICTED_BIZ_INITIATED_MESSAGING", expiration}]}` (Unix seconds, 24 hours on), or
+ *   `{event: "DISABLED_UPDATE", ban_info: {waba_ban_state: "SCHEDULE_FOR_DISABLE",
+ *   waba_ban_date}}` (a week on).
+ * - the rest of the account's standing (template categories, marketing preferences, alerts,
+ *   capabilities, display names) → cloud-standing.ts.
  *
  * @see https://developers.facebook.com/docs/whatsapp/business-management-api/webhooks/components
  * @see https://developers.facebook.com/docs/whatsapp/messaging-limits
@@ -31,21 +35,35 @@ import type { SandboxState } from './sandbox-state.ts';
 
 export const QUALITY_RATINGS = ['GREEN', 'YELLOW', 'RED'] as const;
 /** The messaging limit tiers, lowest first. */
-export const TIERS = ['TIER_50', 'TIER_250', 'TIER_1K', 'TIER_10K', 'TIER_100K', 'TIER_UNLIMITED'];
+export const TIERS = ['TIER_250', 'TIER_2K', 'TIER_10K', 'TIER_100K', 'TIER_UNLIMITED'];
 
 export type Deliveries = { appId: string; status: DeliveryStatus }[];
 export type SignalOutcome = { ok: true; deliveries: Deliveries } | { ok: false; reason: string };
 
-/** A phone number's quality rating and tier as Graph reports them now. */
+/**
+ * A phone number's quality rating and messaging limit as Graph reports them now: the limit is
+ * its business portfolio's (`whatsapp_business_manager_messaging_limit`), which the deprecated
+ * `messaging_limit_tier` still answers, as the provider keeps both.
+ *
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/messaging-limits
+ */
 export function currentNumber(state: SandboxState, phoneNumberId: string) {
-  return { ...describePhoneNumber(phoneNumberId), ...state.cloud.numberSignals.get(phoneNumberId) };
+  const limit = state.cloud.portfolioLimits.get(wabaOfPhoneNumber(phoneNumberId) ?? '');
+  return {
+    ...describePhoneNumber(phoneNumberId),
+    ...state.cloud.numberSignals.get(phoneNumberId),
+    ...(limit !== undefined && {
+      messaging_limit_tier: limit,
+      whatsapp_business_manager_messaging_limit: limit,
+    }),
+  };
 }
 
 /** A template's quality score as Graph reports it (UNKNOWN until rated). */
 export const qualityOf = (t: SandboxTemplate): QualityRating => t.quality ?? 'UNKNOWN';
 
 /** POST `field` with `value` about `wabaId` to every app of the WABA; their answers. */
-async function tell(state: SandboxState, wabaId: string, field: string, value: unknown) {
+export async function tell(state: SandboxState, wabaId: string, field: string, value: unknown) {
   const notification = wabaNotification(wabaId, field, value, state.now());
   return Promise.all(
     appsOfWaba(state, wabaId).map(async (appId) => ({
@@ -73,7 +91,7 @@ export async function changeNumber(
     signals.quality_rating = change.quality_rating;
     state.cloud.numberSignals.set(phoneNumberId, { ...signals });
     const event = change.quality_rating === 'GREEN' ? 'UNFLAGGED' : 'FLAGGED';
-    const current_limit = signals.messaging_limit_tier ?? before.messaging_limit_tier;
+    const current_limit = before.messaging_limit_tier;
     deliveries.push(
       ...(await tell(state, wabaId, 'phone_number_quality_update', {
         ...base,
@@ -83,14 +101,15 @@ export async function changeNumber(
     );
   }
   if (tier !== undefined && tier !== before.messaging_limit_tier) {
-    signals.messaging_limit_tier = tier;
-    state.cloud.numberSignals.set(phoneNumberId, { ...signals });
+    // The portfolio's: every number of the WABA reports it from now on.
+    state.cloud.portfolioLimits.set(wabaId, tier);
     const up = TIERS.indexOf(tier) > TIERS.indexOf(before.messaging_limit_tier);
     const value = {
       ...base,
       event: up ? 'UPGRADE' : 'DOWNGRADE',
       old_limit: before.messaging_limit_tier,
       current_limit: tier,
+      max_daily_conversations_per_business: tier,
     };
     deliveries.push(...(await tell(state, wabaId, 'phone_number_quality_update', value)));
   }
@@ -144,6 +163,7 @@ export async function changeTemplate(
 export const ACCOUNT_EVENTS = [
   'ACCOUNT_VIOLATION',
   'ACCOUNT_RESTRICTION',
+  'DISABLED_UPDATE',
   'PARTNER_ADDED',
 ] as const;
 
@@ -164,14 +184,22 @@ export async function accountUpdate(
       ? { event, waba_info: { waba_id: wabaId, owner_business_id: `9${wabaId.slice(4)}` } }
       : event === 'ACCOUNT_VIOLATION'
         ? { event, violation_info: { violation_type: 'SCAM' } }
-        : {
-            event,
-            restriction_info: [
-              {
-                restriction_type: 'RESTRICTED_BIZ_INITIATED_MESSAGING',
-                expiration: Math.floor(state.now() / 1000) + 24 * 3600,
+        : event === 'DISABLED_UPDATE'
+          ? {
+              event,
+              ban_info: {
+                waba_ban_state: 'SCHEDULE_FOR_DISABLE',
+                waba_ban_date: new Date(state.now() + 7 * 86_400_000).toISOString().slice(0, 10),
               },
-            ],
-          };
+            }
+          : {
+              event,
+              restriction_info: [
+                {
+                  restriction_type: 'RESTRICTED_BIZ_INITIATED_MESSAGING',
+                  expiration: Math.floor(state.now() / 1000) + 24 * 3600,
+                },
+              ],
+            };
   return { ok: true, deliveries: await tell(state, wabaId, 'account_update', value) };
 }

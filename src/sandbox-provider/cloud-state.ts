@@ -56,7 +56,6 @@ export type QualityRating = 'GREEN' | 'YELLOW' | 'RED' | 'UNKNOWN';
 /** What the account signals changed on a phone number (over `describePhoneNumber`). */
 export interface NumberSignals {
   quality_rating?: QualityRating;
-  messaging_limit_tier?: string;
 }
 
 /** A message in the sandbox phone: sent by a business to a recipient, or written in. */
@@ -144,6 +143,14 @@ export function wabaOfPhoneNumber(phoneNumberId: string): string | undefined {
   return /[12]$/.test(phoneNumberId) && isSandboxWaba(waba) ? waba : undefined;
 }
 
+/**
+ * A new business portfolio's messaging limit once it completed a scaling path: 2,000 people a
+ * day (the sandbox's WABAs start there).
+ *
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/messaging-limits
+ */
+export const DEFAULT_LIMIT = 'TIER_2K';
+
 /** A sandbox phone number as Graph describes it (stable, derived from the ids). */
 export function describePhoneNumber(phoneNumberId: string) {
   const waba = wabaOfPhoneNumber(phoneNumberId) ?? '';
@@ -156,7 +163,9 @@ export function describePhoneNumber(phoneNumberId: string) {
     digits: `155501${k}${line}`,
     verified_name: `Sandbox Business ${k}`,
     quality_rating: 'GREEN',
-    messaging_limit_tier: 'TIER_1K',
+    /** Deprecated by the provider (its per-number field); answered as the portfolio's limit. */
+    messaging_limit_tier: DEFAULT_LIMIT,
+    whatsapp_business_manager_messaging_limit: DEFAULT_LIMIT,
     code_verification_status: 'VERIFIED',
     platform_type: 'CLOUD_API',
     throughput: { level: 'STANDARD' },
@@ -192,6 +201,13 @@ export class CloudState {
   readonly media = new MediaStore();
   /** The account signals' changes per phone number id (cloud-signals.ts). */
   readonly numberSignals = new Map<string, NumberSignals>();
+  /**
+   * The messaging limit of each business portfolio, by WABA id (the sandbox's portfolio holds
+   * one WABA): shared by the WABA's numbers; {@link DEFAULT_LIMIT} until changed.
+   */
+  readonly portfolioLimits = new Map<string, string>();
+  /** The people who stopped marketing messages, as `{phoneNumberId}:{waId}` (cloud-standing.ts). */
+  readonly marketingStopped = new Set<string>();
   /** Last inbound per `{phoneNumberId}:{waId}`, ms on the sandbox clock. */
   readonly lastInbound = new Map<string, number>();
   /** The open conversation per `{phoneNumberId}:{waId}:{category}`. */

@@ -21,6 +21,11 @@ import type { SandboxState } from './sandbox-state.ts';
 /** The failures a sent message may end in, by Cloud API code. */
 const FAILURES: Record<number, { title: string; details: string }> = {
   131026: { title: 'Message undeliverable', details: 'Message Undeliverable.' },
+  131050: {
+    title: 'Unable to deliver the message',
+    details:
+      'This recipient has chosen to stop receiving marketing messages on WhatsApp from your business.',
+  },
   131047: {
     title: 'Re-engagement message',
     details:

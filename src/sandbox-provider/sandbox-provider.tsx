@@ -55,6 +55,14 @@ import type { CloudOptions, PhoneMessage, SandboxTemplate } from './cloud-state.
 import { cloudTemplateRoutes } from './cloud-templates.ts';
 import { sandboxPhoneRoutes } from './sandbox-phone.tsx';
 import { signalRoutes } from './signals-page.tsx';
+import { standingRoutes } from './standing-page.tsx';
+import {
+  accountAlert,
+  businessCapability,
+  changeTemplateCategory,
+  phoneNumberName,
+  userPreference,
+} from './cloud-standing.ts';
 import { accountUpdate, changeNumber, changeTemplate } from './cloud-signals.ts';
 import type { SandboxMedium } from './cloud-media-store.ts';
 import { graphError, type GraphFault } from './graph-errors.ts';
@@ -159,6 +167,16 @@ export interface SandboxProvider {
     /** As the apps page's buttons: an `account_update` webhook (violation, restriction,
      * `PARTNER_ADDED`). */
     accountUpdate: OmitFirst<typeof accountUpdate>;
+    /** As the apps page's forms: `template_category_update` (done, or a day ahead). */
+    changeTemplateCategory: OmitFirst<typeof changeTemplateCategory>;
+    /** As the apps page's forms: a person stops or resumes marketing (`user_preferences`). */
+    userPreference: OmitFirst<typeof userPreference>;
+    /** As the apps page's forms: an `account_alerts` alert. */
+    accountAlert: OmitFirst<typeof accountAlert>;
+    /** As the apps page's forms: the portfolio's limit (`business_capability_update`). */
+    businessCapability: OmitFirst<typeof businessCapability>;
+    /** As the apps page's forms: a display name decision (`phone_number_name_update`). */
+    phoneNumberName: OmitFirst<typeof phoneNumberName>;
     /** Whether the number is registered for the Cloud API (`POST /{id}/register`). */
     isRegistered(phoneNumberId: string): boolean;
     /** The app ids subscribed to the WABA's webhooks (`POST /{waba-id}/subscribed_apps`). */
@@ -190,6 +208,7 @@ const SURFACES: readonly SandboxSurface[] = [
   cloudMessageRoutes,
   sandboxPhoneRoutes,
   signalRoutes,
+  standingRoutes,
   cloudMediaUploadRoutes,
   // Last: `GET /{version}/{media-id}` is the most general Graph path.
   cloudMediaRoutes,
@@ -310,6 +329,11 @@ function testHooks(
       changeNumber: (...args) => changeNumber(state, ...args),
       changeTemplate: (...args) => changeTemplate(state, ...args),
       accountUpdate: (...args) => accountUpdate(state, ...args),
+      changeTemplateCategory: (...args) => changeTemplateCategory(state, ...args),
+      userPreference: (...args) => userPreference(state, ...args),
+      accountAlert: (...args) => accountAlert(state, ...args),
+      businessCapability: (...args) => businessCapability(state, ...args),
+      phoneNumberName: (...args) => phoneNumberName(state, ...args),
       isRegistered: (id) => state.cloud.registered.has(id),
       subscribedApps: (wabaId) => [...(state.cloud.subscribedApps.get(wabaId) ?? [])],
       exhaustRegistrations: (id) => {

@@ -11,13 +11,16 @@
  * - `POST /sandbox/signals/template` form `waba_id`, `template_id`, `action` (GREEN, YELLOW,
  *   RED, pause, resume) → a result page.
  * - `POST /sandbox/signals/account`  form `waba_id`, `event` (ACCOUNT_VIOLATION,
- *   ACCOUNT_RESTRICTION) → a result page.
+ *   ACCOUNT_RESTRICTION, DISABLED_UPDATE) → a result page.
+ *
+ * The rest of the account's standing (categories, marketing preferences, alerts, limits, display
+ * names) is standing-page.tsx's.
  *
  * Unknown numbers, templates or WABAs → 404, bad input → 400.
  *
  * @see https://developers.facebook.com/docs/whatsapp/business-management-api/webhooks/components
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { phoneNumberIdsOf } from './cloud-state.ts';
 import {
@@ -29,10 +32,9 @@ import {
   qualityOf,
   QUALITY_RATINGS,
   TIERS,
-  type SignalOutcome,
 } from './cloud-signals.ts';
 import { appsOfWaba } from './cloud-webhooks.ts';
-import { page, ResultPage } from './pages.tsx';
+import { answerSignal, StandingForms } from './standing-page.tsx';
 import type { SandboxState } from './sandbox-state.ts';
 import { HtmlResponse, type SurfaceOptions } from './surface.ts';
 
@@ -78,7 +80,11 @@ export function SignalsSection(p: { state: SandboxState }) {
             <button type="submit" name="event" value="ACCOUNT_RESTRICTION">
               Restrict messaging for 24 hours
             </button>
+            <button type="submit" name="event" value="DISABLED_UPDATE">
+              Schedule a ban
+            </button>
           </form>
+          <StandingForms state={p.state} waba={waba} />
           {phoneNumberIdsOf(waba).map((id) => {
             const n = currentNumber(p.state, id);
             return (
@@ -140,22 +146,6 @@ export function SignalsSection(p: { state: SandboxState }) {
   );
 }
 
-/** A result page for a signal. */
-function answer(reply: FastifyReply, outcome: SignalOutcome) {
-  reply.type('text/html; charset=utf-8');
-  if (!outcome.ok)
-    return reply
-      .code(outcome.reason.startsWith('unknown') ? 404 : 400)
-      .send(
-        page(<ResultPage title="Nothing changed" lines={[outcome.reason.replace('_', ' ')]} />),
-      );
-  const lines =
-    outcome.deliveries.length === 0
-      ? ['It was already so: no webhook sent.']
-      : outcome.deliveries.map((d) => `App ${d.appId} answered ${d.status}.`);
-  return reply.send(page(<ResultPage title="Signal sent" lines={lines} />));
-}
-
 /** The account signals surface. */
 export async function signalRoutes(app: FastifyInstance, { state }: SurfaceOptions): Promise<void> {
   app.post(
@@ -163,7 +153,7 @@ export async function signalRoutes(app: FastifyInstance, { state }: SurfaceOptio
     { schema: { body: NumberForm, response: HtmlResponse } },
     async (request, reply) => {
       const form = request.body as Static<typeof NumberForm>;
-      return answer(
+      return answerSignal(
         reply,
         await changeNumber(state, form.phone_number_id, {
           quality_rating: form.quality_rating,
@@ -178,7 +168,7 @@ export async function signalRoutes(app: FastifyInstance, { state }: SurfaceOptio
     { schema: { body: AccountForm, response: HtmlResponse } },
     async (request, reply) => {
       const form = request.body as Static<typeof AccountForm>;
-      return answer(reply, await accountUpdate(state, form.waba_id, form.event));
+      return answerSignal(reply, await accountUpdate(state, form.waba_id, form.event));
     },
   );
 
@@ -191,7 +181,10 @@ export async function signalRoutes(app: FastifyInstance, { state }: SurfaceOptio
         form.action === 'pause' || form.action === 'resume'
           ? { pause: form.action === 'pause' }
           : { quality: form.action as (typeof QUALITY_RATINGS)[number] };
-      return answer(reply, await changeTemplate(state, form.waba_id, form.template_id, change));
+      return answerSignal(
+        reply,
+        await changeTemplate(state, form.waba_id, form.template_id, change),
+      );
     },
   );
 }

@@ -233,6 +233,7 @@ function refusalPlace(
         words: 'This contact no longer exists; choose another or type a phone number.',
       };
     case 'recipient_opted_out':
+    case 'marketing_stopped':
       return { field: blank(form.contactId) ? 'to' : 'contactId', words: err.message };
     case 'outside_service_window':
       return { field: 'text', words: err.message };

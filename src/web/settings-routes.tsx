@@ -26,6 +26,7 @@ import { csrfOk, redirectToLogin } from '../browser/web-session.ts';
 import { readAuditRows } from './audit-routes.tsx';
 import { ONLY_MAIN_ADMIN_TOKEN } from './confirm-routes.tsx';
 import { SettingsPage } from './pages/settings-page.tsx';
+import { limitWords } from './pages/messages-page-cards.tsx';
 import { AppError } from '../platform/errors.ts';
 import { parseSettings } from '../messaging/conversations/messaging-settings.ts';
 import type { MessagingSettingsForm } from './pages/messaging-settings-form.tsx';
@@ -71,19 +72,21 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
     } = {},
     status = 200,
   ) {
-    const [portal, connection, businessAccounts, activeSessions, messaging] = await Promise.all([
-      accounts.showPortal(session.portalCode),
-      partner.connectionSummary(session.portalId).catch((err: unknown) => {
-        request.log.error({ err }, 'connection summary failed');
-        return null;
-      }),
-      businessAccountsOf(opts.messaging.provider, session.portalId).catch((err: unknown) => {
-        request.log.warn({ err }, 'business accounts listing failed');
-        return null;
-      }),
-      sessions.store.countActive(session.userId),
-      opts.messagingSettings.read(session.portalId),
-    ]);
+    const [portal, connection, businessAccounts, activeSessions, messaging, signals] =
+      await Promise.all([
+        accounts.showPortal(session.portalCode),
+        partner.connectionSummary(session.portalId).catch((err: unknown) => {
+          request.log.error({ err }, 'connection summary failed');
+          return null;
+        }),
+        businessAccountsOf(opts.messaging.provider, session.portalId).catch((err: unknown) => {
+          request.log.warn({ err }, 'business accounts listing failed');
+          return null;
+        }),
+        sessions.store.countActive(session.userId),
+        opts.messagingSettings.read(session.portalId),
+        opts.messaging.accountSignals?.(session.portalId) ?? [],
+      ]);
     const audit = await readAuditRows(opts, session, portal, { limit: SETTINGS_AUDIT_ROWS });
     return sendPage(
       reply,
@@ -99,6 +102,7 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
         moreAudit={audit.olderCursor !== null}
         flash={extra.flash}
         messaging={{ settings: messaging, form: extra.messagingForm }}
+        accountSignals={signals}
       />,
       status,
     );
@@ -222,6 +226,7 @@ async function businessAccountsOf(
       displayPhoneNumber: n.displayPhoneNumber,
       verifiedName: n.verifiedName,
       onboarding: n.onboarding,
+      messagingLimit: limitWords(n),
     });
     accounts.set(n.wabaId, account);
   }

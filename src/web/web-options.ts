@@ -29,6 +29,7 @@ import type { TicketsService } from '../tickets/tickets-service.ts';
 import type { InboxReads } from './inbox-reads.ts';
 import type { Actor } from '../audit/audit-log.ts';
 import type { MessagingSettings } from '../messaging/conversations/messaging-settings.ts';
+import type { StandingSignal } from '../messaging/provider-webhooks/account-standing.ts';
 
 export interface WebRoutesOptions {
   sessions: PageSessions;
@@ -74,6 +75,8 @@ export interface WebRoutesOptions {
   messaging: {
     /** The connected account's numbers (cached); also the connection card of /settings. */
     provider: Pick<ProviderAdapter, 'numbers' | 'templates'>;
+    /** The provider's account signals in force (the banner of /settings), newest first. */
+    accountSignals?: ((portalId: number) => Promise<StandingSignal[]>) | undefined;
     templates: Pick<TemplatesService, 'listTemplates'>;
     drafts: Pick<DraftsService, 'listDrafts'>;
     /** The messaging engine's log, reports and credit. */
@@ -129,6 +132,8 @@ export interface BusinessAccountListing {
     verifiedName?: string;
     /** Where the number stands in the onboarding (it sends only when both steps are done). */
     onboarding?: NumberOnboarding;
+    /** Its business portfolio's messaging limit, in words. */
+    messagingLimit?: string;
   }[];
 }
 

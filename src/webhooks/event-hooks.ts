@@ -98,6 +98,31 @@ export function webhookEventSteps(webhooks: Pick<WebhooksService, 'emit' | 'emit
       portalId: number,
       data: EventData['phone_number.quality_updated'],
     ) => webhooks.emit(tx, portalId, 'phone_number.quality_updated', data),
+    /** For messaging's account signals: a template's category changed (or will). */
+    templateCategoryChanged: (
+      tx: Tx,
+      portalId: number,
+      data: EventData['template.category_changed'],
+    ) => webhooks.emit(tx, portalId, 'template.category_changed', data),
+    /** For messaging's account signals: a person stopped or resumed marketing from a number. */
+    marketingPreferenceChanged: (
+      tx: Tx,
+      portalId: number,
+      data: EventData['contact.marketing_preference_changed'],
+    ) => webhooks.emit(tx, portalId, 'contact.marketing_preference_changed', data),
+    /** For messaging's account-standing signals: alerts, restrictions, capabilities, names. */
+    accountStanding: (
+      tx: Tx,
+      portalId: number,
+      e: {
+        type:
+          | 'account.alert'
+          | 'account.updated'
+          | 'account.capability_updated'
+          | 'phone_number.name_updated';
+        data: Record<string, unknown>;
+      },
+    ) => webhooks.emit(tx, portalId, e.type, e.data as EventData[typeof e.type]),
     /** For messaging's template status updates and template quality signals. */
     templateStatusUpdated: (tx: Tx, portalId: number, data: EventData['template.status_updated']) =>
       webhooks.emit(tx, portalId, 'template.status_updated', data),

@@ -74,6 +74,8 @@ for (const backend of backends()) {
               from: 'unknown',
               to: 'opted_in',
               source: 'api',
+              scope: 'whatsapp',
+              phoneNumberId: null,
               messageId: null,
               at: contact.consent.updatedAt,
             },

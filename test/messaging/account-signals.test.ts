@@ -44,7 +44,7 @@ for (const backend of backends()) {
       receiver.secrets.push(secret);
       const number = s.numbers[0]!;
       const before = (await list<Number>(s, 'numbers')).find((n) => n.id === number)!;
-      assert.deepEqual([before.qualityRating, before.messagingLimitTier], ['GREEN', 'TIER_1K']);
+      assert.deepEqual([before.qualityRating, before.messagingLimitTier], ['GREEN', 'TIER_2K']);
 
       const { cloud } = s.provider.sandbox;
       const flagged = await cloud.changeNumber(number, { quality_rating: 'YELLOW' });
@@ -59,7 +59,7 @@ for (const backend of backends()) {
         displayPhoneNumber: quality!.event?.data.displayPhoneNumber,
         wabaId,
         event: 'FLAGGED',
-        messagingLimitTier: 'TIER_1K',
+        messagingLimitTier: 'TIER_2K',
       });
       assert.match(String(quality!.event?.data.displayPhoneNumber), /^\+1555[0-9]{7}$/);
 
@@ -69,7 +69,7 @@ for (const backend of backends()) {
       const [, tier] = await receiver.waitFor(2);
       assert.equal(tier!.event?.data.event, 'DOWNGRADE');
       assert.equal(tier!.event?.data.messagingLimitTier, 'TIER_250');
-      assert.equal(tier!.event?.data.previousMessagingLimitTier, 'TIER_1K');
+      assert.equal(tier!.event?.data.previousMessagingLimitTier, 'TIER_2K');
 
       const helloWorld = cloud.templatesOf(wabaId).find((x) => x.name === 'hello_world')!;
       const unrated = (await list<Template>(s, 'templates')).find((x) => x.id === helloWorld.id)!;
@@ -102,7 +102,7 @@ for (const backend of backends()) {
       // lists): every one still names the number by its id.
       await cloud.changeNumber(number, { quality_rating: 'GREEN' });
       await cloud.changeNumber(number, { quality_rating: 'RED' });
-      await cloud.changeNumber(number, { messaging_limit_tier: 'TIER_1K' });
+      await cloud.changeNumber(number, { messaging_limit_tier: 'TIER_2K' });
       const signals = (await receiver.waitFor(7)).slice(4);
       assert.deepEqual(
         signals.map((d) => [d.event?.type, d.event?.data.phoneNumberId]),

@@ -97,6 +97,7 @@ for (const backend of backends()) {
       assert.deepEqual(Object.keys(items[0]).sort(), [
         'displayPhoneNumber',
         'id',
+        'messagingLimitPerDay',
         'messagingLimitTier',
         'onboarding',
         'qualityRating',
@@ -110,7 +111,8 @@ for (const backend of backends()) {
       assert.match(items[0].id, /^[0-9]+$/);
       assert.match(items[0].displayPhoneNumber, /^\+1 555/);
       assert.equal(items[0].qualityRating, 'GREEN');
-      assert.equal(items[0].messagingLimitTier, 'TIER_1K');
+      assert.equal(items[0].messagingLimitTier, 'TIER_2K');
+      assert.equal(items[0].messagingLimitPerDay, 2000);
     });
 
     test('templates: submit → 201 PENDING → APPROVED after review; filters; delete', async (t) => {

@@ -28,7 +28,8 @@ const number = (id: string, wabaId: string): ProviderPhoneNumber => ({
   displayPhoneNumber: '+1 555 0100',
   verifiedName: 'Shop',
   qualityRating: 'GREEN',
-  messagingLimitTier: 'TIER_1K',
+  messagingLimitTier: 'TIER_2K',
+  messagingLimitPerDay: 2000,
   wabaId,
 });
 

@@ -86,7 +86,8 @@ describe('WhatsApp Cloud API client against the sandbox (real HTTP)', () => {
       assert.match(n.displayPhoneNumber, /^\+1 555-01[12]-[0-9]{4}$/);
       assert.match(n.verifiedName, /^Sandbox Business /);
       assert.equal(n.qualityRating, 'GREEN');
-      assert.equal(n.messagingLimitTier, 'TIER_1K');
+      assert.equal(n.messagingLimitTier, 'TIER_2K');
+      assert.equal(n.messagingLimitPerDay, 2000);
       assert.equal(n.wabaId, wabaIds[0]);
     }
     const other = await client.cloud(token).listPhoneNumbers(wabaIds[1]!);

@@ -197,12 +197,13 @@ describe('media, read receipts and account signals', () => {
     assert.deepEqual(
       changesOf(hooks, 'phone_number_quality_update').map((c) => c.value),
       [
-        { display_phone_number: digits, event: 'FLAGGED', current_limit: 'TIER_1K' },
+        { display_phone_number: digits, event: 'FLAGGED', current_limit: 'TIER_2K' },
         {
           display_phone_number: digits,
           event: 'UPGRADE',
-          old_limit: 'TIER_1K',
+          old_limit: 'TIER_2K',
           current_limit: 'TIER_10K',
+          max_daily_conversations_per_business: 'TIER_10K',
         },
         { display_phone_number: digits, event: 'UNFLAGGED', current_limit: 'TIER_10K' },
       ],
@@ -211,15 +212,18 @@ describe('media, read receipts and account signals', () => {
     const listed = await call(
       p,
       'GET',
-      `/v21.0/${wabaId}/phone_numbers?fields=id,quality_rating,messaging_limit_tier`,
+      `/v21.0/${wabaId}/phone_numbers?fields=id,quality_rating,messaging_limit_tier,whatsapp_business_manager_messaging_limit`,
       { token },
     );
     assert.deepEqual(listed.body.data[0], {
       id: a,
       quality_rating: 'RED',
       messaging_limit_tier: 'TIER_10K',
+      whatsapp_business_manager_messaging_limit: 'TIER_10K',
     });
     assert.equal(listed.body.data[1].quality_rating, 'GREEN', 'the other number is unchanged');
+    // The limit is the business portfolio's: the WABA's other number shares it.
+    assert.equal(listed.body.data[1].whatsapp_business_manager_messaging_limit, 'TIER_10K');
 
     const hello = p.sandbox.cloud.templatesOf(wabaId)[0]!;
     const bad = await form('/sandbox/signals/template', {

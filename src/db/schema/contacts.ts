@@ -12,6 +12,12 @@ export const CONSENT_STATES = ['opted_in', 'opted_out', 'unknown'] as const;
 export const CONSENT_SOURCES = ['api', 'import', 'web', 'provider', 'keyword'] as const;
 
 /**
+ * What a consent change covers: every WhatsApp message (`consent_whatsapp`), or marketing
+ * templates only (a person's own stop or resume in WhatsApp, per business number).
+ */
+export const CONSENT_SCOPES = ['whatsapp', 'marketing'] as const;
+
+/**
  * The people a portal messages (CRM contacts). Invariants: every read filters by `portal_id`
  * in the query; `phone` is E.164 (normalised by libphonenumber-js before any write) and unique
  * within a portal; `attributes` is a flat object of string/number/boolean values. Messaging

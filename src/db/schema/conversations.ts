@@ -13,7 +13,7 @@ import {
   uniqueIndex,
 } from 'drizzle-orm/pg-core';
 import type { SealedValue } from '../../platform/keyring.ts';
-import { CONSENT_SOURCES, CONSENT_STATES, contacts } from './contacts.ts';
+import { CONSENT_SCOPES, CONSENT_SOURCES, CONSENT_STATES, contacts } from './contacts.ts';
 import { portals } from './portals.ts';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
@@ -186,6 +186,13 @@ export const consentChanges = pgTable(
     fromState: text('from_state', { enum: CONSENT_STATES }).notNull(),
     toState: text('to_state', { enum: CONSENT_STATES }).notNull(),
     source: text('source', { enum: CONSENT_SOURCES }).notNull(),
+    /**
+     * What the consent covers: `whatsapp` (every message, `consent_whatsapp`) or `marketing`
+     * (marketing templates from one business number, the person's own stop or resume).
+     */
+    scope: text('scope', { enum: CONSENT_SCOPES }).notNull().default('whatsapp'),
+    /** For `marketing`: the business phone number id the stop or resume applies to. */
+    phoneNumberId: text('phone_number_id'),
     /** The inbound message (`msg_…`) whose keyword made the change. */
     messageId: text('message_id'),
     occurredAt: at('occurred_at').notNull().defaultNow(),

@@ -19,3 +19,4 @@ export * from './message-daily-counts.ts';
 export * from './conversations.ts';
 export * from './background-tasks.ts';
 export * from './number-onboarding.ts';
+export * from './account-signals.ts';

@@ -68,7 +68,9 @@ function messageRoutes(
           'number not onboarded: the message says what is missing), 422 `recipient_opted_out`, 422 ' +
           '`outside_service_window`, 404 (an unknown medium, or a quoted or reacted-to message ' +
           'not in the conversation), 422 ' +
-          '`template_not_approved`, 422 `invalid_template_parameters` (kinds and counts checked ' +
+          '`template_not_approved`, 422 `marketing_stopped` (a marketing template to a person who ' +
+          'stopped marketing from the sender number in WhatsApp), 422 ' +
+          '`invalid_template_parameters` (kinds and counts checked ' +
           "against the template's definition), 402 `insufficient_credit`. The message's price is reserved " +
           'from the credit, captured when the provider sends it and released if it fails. ' +
           'Follow its status with GET /messaging/messages/{id}.',
@@ -94,6 +96,7 @@ function messageRoutes(
             'recipient_opted_out',
             'outside_service_window',
             'template_not_approved',
+            'marketing_stopped',
             'invalid_template_parameters',
             'provider_error',
             'provider_timeout',

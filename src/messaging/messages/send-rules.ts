@@ -4,7 +4,9 @@
  * `not_connected`), the sender number (400) and its onboarding (409 `number_not_ready`), consent (422 `recipient_opted_out`), the 24-hour
  * service window for free-form kinds (422 `outside_service_window`) and their media and
  * quoted or reacted-to messages (send-kinds.ts), the template's approval (422
- * `template_not_approved`) and its parameters against its definition (422
+ * `template_not_approved`), a marketing template to a person who stopped marketing from the
+ * sender number (422 `marketing_stopped`; the category is the provider's newest once it applies,
+ * account-standing.ts) and its parameters against its definition (422
  * `invalid_template_parameters`, template-send-check.ts). Credit (402) is checked last, inside
  * the send's transaction.
  *
@@ -15,6 +17,7 @@ import {
   findContact,
   findContactByPhone,
   normalisePhone,
+  stoppedMarketing,
   type ContactRow,
 } from '../../contacts/contacts-lookup.ts';
 import type { Database } from '../../db/client.ts';
@@ -29,6 +32,7 @@ import { findServiceWindow } from '../conversations/service-window.ts';
 import { findSendableMedium } from '../media/outbound-media.ts';
 import { checkTemplateSend } from '../templates/template-send-check.ts';
 import type { AcceptedTemplate } from '../templates/template-send.ts';
+import { categoryAt } from '../provider-webhooks/account-standing.ts';
 
 type TemplateCategory = (typeof TEMPLATE_CATEGORIES)[number];
 
@@ -216,6 +220,18 @@ export async function checkSend(deps: {
       `The template "${wanted.name}" (${wanted.language}) is not approved in the WABA of ` +
         'the sender number; check GET /messaging/templates.',
     );
+  // Priced at the category the provider moved it to, from the day that applies.
+  const category = await categoryAt(db, portalId, template, deps.now);
+  if (
+    category === 'MARKETING' &&
+    contact !== null &&
+    (await stoppedMarketing(db, portalId, contact.id, from))
+  )
+    throw new AppError(
+      'marketing_stopped',
+      'The recipient stopped marketing messages from this sender number in WhatsApp; send a ' +
+        'utility or authentication template, or wait until they resume.',
+    );
   // Kinds and counts against the definition (422 `invalid_template_parameters`).
   const accepted = await checkTemplateSend({
     components: template.components,
@@ -227,6 +243,6 @@ export async function checkSend(deps: {
     ...base,
     type: 'template',
     content: templateContent(accepted, input.context),
-    template: { name: template.name, language: template.language, category: template.category },
+    template: { name: template.name, language: template.language, category },
   };
 }

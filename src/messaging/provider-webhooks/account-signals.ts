@@ -8,6 +8,14 @@
  * event (`phone_number.quality_updated`, `template.status_updated`), emitted in a transaction of
  * its own. A template pause is a status update (status-events.ts).
  *
+ * The account's standing is kept as well: a template's new category and the day it applies
+ * (`template.category_changed`; sends are priced by it from then, account-standing.ts), a
+ * person's stop or resume of marketing messages from a number (`contact.marketing_preference_changed`;
+ * marketing templates to them are refused, contacts/marketing-preferences.ts), and alerts,
+ * restrictions, violations, bans, capability and display-name decisions (`account.alert`,
+ * `account.updated`, `account.capability_updated`, `phone_number.name_updated`), shown on
+ * /settings while in force.
+ *
  * Invariants: no provider call here (the webhook is answered after this runs): the phone number
  * id of a quality signal, which names the number by its display number only, comes from the
  * numbers this instance holds, or from the ones it held before a signal dropped them (a number's
@@ -17,13 +25,19 @@
  * @see docs/messaging.md "Account signals"
  */
 import { LRUCache } from 'lru-cache';
+import { recordMarketingPreference } from '../../contacts/contacts-lookup.ts';
 import type { Database } from '../../db/client.ts';
 import type {
+  AccountStandingEvent,
   PhoneNumberQualityEvent,
   ProviderWebhookSink,
+  TemplateCategoryEvent,
   TemplateQualityEvent,
+  UserPreferenceEvent,
 } from '../../partner/partner-service.ts';
 import type { Tx } from '../messages/messages-repository.ts';
+import { recordStandingSignal, recordTemplateCategory } from './account-standing.ts';
+import { standingSummary } from './standing-words.ts';
 import type {
   ProviderAdapter,
   ProviderPhoneNumber as PhoneNumber,
@@ -54,11 +68,59 @@ export interface AccountSignalSteps {
       qualityScore: { from: string; to: string };
     },
   ): Promise<void>;
+  templateCategoryChanged(
+    tx: Tx,
+    portalId: number,
+    e: {
+      templateId: string;
+      name: string;
+      language: string;
+      wabaId: string;
+      previousCategory: string | null;
+      category: string;
+      effectiveAt: string;
+      impending: boolean;
+    },
+  ): Promise<void>;
+  marketingPreferenceChanged(
+    tx: Tx,
+    portalId: number,
+    e: {
+      contactId: string;
+      phoneNumberId: string;
+      preference: 'stopped' | 'resumed';
+      changedAt: string;
+    },
+  ): Promise<void>;
+  /** `account.alert`, `account.updated`, `account.capability_updated`, `phone_number.name_updated`. */
+  accountStanding(tx: Tx, portalId: number, e: StandingEventData): Promise<void>;
 }
 
+/** The tenant event of an account-standing signal: its type and `data`. */
+export type StandingEventData =
+  | { type: 'phone_number.name_updated'; data: Record<string, unknown> & { wabaId: string } }
+  | {
+      type: 'account.alert' | 'account.updated' | 'account.capability_updated';
+      data: Record<string, unknown> & { wabaId: string };
+    };
+
 type SignalSink = Required<
-  Pick<ProviderWebhookSink, 'phoneNumberQualityUpdated' | 'templateQualityUpdated'>
+  Pick<
+    ProviderWebhookSink,
+    | 'phoneNumberQualityUpdated'
+    | 'templateQualityUpdated'
+    | 'templateCategoryChanged'
+    | 'userPreferencesChanged'
+    | 'accountStanding'
+  >
 >;
+
+const STANDING_TYPES = {
+  account_alerts: 'account.alert',
+  account_update: 'account.updated',
+  business_capability_update: 'account.capability_updated',
+  phone_number_name_update: 'phone_number.name_updated',
+} as const;
 
 /** How many portals' dropped numbers are kept (a few hundred bytes each). */
 const DROPPED_PORTALS_MAX = 10_000;
@@ -80,7 +142,7 @@ export function createAccountSignalSink(deps: {
     if (numbers) dropped.set(portalId, numbers);
     provider.invalidate(portalId);
   };
-  const numberOf = (portalId: number, event: PhoneNumberQualityEvent) => {
+  const numberOf = (portalId: number, event: { wabaId: string; displayPhoneNumber: string }) => {
     const named = (n: PhoneNumber) =>
       n.wabaId === event.wabaId &&
       digits(n.displayPhoneNumber) === digits(event.displayPhoneNumber);
@@ -117,6 +179,88 @@ export function createAccountSignalSink(deps: {
           qualityScore: { from: event.previousQualityScore, to: event.qualityScore },
         }),
       );
+    },
+
+    async templateCategoryChanged(portalId: number, event: TemplateCategoryEvent) {
+      invalidate(portalId);
+      await db.transaction(async (tx) => {
+        await recordTemplateCategory(tx, portalId, event);
+        await steps?.templateCategoryChanged(tx, portalId, {
+          templateId: event.templateId,
+          name: event.name,
+          language: event.language,
+          wabaId: event.wabaId,
+          previousCategory: event.previousCategory,
+          category: event.category,
+          effectiveAt: event.effectiveAt.toISOString(),
+          impending: event.impending,
+        });
+      });
+    },
+
+    async userPreferencesChanged(portalId: number, events: UserPreferenceEvent[]) {
+      for (const e of events)
+        await db.transaction(async (tx) => {
+          const stopped = e.preference === 'stop';
+          const { contactId, changed } = await recordMarketingPreference(tx, {
+            portalId,
+            phone: `+${e.waId}`,
+            phoneNumberId: e.phoneNumberId,
+            stopped,
+            at: e.timestamp,
+          });
+          if (changed)
+            await steps?.marketingPreferenceChanged(tx, portalId, {
+              contactId,
+              phoneNumberId: e.phoneNumberId,
+              preference: stopped ? 'stopped' : 'resumed',
+              changedAt: e.timestamp.toISOString(),
+            });
+        });
+    },
+
+    async accountStanding(portalId: number, event: AccountStandingEvent) {
+      const shown =
+        event.displayPhoneNumber === undefined ? null : `+${digits(event.displayPhoneNumber)}`;
+      const number =
+        event.displayPhoneNumber === undefined
+          ? undefined
+          : numberOf(portalId, {
+              wabaId: event.wabaId,
+              displayPhoneNumber: event.displayPhoneNumber,
+            });
+      invalidate(portalId);
+      const summary = standingSummary(event, shown);
+      const expiresAt = event.expiresAt ?? null;
+      await db.transaction(async (tx) => {
+        await recordStandingSignal(tx, portalId, {
+          wabaId: event.wabaId,
+          field: event.field,
+          event: event.event,
+          severity: event.severity,
+          summary,
+          details: event.details,
+          expiresAt,
+        });
+        const type = STANDING_TYPES[event.field];
+        const data =
+          type === 'phone_number.name_updated'
+            ? {
+                phoneNumberId: number?.id ?? null,
+                displayPhoneNumber: shown!,
+                wabaId: event.wabaId,
+                ...event.details,
+              }
+            : {
+                wabaId: event.wabaId,
+                event: event.event,
+                severity: event.severity,
+                summary,
+                ...event.details,
+                ...(expiresAt && { expiresAt: expiresAt.toISOString() }),
+              };
+        await steps?.accountStanding(tx, portalId, { type, data });
+      });
     },
   };
 }

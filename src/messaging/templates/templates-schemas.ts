@@ -29,7 +29,21 @@ export const PhoneNumberSchema = Type.Object(
       [Type.Literal('GREEN'), Type.Literal('YELLOW'), Type.Literal('RED'), Type.Literal('NA')],
       { description: 'The provider’s quality rating.' },
     ),
-    messagingLimitTier: Nullable(Type.String({ description: 'e.g. `TIER_1K`.' })),
+    messagingLimitTier: Nullable(
+      Type.String({
+        description:
+          "The messaging limit of the number's business portfolio, shared by all its numbers " +
+          '(`TIER_250`, `TIER_2K`, `TIER_10K`, `TIER_100K`, `TIER_UNLIMITED`), as the provider ' +
+          'reports it (`whatsapp_business_manager_messaging_limit`).',
+      }),
+    ),
+    messagingLimitPerDay: Nullable(
+      Type.Integer({
+        description:
+          'The same limit in people: how many different people the portfolio may message ' +
+          'outside a customer service window in a moving 24 hours; null for unlimited or unknown.',
+      }),
+    ),
     wabaId: Type.String({ description: 'The WhatsApp Business Account of the number.' }),
     onboarding: Type.Object(
       {

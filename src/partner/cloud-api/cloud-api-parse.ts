@@ -37,17 +37,34 @@ export function afterCursor(body: Record<string, unknown>): string | null {
   return asString(paging.cursors?.after) ?? null;
 }
 
+/**
+ * The people a day of a messaging limit tier (`TIER_250` → 250, `TIER_2K` → 2000); null for
+ * `TIER_UNLIMITED` or a word Portico does not read.
+ *
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/messaging-limits
+ */
+export function tierPerDay(tier: string | null): number | null {
+  const m = tier === null ? null : /^TIER_([0-9]{1,6})(K?)$/.exec(tier);
+  return m ? Number(m[1]) * (m[2] ? 1000 : 1) : null;
+}
+
 export function phoneNumber(n: Record<string, unknown>, wabaId: string): PhoneNumber[] {
   const id = asString(n.id);
   if (!id) return [];
   const quality = asString(n.quality_rating) ?? 'NA';
+  // The deprecated per-number field only when the current one is absent (an older answer).
+  const tier =
+    asString(n.whatsapp_business_manager_messaging_limit) ??
+    asString(n.messaging_limit_tier) ??
+    null;
   return [
     {
       id,
       displayPhoneNumber: asString(n.display_phone_number) ?? '',
       verifiedName: asString(n.verified_name) ?? '',
       qualityRating: QUALITY.has(quality) ? (quality as QualityRating) : 'NA',
-      messagingLimitTier: asString(n.messaging_limit_tier) ?? null,
+      messagingLimitTier: tier,
+      messagingLimitPerDay: tierPerDay(tier),
       wabaId,
     },
   ];

@@ -13,8 +13,18 @@ export interface PhoneNumber {
   displayPhoneNumber: string;
   verifiedName: string;
   qualityRating: QualityRating;
-  /** e.g. `TIER_1K`; null when Graph does not say. */
+  /**
+   * The business portfolio's messaging limit as Graph names it
+   * (`whatsapp_business_manager_messaging_limit`: `TIER_250`, `TIER_2K`, `TIER_10K`,
+   * `TIER_100K`, `TIER_UNLIMITED`); null when Graph does not say.
+   */
   messagingLimitTier: string | null;
+  /**
+   * The same limit in people: how many different people the portfolio's numbers together may
+   * message outside a customer service window in a moving 24 hours; null for unlimited or not
+   * said (`messagingLimitTier` tells which).
+   */
+  messagingLimitPerDay: number | null;
   wabaId: string;
 }
 export type TemplateCategory = 'MARKETING' | 'UTILITY' | 'AUTHENTICATION';

@@ -47,7 +47,14 @@ export type { MediaDownload, MediaFile, MediaInfo } from './cloud-api-media.ts';
 const MAX_PAGES = 50;
 const GRAPH_ID = /^[0-9]{1,30}$/;
 const TEMPLATE_NAME = /^[a-z0-9_]{1,512}$/;
-const PHONE_FIELDS = 'id,display_phone_number,verified_name,quality_rating,messaging_limit_tier';
+/**
+ * The messaging limit is `whatsapp_business_manager_messaging_limit` (the business portfolio's,
+ * shared by its numbers); the deprecated `messaging_limit_tier` is not asked for.
+ *
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/messaging-limits
+ */
+const PHONE_FIELDS =
+  'id,display_phone_number,verified_name,quality_rating,whatsapp_business_manager_messaging_limit';
 const TEMPLATE_FIELDS = 'id,name,language,category,status,quality_score,components';
 
 /** The Cloud API calls made with one token and abort signal (what `withCloudApi` hands out). */

@@ -12,8 +12,9 @@
  *   `other_info.title` (`FIRST_PAUSE`, `SECOND_PAUSE`, …), `reason` being null; it becomes the
  *   status event's `reason`. Every other status update is provider-webhook-payload.ts's.
  *
- * Unknown fields are allowed (the provider adds fields without notice); a value that does not fit
- * is skipped, never fatal.
+ * The account's standing (template categories, marketing preferences, alerts, restrictions,
+ * capabilities, display names) is provider-standing-signals.ts's. Unknown fields are allowed (the
+ * provider adds fields without notice); a value that does not fit is skipped, never fatal.
  *
  * @see https://developers.facebook.com/docs/graph-api/webhooks/reference/whatsapp-business-account/#phone_number_quality_update
  * @see https://developers.facebook.com/docs/graph-api/webhooks/reference/whatsapp-business-account/#message_template_quality_update
@@ -21,6 +22,7 @@
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
+import { parseStandingSignal, type StandingChange } from './provider-standing-signals.ts';
 import type {
   PhoneNumberQualityEvent,
   TemplateQualityEvent,
@@ -30,7 +32,8 @@ import type {
 /** The changes an account signal asks of Portico. */
 export type AccountSignalChange =
   | { kind: 'phone_quality'; wabaId: string; event: PhoneNumberQualityEvent }
-  | { kind: 'template_quality'; wabaId: string; event: TemplateQualityEvent };
+  | { kind: 'template_quality'; wabaId: string; event: TemplateQualityEvent }
+  | StandingChange;
 
 /** What a signal parses to: its own changes, or a template's status (a pause). */
 type SignalChange =
@@ -75,7 +78,10 @@ const one = (change: SignalChange) => ({ changes: [change], skipped: 0, skippedI
 export function parseAccountSignal(
   wabaId: string,
   change: { field: string; value: unknown },
+  time?: number,
 ): { changes: SignalChange[]; skipped: number; skippedIds: string[] } | null | undefined {
+  const standing = parseStandingSignal(wabaId, change, time);
+  if (standing !== undefined) return standing;
   const { field, value } = change;
   if (field === 'phone_number_quality_update') {
     if (!is(PhoneQualityValue, value)) return null;

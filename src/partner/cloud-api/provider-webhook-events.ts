@@ -143,6 +143,69 @@ export interface TemplateQualityEvent {
 }
 
 /**
+ * A `template_category_update`: the provider moved a template to another category, or will on
+ * `effectiveAt` (an impending change names the category it moves to as `correct_category`).
+ *
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/template_category_update
+ */
+export interface TemplateCategoryEvent {
+  wabaId: string;
+  templateId: string;
+  name: string;
+  language: string;
+  /** The category before (`MARKETING`, `UTILITY`, `AUTHENTICATION`), when the provider says. */
+  previousCategory: string | null;
+  /** The category it has from `effectiveAt` on. */
+  category: string;
+  /** When the new category applies: `category_update_timestamp`, else the notification's time. */
+  effectiveAt: Date;
+  /** Announced ahead (impending), or done. */
+  impending: boolean;
+}
+
+/**
+ * One `user_preferences[]` item: a person stopped or resumed marketing messages from a business
+ * number.
+ *
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/user_preferences
+ */
+export interface UserPreferenceEvent {
+  wabaId: string;
+  /** The business number (`metadata.phone_number_id`). */
+  phoneNumberId: string;
+  /** The person's WhatsApp id (digits). */
+  waId: string;
+  /** `contacts[].profile.name`, when given. */
+  profileName?: string;
+  preference: 'stop' | 'resume';
+  timestamp: Date;
+}
+
+/**
+ * A signal about the standing of a WABA, its business portfolio or a number: `account_alerts`,
+ * an `account_update` restriction, violation or ban, `business_capability_update`,
+ * `phone_number_name_update`. `details` holds the provider's codes and limits, camelCased.
+ *
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/account_alerts
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/account_update
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/business_capability_update
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/phone_number_name_update
+ */
+export interface AccountStandingEvent {
+  wabaId: string;
+  field:
+    'account_alerts' | 'account_update' | 'business_capability_update' | 'phone_number_name_update';
+  /** The provider's word: the alert type, the `account_update` event, the name decision, … */
+  event: string;
+  severity: 'critical' | 'warning' | 'info';
+  details: Record<string, unknown>;
+  /** When it stops applying (a restriction's expiration), when the provider says. */
+  expiresAt?: Date;
+  /** For a number's signal: its display number, digits only. */
+  displayPhoneNumber?: string;
+}
+
+/**
  * Where the receiver hands verified, routed events. Each call is awaited before the provider
  * gets its 200 (DB writes only: never a provider call inside).
  */
@@ -173,6 +236,9 @@ export interface ProviderWebhookSink {
   /** Account signals; a sink without them acknowledges them and does nothing. */
   phoneNumberQualityUpdated?(portalId: number, event: PhoneNumberQualityEvent): Promise<void>;
   templateQualityUpdated?(portalId: number, event: TemplateQualityEvent): Promise<void>;
+  templateCategoryChanged?(portalId: number, event: TemplateCategoryEvent): Promise<void>;
+  userPreferencesChanged?(portalId: number, events: UserPreferenceEvent[]): Promise<void>;
+  accountStanding?(portalId: number, event: AccountStandingEvent): Promise<void>;
 }
 
 /**
@@ -186,4 +252,7 @@ export const IGNORE_MESSAGING_EVENTS: ProviderWebhookSink = {
   templateStatusUpdated: async () => {},
   phoneNumberQualityUpdated: async () => {},
   templateQualityUpdated: async () => {},
+  templateCategoryChanged: async () => {},
+  userPreferencesChanged: async () => {},
+  accountStanding: async () => {},
 };

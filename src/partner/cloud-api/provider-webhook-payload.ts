@@ -175,7 +175,7 @@ function parseChange(
   time: number | undefined,
   change: Static<typeof Change>,
 ): Parsed | null {
-  const signal = parseAccountSignal(wabaId, change);
+  const signal = parseAccountSignal(wabaId, change, time);
   if (signal !== undefined) return signal;
   const { field, value } = change;
   if (field === 'messages') return is(MessagesValue, value) ? messages(wabaId, value) : null;
@@ -194,7 +194,8 @@ function parseChange(
   }
   if (field === 'account_update') {
     if (!is(AccountValue, value)) return null;
-    // Other account events (reviews, bans, …) concern nothing Portico keeps: acknowledged.
+    // Restrictions, violations and bans are account signals (provider-standing-signals.ts);
+    // other account events (reviews, …) concern nothing Portico keeps: acknowledged.
     if (value.event === 'PARTNER_ADDED') {
       // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/account_update
       const shared = value.waba_info?.waba_id ?? wabaId;

@@ -180,6 +180,12 @@ async function dispatch(
       await sink.phoneNumberQualityUpdated?.(portalId, change.event);
     else if (change.kind === 'template_quality')
       await sink.templateQualityUpdated?.(portalId, change.event);
+    else if (change.kind === 'template_category')
+      await sink.templateCategoryChanged?.(portalId, change.event);
+    else if (change.kind === 'user_preferences')
+      await sink.userPreferencesChanged?.(portalId, change.events);
+    else if (change.kind === 'account_standing')
+      await sink.accountStanding?.(portalId, change.event);
     else await sink.templateStatusUpdated(portalId, change.event);
     counts.dispatched++;
   }

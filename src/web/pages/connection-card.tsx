@@ -89,6 +89,12 @@ function BusinessAccounts(p: {
                     {n.displayPhoneNumber}
                     {n.verifiedName ? ` · ${n.verifiedName}` : ''}{' '}
                     <small class="id">id {n.phoneNumberId}</small> <Onboarding n={n} />
+                    {n.messagingLimit && (
+                      <small class="muted" data-testid="messaging-limit">
+                        {' '}
+                        · {n.messagingLimit}
+                      </small>
+                    )}
                   </li>
                 ))}
               </ul>

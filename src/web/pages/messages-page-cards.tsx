@@ -10,6 +10,19 @@ import type { ComponentChildren } from 'preact';
 import { Card as KitCard, DataTable, EmptyState } from '../../browser/kit.tsx';
 import type { MessageTemplate, PhoneNumber } from '../../messaging/provider/provider-adapter.ts';
 
+/**
+ * A number's messaging limit in words: its business portfolio's, shared by the portfolio's
+ * numbers (people a day outside a service window).
+ *
+ * @see docs/messaging.md "Messaging limits"
+ */
+export function limitWords(n: Pick<PhoneNumber, 'messagingLimitTier' | 'messagingLimitPerDay'>) {
+  if (n.messagingLimitPerDay !== null)
+    return `portfolio limit ${n.messagingLimitPerDay.toLocaleString('en-US')} people a day`;
+  if (n.messagingLimitTier === 'TIER_UNLIMITED') return 'portfolio limit: unlimited';
+  return n.messagingLimitTier ?? 'no messaging limit reported';
+}
+
 /** A card's content, or why it could not be read (the provider failed or did not answer). */
 export type Card<T> = { ok: true; value: T } | { ok: false; message: string; code?: string };
 
@@ -49,7 +62,7 @@ export function Account(p: { numbers: Card<PhoneNumber[]>; templates: Card<Messa
                   <span class={`status quality-${n.qualityRating}`}>{n.qualityRating}</span>
                   <br />
                   <span class="muted">
-                    id <code>{n.id}</code> · {n.messagingLimitTier ?? 'no tier'} · WABA {n.wabaId}
+                    id <code>{n.id}</code> · {limitWords(n)} · WABA {n.wabaId}
                   </span>
                 </li>
               ))}

@@ -2,7 +2,8 @@
 /** @jsxImportSource preact */
 import { scopeWords } from '../../accounts/scopes.ts';
 import { Flash, type FlashCounts, type FlashKey } from '../../browser/flash.tsx';
-import { PageHeader } from '../../browser/kit.tsx';
+import { Note, PageHeader } from '../../browser/kit.tsx';
+import type { StandingSignal } from '../../messaging/provider-webhooks/account-standing.ts';
 import { Layout } from '../../browser/layout.tsx';
 import { utcWords, type AuditRow } from '../audit-words.ts';
 import { AuditTable } from './audit-table.tsx';
@@ -30,6 +31,35 @@ export interface SettingsPageProps {
   flash?: { key: FlashKey; counts: FlashCounts } | null | undefined;
   /** The "Messaging" section: the stored settings, or the form as typed with its errors. */
   messaging: Pick<MessagingSettingsSectionProps, 'settings' | 'form'>;
+  /** The provider's account signals in force, newest first (the banner). */
+  accountSignals?: readonly StandingSignal[] | undefined;
+}
+
+/**
+ * The banner of the provider's account signals in force: restrictions, bans, violations, alerts,
+ * capability and display-name decisions (docs/messaging.md "Account signals").
+ */
+function AccountSignalsBanner({ signals }: { signals: readonly StandingSignal[] }) {
+  if (signals.length === 0) return null;
+  const critical = signals.some((s) => s.severity === 'critical');
+  return (
+    <Note tone={critical ? 'bad' : 'warn'} testid="account-signals">
+      <p>
+        <strong>Your WhatsApp account</strong>: what the provider reported lately.
+      </p>
+      <ul class="plain">
+        {signals.map((s) => (
+          <li
+            key={`${s.wabaId}-${s.occurredAt.toISOString()}-${s.event}`}
+            data-severity={s.severity}
+          >
+            {s.summary} <small class="id">WABA {s.wabaId}</small>{' '}
+            <small class="muted">{utcWords(s.occurredAt.toISOString())}</small>
+          </li>
+        ))}
+      </ul>
+    </Note>
+  );
 }
 
 /** The one-time token: a read-only field that selects whole on click, and a copy button. */
@@ -134,6 +164,7 @@ export function SettingsPage(p: SettingsPageProps) {
         lead="Your portal, its API token, the provider connection and the messaging settings."
       />
       <Flash flash={p.flash} />
+      <AccountSignalsBanner signals={p.accountSignals ?? []} />
       <section>
         <h2>Portal</h2>
         <p>
