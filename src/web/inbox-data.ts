@@ -1,44 +1,34 @@
 /**
- * The inbox's reads over messaging's conversation queries (conversations-repository.ts,
- * message-thread-repository.ts): rows read by portal, contents opened with the keyring (each
- * bound to its portal and message), shaped as the API shows them (`inboundMessageView`,
- * `toMessage`, each checked against its schema: `fittedInbound`, `fittedOutbound`) and as the
- * inbox's list rows. A content that is gone (expired, erased) or does not open shows as such,
- * unlogged; a message that does not fit its schema is logged by id and shown without its content.
+ * The inbox's reads over messaging's conversation queries (conversations-repository.ts) and
+ * message pages (message-list.ts's `messagePage`): rows read by portal, contents opened with the
+ * keyring (each bound to its portal and message), shaped as the API shows them (the one mapper,
+ * `messageView`, checked against its schema) and as the inbox's list rows. A content that is
+ * gone (expired, erased) or does not open shows as such (one that does not open is logged by id);
+ * a message that does not fit its schema is logged by id and shown without its content.
  *
  * @see docs/messaging.md "Inbox"
  */
-import { and, desc, eq, gt, inArray } from 'drizzle-orm';
+import { and, desc, eq, gt } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { conversations, media } from '../db/schema/conversations.ts';
+import { conversations } from '../db/schema/conversations.ts';
 import { keysetCursor } from '../api-kit/keyset-cursor.ts';
 import {
   findConversation,
   listConversationPage,
   type ConversationListRow,
 } from '../messaging/conversations/conversations-repository.ts';
-import {
-  listMessageKeys,
-  messagesByIds,
-} from '../messaging/conversations/message-thread-repository.ts';
-import { fittedInbound, fittedOutbound } from '../messaging/conversations/message-list.ts';
-import { inboundMessageView } from '../messaging/inbound/inbound-view.ts';
+import { messagePage } from '../messaging/conversations/message-list.ts';
 import {
   openContent,
   type ContentKeyring,
   type OutboundContent,
   type StoredInboundContent,
 } from '../messaging/messages/message-content.ts';
-import { outboundContentOf } from '../messaging/messages/message-view.ts';
+import { inboundMessageView } from '../messaging/messages/message-view.ts';
 import type { Logger } from '../platform/logger.ts';
 import { SERVICE_WINDOW_MS } from '../messaging/messages/service-windows.ts';
 import type { InboxReads } from './inbox-reads.ts';
-import {
-  summaryOf,
-  type InboxConversation,
-  type InboxMessage,
-  type InboxOutbound,
-} from './inbox-view.ts';
+import { summaryOf, type InboxConversation, type InboxOutbound } from './inbox-view.ts';
 
 const conversationCursor = keysetCursor(/^cnv_[0-9A-Za-z]{1,60}$/);
 const messageCursor = keysetCursor(/^msg_[0-9A-Za-z]{1,60}$/);
@@ -78,14 +68,14 @@ function previewOf(keyring: ContentKeyring, portalId: number, r: ConversationLis
   const view = inboundMessageView(
     {
       id: r.lastMessageId,
-      from: r.contactPhone,
+      waId: r.contactPhone,
       contactId: r.contactId,
       phoneNumberId: r.phoneNumberId,
       providerMessageId: '',
       type: r.lastType ?? c.type,
       contextProviderMessageId: null,
       contextMessageId: null,
-      receivedAt: r.lastMessageAt,
+      createdAt: r.lastMessageAt,
       readAt: null,
     },
     c,
@@ -167,51 +157,12 @@ export function createInboxReads(deps: InboxDataDeps): InboxReads {
       const row = await findConversation(db, portalId, conversationId);
       if (!row) return { items: [], nextCursor: null };
       const after = page.cursor ? messageCursor.decodeCursor(page.cursor) : undefined;
-      const { rows: keys, hasMore } = await listMessageKeys(db, portalId, {
+      const { items, nextCursor } = await messagePage(deps, portalId, {
         limit: page.limit,
         after,
         filter: { contactId: row.contactId, phoneNumberId: row.phoneNumberId },
       });
-      const { outbound, inbound } = await messagesByIds(db, portalId, keys);
-      const mediaIds = [...inbound.values()].flatMap((m) => (m.mediaId ? [m.mediaId] : []));
-      const mediaRows =
-        mediaIds.length === 0
-          ? []
-          : await db
-              .select()
-              .from(media)
-              .where(and(eq(media.portalId, portalId), inArray(media.id, mediaIds)));
-      const mediaById = new Map(mediaRows.map((m) => [m.id, m]));
-      const items: InboxMessage[] = [];
-      for (const k of keys) {
-        if (k.direction === 'inbound') {
-          const m = inbound.get(k.id);
-          if (!m) continue;
-          const content = opened<StoredInboundContent>(keyring, portalId, m.id, m.content);
-          const medium = m.mediaId ? (mediaById.get(m.mediaId) ?? null) : null;
-          const view = fittedInbound(deps.logger, m, content, medium);
-          if (view) items.push(view);
-        } else {
-          const m = outbound.get(k.id);
-          if (!m) continue;
-          let content: OutboundContent | null = null;
-          try {
-            content = outboundContentOf(keyring, m);
-          } catch {
-            // A content that does not open shows as gone.
-          }
-          const view = fittedOutbound(deps.logger, m, content);
-          if (view) items.push(view);
-        }
-      }
-      const last = keys.at(-1);
-      return {
-        items,
-        nextCursor:
-          hasMore && last
-            ? messageCursor.encodeCursor({ createdAt: last.createdAt, id: last.id })
-            : null,
-      };
+      return { items, nextCursor };
     },
   };
 }
