@@ -196,9 +196,9 @@ async function pgbenchAcceptStatement(dbUrl: string, portalId: number): Promise<
     {
       id: messageId,
       portalId,
-      to: '+16502000011',
+      waId: '+16502000011',
       contactId: null,
-      from: '1234567890',
+      phoneNumberId: '1234567890',
       type: 'template',
       templateName: 'hello_world',
       templateLanguage: 'en_US',

@@ -7,7 +7,7 @@
  * from 2,000 people, mostly texts, with 1 in 20 an image, 1 in 20 a reaction and 1 in 10 a
  * reply (`context.id`) to an earlier message. Then:
  *
- * - messages stored per second: the rows of `inbound_messages` at the end ÷ the run's seconds;
+ * - messages stored per second: the inbound rows of `messages` at the end ÷ the run's seconds;
  * - the webhook's p50 / p99, ms: each `writeInBatch` call timed (the sandbox making the batch,
  *   signing it, POSTing it, and Portico answering it; Portico answers once stored);
  * - the webhooks Portico answered other than 200;
@@ -34,7 +34,7 @@ export interface InboundRunResult {
   batches: number;
   /** Messages the sandbox wrote in (and Portico was sent). */
   sent: number;
-  /** Rows of `inbound_messages` at the end. */
+  /** Inbound rows of `messages` at the end. */
   stored: number;
   storedPerSecond: number;
   webhookP50Ms: number;
@@ -103,11 +103,15 @@ export async function inboundRun(dbUrl: string): Promise<InboundRunResult> {
     let sealedSample: InboundRunResult['sealedSample'];
     try {
       stored = Number(
-        (await db.query<{ n: string }>('select count(*) as n from inbound_messages')).rows[0]!.n,
+        (
+          await db.query<{ n: string }>(
+            "select count(*) as n from messages where direction = 'inbound'",
+          )
+        ).rows[0]!.n,
       );
       const { rows } = await db.query<{ row: string; content: Record<string, unknown> | null }>(
-        `select row_to_json(m)::text as row, content from inbound_messages m
-         where type = 'text' limit 1`,
+        `select row_to_json(m)::text as row, content from messages m
+         where direction = 'inbound' and type = 'text' limit 1`,
       );
       const content = rows[0]?.content;
       sealedSample = {

@@ -49,10 +49,10 @@ export async function seedPages(
   await seedContacts(db, portalId, n);
   // Statuses: the 20 newest still queued, then by g % 20: failed 1, sent 4, delivered 7, read 8.
   await db.execute(sql`
-    insert into messages (id, portal_id, "to", "from", type, text_body, status,
+    insert into messages (id, portal_id, direction, wa_id, phone_number_id, type, text_body, status,
       queued_at, sent_at, delivered_at, read_at, failed_at, error_code, error_title,
       price_minor, currency, created_at)
-    select 'msg_bench' || lpad(g::text, 7, '0'), ${portalId},
+    select 'msg_bench' || lpad(g::text, 7, '0'), ${portalId}, 'outbound',
       '+1650' || lpad((g % 5000)::text, 7, '0'), '100000000000001', 'text', 'Hello',
       s.status, t.at,
       case when s.status in ('sent','delivered','read') then t.at + interval '1 second' end,
@@ -82,7 +82,6 @@ export async function seedPages(
   await db.execute(sql`analyze contacts`);
   await db.execute(sql`analyze messages`);
   await db.execute(sql`analyze audit_events`);
-  await db.execute(sql`analyze inbound_messages`);
   await db.execute(sql`analyze conversations`);
   return { email: admin.email, password: PASSWORD, seedMs: performance.now() - started };
 }
@@ -214,9 +213,9 @@ export async function seedInbox(
       rows.push({ g, content: sealContent(keyring, portalId, id, content) });
     }
     await db.execute(sql`
-      insert into inbound_messages (id, portal_id, contact_id, "from", phone_number_id,
-        provider_message_id, type, content, received_at, created_at)
-      select 'msg_benchin' || lpad(r.g::text, 7, '0'), ${portalId},
+      insert into messages (id, portal_id, direction, contact_id, wa_id, phone_number_id,
+        provider_message_id, type, content, created_at, stored_at)
+      select 'msg_benchin' || lpad(r.g::text, 7, '0'), ${portalId}, 'inbound',
         'ctc_bench' || (1 + (r.g - 1) % ${people}),
         '+1650' || lpad((1 + (r.g - 1) % ${people})::text, 7, '0'), ${BENCH_PHONE_NUMBER_ID},
         'wamid.bench' || r.g, 'text', r.content, t.at, t.at
@@ -227,8 +226,8 @@ export async function seedInbox(
     insert into conversations (id, portal_id, contact_id, phone_number_id, last_message_id,
       last_message_at, last_direction, unread_count, last_inbound_at)
     select 'cnv_bench' || c, ${portalId}, m.contact_id, ${BENCH_PHONE_NUMBER_ID}, m.id,
-      m.received_at, 'inbound', case when c % 7 = 0 then 2 else 0 end, m.received_at
+      m.created_at, 'inbound', case when c % 7 = 0 then 2 else 0 end, m.created_at
     from generate_series(1, ${people}) c
-    join inbound_messages m
+    join messages m
       on m.portal_id = ${portalId} and m.id = 'msg_benchin' || lpad(c::text, 7, '0')`);
 }

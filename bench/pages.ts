@@ -266,8 +266,7 @@ async function runBackend(kind: 'pglite' | 'postgres', databaseUrl?: string) {
 }
 
 /** The tables whose rows a page lists or counts: the reads that grow with the portal. */
-const PAGE_TABLES =
-  /from "(messages|message_daily_counts|contacts|audit_events|conversations|inbound_messages)"/;
+const PAGE_TABLES = /from "(messages|message_daily_counts|contacts|audit_events|conversations)"/;
 
 /** The page's reads of its own tables, each as `plan (time)`. */
 function pageReads(statements: TracedStatement[]): string {

@@ -136,10 +136,10 @@ type Started = Awaited<ReturnType<typeof start>>;
 async function seed(s: Started, tag: string, n: number): Promise<string[]> {
   const result: unknown = await s.services.storage.db.execute(sql`
     with inserted as (
-      insert into messages (id, portal_id, "to", "from", type, template_name, template_language,
-        template_category, price_minor, currency)
-      select 'msg_' || ${tag} || g, ${s.portalId}, '+16505550101', ${s.phoneNumberId},
-        'template', 'hello_world', 'en_US', 'UTILITY', 10, 'EUR'
+      insert into messages (id, portal_id, direction, wa_id, phone_number_id, type, template_name,
+        template_language, template_category, status, queued_at, price_minor, currency)
+      select 'msg_' || ${tag} || g, ${s.portalId}, 'outbound', '+16505550101', ${s.phoneNumberId},
+        'template', 'hello_world', 'en_US', 'UTILITY', 'queued', now(), 10, 'EUR'
       from generate_series(1, ${n}) g
       returning id, price_minor),
     reserved as (

@@ -20,7 +20,6 @@ import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { SealedValue, SealPurpose } from '../platform/keyring.ts';
 import {
   connections,
-  inboundMessages,
   media,
   messageDrafts,
   messages,
@@ -164,13 +163,6 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
     table: messages,
     key: messages.id,
     portalId: messages.portalId,
-    purpose: 'message-content',
-    subjectIsKey: true,
-  }),
-  jsonbSealed(inboundMessages.content, {
-    table: inboundMessages,
-    key: inboundMessages.id,
-    portalId: inboundMessages.portalId,
     purpose: 'message-content',
     subjectIsKey: true,
   }),

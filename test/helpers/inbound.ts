@@ -2,7 +2,7 @@
  * Inbound messages for tests of what is done with them (media, read receipts): a person writes
  * from the sandbox phone (its signed webhook reaches the app), and the message's rows are made
  * sure of — taken as the webhook's ingestion stored them, or written here as it stores them
- * (`inbound_messages`, `media`, the conversation's unread count) when it did not.
+ * (`messages`, `media`, the conversation's unread count) when it did not.
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
@@ -49,8 +49,8 @@ export async function personWrites(
   assert.ok(contact, 'the webhook made the contact');
   const stored = await queryRows<{ id: string }>(
     storage,
-    sql`select id from inbound_messages
-      where portal_id = ${s.portalId} and provider_message_id = ${wamid}`,
+    sql`select id from messages
+      where portal_id = ${s.portalId} and direction = 'inbound' and provider_message_id = ${wamid}`,
   );
   const id = stored[0]?.id ?? randomId('msg');
   const medium = MEDIA_TYPES.has(message.type)
@@ -60,11 +60,11 @@ export async function personWrites(
     const mediaId = medium ? randomId('med') : null;
     await queryRows(
       storage,
-      sql`insert into inbound_messages
-          (id, portal_id, contact_id, "from", phone_number_id, provider_message_id, type,
-           media_id, received_at)
-        values (${id}, ${s.portalId}, ${contact.id}, ${`+${from}`}, ${phoneNumberId}, ${wamid},
-          ${message.type}, ${mediaId}, now())`,
+      sql`insert into messages
+          (id, portal_id, direction, contact_id, wa_id, phone_number_id, provider_message_id,
+           type, media_id, stored_at, created_at)
+        values (${id}, ${s.portalId}, 'inbound', ${contact.id}, ${`+${from}`}, ${phoneNumberId},
+          ${wamid}, ${message.type}, ${mediaId}, now(), now())`,
     );
     if (medium)
       await queryRows(
@@ -86,7 +86,7 @@ export async function personWrites(
   }
   const [row] = await queryRows<{ media_id: string | null }>(
     storage,
-    sql`select media_id from inbound_messages where portal_id = ${s.portalId} and id = ${id}`,
+    sql`select media_id from messages where portal_id = ${s.portalId} and id = ${id}`,
   );
   return {
     wamid,
@@ -110,8 +110,9 @@ export async function readState(s: MessagingSetup, w: Pick<Written, 'contactId'>
   );
   const messages = await queryRows<{ id: string; read_at: unknown }>(
     s.services.storage,
-    sql`select id, read_at from inbound_messages
-      where portal_id = ${s.portalId} and contact_id = ${w.contactId} order by received_at, created_at`,
+    sql`select id, read_at from messages
+      where portal_id = ${s.portalId} and contact_id = ${w.contactId} and direction = 'inbound'
+      order by created_at, stored_at`,
   );
   return { unread: Number(conversation?.unread_count), messages };
 }

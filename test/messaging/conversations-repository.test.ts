@@ -1,15 +1,14 @@
 /**
  * The conversations repository on both backends: conversations kept per contact and business
  * number (last message forward only, unread counts, the service window), their keyset pages
- * with the unread and open-window filters, the merged list of both directions in one keyset
- * order with its filters, and the once-per-window claim of closing windows.
+ * with the unread and open-window filters, the list of both directions in one keyset order
+ * with its filters, and the once-per-window claim of closing windows.
  */
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { sql } from 'drizzle-orm';
 import type { Storage } from '../../src/db/client.ts';
 import { contacts } from '../../src/db/schema/contacts.ts';
-import { inboundMessages } from '../../src/db/schema/conversations.ts';
 import { messages } from '../../src/db/schema/messages.ts';
 import { portals } from '../../src/db/schema/portals.ts';
 import {
@@ -20,9 +19,8 @@ import {
   recordConversationMessage,
 } from '../../src/messaging/conversations/conversations-repository.ts';
 import {
-  listMessageKeys,
-  messagesByIds,
-  type MergedMessageFilter,
+  listMessageRows,
+  type MessageListFilter,
 } from '../../src/messaging/conversations/message-thread-repository.ts';
 import { queryRows } from '../helpers/sql.ts';
 import { backends, type Backend } from '../helpers/storage.ts';
@@ -62,10 +60,12 @@ async function outbound(w: World, id: string, contactId: string, from: string, w
   await w.storage.db.insert(messages).values({
     id,
     portalId: w.portalId,
+    direction: 'outbound',
     contactId,
-    to: contactId === w.alice ? '+16505550001' : '+16505550002',
-    from,
+    waId: contactId === w.alice ? '+16505550001' : '+16505550002',
+    phoneNumberId: from,
     type: 'template',
+    status: 'queued',
     templateName: 'greeting',
     priceMinor: 5,
     currency: 'EUR',
@@ -83,15 +83,17 @@ async function outbound(w: World, id: string, contactId: string, from: string, w
 }
 
 async function inbound(w: World, id: string, contactId: string, to: string, when: Date) {
-  await w.storage.db.insert(inboundMessages).values({
+  await w.storage.db.insert(messages).values({
     id,
     portalId: w.portalId,
+    direction: 'inbound',
     contactId,
-    from: contactId === w.alice ? '+16505550001' : '+16505550002',
+    waId: contactId === w.alice ? '+16505550001' : '+16505550002',
     phoneNumberId: to,
     providerMessageId: `wamid.${id}`,
     type: 'text',
-    receivedAt: when,
+    createdAt: when,
+    storedAt: when,
   });
   await recordConversationMessage(w.storage.db, {
     portalId: w.portalId,
@@ -103,11 +105,11 @@ async function inbound(w: World, id: string, contactId: string, to: string, when
   });
 }
 
-async function allKeys(w: World, filter: MergedMessageFilter, limit: number) {
+async function allKeys(w: World, filter: MessageListFilter, limit: number) {
   const ids: string[] = [];
-  let after;
+  let after: { createdAt: Date; id: string } | undefined;
   for (let i = 0; i < 20; i++) {
-    const page = await listMessageKeys(w.storage.db, w.portalId, { limit, after, filter });
+    const page = await listMessageRows(w.storage.db, w.portalId, { limit, after, filter });
     ids.push(...page.rows.map((r) => r.id));
     if (!page.hasMore) return ids;
     after = page.rows.at(-1);
@@ -220,13 +222,11 @@ for (const backend of backends()) {
       // `status` and `to` are outbound's.
       assert.deepEqual(await allKeys(w, { status: 'queued' }, 2), ['msg_c', 'msg_b']);
 
-      const page = await listMessageKeys(w.storage.db, w.portalId, { limit: 5, filter: {} });
-      const rows = await messagesByIds(w.storage.db, w.portalId, page.rows);
-      assert.equal(rows.outbound.size, 2);
-      assert.equal(rows.inbound.size, 3);
-      const foreign = await messagesByIds(w.storage.db, w.otherPortalId, page.rows);
-      assert.equal(foreign.outbound.size + foreign.inbound.size, 0);
-      const none = await listMessageKeys(w.storage.db, w.otherPortalId, { limit: 5, filter: {} });
+      const page = await listMessageRows(w.storage.db, w.portalId, { limit: 5, filter: {} });
+      const directions = page.rows.map((r) => r.direction);
+      assert.equal(directions.filter((d) => d === 'outbound').length, 2);
+      assert.equal(directions.filter((d) => d === 'inbound').length, 3);
+      const none = await listMessageRows(w.storage.db, w.otherPortalId, { limit: 5, filter: {} });
       assert.equal(none.rows.length, 0);
     });
 

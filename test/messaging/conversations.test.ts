@@ -232,10 +232,11 @@ for (const backend of backends()) {
       assert.equal(erased.json().data.anonymised.inboundMessages, 1);
       const rows = await queryRows<{ from: string; content: unknown }>(
         s.services.storage,
-        sql`select "from", content from inbound_messages where portal_id = ${s.portalId}`,
+        sql`select wa_id as "from", content from messages
+          where portal_id = ${s.portalId} and direction = 'inbound'`,
       );
       assert.deepEqual(
-        rows.map((r) => [r.from, r.content]),
+        rows.map((r) => [r.from, r.content]).sort(),
         [
           ['erased', null],
           ['+16505550002', null],

@@ -37,8 +37,8 @@ async function queued(services: Services, portalId: number, createdAt: Date, to 
     await insertMessage(tx, {
       id,
       portalId,
-      to,
-      from: '1234567891',
+      waId: to,
+      phoneNumberId: '1234567891',
       type: 'text',
       textBody: 'Hello',
       priceMinor: 1,

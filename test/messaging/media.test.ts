@@ -126,9 +126,10 @@ for (const backend of backends()) {
       const stored = () =>
         queryRows<{ id: string; media_id: string | null; provider_media_id: string | null }>(
           s.services.storage,
-          sql`select i.id, i.media_id, m.provider_media_id from inbound_messages i
+          sql`select i.id, i.media_id, m.provider_media_id from messages i
               left join media m on m.id = i.media_id and m.portal_id = i.portal_id
-              where i.portal_id = ${s.portalId} order by i.created_at, i.id`,
+              where i.portal_id = ${s.portalId} and i.direction = 'inbound'
+              order by i.stored_at, i.id`,
         );
       await eventually(async () => (await stored()).length === 1, 'the first message is stored');
       const providerMediaId = (await stored())[0]!.provider_media_id!;

@@ -333,7 +333,7 @@ for (const backend of backends()) {
       const theirsOut = (await s.send(hello(TO, s.numbers[0]!))).json().data.id as string;
       await queryRows(
         s.services.storage,
-        sql`update inbound_messages set portal_id = ${otherId} where id = ${theirsIn.id}`,
+        sql`update messages set portal_id = ${otherId} where id = ${theirsIn.id}`,
       );
       await queryRows(
         s.services.storage,
@@ -445,7 +445,7 @@ for (const backend of backends()) {
 }
 
 test("a text's previewUrl reaches the wire as preview_url", () => {
-  const row = { to: TO, type: 'text' } as MessageRow;
+  const row = { waId: TO, type: 'text' } as MessageRow;
   const ids = { media: new Map<string, string>(), wamids: new Map<string, string>() };
   assert.deepEqual(
     freeFormOutbound(row, { text: { body: 'See https://example.com', previewUrl: true } }, ids),

@@ -70,9 +70,9 @@ async function queuedMessages(services: Services, portalId: number, n: number) {
       {
         id,
         portalId,
-        to: '+16505550101',
+        waId: '+16505550101',
         contactId: null,
-        from: PHONE_NUMBER_ID,
+        phoneNumberId: PHONE_NUMBER_ID,
         type: 'template',
         templateName: 'hello',
         templateLanguage: 'en_US',

@@ -52,9 +52,9 @@ async function queuedMessage(services: Services, portalId: number, wamid: string
     {
       id,
       portalId,
-      to: '+16505550101',
+      waId: '+16505550101',
       contactId: null,
-      from: '1234567891',
+      phoneNumberId: '1234567891',
       type: 'template',
       templateName: 'hello',
       templateLanguage: 'en_US',

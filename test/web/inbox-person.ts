@@ -4,7 +4,8 @@
  */
 import assert from 'node:assert/strict';
 import { and, eq } from 'drizzle-orm';
-import { conversations, inboundMessages, media } from '../../src/db/schema/conversations.ts';
+import { conversations, media } from '../../src/db/schema/conversations.ts';
+import { messages } from '../../src/db/schema/messages.ts';
 import {
   findConversation,
   recordConversationMessage,
@@ -43,17 +44,19 @@ export async function personWrites(
   const store = async (at: Date, content: Parameters<typeof sealContent>[3], mediaId?: string) => {
     const id = newMessageId();
     await db.transaction(async (tx) => {
-      await tx.insert(inboundMessages).values({
+      await tx.insert(messages).values({
         id,
         portalId,
+        direction: 'inbound',
         contactId,
-        from: input.phone,
+        waId: input.phone,
         phoneNumberId,
         providerMessageId: `wamid.${id}`,
         type: (content as { type: string }).type,
         content: sealContent(keyring, portalId, id, content),
         mediaId,
-        receivedAt: at,
+        createdAt: at,
+        storedAt: new Date(),
       });
       if (mediaId)
         await tx.insert(media).values({

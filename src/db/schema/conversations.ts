@@ -18,60 +18,6 @@ import { portals } from './portals.ts';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
 
-/**
- * Messages people sent to a portal's business numbers (the `messages` webhook field), one row
- * per wamid and portal. Invariants: every read filters by `portal_id`; `content` is the
- * message's type-specific content (text, caption, file name, location, shared contacts, reply,
- * reaction) as JSON sealed with the keyring, the portal and the message id bound as associated
- * data, and is null once the retention period passed or the contact was erased; nothing else
- * in the row is message content. `type` is the provider's type as received (an unknown type is
- * kept, never dropped).
- *
- * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/components#messages-object
- * @see docs/messaging.md "Inbound messages"
- */
-export const inboundMessages = pgTable(
-  'inbound_messages',
-  {
-    /** Public id: `msg_` + base62, in the same space as outbound message ids. */
-    id: text('id').primaryKey(),
-    portalId: integer('portal_id')
-      .notNull()
-      .references(() => portals.id, { onDelete: 'cascade' }),
-    /** The contact who wrote; null once the contact is erased. */
-    contactId: text('contact_id').references(() => contacts.id, { onDelete: 'set null' }),
-    /** The sender, E.164 (the provider's `from`, with `+`). */
-    from: text('from').notNull(),
-    /** The business number written to: the provider's phone number id. */
-    phoneNumberId: text('phone_number_id').notNull(),
-    /** The provider's message id (wamid). */
-    providerMessageId: text('provider_message_id').notNull(),
-    type: text('type').notNull(),
-    /** Sealed JSON of the content; null when expired or erased. */
-    content: jsonb('content').$type<SealedValue>(),
-    /** Our medium (`med_…`) for image, audio, video, document and sticker messages. */
-    mediaId: text('media_id'),
-    /** The wamid this message replies to or reacts to (`context.id`, `reaction.message_id`). */
-    contextProviderMessageId: text('context_provider_message_id'),
-    /** Our message (either direction) that wamid names, when Portico knows it. */
-    contextMessageId: text('context_message_id'),
-    /** When the provider says the person sent it (`timestamp`). */
-    receivedAt: at('received_at').notNull(),
-    /** When the business read it (marked read through Portico). */
-    readAt: at('read_at'),
-    createdAt: at('created_at').notNull().defaultNow(),
-  },
-  (t) => [
-    uniqueIndex('inbound_messages_portal_wamid').on(t.portalId, t.providerMessageId),
-    // Ascending: scanned backwards they serve the newest-first keyset pages.
-    index('inbound_messages_portal_page').on(t.portalId, t.receivedAt, t.id),
-    index('inbound_messages_portal_contact_page').on(t.portalId, t.contactId, t.receivedAt, t.id),
-    index('inbound_messages_content_expiry')
-      .on(t.receivedAt)
-      .where(sql`${t.content} IS NOT NULL`),
-  ],
-);
-
 /** The kinds of media the Cloud API sends (its message types that carry a medium). */
 export const MEDIA_KINDS = ['image', 'video', 'audio', 'document', 'sticker'] as const;
 

@@ -10,7 +10,7 @@
  */
 import { and, eq, isNotNull, lt, or, sql } from 'drizzle-orm';
 import { webhookEvents } from '../../db/schema/webhooks.ts';
-import { inboundMessages, media } from '../../db/schema/conversations.ts';
+import { media } from '../../db/schema/conversations.ts';
 import { messages } from '../../db/schema/messages.ts';
 import type { Db, Tx } from '../messages/messages-repository.ts';
 
@@ -18,8 +18,8 @@ import type { Db, Tx } from '../messages/messages-repository.ts';
 export const RETENTION_BATCH = 1000;
 
 /**
- * Erase the content of messages older than `before`, in batches (index
- * `inbound_messages_content_expiry`, `messages_content_expiry`), across portals.
+ * Erase the content of messages of both directions older than `before` (their `created_at`), in
+ * batches (index `messages_content_expiry`), across portals.
  *
  * @returns how many inbound and outbound messages lost their content.
  */
@@ -31,25 +31,12 @@ export async function expireContent(
   const counts = { inbound: 0, outbound: 0 };
   for (;;) {
     const due = db
-      .select({ id: inboundMessages.id })
-      .from(inboundMessages)
-      .where(and(isNotNull(inboundMessages.content), lt(inboundMessages.receivedAt, before)))
-      .limit(batch);
-    const rows = await db
-      .update(inboundMessages)
-      .set({ content: null })
-      .where(sql`${inboundMessages.id} in (${due})`)
-      .returning({ id: inboundMessages.id });
-    counts.inbound += rows.length;
-    if (rows.length < batch) break;
-  }
-  for (;;) {
-    const due = db
       .select({ id: messages.id })
       .from(messages)
       .where(
         and(
           lt(messages.createdAt, before),
+          // An older outbound row may hold its text in clear instead.
           or(isNotNull(messages.content), isNotNull(messages.textBody)),
         ),
       )
@@ -58,8 +45,8 @@ export async function expireContent(
       .update(messages)
       .set({ content: null, textBody: null, templateParameters: null })
       .where(sql`${messages.id} in (${due})`)
-      .returning({ id: messages.id });
-    counts.outbound += rows.length;
+      .returning({ direction: messages.direction });
+    for (const r of rows) counts[r.direction] += 1;
     if (rows.length < batch) break;
   }
   return counts;
@@ -77,15 +64,16 @@ export async function eraseInboundOf(
   contact: { portalId: number; id: string; phone: string },
 ): Promise<number> {
   const rows = await tx
-    .update(inboundMessages)
-    .set({ content: null, from: 'erased', contactId: null })
+    .update(messages)
+    .set({ content: null, waId: 'erased', contactId: null })
     .where(
       and(
-        eq(inboundMessages.portalId, contact.portalId),
-        or(eq(inboundMessages.contactId, contact.id), eq(inboundMessages.from, contact.phone)),
+        eq(messages.portalId, contact.portalId),
+        eq(messages.direction, 'inbound'),
+        or(eq(messages.contactId, contact.id), eq(messages.waId, contact.phone)),
       ),
     )
-    .returning({ id: inboundMessages.id, mediaId: inboundMessages.mediaId });
+    .returning({ id: messages.id, mediaId: messages.mediaId });
   const mediaIds = rows.flatMap((r) => (r.mediaId === null ? [] : [r.mediaId]));
   if (mediaIds.length > 0)
     await tx

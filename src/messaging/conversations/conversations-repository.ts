@@ -5,16 +5,15 @@
  * (`claimClosingWindows`, `expireContent`), which touch no tenant's data beyond their own rows.
  *
  * Pages are the project's one keyset order (`db/keyset-page.ts`), newest first: conversations on
- * `(last_message_at, id)` (index `conversations_portal_page`), messages on `(time, id)` where the
- * time is `created_at` for outbound and `received_at` for inbound (each branch of the merged
- * list reads its table's page index, `limit + 1` rows each, before the merge).
+ * `(last_message_at, id)` (index `conversations_portal_page`), messages on `(created_at, id)`
+ * (message-thread-repository.ts).
  *
  * @see docs/messaging.md "Conversations"
  */
 import { and, desc, eq, gt, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { contacts } from '../../db/schema/contacts.ts';
-import { conversations, inboundMessages } from '../../db/schema/conversations.ts';
+import { conversations } from '../../db/schema/conversations.ts';
 import { messages } from '../../db/schema/messages.ts';
 import { keysetClauses, type KeysetPage, type PagePosition } from '../../db/keyset-page.ts';
 import { randomBase62 } from '../../platform/crypto.ts';
@@ -124,8 +123,7 @@ export interface ConversationListRow {
   createdAt: Date;
 }
 
-const outbound = alias(messages, 'last_out');
-const inbound = alias(inboundMessages, 'last_in');
+const last = alias(messages, 'last_message');
 
 const listColumns = {
   id: conversations.id,
@@ -136,9 +134,9 @@ const listColumns = {
   phoneNumberId: conversations.phoneNumberId,
   lastMessageId: conversations.lastMessageId,
   lastDirection: conversations.lastDirection,
-  lastType: sql<string | null>`coalesce(${outbound.type}, ${inbound.type})`,
-  lastContent: sql<SealedValue | null>`coalesce(${outbound.content}, ${inbound.content})`,
-  lastTemplateName: outbound.templateName,
+  lastType: last.type,
+  lastContent: sql<SealedValue | null>`${last.content}`,
+  lastTemplateName: last.templateName,
   lastMessageAt: conversations.lastMessageAt,
   unreadCount: conversations.unreadCount,
   lastInboundAt: conversations.lastInboundAt,
@@ -154,20 +152,8 @@ function selectConversations(db: Db) {
       and(eq(contacts.portalId, conversations.portalId), eq(contacts.id, conversations.contactId)),
     )
     .leftJoin(
-      outbound,
-      and(
-        eq(conversations.lastDirection, 'outbound'),
-        eq(outbound.portalId, conversations.portalId),
-        eq(outbound.id, conversations.lastMessageId),
-      ),
-    )
-    .leftJoin(
-      inbound,
-      and(
-        eq(conversations.lastDirection, 'inbound'),
-        eq(inbound.portalId, conversations.portalId),
-        eq(inbound.id, conversations.lastMessageId),
-      ),
+      last,
+      and(eq(last.portalId, conversations.portalId), eq(last.id, conversations.lastMessageId)),
     );
 }
 

@@ -1,48 +1,50 @@
 /**
  * Messages in both directions through one API: `GET /messaging/messages` (one keyset order over
- * outbound and inbound, filters `direction`, `contactId`, `phoneNumberId`, and the outbound
- * filters `status`, `to`) and `GET /messaging/messages/{id}` for an id of either direction.
- * Content is opened here, per message; a content that cannot be opened (a key gone) reads as
- * erased and is logged by id only; a message that does not fit its schema is shown without its
- * content, logged by id only (platform/row-fit.ts).
+ * both directions, filters `direction`, `contactId`, `phoneNumberId`, and the outbound filters
+ * `status`, `to`) and `GET /messaging/messages/{id}` for an id of either direction; the inbox's
+ * thread reads the same pages. Rows become the API's messages through the one mapper
+ * (`messageView`). Content is opened here, per message; a content that cannot be opened (a key
+ * gone) reads as erased and is logged by id only; a message that does not fit its schema is
+ * shown without its content, logged by id only (platform/row-fit.ts).
  *
  * @see docs/messaging.md "Conversations"
  */
 import { and, eq, sql } from 'drizzle-orm';
-import { inboundMessages, media } from '../../db/schema/conversations.ts';
+import { media } from '../../db/schema/conversations.ts';
 import type { Database } from '../../db/client.ts';
+import type { PagePosition } from '../../db/keyset-page.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { SealedValue } from '../../platform/keyring.ts';
 import { fittingView, rowCheck, type Misfit } from '../../platform/row-fit.ts';
-import {
-  inboundMessageView,
-  type InboundMessageRow,
-  type MediaMetadata,
-} from '../inbound/inbound-view.ts';
-import { InboundMessageSchema, type InboundMessage } from '../inbound/inbound-schemas.ts';
+import { InboundMessageSchema } from '../inbound/inbound-schemas.ts';
 import {
   openContent,
   type ContentKeyring,
   type OutboundContent,
   type StoredInboundContent,
 } from '../messages/message-content.ts';
-import { messageCursor, outboundContentOf, toMessage } from '../messages/message-view.ts';
-import { findMessage, type MessageRow } from '../messages/messages-repository.ts';
 import {
-  MessageSchema,
-  type ListMessagesQuery,
-  type Message,
-} from '../messages/messages-schemas.ts';
-import { listMessageKeys, messagesByIds } from './message-thread-repository.ts';
+  messageCursor,
+  messageView,
+  outboundContentOf,
+  type AnyMessage,
+  type MediaMetadata,
+} from '../messages/message-view.ts';
+import type { MessageRow, StoredMessageRow } from '../messages/messages-repository.ts';
+import { MessageSchema, type ListMessagesQuery } from '../messages/messages-schemas.ts';
+import {
+  findStoredMessage,
+  listMessageRows,
+  type MessageListFilter,
+} from './message-thread-repository.ts';
 
-/** A message of either direction as the API shows it. */
-export type AnyMessage = Message | InboundMessage;
+export type { AnyMessage } from '../messages/message-view.ts';
 
 export interface MessageListDeps {
   db: Database;
   keyring: ContentKeyring;
-  logger: Logger;
+  logger: Pick<Logger, 'warn'>;
 }
 
 /** Open a content, or null (logged by id) when it cannot be opened. */
@@ -63,57 +65,49 @@ export function openOrNull<T extends OutboundContent | StoredInboundContent>(
 const fitsMessage = rowCheck(MessageSchema);
 const fitsInbound = rowCheck(InboundMessageSchema);
 
-/** The log line of a stored message that does not fit its schema (ids only). */
-function misfitLog(logger: Pick<Logger, 'warn'>, portalId: number, messageId: string) {
-  return (outcome: Misfit, err?: unknown) =>
-    logger.warn(
-      { portalId, messageId, outcome, ...(err instanceof Error && { errorType: err.name }) },
-      'a stored message does not fit its schema',
-    );
-}
-
 /**
- * An outbound row and its opened content as the API shows it, checked against its schema
- * (platform/row-fit.ts): without its content when that does not fit (logged), null when even
- * that does not.
+ * A row and its opened content as the API shows it (`messageView`), checked against its
+ * direction's schema (platform/row-fit.ts): without its content when that does not fit (logged
+ * by id), null when even that does not.
  */
-export function fittedOutbound(
+export function fittedMessage(
   logger: Pick<Logger, 'warn'>,
-  row: MessageRow,
-  content: OutboundContent | null,
-): Message | null {
+  row: StoredMessageRow,
+  content: OutboundContent | StoredInboundContent | null,
+  medium: MediaMetadata | null = null,
+): AnyMessage | null {
+  const fits: (view: unknown) => view is AnyMessage =
+    row.direction === 'outbound' ? fitsMessage : fitsInbound;
   return fittingView(
-    fitsMessage,
-    () => toMessage(row, content),
-    () => toMessage(row, null),
-    misfitLog(logger, row.portalId, row.id),
+    fits,
+    () => messageView(row, content, medium),
+    () => messageView(row, null, null),
+    (outcome: Misfit, err?: unknown) =>
+      logger.warn(
+        {
+          portalId: row.portalId,
+          messageId: row.id,
+          outcome,
+          ...(err instanceof Error && { errorType: err.name }),
+        },
+        'a stored message does not fit its schema',
+      ),
   );
 }
 
-/** An inbound row as the API shows it, checked as {@link fittedOutbound} checks. */
-export function fittedInbound(
-  logger: Pick<Logger, 'warn'>,
-  row: InboundMessageRow,
-  content: StoredInboundContent | null,
-  medium: MediaMetadata | null,
-): InboundMessage | null {
-  return fittingView(
-    fitsInbound,
-    () => inboundMessageView(row, content, medium),
-    () => inboundMessageView(row, null, null),
-    misfitLog(logger, row.portalId, row.id),
-  );
-}
-
-/** An outbound row as the API shows it, its text and parameters from the sealed content. */
-export function outboundView(deps: MessageListDeps, row: MessageRow): Message | null {
-  let content: OutboundContent | null = null;
+/** A row's opened content: outbound with its older plaintext columns; null when gone. */
+function contentOf(
+  deps: Pick<MessageListDeps, 'keyring' | 'logger'>,
+  row: StoredMessageRow,
+): OutboundContent | StoredInboundContent | null {
+  if (row.direction === 'inbound')
+    return openOrNull<StoredInboundContent>(deps, row.portalId, row.id, row.content);
   try {
-    content = outboundContentOf(deps.keyring, row);
+    return outboundContentOf(deps.keyring, row as MessageRow);
   } catch {
     deps.logger.warn({ portalId: row.portalId, messageId: row.id }, 'content could not be opened');
+    return null;
   }
-  return fittedOutbound(deps.logger, row, content);
 }
 
 async function mediaOf(
@@ -134,26 +128,40 @@ async function mediaOf(
   return new Map(rows.map((r) => [r.id, r]));
 }
 
-/** Inbound rows as the API shows them (their media read in one query). */
-export async function inboundViews(
+/** Rows of either direction as the API shows them, in their order (media read in one query). */
+export async function messageViews(
   deps: MessageListDeps,
   portalId: number,
-  rows: readonly (typeof inboundMessages.$inferSelect)[],
-): Promise<InboundMessage[]> {
+  rows: readonly StoredMessageRow[],
+): Promise<AnyMessage[]> {
   const medium = await mediaOf(
     deps.db,
     portalId,
     rows.flatMap((r) => (r.mediaId === null ? [] : [r.mediaId])),
   );
   return rows.flatMap((row) => {
-    const view = fittedInbound(
+    const view = fittedMessage(
       deps.logger,
       row,
-      openOrNull<StoredInboundContent>(deps, portalId, row.id, row.content),
+      contentOf(deps, row),
       row.mediaId === null ? null : (medium.get(row.mediaId) ?? null),
     );
     return view === null ? [] : [view];
   });
+}
+
+/** One page of messages as the API shows them, newest first, and the next page's cursor. */
+export async function messagePage(
+  deps: MessageListDeps,
+  portalId: number,
+  page: { limit: number; after?: PagePosition | undefined; filter: MessageListFilter },
+): Promise<{ items: AnyMessage[]; nextCursor: string | null }> {
+  const { rows, hasMore } = await listMessageRows(deps.db, portalId, page);
+  const last = rows.at(-1);
+  return {
+    items: await messageViews(deps, portalId, rows),
+    nextCursor: hasMore && last ? messageCursor.encodeCursor(last) : null,
+  };
 }
 
 /** One page of both directions, newest first. @throws AppError `invalid_request` (cursor). */
@@ -162,7 +170,7 @@ export async function listBothDirections(
   portalId: number,
   query: ListMessagesQuery,
 ): Promise<{ items: AnyMessage[]; nextCursor: string | null }> {
-  const page = await listMessageKeys(deps.db, portalId, {
+  return messagePage(deps, portalId, {
     limit: query.limit,
     after: messageCursor.after(query.cursor),
     filter: {
@@ -175,26 +183,6 @@ export async function listBothDirections(
       until: query.until === undefined ? undefined : new Date(query.until),
     },
   });
-  const rows = await messagesByIds(deps.db, portalId, page.rows);
-  const inbound = new Map(
-    (await inboundViews(deps, portalId, [...rows.inbound.values()])).map((m) => [m.id, m]),
-  );
-  const items: AnyMessage[] = [];
-  for (const key of page.rows) {
-    if (key.direction === 'inbound') {
-      const view = inbound.get(key.id);
-      if (view) items.push(view);
-    } else {
-      const row = rows.outbound.get(key.id);
-      const view = row && outboundView(deps, row);
-      if (view) items.push(view);
-    }
-  }
-  const last = page.rows.at(-1);
-  return {
-    items,
-    nextCursor: page.hasMore && last ? messageCursor.encodeCursor(last) : null,
-  };
 }
 
 /** A message of either direction. @throws AppError `not_found` (any other id). */
@@ -203,20 +191,9 @@ export async function findAnyMessage(
   portalId: number,
   id: string,
 ): Promise<AnyMessage> {
-  const outbound = await findMessage(deps.db, portalId, id);
+  const row = await findStoredMessage(deps.db, portalId, id);
   // A row that cannot be shown at all (logged) is answered as none.
-  const gone = () => new AppError('not_found', 'No message with this id.');
-  if (outbound) {
-    const view = outboundView(deps, outbound);
-    if (view === null) throw gone();
-    return view;
-  }
-  const [row] = await deps.db
-    .select()
-    .from(inboundMessages)
-    .where(and(eq(inboundMessages.portalId, portalId), eq(inboundMessages.id, id)));
-  if (!row) throw gone();
-  const [view] = await inboundViews(deps, portalId, [row]);
-  if (!view) throw gone();
+  const [view] = row ? await messageViews(deps, portalId, [row]) : [];
+  if (!view) throw new AppError('not_found', 'No message with this id.');
   return view;
 }

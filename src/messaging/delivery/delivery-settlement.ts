@@ -31,7 +31,7 @@ import { messages } from '../../db/schema/messages.ts';
 import { release } from '../credit/credit-ledger.ts';
 import { LEASE_MAX_AGE_S } from '../credit/credit-escrow.ts';
 import { settleLease } from '../credit/credit-leases.ts';
-import type { MessageRow, Tx } from '../messages/messages-repository.ts';
+import { asOutbound, type MessageRow, type Tx } from '../messages/messages-repository.ts';
 import { countStatusChanges } from '../reports/daily-counts.ts';
 
 /** The error of a message whose send attempt the provider never confirmed. */
@@ -135,7 +135,9 @@ function settleBatch(deps: SettlementDeps, now: Date): Promise<number> {
       )
       .returning();
     const byPortal = new Map<number, MessageRow[]>();
-    for (const r of rows) byPortal.set(r.portalId, [...(byPortal.get(r.portalId) ?? []), r]);
+    // Only outbound messages have a status: these are all outbound.
+    for (const r of asOutbound(rows))
+      byPortal.set(r.portalId, [...(byPortal.get(r.portalId) ?? []), r]);
     for (const [portalId, failedRows] of byPortal) {
       await countStatusChanges(
         tx,

@@ -66,7 +66,7 @@ export function outboundOf(
   if (row.type !== 'template') return freeFormOutbound(row, content, ids);
   const components = templateWireComponents(content?.template, (id) => ids.media.get(id));
   return {
-    to: row.to,
+    to: row.waId,
     type: 'template',
     ...contextOf(content, ids),
     template: {
@@ -110,11 +110,11 @@ export function createDeliveryWorker(deps: {
       await failQueuedMessage(db, row.id, 'error' in ids ? ids.error : CONTENT_ERASED);
       return 'failed';
     }
-    await pacing.take(row.from, signal);
+    await pacing.take(row.phoneNumberId, signal);
     try {
       // The attempt is committed right before the request; the wamid is recorded inside the
       // send, before a revocation waiting for it goes on.
-      const sent = await provider.sendMessage(row.portalId, row.from, message, row.id, {
+      const sent = await provider.sendMessage(row.portalId, row.phoneNumberId, message, row.id, {
         beforeSend: () => beginSendAttempt(db, row.id, new Date()),
         onAccepted: (wamid) => recordProviderMessageId(db, row.id, wamid),
       });
@@ -148,7 +148,7 @@ export function createDeliveryWorker(deps: {
       if (retryable && job.retryCount < job.retryLimit) {
         // The provider answered: nothing was sent, so the retry may call it again.
         await clearSendAttempt(db, row.id);
-        if (err.retryAfterMs !== undefined) pacing.pause(row.from, err.retryAfterMs);
+        if (err.retryAfterMs !== undefined) pacing.pause(row.phoneNumberId, err.retryAfterMs);
         return 'retry';
       }
       await failQueuedMessage(db, row.id, errorOf(err));

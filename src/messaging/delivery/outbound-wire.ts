@@ -63,7 +63,11 @@ export async function resolveProviderIds(
     media.set(id, medium.providerMediaId);
   }
   const wamids = new Map<string, string>();
-  const conversation = { portalId: row.portalId, phone: row.to, phoneNumberId: row.from };
+  const conversation = {
+    portalId: row.portalId,
+    phone: row.waId,
+    phoneNumberId: row.phoneNumberId,
+  };
   for (const id of [content?.reaction?.messageId, content?.context?.messageId]) {
     if (id === undefined || wamids.has(id)) continue;
     const target = await findTargetMessage(db, conversation, id);
@@ -160,7 +164,7 @@ export function freeFormOutbound(
   if (!content || content[row.type as keyof OutboundContent] === undefined) return null;
   const contextId = content.context && ids.wamids.get(content.context.messageId);
   return {
-    to: row.to,
+    to: row.waId,
     type: row.type,
     [row.type]: wireObject(row, content, ids),
     ...(contextId !== undefined && { context: { message_id: contextId } }),

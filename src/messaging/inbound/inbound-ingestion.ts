@@ -32,7 +32,7 @@ import {
   type IngestPerson,
   type IngestRow,
 } from './inbound-statements.ts';
-import { inboundMessageView } from './inbound-view.ts';
+import { inboundMessageView } from '../messages/message-view.ts';
 
 /** A new inbound text, as the text steps get it (inside the batch's transaction). */
 export interface InboundText {
@@ -261,14 +261,14 @@ async function afterInsert(
   return inboundMessageView(
     {
       id: row.id,
-      from: row.phone,
+      waId: row.phone,
       contactId,
       phoneNumberId,
       providerMessageId: row.wamid,
       type: row.type,
       contextProviderMessageId: row.ctx_wamid,
       contextMessageId: row.ctx_message_id,
-      receivedAt,
+      createdAt: receivedAt,
       readAt: null,
     },
     content,

@@ -10,7 +10,7 @@
  */
 import { sql } from 'drizzle-orm';
 import { recordInboundStatement } from '../../contacts/contacts-lookup.ts';
-import { conversations, inboundMessages, media } from '../../db/schema/conversations.ts';
+import { conversations, media } from '../../db/schema/conversations.ts';
 import { messages } from '../../db/schema/messages.ts';
 import type { SealedValue } from '../../platform/keyring.ts';
 import type { Db } from '../messages/messages-repository.ts';
@@ -64,10 +64,10 @@ export async function messagesByWamid(
   );
   const result: unknown = await db.execute(sql`
     select provider_message_id as wamid, id from ${messages}
-      where portal_id = ${portalId} and provider_message_id in (${list})
+      where portal_id = ${portalId} and direction = 'outbound' and provider_message_id in (${list})
     union all
-    select provider_message_id, id from ${inboundMessages}
-      where portal_id = ${portalId} and provider_message_id in (${list})`);
+    select provider_message_id, id from ${messages}
+      where portal_id = ${portalId} and direction = 'inbound' and provider_message_id in (${list})`);
   return new Map(rowsOf<{ wamid: string; id: string }>(result).map((r) => [r.wamid, r.id]));
 }
 
@@ -96,14 +96,15 @@ export async function ingest(
     input as ${input},
     contact as (${recordInboundStatement(portalId, sql`people`)}),
     inserted as (
-      insert into ${inboundMessages} (id, portal_id, contact_id, "from", phone_number_id,
+      insert into ${messages} (id, portal_id, direction, contact_id, wa_id, phone_number_id,
         provider_message_id, type, content, media_id, context_provider_message_id,
-        context_message_id, received_at)
-      select r.id, ${portalId}::int, contact.id, r.phone, ${phoneNumberId}::text, r.wamid, r.type,
-        r.content, r.media_id, r.ctx_wamid, r.ctx_message_id, r.received_at
+        context_message_id, stored_at, created_at)
+      select r.id, ${portalId}::int, 'inbound', contact.id, r.phone, ${phoneNumberId}::text,
+        r.wamid, r.type, r.content, r.media_id, r.ctx_wamid, r.ctx_message_id, now(),
+        r.received_at
       from input r join contact on contact.phone = r.phone
-      on conflict (portal_id, provider_message_id) do nothing
-      returning id, contact_id, type, received_at, media_id),
+      on conflict (portal_id, provider_message_id) where direction = 'inbound' do nothing
+      returning id, contact_id, type, created_at as received_at, media_id),
     medium as (
       insert into ${media} (id, portal_id, message_id, provider_media_id, mime_type, sha256)
       select i.media_id, ${portalId}::int, i.id, r.provider_media_id, r.mime_type, r.sha256

@@ -16,7 +16,8 @@
  */
 import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
-import { inboundMessages, media } from '../../db/schema/conversations.ts';
+import { media } from '../../db/schema/conversations.ts';
+import { messages } from '../../db/schema/messages.ts';
 import { ConnectionInactiveError, ProviderError } from '../../partner/partner-service.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { ProviderAdapter } from '../provider/provider-adapter.ts';
@@ -122,9 +123,15 @@ async function fileNameOf(
   messageId: string,
 ): Promise<string | undefined> {
   const [message] = await db
-    .select({ content: inboundMessages.content })
-    .from(inboundMessages)
-    .where(and(eq(inboundMessages.portalId, portalId), eq(inboundMessages.id, messageId)));
+    .select({ content: messages.content })
+    .from(messages)
+    .where(
+      and(
+        eq(messages.portalId, portalId),
+        eq(messages.id, messageId),
+        eq(messages.direction, 'inbound'),
+      ),
+    );
   const content = openContent<StoredInboundContent>(
     keyring,
     portalId,

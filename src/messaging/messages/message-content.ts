@@ -4,7 +4,7 @@
  * (AES-256-GCM), the portal id and the message id bound as associated data, so a database dump
  * shows no conversation and a content copied to another message or portal never opens.
  *
- * Stored in `messages.content` and `inbound_messages.content` (`SealedValue`, jsonb); null once
+ * Stored in `messages.content` (`SealedValue`, jsonb), both directions; null once
  * the retention period passed or the contact was erased.
  *
  * @see docs/messaging.md "Content at rest"

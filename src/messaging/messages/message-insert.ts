@@ -30,9 +30,9 @@ export type QueuedMessage = Pick<
   MessageRow,
   | 'id'
   | 'portalId'
-  | 'to'
+  | 'waId'
   | 'contactId'
-  | 'from'
+  | 'phoneNumberId'
   | 'type'
   | 'templateName'
   | 'templateLanguage'
@@ -66,12 +66,13 @@ export function queuedMessageStatement(
     with ${reservation ? sql`lease as (${leaseFence(reservation.leaseId)}),` : sql``}
     q as (${jobs.queueRow()}),
     message as (
-      insert into ${messages} (id, portal_id, "to", contact_id, "from", type, template_name,
-        template_language, template_category, content, price_minor, currency)
-      select ${m.id}::text, ${m.portalId}::int, ${m.to}::text, ${m.contactId}::text,
-        ${m.from}::text, ${m.type}::text, ${m.templateName}::text,
-        ${m.templateLanguage}::text, ${m.templateCategory}::text, ${content}::jsonb,
-        ${m.priceMinor}::int, ${m.currency}::text
+      insert into ${messages} (id, portal_id, direction, wa_id, contact_id, phone_number_id,
+        type, template_name, template_language, template_category, content, status, queued_at,
+        price_minor, currency)
+      select ${m.id}::text, ${m.portalId}::int, 'outbound', ${m.waId}::text, ${m.contactId}::text,
+        ${m.phoneNumberId}::text, ${m.type}::text, ${m.templateName}::text,
+        ${m.templateLanguage}::text, ${m.templateCategory}::text, ${content}::jsonb, 'queued',
+        now(), ${m.priceMinor}::int, ${m.currency}::text
       from q${lease}
       returning id, queued_at, created_at),
     ${
@@ -119,6 +120,11 @@ export async function insertQueuedMessage(
     kind: 'queued',
     row: {
       ...m,
+      direction: 'outbound',
+      mediaId: null,
+      contextProviderMessageId: null,
+      contextMessageId: null,
+      storedAt: null,
       textBody: null,
       templateParameters: null,
       status: 'queued',

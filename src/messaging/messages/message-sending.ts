@@ -130,9 +130,9 @@ function messageOf(
   return {
     id,
     portalId,
-    to: checked.to,
+    waId: checked.to,
     contactId: checked.contactId,
-    from: checked.from,
+    phoneNumberId: checked.from,
     type: checked.type,
     templateName: checked.template?.name ?? null,
     templateLanguage: checked.template?.language ?? null,

@@ -1,13 +1,12 @@
 /**
  * The messages a send names by our id (`msg_…`): the one a reaction reacts to and the one a
  * `context` quotes. Either direction, always within one conversation: the same portal, the same
- * person (`to` of an outbound message, `from` of an inbound one) and the same business number.
+ * person (`wa_id`) and the same business number (`phone_number_id`), whichever way it went.
  * The provider knows a message by its wamid, so that is what a target resolves to.
  *
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages#context-object
  */
 import { and, eq } from 'drizzle-orm';
-import { inboundMessages } from '../../db/schema/conversations.ts';
 import { messages } from '../../db/schema/messages.ts';
 import type { Db } from './messages-repository.ts';
 
@@ -37,30 +36,22 @@ export async function findTargetMessage(
   key: ConversationKey,
   id: string,
 ): Promise<TargetMessage | null> {
-  const [inbound] = await db
-    .select({ wamid: inboundMessages.providerMessageId })
-    .from(inboundMessages)
-    .where(
-      and(
-        eq(inboundMessages.portalId, key.portalId),
-        eq(inboundMessages.id, id),
-        eq(inboundMessages.from, key.phone),
-        eq(inboundMessages.phoneNumberId, key.phoneNumberId),
-      ),
-    );
-  if (inbound) return { wamid: inbound.wamid, state: 'sent' };
-  const [outbound] = await db
-    .select({ wamid: messages.providerMessageId, status: messages.status })
+  const [message] = await db
+    .select({
+      wamid: messages.providerMessageId,
+      status: messages.status,
+    })
     .from(messages)
     .where(
       and(
         eq(messages.portalId, key.portalId),
         eq(messages.id, id),
-        eq(messages.to, key.phone),
-        eq(messages.from, key.phoneNumberId),
+        eq(messages.waId, key.phone),
+        eq(messages.phoneNumberId, key.phoneNumberId),
       ),
     );
-  if (!outbound) return null;
-  if (outbound.wamid !== null) return { wamid: outbound.wamid, state: 'sent' };
-  return { wamid: null, state: outbound.status === 'queued' ? 'queued' : 'failed' };
+  if (!message) return null;
+  // An inbound message always has its wamid.
+  if (message.wamid !== null) return { wamid: message.wamid, state: 'sent' };
+  return { wamid: null, state: message.status === 'queued' ? 'queued' : 'failed' };
 }

@@ -1,16 +1,23 @@
 /**
- * Stored rows as the API shows them: messages, credit transactions, summary buckets.
+ * Stored rows as the API shows them: messages of both directions (one mapper, `messageView`,
+ * from a `messages` row to `Message` or `InboundMessage`), credit transactions, summary
+ * buckets.
+ *
+ * @see docs/messaging.md "Messages"
  */
 import { keysetCursor } from '../../api-kit/keyset-cursor.ts';
+import type { media } from '../../db/schema/conversations.ts';
+import { INBOUND_MEDIA_TYPES } from '../../partner/cloud-api/provider-webhook-events.ts';
 import type { CreditTransactionRow } from '../credit/credit-ledger.ts';
-import type { SummaryRow } from './messages-repository.ts';
-import type { MessageRow } from './messages-repository.ts';
+import type { InboundMessage } from '../inbound/inbound-schemas.ts';
+import type { MessageRow, StoredMessageRow, SummaryRow } from './messages-repository.ts';
 import type { CreditTransaction, Message, SummaryPeriod } from './messages-schemas.ts';
 import {
   openContent,
   type ContentKeyring,
   type OutboundContent,
   type SendKind,
+  type StoredInboundContent,
 } from './message-content.ts';
 
 export const messageCursor = keysetCursor(/^msg_[0-9A-Za-z]{1,60}$/);
@@ -76,9 +83,9 @@ export function toMessage(row: MessageRow, content: OutboundContent | null): Mes
   return {
     id: row.id,
     direction: 'outbound',
-    to: row.to,
+    to: row.waId,
     contactId: row.contactId,
-    from: row.from,
+    from: row.phoneNumberId,
     type: row.type,
     ...contentFields(row, content),
     status: row.status,
@@ -94,6 +101,145 @@ export function toMessage(row: MessageRow, content: OutboundContent | null): Mes
         : { code: errorCodeOf(row.errorCode), title: row.errorTitle ?? row.errorCode },
     price: { amount: row.priceMinor, currency: row.currency },
   };
+}
+
+/** A stored message as the API shows it, of either direction. */
+export type AnyMessage = Message | InboundMessage;
+
+export type MediaRow = typeof media.$inferSelect;
+
+/** What the view reads of a medium's row. */
+export type MediaMetadata = Pick<MediaRow, 'id' | 'mimeType' | 'sha256' | 'fileSize'>;
+
+/**
+ * The one mapper from a `messages` row to the API's message: `toMessage` for an outbound row,
+ * `inboundMessageView` for an inbound one.
+ *
+ * @param content the row's opened content (`outboundContentOf`, `openContent`), or null when it
+ *   is gone (expired, erased, not openable).
+ * @param medium an inbound media message's medium row (null: none known).
+ */
+export function messageView(
+  row: StoredMessageRow,
+  content: OutboundContent | StoredInboundContent | null,
+  medium: MediaMetadata | null = null,
+): AnyMessage {
+  return row.direction === 'outbound'
+    ? toMessage(row as MessageRow, content as OutboundContent | null)
+    : inboundMessageView(row, content as StoredInboundContent | null, medium);
+}
+
+/** The inbound types the view names as they are; any other provider type reads `unsupported`. */
+const VIEW_TYPES = new Set([
+  'text',
+  ...INBOUND_MEDIA_TYPES,
+  'location',
+  'contacts',
+  'interactive',
+  'button',
+  'reaction',
+  'unsupported',
+]);
+
+/**
+ * The API's view of an inbound message (`InboundMessageSchema`, also the `message.received`
+ * event's data).
+ *
+ * @param content the opened content (`openContent`), or null when it is gone (expired, erased):
+ *   then the type's object is absent and `contentErased` is true.
+ * @param medium the medium's row, for the five media types (null: none known).
+ * @see docs/messaging.md "Inbound messages"
+ */
+export function inboundMessageView(
+  row: Pick<
+    StoredMessageRow,
+    | 'id'
+    | 'waId'
+    | 'contactId'
+    | 'phoneNumberId'
+    | 'providerMessageId'
+    | 'type'
+    | 'contextProviderMessageId'
+    | 'contextMessageId'
+    | 'createdAt'
+    | 'readAt'
+  >,
+  content: StoredInboundContent | null,
+  medium: MediaMetadata | null = null,
+): InboundMessage {
+  const type =
+    content?.type === 'unsupported' || !VIEW_TYPES.has(row.type) ? 'unsupported' : row.type;
+  const isReaction = type === 'reaction';
+  const forwarded = content?.context?.forwarded === true;
+  const replyTo = isReaction ? null : row.contextProviderMessageId;
+  return {
+    id: row.id,
+    direction: 'inbound',
+    from: row.waId,
+    contactId: row.contactId,
+    phoneNumberId: row.phoneNumberId,
+    providerMessageId: row.providerMessageId ?? '',
+    type,
+    ...(content === null ? { contentErased: true as const } : kindOf(row, content, medium)),
+    context:
+      replyTo === null && !forwarded
+        ? null
+        : {
+            messageId: replyTo === null ? null : row.contextMessageId,
+            providerMessageId: replyTo,
+            forwarded,
+          },
+    receivedAt: row.createdAt.toISOString(),
+    readAt: row.readAt?.toISOString() ?? null,
+  };
+}
+
+/** The one object of an inbound message's type. */
+function kindOf(
+  row: Pick<StoredMessageRow, 'contextMessageId'>,
+  c: StoredInboundContent,
+  medium: MediaMetadata | null,
+): Partial<InboundMessage> {
+  switch (c.type) {
+    case 'text':
+      return { text: { body: c.text.body } };
+    case 'image':
+    case 'audio':
+    case 'video':
+    case 'document':
+    case 'sticker':
+      // Every stored medium has its row; without one there is nothing to download.
+      if (medium === null) return {};
+      return {
+        media: {
+          id: medium.id,
+          mimeType: medium.mimeType,
+          sha256: medium.sha256,
+          fileSize: medium.fileSize,
+          caption: c.media.caption ?? null,
+          filename: c.media.filename ?? null,
+          ...(c.media.animated !== undefined && { animated: c.media.animated }),
+        },
+      };
+    case 'location':
+      return { location: c.location };
+    case 'contacts':
+      return { contacts: c.contacts };
+    case 'interactive':
+      return { interactive: c.interactive };
+    case 'button':
+      return { button: c.button };
+    case 'reaction':
+      return {
+        reaction: {
+          messageId: row.contextMessageId,
+          providerMessageId: c.reaction.providerMessageId,
+          emoji: c.reaction.emoji,
+        },
+      };
+    case 'unsupported':
+      return { unsupported: c.unsupported };
+  }
 }
 
 export function toTransaction(row: CreditTransactionRow): CreditTransaction {

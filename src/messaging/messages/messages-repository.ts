@@ -1,5 +1,5 @@
 /**
- * Queries over `messages`. Invariant (docs/security.md, tenant isolation): every statement
+ * Queries over the outbound rows of `messages` (`direction = 'outbound'`). Invariant (docs/security.md, tenant isolation): every statement
  * filters by portal id in the statement itself. Status changes are conditional UPDATEs, so a
  * status never moves backwards whatever the order or number of the events (docs/messaging.md
  * "Statuses"); each is counted in the portal's daily counts in the same transaction
@@ -7,7 +7,7 @@
  */
 import { and, eq, gte, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
-import { messages } from '../../db/schema/messages.ts';
+import { messages, type MESSAGE_TYPES } from '../../db/schema/messages.ts';
 import { readKeysetPage, type KeysetPage, type PagePosition } from '../../db/keyset-page.ts';
 import { countStatusChanges } from '../reports/daily-counts.ts';
 
@@ -15,9 +15,33 @@ import { countStatusChanges } from '../reports/daily-counts.ts';
 export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
 export type Db = Database | Tx;
 
-export type MessageRow = typeof messages.$inferSelect;
+/** A stored message of either direction, as `messages` holds it. */
+export type StoredMessageRow = typeof messages.$inferSelect;
 export type NewMessageRow = typeof messages.$inferInsert;
-export type MessageStatus = MessageRow['status'];
+export type MessageStatus = NonNullable<StoredMessageRow['status']>;
+export type MessageType = (typeof MESSAGE_TYPES)[number];
+
+/**
+ * An outbound message's row: the columns the table's `messages_outbound_columns` CHECK holds
+ * non-null on an outbound row, typed so.
+ */
+export type MessageRow = Omit<
+  StoredMessageRow,
+  'direction' | 'type' | 'status' | 'queuedAt' | 'priceMinor' | 'currency'
+> & {
+  direction: 'outbound';
+  type: MessageType;
+  status: MessageStatus;
+  queuedAt: Date;
+  priceMinor: number;
+  currency: string;
+};
+
+/** Rows read with {@link isOutbound} in their condition, typed as the CHECK makes them. */
+export const asOutbound = (rows: readonly StoredMessageRow[]): MessageRow[] => rows as MessageRow[];
+
+/** The condition of every outbound statement. */
+export const isOutbound = eq(messages.direction, 'outbound');
 
 export interface MessageFilter {
   status?: MessageStatus | undefined;
@@ -26,9 +50,16 @@ export interface MessageFilter {
   until?: Date | undefined;
 }
 
-export async function insertMessage(db: Db, row: NewMessageRow): Promise<MessageRow> {
-  const [inserted] = await db.insert(messages).values(row).returning();
-  return inserted!;
+/** Insert an outbound message (queued unless `row` says otherwise). */
+export async function insertMessage(
+  db: Db,
+  row: Omit<NewMessageRow, 'direction'>,
+): Promise<MessageRow> {
+  const [inserted] = await db
+    .insert(messages)
+    .values({ status: 'queued', queuedAt: new Date(), ...row, direction: 'outbound' })
+    .returning();
+  return asOutbound([inserted!])[0]!;
 }
 
 export async function findMessage(
@@ -39,14 +70,17 @@ export async function findMessage(
   const [row] = await db
     .select()
     .from(messages)
-    .where(and(eq(messages.portalId, portalId), eq(messages.id, id)));
-  return row ?? null;
+    .where(and(eq(messages.portalId, portalId), eq(messages.id, id), isOutbound));
+  return row ? asOutbound([row])[0]! : null;
 }
 
 /** A message by id alone: for the delivery worker, whose job names the portal too. */
 export async function findMessageForDelivery(db: Db, id: string): Promise<MessageRow | null> {
-  const [row] = await db.select().from(messages).where(eq(messages.id, id));
-  return row ?? null;
+  const [row] = await db
+    .select()
+    .from(messages)
+    .where(and(eq(messages.id, id), isOutbound));
+  return row ? asOutbound([row])[0]! : null;
 }
 
 /**
@@ -59,10 +93,10 @@ export async function lockMessageForStatus(
   key: { id?: string | undefined; wamid: string },
 ): Promise<MessageRow | null> {
   const where = key.id
-    ? and(eq(messages.portalId, portalId), eq(messages.id, key.id))
-    : and(eq(messages.portalId, portalId), eq(messages.providerMessageId, key.wamid));
+    ? and(eq(messages.portalId, portalId), eq(messages.id, key.id), isOutbound)
+    : and(eq(messages.portalId, portalId), eq(messages.providerMessageId, key.wamid), isOutbound);
   const [row] = await tx.select().from(messages).where(where).for('update');
-  return row ?? null;
+  return row ? asOutbound([row])[0]! : null;
 }
 
 /**
@@ -81,12 +115,14 @@ export async function lockMessagesForStatuses(
     ...(keys.wamids.length > 0 ? [inArray(messages.providerMessageId, [...keys.wamids])] : []),
   ];
   if (named.length === 0) return [];
-  return tx
-    .select()
-    .from(messages)
-    .where(and(eq(messages.portalId, portalId), or(...named)))
-    .orderBy(messages.id)
-    .for('update');
+  return asOutbound(
+    await tx
+      .select()
+      .from(messages)
+      .where(and(eq(messages.portalId, portalId), isOutbound, or(...named)))
+      .orderBy(messages.id)
+      .for('update'),
+  );
 }
 
 /** The columns a status webhook changes, as `writeStatuses` writes them. */
@@ -133,7 +169,7 @@ export async function writeStatuses(
     from json_to_recordset(${values}::json) as v(id text, status text, wamid text,
       sent_at timestamptz, delivered_at timestamptz, read_at timestamptz, failed_at timestamptz,
       error_code text, error_title text)
-    where m.portal_id = ${portalId} and m.id = v.id`);
+    where m.portal_id = ${portalId} and m.direction = 'outbound' and m.id = v.id`);
 }
 
 /**
@@ -144,7 +180,7 @@ export async function recordProviderMessageId(db: Db, id: string, wamid: string)
   await db
     .update(messages)
     .set({ providerMessageId: wamid })
-    .where(and(eq(messages.id, id), isNull(messages.providerMessageId)));
+    .where(and(eq(messages.id, id), isOutbound, isNull(messages.providerMessageId)));
 }
 
 /**
@@ -193,7 +229,7 @@ export async function updateMessage(
   await tx
     .update(messages)
     .set(changes)
-    .where(and(eq(messages.portalId, portalId), eq(messages.id, id)));
+    .where(and(eq(messages.portalId, portalId), eq(messages.id, id), isOutbound));
 }
 
 /**
@@ -223,8 +259,10 @@ export async function failIfQueued(
       ),
     )
     .returning();
-  if (row) await countFailedFromQueued(tx, row.portalId, [row]);
-  return row ?? null;
+  if (!row) return null;
+  const [failed] = asOutbound([row]);
+  await countFailedFromQueued(tx, failed!.portalId, [failed!]);
+  return failed!;
 }
 
 /**
@@ -239,17 +277,19 @@ export async function failQueuedOfPortal(
   error: { code: string; title: string },
   at: Date,
 ): Promise<MessageRow[]> {
-  const rows = await tx
-    .update(messages)
-    .set({ status: 'failed', failedAt: at, errorCode: error.code, errorTitle: error.title })
-    .where(
-      and(
-        eq(messages.portalId, portalId),
-        eq(messages.status, 'queued'),
-        isNull(messages.providerMessageId),
-      ),
-    )
-    .returning();
+  const rows = asOutbound(
+    await tx
+      .update(messages)
+      .set({ status: 'failed', failedAt: at, errorCode: error.code, errorTitle: error.title })
+      .where(
+        and(
+          eq(messages.portalId, portalId),
+          eq(messages.status, 'queued'),
+          isNull(messages.providerMessageId),
+        ),
+      )
+      .returning(),
+  );
   await countFailedFromQueued(tx, portalId, rows);
   return rows;
 }
@@ -264,9 +304,9 @@ function countFailedFromQueued(tx: Tx, portalId: number, rows: readonly MessageR
 }
 
 function filterConditions(portalId: number, filter: MessageFilter): SQL[] {
-  const conditions: SQL[] = [eq(messages.portalId, portalId)];
+  const conditions: SQL[] = [eq(messages.portalId, portalId), isOutbound];
   if (filter.status) conditions.push(eq(messages.status, filter.status));
-  if (filter.to) conditions.push(eq(messages.to, filter.to));
+  if (filter.to) conditions.push(eq(messages.waId, filter.to));
   if (filter.since) conditions.push(gte(messages.createdAt, filter.since));
   if (filter.until) conditions.push(lt(messages.createdAt, filter.until));
   return conditions;
@@ -283,13 +323,15 @@ export async function listMessagePage(
   options: { limit: number; after?: PagePosition | undefined; filter: MessageFilter },
 ): Promise<KeysetPage<MessageRow>> {
   const conditions = filterConditions(portalId, options.filter);
-  return readKeysetPage(messages, conditions, options, (where, orderBy, limit) =>
-    db
-      .select()
-      .from(messages)
-      .where(where)
-      .orderBy(...orderBy)
-      .limit(limit),
+  return readKeysetPage(messages, conditions, options, async (where, orderBy, limit) =>
+    asOutbound(
+      await db
+        .select()
+        .from(messages)
+        .where(where)
+        .orderBy(...orderBy)
+        .limit(limit),
+    ),
   );
 }
 
@@ -315,7 +357,7 @@ export async function summaryRows(
   const rows = await db
     .select({
       start: sql<string>`to_char(${bucket}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
-      status: messages.status,
+      status: sql<MessageStatus>`${messages.status}`,
       count: sql<number>`count(*)::int`,
       captured: sql<number>`coalesce(sum(${messages.priceMinor}) filter (where ${inArray(messages.status, ['sent', 'delivered', 'read'])}), 0)::int`,
     })
@@ -323,6 +365,7 @@ export async function summaryRows(
     .where(
       and(
         eq(messages.portalId, portalId),
+        isOutbound,
         gte(messages.createdAt, range.since),
         lt(messages.createdAt, range.until),
       ),
@@ -337,11 +380,12 @@ export async function summaryRows(
   }));
 }
 
-/** The messages of a person: linked to the contact, or sent to its phone. */
+/** The outbound messages of a person: linked to the contact, or sent to its phone. */
 function messagesOfPerson(contact: { portalId: number; id: string; phone: string }): SQL {
   return and(
     eq(messages.portalId, contact.portalId),
-    sql`(${messages.contactId} = ${contact.id} or ${messages.to} = ${contact.phone})`,
+    isOutbound,
+    sql`(${messages.contactId} = ${contact.id} or ${messages.waId} = ${contact.phone})`,
   )!;
 }
 
@@ -357,17 +401,19 @@ export async function failQueuedOfPerson(
   error: { code: string; title: string },
   at: Date,
 ): Promise<MessageRow[]> {
-  const rows = await tx
-    .update(messages)
-    .set({ status: 'failed', failedAt: at, errorCode: error.code, errorTitle: error.title })
-    .where(
-      and(
-        messagesOfPerson(contact),
-        eq(messages.status, 'queued'),
-        isNull(messages.providerMessageId),
-      ),
-    )
-    .returning();
+  const rows = asOutbound(
+    await tx
+      .update(messages)
+      .set({ status: 'failed', failedAt: at, errorCode: error.code, errorTitle: error.title })
+      .where(
+        and(
+          messagesOfPerson(contact),
+          eq(messages.status, 'queued'),
+          isNull(messages.providerMessageId),
+        ),
+      )
+      .returning(),
+  );
   await countFailedFromQueued(tx, contact.portalId, rows);
   return rows;
 }
@@ -384,7 +430,13 @@ export async function anonymiseMessagesOf(
 ): Promise<number> {
   const rows = await tx
     .update(messages)
-    .set({ to: 'erased', textBody: null, templateParameters: null, content: null, contactId: null })
+    .set({
+      waId: 'erased',
+      textBody: null,
+      templateParameters: null,
+      content: null,
+      contactId: null,
+    })
     .where(messagesOfPerson(contact))
     .returning({ id: messages.id });
   return rows.length;

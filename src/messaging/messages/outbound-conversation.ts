@@ -14,13 +14,13 @@ import type { Db, MessageRow } from './messages-repository.ts';
 
 export async function recordOutboundInConversation(
   db: Db,
-  row: Pick<MessageRow, 'id' | 'portalId' | 'contactId' | 'from' | 'createdAt'>,
+  row: Pick<MessageRow, 'id' | 'portalId' | 'contactId' | 'phoneNumberId' | 'createdAt'>,
 ): Promise<void> {
   if (row.contactId === null) return;
   await db.execute(sql`
     insert into ${conversations} (id, portal_id, contact_id, phone_number_id, last_message_id,
       last_message_at, last_direction, unread_count)
-    values (${`cnv_${randomBase62(16)}`}, ${row.portalId}, ${row.contactId}, ${row.from}, ${row.id},
+    values (${`cnv_${randomBase62(16)}`}, ${row.portalId}, ${row.contactId}, ${row.phoneNumberId}, ${row.id},
       ${row.createdAt.toISOString()}::timestamptz, 'outbound', 0)
     on conflict (portal_id, contact_id, phone_number_id) do update set
       last_message_id = case when excluded.last_message_at >= ${conversations.lastMessageAt}

@@ -15,11 +15,8 @@
  */
 import { and, desc, eq, isNull, lt, lte, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
-import {
-  conversations,
-  inboundMessages,
-  messagingSettings,
-} from '../../db/schema/conversations.ts';
+import { conversations, messagingSettings } from '../../db/schema/conversations.ts';
+import { messages } from '../../db/schema/messages.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { ProviderAdapter } from '../provider/provider-adapter.ts';
 
@@ -54,35 +51,49 @@ export function createReadReceipts(deps: ReadReceiptsDeps) {
   async function markRead(portalId: number, messageId: string): Promise<ReadReceipt> {
     const [message] = await db
       .select()
-      .from(inboundMessages)
-      .where(and(eq(inboundMessages.portalId, portalId), eq(inboundMessages.id, messageId)));
+      .from(messages)
+      .where(
+        and(
+          eq(messages.portalId, portalId),
+          eq(messages.id, messageId),
+          eq(messages.direction, 'inbound'),
+        ),
+      );
     if (!message) throw new AppError('not_found', 'No inbound message with this id.');
     if (message.readAt !== null) return { id: message.id, readAt: message.readAt };
-    await provider.markRead(portalId, message.phoneNumberId, message.providerMessageId);
+    // An inbound row always has its wamid (`messages_inbound_columns`).
+    await provider.markRead(portalId, message.phoneNumberId, message.providerMessageId!);
     const readAt = now();
     return db.transaction(async (tx) => {
       // The thread up to this message: the same person (while the contact exists) and number.
       const thread =
         message.contactId === null
-          ? eq(inboundMessages.id, message.id)
+          ? eq(messages.id, message.id)
           : and(
-              eq(inboundMessages.contactId, message.contactId),
-              eq(inboundMessages.phoneNumberId, message.phoneNumberId),
+              eq(messages.contactId, message.contactId),
+              eq(messages.phoneNumberId, message.phoneNumberId),
               // Earlier: sent before it, or in the same second (the provider's unit) and
-              // received by Portico no later.
+              // stored by Portico no later.
               or(
-                lt(inboundMessages.receivedAt, message.receivedAt),
+                lt(messages.createdAt, message.createdAt),
                 and(
-                  eq(inboundMessages.receivedAt, message.receivedAt),
-                  lte(inboundMessages.createdAt, message.createdAt),
+                  eq(messages.createdAt, message.createdAt),
+                  lte(messages.storedAt, message.storedAt!),
                 ),
               ),
             );
       const marked = await tx
-        .update(inboundMessages)
+        .update(messages)
         .set({ readAt })
-        .where(and(eq(inboundMessages.portalId, portalId), isNull(inboundMessages.readAt), thread))
-        .returning({ id: inboundMessages.id });
+        .where(
+          and(
+            eq(messages.portalId, portalId),
+            eq(messages.direction, 'inbound'),
+            isNull(messages.readAt),
+            thread,
+          ),
+        )
+        .returning({ id: messages.id });
       if (marked.length > 0 && message.contactId !== null)
         await tx
           .update(conversations)
@@ -97,9 +108,9 @@ export function createReadReceipts(deps: ReadReceiptsDeps) {
       if (marked.some((m) => m.id === message.id)) return { id: message.id, readAt };
       // A concurrent mark got there first: its time stands.
       const [now] = await tx
-        .select({ readAt: inboundMessages.readAt })
-        .from(inboundMessages)
-        .where(and(eq(inboundMessages.portalId, portalId), eq(inboundMessages.id, message.id)));
+        .select({ readAt: messages.readAt })
+        .from(messages)
+        .where(and(eq(messages.portalId, portalId), eq(messages.id, message.id)));
       return { id: message.id, readAt: now?.readAt ?? readAt };
     });
   }
@@ -122,16 +133,17 @@ export function createReadReceipts(deps: ReadReceiptsDeps) {
       .where(eq(messagingSettings.portalId, portalId));
     if (!settings?.autoMarkRead) return null;
     const [newest] = await db
-      .select({ id: inboundMessages.id, readAt: inboundMessages.readAt })
-      .from(inboundMessages)
+      .select({ id: messages.id, readAt: messages.readAt })
+      .from(messages)
       .where(
         and(
-          eq(inboundMessages.portalId, portalId),
-          eq(inboundMessages.contactId, conversation.contactId),
-          eq(inboundMessages.phoneNumberId, conversation.phoneNumberId),
+          eq(messages.portalId, portalId),
+          eq(messages.contactId, conversation.contactId),
+          eq(messages.phoneNumberId, conversation.phoneNumberId),
+          eq(messages.direction, 'inbound'),
         ),
       )
-      .orderBy(desc(inboundMessages.receivedAt), desc(inboundMessages.createdAt))
+      .orderBy(desc(messages.createdAt), desc(messages.storedAt))
       .limit(1);
     if (!newest || newest.readAt !== null) return null;
     return markRead(portalId, newest.id);

@@ -136,7 +136,7 @@ async function applyStatus(
   // An open inbox showing this message's conversation updates its ticks (ids only).
   if (changes.status && row.contactId !== null)
     await notifyConversationsOf(tx, portalId, [
-      { contactId: row.contactId, phoneNumberId: row.from },
+      { contactId: row.contactId, phoneNumberId: row.phoneNumberId },
     ]);
   if (changes.status)
     await countStatusChanges(tx, portalId, [
@@ -242,9 +242,9 @@ async function applyStatuses(
     Object.assign(row, changes);
     written.add(row);
     if (row.contactId !== null)
-      conversations.set(`${row.contactId}/${row.from}`, {
+      conversations.set(`${row.contactId}/${row.phoneNumberId}`, {
         contactId: row.contactId,
-        phoneNumberId: row.from,
+        phoneNumberId: row.phoneNumberId,
       });
     counted.push({ id: row.id, createdAt: row.createdAt, from, to: changes.status });
     const item = { messageId: row.id, amount: row.priceMinor, currency: row.currency };

@@ -48,7 +48,8 @@ async function withReceiver(t: Parameters<typeof messagingSetup>[0], s: Messagin
 const inboundRows = (s: MessagingSetup) =>
   queryRows<Record<string, unknown>>(
     s.services.storage,
-    sql`select * from inbound_messages where portal_id = ${s.portalId} order by received_at, id`,
+    sql`select * from messages where portal_id = ${s.portalId} and direction = 'inbound'
+      order by created_at, id`,
   );
 
 const text = (

@@ -5,7 +5,7 @@ import {
   sealContent,
   type StoredInboundContent,
 } from '../../../src/messaging/messages/message-content.ts';
-import { inboundMessageView } from '../../../src/messaging/inbound/inbound-view.ts';
+import { inboundMessageView } from '../../../src/messaging/messages/message-view.ts';
 import { InboundMessageSchema } from '../../../src/messaging/inbound/inbound-schemas.ts';
 import {
   createKeyring,
@@ -43,14 +43,14 @@ describe('message content sealed at rest', () => {
 
 const row = {
   id: 'msg_in1',
-  from: '+16505551234',
+  waId: '+16505551234',
   contactId: 'ctc_1',
   phoneNumberId: '1020345678011',
   providerMessageId: 'wamid.IN1',
   type: 'text',
   contextProviderMessageId: null,
   contextMessageId: null,
-  receivedAt: new Date('2026-11-23T18:05:00.000Z'),
+  createdAt: new Date('2026-11-23T18:05:00.000Z'),
   readAt: null,
 };
 
