@@ -181,7 +181,7 @@ export function WebhooksPage(p: WebhooksPageProps) {
     >
       <PageHeader
         title="Webhooks"
-        lead="Events sent to your systems, signed as Standard Webhooks specifies (docs/how-to/webhook-receiver.md shows a receiver). At least once; ordering is not promised."
+        lead="Events sent to your systems, signed as Standard Webhooks specifies (the webhook receiver how-to in the docs shows a receiver). At least once; ordering is not promised."
       />
       <Flash flash={p.flash} />
       {p.notice && (
