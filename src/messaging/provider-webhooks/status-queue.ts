@@ -181,13 +181,17 @@ export function createStatusQueue(deps: {
       again = true;
       return;
     }
-    running = drain().finally(() => {
-      running = null;
-      if (again) {
-        again = false;
-        kick();
-      }
-    });
+    // `drain` catches its own faults; the catch here keeps that true for whatever escapes it,
+    // so no rejection is ever left unhandled when the database blinks.
+    running = drain()
+      .catch((err: unknown) => warnCaught(log, {}, err, 'the status queue stopped draining'))
+      .finally(() => {
+        running = null;
+        if (again) {
+          again = false;
+          kick();
+        }
+      });
   }
 
   return {
