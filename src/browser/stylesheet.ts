@@ -78,7 +78,7 @@ input[aria-invalid=true], select[aria-invalid=true], textarea[aria-invalid=true]
 input[type=file] { max-width: 100%; font: inherit; }
 fieldset { border: 1px solid var(--c-line); border-radius: var(--radius-sm); padding: var(--s-2) var(--s-3); margin: var(--s-3) 0; min-width: 0; }
 legend { font-weight: 600; padding: 0 var(--s-1); }
-.check { display: flex; align-items: center; gap: var(--s-2); font-weight: 400; margin: var(--s-1) 0; }
+.check { display: flex; align-items: center; gap: var(--s-2); font-weight: 400; margin: var(--s-1) 0; overflow-wrap: anywhere; }
 .check input { width: 1.1rem; height: 1.1rem; }
 .field-row { display: flex; flex-wrap: wrap; gap: 0 var(--s-4); align-items: flex-end; }
 .field-row > .field { flex: 1 1 10rem; min-width: 0; }
