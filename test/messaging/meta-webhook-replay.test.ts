@@ -12,14 +12,18 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, test } from 'node:test';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { signalsInForce } from '../../src/messaging/provider-webhooks/account-standing.ts';
 import { greeting, messagingSetup, type MessagingSetup } from '../helpers/messaging.ts';
+import { ROOT } from '../helpers/root.ts';
 import { backends } from '../helpers/storage.ts';
 import { startReceiver } from '../webhooks/receiver.ts';
 
-const FIXTURES = new URL('../fixtures/meta-webhooks/', import.meta.url);
+// From the repository root: the suite runs this file bundled into test-output/suite.
+const FIXTURES = pathToFileURL(join(ROOT, 'test', 'fixtures', 'meta-webhooks') + '/');
 
 interface Fixture {
   source: string;
