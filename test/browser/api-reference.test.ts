@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser } from 'playwright-core';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, freePort, startPortico } from '../helpers/browser.ts';
+import { deadline } from '../helpers/deadlines.ts';
 import { suiteCleanup } from '../helpers/spawn.ts';
 
 describe('the API reference page in Chromium', () => {
@@ -47,6 +48,8 @@ describe('the API reference page in Chromium', () => {
 
   test('/docs renders the document with its inline bootstrap allowed by hash, no CSP violation', async () => {
     const page = await browser.newPage();
+    // Playwright's fixed 30 s does not scale: loading and rendering Scalar's bundle is CPU-bound.
+    page.setDefaultTimeout(deadline(30_000));
     const violations: string[] = [];
     await page.exposeFunction('reportViolation', (v: string) => violations.push(v));
     await page.addInitScript(() => {
@@ -63,9 +66,12 @@ describe('the API reference page in Chromium', () => {
       /script-src[^;]*unsafe-inline/,
     );
     // Scalar rendered the OpenAPI document's operations (only its bootstrap starts it).
-    await page.getByText('Verify the API token', { exact: false }).first().waitFor({
-      timeout: 20_000,
-    });
+    await page
+      .getByText('Verify the API token', { exact: false })
+      .first()
+      .waitFor({
+        timeout: deadline(20_000),
+      });
     // No inline script or style was refused. (The bundle probes `eval`, which the policy keeps
     // refused; the page works without it.)
     assert.deepEqual(

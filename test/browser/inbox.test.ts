@@ -115,7 +115,9 @@ for (const backend of backends())
 
       // A person writes: the list shows it without a reload, within a second.
       let sentAt = await writeIn({ text: 'hello' });
-      const entry = await page.waitForSelector('[data-testid^=conversation-]', { timeout: 5_000 });
+      const entry = await page.waitForSelector('[data-testid^=conversation-]', {
+        timeout: deadline(5_000),
+      });
       // Without a reload, within the wait's deadline; the delay is reported, not asserted
       // (speed is measured by the benches, never by a timed test).
       t.diagnostic(`shown ${Date.now() - sentAt} ms after the webhook`);
@@ -144,7 +146,9 @@ for (const backend of backends())
 
       // With the thread open, a photo arrives the same way and shows inline.
       sentAt = await writeIn({ message: { type: 'image', image: { caption: 'the parcel' } } });
-      const image = await page.waitForSelector('[data-testid=inbound-image]', { timeout: 5_000 });
+      const image = await page.waitForSelector('[data-testid=inbound-image]', {
+        timeout: deadline(5_000),
+      });
       // Without a reload, within the wait's deadline; the delay is reported, not asserted
       // (speed is measured by the benches, never by a timed test).
       t.diagnostic(`photo shown ${Date.now() - sentAt} ms after the webhook`);
@@ -155,7 +159,7 @@ for (const backend of backends())
           return !!img && img.complete && img.naturalWidth > 0;
         },
         undefined,
-        { timeout: 10_000 },
+        { timeout: deadline(10_000) },
       );
       await screenshot(page, 'inbox-01-thread-1280');
       assert.deepEqual(await pageProblems(page), [], 'thread at 1280 px');
