@@ -3,11 +3,11 @@
  * 11: every sealed value rotates with `keys rotate`). Each entry says where a sealed value lives (table, columns),
  * which row it belongs to (key, portal) and what it was sealed for (purpose, subject), so one
  * engine (db/sealing.ts) re-seals, counts and checks all of them. A new sealed column is one
- * entry here, made with one of the three shapes below:
+ * entry here. Every sealed value has one shape, a `SealedValue` (`{ciphertext, iv, tag, keyId}`)
+ * stored as jsonb, in one of two places:
  *
- * - `jsonbSealed`: a jsonb column holding a `SealedValue` (`{ciphertext, iv, tag, keyId}`);
- * - `jsonbSealedField`: a field of a jsonb column holding a `SealedValue`;
- * - `columnsSealed`: four text columns (ciphertext, iv, tag, key id).
+ * - `jsonbSealed`: a jsonb column holding it;
+ * - `jsonbSealedField`: a field of a jsonb column holding it (an event payload's `sealedData`).
  *
  * An entry may also name the values of its rows still stored in clear (`clear`): the start-up
  * pass and `keys rotate` seal them.
@@ -86,31 +86,6 @@ export function jsonbSealedField(column: AnyPgColumn, field: string, place: Plac
   };
 }
 
-/** Four text columns: ciphertext, iv, tag, key id (base64, as `SealedValue`). */
-export function columnsSealed(
-  columns: { ciphertext: AnyPgColumn; iv: AnyPgColumn; tag: AnyPgColumn; keyId: AnyPgColumn },
-  place: Place,
-): SealedColumn {
-  const { ciphertext, iv, tag, keyId } = columns;
-  return {
-    ...place,
-    name: `${tableName(place.table)}.${ciphertext.name}`,
-    sealed: sql`case when ${ciphertext} is null then null else jsonb_build_object('ciphertext', ${ciphertext}, 'iv', ${iv}, 'tag', ${tag}, 'keyId', ${keyId}) end`,
-    keyId: sql`(case when ${ciphertext} is null then null else ${keyId} end)`,
-    ciphertext: sql`${ciphertext}`,
-    store: (sealed) =>
-      sql.join(
-        [
-          sql`${sql.identifier(ciphertext.name)} = ${sealed.ciphertext}`,
-          sql`${sql.identifier(iv.name)} = ${sealed.iv}`,
-          sql`${sql.identifier(tag.name)} = ${sealed.tag}`,
-          sql`${sql.identifier(keyId.name)} = ${sealed.keyId}`,
-        ],
-        sql`, `,
-      ),
-  };
-}
-
 function tableName(table: PgTable): string {
   // drizzle keeps a table's SQL name under this well-known symbol.
   return (table as unknown as Record<symbol, string>)[Symbol.for('drizzle:Name')] ?? 'table';
@@ -123,42 +98,29 @@ const e = webhookEndpoints;
  * value; add the next one here.
  */
 export const SEALED_COLUMNS: readonly SealedColumn[] = [
-  columnsSealed(
-    {
-      ciphertext: connections.tokenCiphertext,
-      iv: connections.tokenIv,
-      tag: connections.tokenTag,
-      keyId: connections.keyId,
-    },
-    {
-      table: connections,
-      key: connections.portalId,
-      portalId: connections.portalId,
-      purpose: 'connection',
-      subjectIsKey: false,
-    },
-  ),
-  columnsSealed(
-    { ciphertext: e.secretCiphertext, iv: e.secretIv, tag: e.secretTag, keyId: e.secretKeyId },
-    { table: e, key: e.id, portalId: e.portalId, purpose: 'webhook-secret', subjectIsKey: false },
-  ),
-  columnsSealed(
-    {
-      ciphertext: e.previousSecretCiphertext,
-      iv: e.previousSecretIv,
-      tag: e.previousSecretTag,
-      keyId: e.previousSecretKeyId,
-    },
-    // A previous secret past its overlap is never opened again: it neither rotates nor blocks.
-    {
-      table: e,
-      key: e.id,
-      portalId: e.portalId,
-      purpose: 'webhook-secret',
-      subjectIsKey: false,
-      live: () => sql`${e.previousSecretExpiresAt} > now()`,
-    },
-  ),
+  jsonbSealed(connections.token, {
+    table: connections,
+    key: connections.portalId,
+    portalId: connections.portalId,
+    purpose: 'connection',
+    subjectIsKey: false,
+  }),
+  jsonbSealed(e.secret, {
+    table: e,
+    key: e.id,
+    portalId: e.portalId,
+    purpose: 'webhook-secret',
+    subjectIsKey: false,
+  }),
+  // A previous secret past its overlap is never opened again: it neither rotates nor blocks.
+  jsonbSealed(e.previousSecret, {
+    table: e,
+    key: e.id,
+    portalId: e.portalId,
+    purpose: 'webhook-secret',
+    subjectIsKey: false,
+    live: () => sql`${e.previousSecretExpiresAt} > now()`,
+  }),
   jsonbSealed(messages.content, {
     table: messages,
     key: messages.id,

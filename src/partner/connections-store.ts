@@ -12,19 +12,15 @@
 import { and, eq, isNotNull, lt, or, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import { connections, users } from '../db/schema/index.ts';
-import type { Keyring, SealedValue } from '../platform/keyring.ts';
+import type { Keyring } from '../platform/keyring.ts';
 import { isGrantShared } from './revocation/shared-grants.ts';
 import { wabaIdsOfGrant } from './cloud-api/waba-routing.ts';
 
-/** The columns that hold a sealed token (ciphertext, IV, tag, key id). */
-export function sealedColumns(sealed: SealedValue) {
-  return {
-    tokenCiphertext: sealed.ciphertext,
-    tokenIv: sealed.iv,
-    tokenTag: sealed.tag,
-    keyId: sealed.keyId,
-  };
-}
+/**
+ * The stored token's version: its ciphertext (text), which changes whenever the token is sealed
+ * again (a new IV per seal). Null when the row holds no token.
+ */
+const tokenVersionOf = sql<string | null>`(${connections.token} ->> 'ciphertext')`;
 
 /** What data deletion clears: everything the provider told us about the person and assets. */
 const ERASED_PROVIDER_DATA = {
@@ -90,7 +86,7 @@ export class ConnectionsStore {
    * Pass the transaction that also writes the audit record.
    */
   async save(q: Queryable, input: NewConnection): Promise<void> {
-    const sealed = this.#keyring.seal(input.accessToken, input.portalId);
+    const token = this.#keyring.seal(input.accessToken, input.portalId);
     const values = {
       status: 'active' as const,
       providerUserId: input.providerUserId,
@@ -98,7 +94,7 @@ export class ConnectionsStore {
       grantedAssets: input.grantedAssets,
       wabaIds: wabaIdsOfGrant(input.grantedAssets),
       grantedPermissions: input.grantedPermissions,
-      ...sealedColumns(sealed),
+      token,
       tokenExpiresAt: input.tokenExpiresAt,
       connectedAt: new Date(),
       connectedBy: input.userId,
@@ -159,20 +155,12 @@ export class ConnectionsStore {
    */
   async openAccessToken(portalId: number): Promise<{ accessToken: string; tokenVersion: string }> {
     const [row] = await this.#db
-      .select({
-        ciphertext: connections.tokenCiphertext,
-        iv: connections.tokenIv,
-        tag: connections.tokenTag,
-        keyId: connections.keyId,
-      })
+      .select({ token: connections.token })
       .from(connections)
       .where(and(eq(connections.portalId, portalId), eq(connections.status, 'active')));
-    if (!row?.ciphertext || !row.iv || !row.tag || !row.keyId) throw new ConnectionInactiveError();
-    const accessToken = this.#keyring.open(
-      { ciphertext: row.ciphertext, iv: row.iv, tag: row.tag, keyId: row.keyId },
-      portalId,
-    );
-    return { accessToken, tokenVersion: row.ciphertext };
+    if (!row?.token) throw new ConnectionInactiveError();
+    const accessToken = this.#keyring.open(row.token, portalId);
+    return { accessToken, tokenVersion: row.token.ciphertext };
   }
 
   /** The active connection's decrypted token and provider user, row locked (revocation's
@@ -182,22 +170,13 @@ export class ConnectionsStore {
     portalId: number,
   ): Promise<{ accessToken: string; providerUserId: string | null } | null> {
     const [row] = await q
-      .select({
-        providerUserId: connections.providerUserId,
-        ciphertext: connections.tokenCiphertext,
-        iv: connections.tokenIv,
-        tag: connections.tokenTag,
-        keyId: connections.keyId,
-      })
+      .select({ providerUserId: connections.providerUserId, token: connections.token })
       .from(connections)
       .where(and(eq(connections.portalId, portalId), eq(connections.status, 'active')))
       .for('update');
-    if (!row?.ciphertext || !row.iv || !row.tag || !row.keyId) return null;
+    if (!row?.token) return null;
     if (row.providerUserId && (await isGrantShared(q, row.providerUserId, portalId))) return null;
-    const accessToken = this.#keyring.open(
-      { ciphertext: row.ciphertext, iv: row.iv, tag: row.tag, keyId: row.keyId },
-      portalId,
-    );
+    const accessToken = this.#keyring.open(row.token, portalId);
     return { accessToken, providerUserId: row.providerUserId };
   }
 
@@ -214,15 +193,15 @@ export class ConnectionsStore {
     accessToken: string,
     tokenExpiresAt: Date | null,
   ) {
-    const sealed = this.#keyring.seal(accessToken, portalId);
+    const token = this.#keyring.seal(accessToken, portalId);
     const rows = await this.#db
       .update(connections)
-      .set({ ...sealedColumns(sealed), tokenExpiresAt })
+      .set({ token, tokenExpiresAt })
       .where(
         and(
           eq(connections.portalId, portalId),
           eq(connections.status, 'active'),
-          eq(connections.tokenCiphertext, tokenVersion),
+          eq(tokenVersionOf, tokenVersion),
         ),
       )
       .returning({ portalId: connections.portalId });
@@ -256,10 +235,7 @@ export class ConnectionsStore {
       .update(connections)
       .set({
         status: 'inactive',
-        tokenCiphertext: null,
-        tokenIv: null,
-        tokenTag: null,
-        keyId: null,
+        token: null,
         tokenExpiresAt: null,
         checkLeaseOwner: null,
         checkLeaseUntil: null,
@@ -271,9 +247,7 @@ export class ConnectionsStore {
         and(
           eq(connections.portalId, portalId),
           eq(connections.status, 'active'),
-          input.tokenVersion === undefined
-            ? undefined
-            : eq(connections.tokenCiphertext, input.tokenVersion),
+          input.tokenVersion === undefined ? undefined : eq(tokenVersionOf, input.tokenVersion),
           input.connectedBefore === undefined
             ? undefined
             : lt(connections.connectedAt, input.connectedBefore),

@@ -55,51 +55,18 @@ export function toEndpoint(row: repo.EndpointRow, now = Date.now()): WebhookEndp
   };
 }
 
-/** The endpoint's current secret, as sealed. */
-export function sealedSecret(row: repo.EndpointRow): SealedValue {
-  return {
-    ciphertext: row.secretCiphertext,
-    iv: row.secretIv,
-    tag: row.secretTag,
-    keyId: row.secretKeyId,
-  };
-}
-
 /** The endpoint's previous secret, as sealed, while it still signs at `now` (ms); else null. */
 export function sealedPreviousSecret(row: repo.EndpointRow, now = Date.now()): SealedValue | null {
   const until = row.previousSecretExpiresAt;
-  if (!until || until.getTime() <= now) return null;
-  const { previousSecretCiphertext: ciphertext, previousSecretIv: iv } = row;
-  const { previousSecretTag: tag, previousSecretKeyId: keyId } = row;
-  return ciphertext && iv && tag && keyId ? { ciphertext, iv, tag, keyId } : null;
+  return until && until.getTime() > now ? row.previousSecret : null;
 }
 
 /** The live secrets of an endpoint, current first (the previous one while it overlaps). */
 export function secretsOf(row: repo.EndpointRow, keyring: Keyring, now = Date.now()): string[] {
   const previous = sealedPreviousSecret(row, now);
-  return [sealedSecret(row), ...(previous ? [previous] : [])].map((sealed) =>
+  return [row.secret, ...(previous ? [previous] : [])].map((sealed) =>
     keyring.open(sealed, row.portalId, PURPOSE),
   );
-}
-
-/** The columns of a sealed current secret. */
-export function secretColumns(sealed: SealedValue) {
-  return {
-    secretCiphertext: sealed.ciphertext,
-    secretIv: sealed.iv,
-    secretTag: sealed.tag,
-    secretKeyId: sealed.keyId,
-  };
-}
-
-/** The columns of a sealed previous secret (its expiry is set apart). */
-export function previousSecretColumns(sealed: SealedValue) {
-  return {
-    previousSecretCiphertext: sealed.ciphertext,
-    previousSecretIv: sealed.iv,
-    previousSecretTag: sealed.tag,
-    previousSecretKeyId: sealed.keyId,
-  };
 }
 
 function notFound(): AppError {
@@ -150,7 +117,7 @@ export function createEndpointManagement(deps: {
           portalId,
           url,
           eventTypes,
-          ...secretColumns(sealed),
+          secret: sealed,
         });
         await recordAuditEvent(tx, {
           portalId,
@@ -200,8 +167,8 @@ export function createEndpointManagement(deps: {
         const row = await repo.findEndpoint(tx, portalId, id, { forUpdate: true });
         if (!row) throw notFound();
         await repo.updateEndpoint(tx, portalId, id, {
-          ...secretColumns(sealed),
-          ...previousSecretColumns(sealedSecret(row)),
+          secret: sealed,
+          previousSecret: row.secret,
           previousSecretExpiresAt: until,
         });
         await recordAuditEvent(tx, {

@@ -42,7 +42,7 @@ for (const backend of backends()) {
         .from(connections)
         .where(eq(connections.portalId, portal.portalId));
       assert.equal(row?.status, 'inactive');
-      assert.equal(row?.tokenCiphertext, null);
+      assert.equal(row?.token, null);
       const events = await listAuditEvents(flow.services.storage.db, portal.portalId);
       const revocations = events.filter((e) => e.action === 'connection.revoked');
       assert.equal(revocations.length, 1);

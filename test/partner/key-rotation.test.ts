@@ -115,7 +115,7 @@ for (const backend of backends()) {
         // One outbound and one inbound message: one column holds both directions.
         assert.match(err.message, /messages\.content 2 under retiredk1/);
         assert.match(err.message, /message_drafts\.content 1 under retiredk1/);
-        assert.match(err.message, /connections\.token_ciphertext 1 under retiredk1/);
+        assert.match(err.message, /connections\.token 1 under retiredk1/);
         assert.ok(!err.message.includes('parcel'));
         return true;
       });

@@ -103,7 +103,7 @@ for (const backend of backends()) {
         assert.ok(!dump.includes(secret), 'no token, code or secret in the database');
         assert.ok(!logText.includes(secret), 'no token, code or secret in the logs');
       }
-      assert.match(dump, /"token_ciphertext":"[A-Za-z0-9+/=]{40,}"/);
+      assert.match(dump, /"token":\{[^}]*"ciphertext":"[A-Za-z0-9+/=]{40,}"/);
       // The stored token works for outbound calls (decrypts for its own portal).
       assert.equal((await services.partner.fetchProviderProfile(a.portalId)).id, '4242');
     });
@@ -217,8 +217,8 @@ for (const backend of backends()) {
         );
       const before = await rowA();
       await services.storage.db.execute(sql`
-        insert into connections (portal_id, status, token_ciphertext, token_iv, token_tag, key_id)
-        select ${b.portalId}, 'active', token_ciphertext, token_iv, token_tag, key_id
+        insert into connections (portal_id, status, token)
+        select ${b.portalId}, 'active', token
         from connections where portal_id = ${a.portalId}`);
       await assert.rejects(services.partner.fetchProviderProfile(b.portalId), DecryptionError);
 
@@ -283,8 +283,7 @@ for (const backend of backends()) {
         logger,
       });
       const tokens = (r: unknown) =>
-        (r as ResealResult).columns.find((c) => c.column === 'connections.token_ciphertext')
-          ?.resealed;
+        (r as ResealResult).columns.find((c) => c.column === 'connections.token')?.resealed;
       const first = await runCommand(rotated, 'keys rotate', {});
       assert.equal(tokens(first), 2);
       assert.equal((first as ResealResult).remaining, 0);

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { index, integer, jsonb, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import type { SealedValue } from '../../platform/keyring.ts';
 import { portals } from './portals.ts';
 import { users } from './users.ts';
 
@@ -7,9 +8,9 @@ import { users } from './users.ts';
  * A portal's connection to the provider: at most one per portal (`portal_id` is the key), so a
  * repeated connection replaces the previous one.
  *
- * Invariants: the provider token is held only as AES-256-GCM ciphertext with its IV, tag and
- * key id (additional authenticated data: the portal id), never in clear. An `inactive` row holds
- * no ciphertext at all: revocation deletes it. Every query filters by `portal_id`.
+ * Invariants: the provider token is held only sealed by the keyring (`token`: AES-256-GCM
+ * ciphertext, IV, tag and key id; additional authenticated data: the portal id), never in
+ * clear. An `inactive` row holds no token at all: revocation deletes it. Every query filters by `portal_id`.
  *
  * @see docs/partner-connection.md "Stored connection"
  */
@@ -45,11 +46,8 @@ export const connections = pgTable(
       .array()
       .notNull()
       .default(sql`'{}'::text[]`),
-    /** base64 AES-256-GCM ciphertext of the provider token; null once revoked. */
-    tokenCiphertext: text('token_ciphertext'),
-    tokenIv: text('token_iv'),
-    tokenTag: text('token_tag'),
-    keyId: text('key_id'),
+    /** The provider token, sealed (`SealedValue`, purpose `connection`); null once revoked. */
+    token: jsonb('token').$type<SealedValue>(),
     /** Null when the provider reports no expiry. */
     tokenExpiresAt: timestamp('token_expires_at', { withTimezone: true }),
     connectedAt: timestamp('connected_at', { withTimezone: true }).notNull().defaultNow(),

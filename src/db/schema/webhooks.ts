@@ -10,6 +10,7 @@ import {
   text,
   timestamp,
 } from 'drizzle-orm/pg-core';
+import type { SealedValue } from '../../platform/keyring.ts';
 import { portals } from './portals.ts';
 
 /**
@@ -38,14 +39,10 @@ export const webhookEndpoints = pgTable(
     enabled: boolean('enabled').notNull().default(true),
     disabledReason: text('disabled_reason'),
     disabledAt: timestamp('disabled_at', { withTimezone: true }),
-    secretCiphertext: text('secret_ciphertext').notNull(),
-    secretIv: text('secret_iv').notNull(),
-    secretTag: text('secret_tag').notNull(),
-    secretKeyId: text('secret_key_id').notNull(),
-    previousSecretCiphertext: text('previous_secret_ciphertext'),
-    previousSecretIv: text('previous_secret_iv'),
-    previousSecretTag: text('previous_secret_tag'),
-    previousSecretKeyId: text('previous_secret_key_id'),
+    /** The signing secret, sealed (`SealedValue`, purpose `webhook-secret`). */
+    secret: jsonb('secret').$type<SealedValue>().notNull(),
+    /** The secret before the last rotation, sealed, while it signs too (see the expiry). */
+    previousSecret: jsonb('previous_secret').$type<SealedValue>(),
     previousSecretExpiresAt: timestamp('previous_secret_expires_at', { withTimezone: true }),
     failingSince: timestamp('failing_since', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true, precision: 3 }).notNull().defaultNow(),
