@@ -9,15 +9,19 @@
  *
  * @see docs/support.md "The support team's side"
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { sendPage } from '../browser/render.ts';
 import type { AgentSession } from '../browser/session-store.ts';
-import { safeEqual } from '../platform/crypto.ts';
 import { AppError } from '../platform/errors.ts';
 import { AGENT_STATUSES, type AgentStatus } from '../tickets/ticket-lifecycle.ts';
 import { AgentTicketPage, QueuePage, type AgentForm, type AgentFormState } from './agent-pages.tsx';
-import { agentOr, agentSignInRoutes, type AgentRoutesOptions } from './agent-sign-in-routes.tsx';
+import {
+  agentSignInExpired,
+  agentSignInRoutes,
+  type AgentRoutesOptions,
+} from './agent-sign-in-routes.tsx';
+import { guardAgentArea, signedInAgent } from './page-area.ts';
 import { FormField, HtmlPage, Redirect } from './web-options.ts';
 
 export type { AgentRoutesOptions };
@@ -46,8 +50,19 @@ const oneOf = <T extends string>(values: readonly T[], v: string | undefined): T
 
 /** Register the console: sign-in and sign-out, the queue, a ticket and its forms. */
 export async function agentRoutes(app: FastifyInstance, opts: AgentRoutesOptions): Promise<void> {
+  let ticketPage: TicketPageFn | null = null;
+  guardAgentArea(app, opts.sessions, {
+    // A ticket's form: its page again, nothing changed; sign-out: nothing ends.
+    formExpired: (request, reply, agent) => {
+      const id = (request.params as { id?: string } | undefined)?.id;
+      if (!id || !ticketPage) return reply.redirect('/agent/login', 303);
+      const words = 'This form had expired; nothing was changed. Try again.';
+      return ticketPage(reply, agent, id, words, 403);
+    },
+    signInExpired: (request, reply) => agentSignInExpired(opts.sessions, request, reply),
+  });
   await agentSignInRoutes(app, opts);
-  const ticketPage = agentConsoleRoutes(app, opts);
+  ticketPage = agentConsoleRoutes(app, opts);
   agentTicketForms(app, opts, ticketPage);
 }
 
@@ -62,15 +77,12 @@ type TicketPageFn = (
 
 /** The queue and a ticket's page; returns the ticket page's renderer for the forms. */
 function agentConsoleRoutes(app: FastifyInstance, opts: AgentRoutesOptions): TicketPageFn {
-  const { sessions, desk } = opts;
-  const agentOr_ = (request: FastifyRequest, reply: FastifyReply) =>
-    agentOr(sessions, request, reply);
+  const { desk } = opts;
   app.get<{ Querystring: Static<typeof QueueQuery> }>(
     '/agent',
     { schema: { querystring: QueueQuery, response: { 200: HtmlPage, 302: Redirect } } },
     async (request, reply) => {
-      const agent = await agentOr_(request, reply);
-      if (!agent) return reply;
+      const agent = signedInAgent(request);
       const q = request.query;
       const filter = {
         status: oneOf(STATUSES, q.status),
@@ -136,9 +148,7 @@ function agentConsoleRoutes(app: FastifyInstance, opts: AgentRoutesOptions): Tic
     '/agent/tickets/:id',
     { schema: { params: TicketParams, response: { 200: HtmlPage, 302: Redirect } } },
     async (request, reply) => {
-      const agent = await agentOr_(request, reply);
-      if (!agent) return reply;
-      return ticketPage(reply, agent, request.params.id);
+      return ticketPage(reply, signedInAgent(request), request.params.id);
     },
   );
 
@@ -151,11 +161,9 @@ function agentTicketForms(
   opts: AgentRoutesOptions,
   ticketPage: TicketPageFn,
 ): void {
-  const { sessions, desk } = opts;
-  const agentOr_ = (request: FastifyRequest, reply: FastifyReply) =>
-    agentOr(sessions, request, reply);
+  const { desk } = opts;
 
-  /** A form of the ticket page: agent and CSRF checked, then `act`; a refusal re-renders. */
+  /** A form of the ticket page (agent and CSRF checked by the guard): `act`; a refusal re-renders. */
   function ticketForm(
     path: AgentForm,
     act: (
@@ -175,18 +183,8 @@ function agentTicketForms(
         },
       },
       async (request, reply) => {
-        const agent = await agentOr_(request, reply);
-        if (!agent) return reply;
+        const agent = signedInAgent(request);
         const { id } = request.params;
-        if (!request.body.csrf || !safeEqual(request.body.csrf, agent.csrfToken)) {
-          return ticketPage(
-            reply,
-            agent,
-            id,
-            'This form had expired; nothing was changed. Try again.',
-            403,
-          );
-        }
         try {
           await act(agent, id, request.body, request.id);
         } catch (err) {

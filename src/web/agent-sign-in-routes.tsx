@@ -11,11 +11,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { cookieOptions } from '../browser/cookies.ts';
 import { sendPage } from '../browser/render.ts';
-import type { AgentSession } from '../browser/session-store.ts';
 import type { PageSessions } from '../browser/web-session.ts';
 import { noteRequestError } from '../platform/access-log.ts';
-import { randomBase64Url, safeEqual, sha256Hex } from '../platform/crypto.ts';
+import { sha256Hex } from '../platform/crypto.ts';
 import { AgentLoginPage } from './agent-login-page.tsx';
+import { signInFormToken } from './page-area.ts';
 import type { AgentsService } from '../accounts/agents-service.ts';
 import type { AgentDeskService } from '../tickets/agent-desk-service.ts';
 import type { SignInLimitSettings } from './sign-in-limits.ts';
@@ -37,26 +37,6 @@ const LoginBody = Type.Object({
   csrf: FormField(100),
 });
 
-/** The agent session of this request, or null (none, a portal user's, expired, disabled). */
-async function agentOf(
-  sessions: PageSessions,
-  request: FastifyRequest,
-): Promise<AgentSession | null> {
-  const id = request.cookies[sessions.names.session];
-  return id ? sessions.store.findAgent(id) : null;
-}
-
-/** The agent, or null after redirecting to the agent sign-in (a portal user's session too). */
-export async function agentOr(
-  sessions: PageSessions,
-  request: FastifyRequest,
-  reply: FastifyReply,
-): Promise<AgentSession | null> {
-  const agent = await agentOf(sessions, request);
-  if (!agent) reply.redirect('/agent/login', 302);
-  return agent;
-}
-
 export async function agentSignInRoutes(
   app: FastifyInstance,
   opts: AgentRoutesOptions,
@@ -64,44 +44,36 @@ export async function agentSignInRoutes(
   const { sessions } = opts;
   const { names, isProduction } = sessions;
   const limits = await installSignInLimits(app, opts.signInLimits);
-  const agentOf_ = (request: FastifyRequest) => agentOf(sessions, request);
-
-  function loginCsrf(request: FastifyRequest, reply: FastifyReply): string {
-    const existing = request.cookies[names.loginCsrf];
-    if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
-    const token = randomBase64Url(32);
-    reply.setCookie(names.loginCsrf, token, cookieOptions(isProduction, 3600));
-    return token;
-  }
 
   app.get(
     '/agent/login',
-    { schema: { response: { 200: HtmlPage, 302: Redirect } } },
+    {
+      config: { page: { public: true } },
+      schema: { response: { 200: HtmlPage, 302: Redirect } },
+    },
     async (request, reply) => {
-      if (await agentOf_(request)) return reply.redirect('/agent', 302);
-      return sendPage(reply, <AgentLoginPage csrfToken={loginCsrf(request, reply)} />);
+      const id = request.cookies[names.session];
+      if (id && (await sessions.store.findAgent(id))) return reply.redirect('/agent', 302);
+      return sendPage(
+        reply,
+        <AgentLoginPage csrfToken={signInFormToken(sessions, request, reply)} />,
+      );
     },
   );
 
   app.post<{ Body: Static<typeof LoginBody> }>(
     '/agent/login',
     {
+      config: { page: { signInForm: true } },
       schema: {
         body: LoginBody,
         response: { 303: Redirect, 401: HtmlPage, 403: HtmlPage, 429: HtmlPage },
       },
     },
     async (request, reply) => {
-      const { email, password, csrf } = request.body;
-      const cookie = request.cookies[names.loginCsrf];
-      if (!cookie || !csrf || !safeEqual(cookie, csrf)) {
-        const notice = 'The sign-in form had expired. Please sign in again.';
-        return sendPage(
-          reply,
-          <AgentLoginPage csrfToken={loginCsrf(request, reply)} notice={notice} />,
-          403,
-        );
-      }
+      const { email, password } = request.body;
+      // The guard checked it against the form's token.
+      const cookie = signInFormToken(sessions, request, reply);
       const refusal = await limits.refusal(request, email ?? '');
       if (refusal) {
         noteRequestError(request, { code: 'sign_in_rate_limited' });
@@ -141,14 +113,31 @@ export async function agentSignInRoutes(
 
   app.post<{ Body: Static<typeof CsrfBody> }>(
     '/agent/logout',
-    { schema: { body: CsrfBody, response: { 303: Redirect } } },
+    {
+      config: { page: { signOut: true } },
+      schema: { body: CsrfBody, response: { 303: Redirect } },
+    },
     async (request, reply) => {
-      const agent = await agentOf_(request);
-      if (agent && request.body.csrf && safeEqual(request.body.csrf, agent.csrfToken)) {
+      const agent = request.agentSession;
+      if (agent) {
         await sessions.store.destroy(agent.idHash);
         sessions.clearCookie(reply);
       }
       return reply.redirect('/agent/login', 303);
     },
+  );
+}
+
+/** The agent sign-in form's answer to a stale double-submit token. */
+export function agentSignInExpired(
+  sessions: PageSessions,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): FastifyReply {
+  const notice = 'The sign-in form had expired. Please sign in again.';
+  return sendPage(
+    reply,
+    <AgentLoginPage csrfToken={signInFormToken(sessions, request, reply)} notice={notice} />,
+    403,
   );
 }

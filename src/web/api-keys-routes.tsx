@@ -14,7 +14,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { MAX_ROTATION_OVERLAP_S } from '../accounts/api-keys-service.ts';
 import { flashOf } from '../browser/flash.tsx';
-import { sendNotAllowed } from '../browser/refusal-pages.tsx';
 import { sendPage } from '../browser/render.ts';
 import type { WebSession } from '../browser/session-store.ts';
 import { UsageError } from '../platform/errors.ts';
@@ -30,9 +29,9 @@ import {
   HtmlPage,
   mainAdminChange,
   Redirect,
-  sessionOr,
   type WebRoutesOptions,
 } from './web-options.ts';
+import { guardPortalArea, signedIn } from './page-area.ts';
 
 const NOT_ADMIN = 'Only the main administrator of the portal can manage API keys.';
 /** Days of usage the page charts. */
@@ -121,35 +120,29 @@ function pageRenderer(keys: Keys) {
 
 export async function apiKeysPages(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
   const { sessions, apiKeys } = opts;
+  guardPortalArea(app, sessions, { home: '/settings/keys', mainAdminOnly: NOT_ADMIN });
   const render = pageRenderer(apiKeys);
 
   /** A change by the main administrator; a refusal shows the page with its reason. */
-  const change = mainAdminChange(
-    sessions,
-    '/settings/keys',
-    NOT_ADMIN,
-    (err, session, request, reply) => {
-      if (!(err instanceof UsageError)) throw err;
-      const form =
-        request.url.split('?')[0] === '/settings/keys'
-          ? { form: formOf(request.body as Static<typeof CreateBody>) }
-          : {};
-      return render(
-        reply,
-        session,
-        { error: err.message, ...form },
-        err.code === 'not_found' ? 404 : 400,
-      );
-    },
-  );
+  const change = mainAdminChange((err, session, request, reply) => {
+    if (!(err instanceof UsageError)) throw err;
+    const form =
+      request.url.split('?')[0] === '/settings/keys'
+        ? { form: formOf(request.body as Static<typeof CreateBody>) }
+        : {};
+    return render(
+      reply,
+      session,
+      { error: err.message, ...form },
+      err.code === 'not_found' ? 404 : 400,
+    );
+  });
 
   /** The key of a confirmation page, or the page with a 404 for a key of no portal or another. */
   const confirmPage =
     (Page: typeof ConfirmRotatePage) =>
     async (request: FastifyRequest<{ Params: Static<typeof IdParams> }>, reply: FastifyReply) => {
-      const session = await sessionOr(sessions, request, reply, '/settings/keys');
-      if (!session) return reply;
-      if (!session.isMainAdmin) return sendNotAllowed(reply, session, NOT_ADMIN);
+      const session = signedIn(request);
       const wanted = /^\d{1,10}$/.test(request.params.id) ? Number(request.params.id) : 0;
       const key = (await apiKeys.list(session.portalId)).find((k) => k.id === wanted);
       if (!key) return render(reply, session, { error: 'No API key with this id.' }, 404);
@@ -173,9 +166,7 @@ export async function apiKeysPages(app: FastifyInstance, opts: WebRoutesOptions)
     '/settings/keys',
     { schema: { querystring: Query, response: { 200: HtmlPage, 302: Redirect, 403: HtmlPage } } },
     async (request, reply) => {
-      const session = await sessionOr(sessions, request, reply, '/settings/keys');
-      if (!session) return reply;
-      if (!session.isMainAdmin) return sendNotAllowed(reply, session, NOT_ADMIN);
+      const session = signedIn(request);
       const usageOf = /^\d{1,10}$/.test(request.query.key ?? '')
         ? Number(request.query.key)
         : undefined;
@@ -215,12 +206,18 @@ export async function apiKeysPages(app: FastifyInstance, opts: WebRoutesOptions)
 
   app.get(
     '/settings/keys/:id/rotate',
-    { schema: { params: IdParams, response: { ...PageResponses, 302: Redirect } } },
+    {
+      config: { page: { back: '/settings/keys' } },
+      schema: { params: IdParams, response: { ...PageResponses, 302: Redirect } },
+    },
     confirmPage(ConfirmRotatePage),
   );
   app.get(
     '/settings/keys/:id/revoke',
-    { schema: { params: IdParams, response: { ...PageResponses, 302: Redirect } } },
+    {
+      config: { page: { back: '/settings/keys' } },
+      schema: { params: IdParams, response: { ...PageResponses, 302: Redirect } },
+    },
     confirmPage(ConfirmRevokePage),
   );
 

@@ -17,7 +17,8 @@ import type { WebSession } from '../browser/session-store.ts';
 import { keysetCursor } from '../api-kit/keyset-cursor.ts';
 import { auditRows, type AuditRow } from './audit-words.ts';
 import { AuditPage } from './pages/audit-table.tsx';
-import { HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
+import { guardPortalArea, signedIn } from './page-area.ts';
+import { HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
 
 /** Events on one page of `/audit`. */
 export const AUDIT_PAGE_SIZE = 50;
@@ -61,12 +62,12 @@ export async function readAuditRows(
 
 export async function auditRoutes(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
   const { sessions, accounts } = opts;
+  guardPortalArea(app, sessions, { home: '/audit' });
   app.get<{ Querystring: Static<typeof AuditQuery> }>(
     '/audit',
     { schema: { querystring: AuditQuery, response: { 200: HtmlPage, 302: Redirect } } },
     async (request, reply) => {
-      const session = await sessionOr(sessions, request, reply, '/audit');
-      if (!session) return reply;
+      const session = signedIn(request);
       const portal = await accounts.showPortal(session.portalCode);
       const { cursor } = request.query;
       const { rows, olderCursor } = await readAuditRows(opts, session, portal, {

@@ -12,23 +12,24 @@ import { sendNotAllowed } from '../browser/refusal-pages.tsx';
 import { sendPage } from '../browser/render.ts';
 import type { WebSession } from '../browser/session-store.ts';
 import { ConfirmPage } from './pages/confirm-page.tsx';
-import { HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
+import { signedIn } from './page-area.ts';
+import { HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
 
 export const ONLY_MAIN_ADMIN_TOKEN =
   'Only the main administrator of the portal can regenerate the API token.';
 const ONLY_MAIN_ADMIN_CONNECTION =
   'Only the main administrator of the portal can connect or disconnect the provider account.';
 
+/** The two confirmation pages; registered by the `/settings` area, behind its guard. */
 export async function confirmRoutes(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
-  const { sessions, accounts, partner } = opts;
+  const { accounts, partner } = opts;
   const signedInOf = (s: WebSession) => ({ email: s.email, csrfToken: s.csrfToken });
 
   app.get(
     '/settings/token/regenerate',
     { schema: { response: { 200: HtmlPage, 302: Redirect, 403: HtmlPage } } },
     async (request, reply) => {
-      const session = await sessionOr(sessions, request, reply, '/settings/token/regenerate');
-      if (!session) return reply;
+      const session = signedIn(request);
       if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN_TOKEN);
       const portal = await accounts.showPortal(session.portalCode);
       return sendPage(
@@ -64,8 +65,7 @@ export async function confirmRoutes(app: FastifyInstance, opts: WebRoutesOptions
     '/settings/disconnect',
     { schema: { response: { 200: HtmlPage, 302: Redirect, 403: HtmlPage } } },
     async (request, reply) => {
-      const session = await sessionOr(sessions, request, reply, '/settings/disconnect');
-      if (!session) return reply;
+      const session = signedIn(request);
       if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN_CONNECTION);
       const name = partner.providerName;
       return sendPage(

@@ -16,7 +16,8 @@ import type { PartnerService } from '../partner/partner-service.ts';
 import { AuthErrorPage } from './pages/auth-error-page.tsx';
 import { AuthorizedPage } from './pages/authorized-page.tsx';
 import { ConnectPage } from './pages/connect-page.tsx';
-import { FormField, HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
+import { guardPortalArea, signedIn } from './page-area.ts';
+import { FormField, HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
 
 const ConnectQuery = Type.Object({ retry: FormField(10), reconnect: FormField(10) });
 const AuthErrorQuery = Type.Object({
@@ -33,13 +34,13 @@ const AuthErrorQuery = Type.Object({
 export async function connectionPages(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
   const { sessions, partner } = opts;
   const { isProduction } = sessions;
+  guardPortalArea(app, sessions, { home: '/connect' });
 
   app.get<{ Querystring: Static<typeof ConnectQuery> }>(
     '/connect',
     { schema: { querystring: ConnectQuery, response: { 200: HtmlPage, 302: Redirect } } },
     async (request, reply) => {
-      const session = await sessionOr(sessions, request, reply, '/connect');
-      if (!session) return reply;
+      const session = signedIn(request);
       // The consent form's submission ends in a redirect to the provider; CSP form-action
       // applies to that redirect too, so this page allows the provider's origin.
       reply.header('content-security-policy', pageCsp(isProduction, providerOrigin(partner)));
@@ -61,8 +62,7 @@ export async function connectionPages(app: FastifyInstance, opts: WebRoutesOptio
     '/authorized',
     { schema: { response: { 200: HtmlPage, 302: Redirect } } },
     async (request, reply) => {
-      const session = await sessionOr(sessions, request, reply, '/authorized');
-      if (!session) return reply;
+      const session = signedIn(request);
       return sendPage(
         reply,
         <AuthorizedPage
@@ -77,6 +77,8 @@ export async function connectionPages(app: FastifyInstance, opts: WebRoutesOptio
   app.get<{ Querystring: Static<typeof AuthErrorQuery> }>(
     '/auth-error',
     {
+      // Where every failure of the flow lands, signed in or not (and when storage is down).
+      config: { page: { public: true } },
       // A mangled query still lands on a (generic) page rather than a JSON error.
       attachValidation: true,
       schema: { querystring: AuthErrorQuery, response: { 200: HtmlPage } },

@@ -16,12 +16,12 @@ import { MessagePage } from '../browser/message-page.tsx';
 import { sendFormExpired } from '../browser/refusal-pages.tsx';
 import { sendPage } from '../browser/render.ts';
 import type { WebSession } from '../browser/session-store.ts';
-import { csrfOk, redirectToLogin } from '../browser/web-session.ts';
 import { CSV_MAX_BYTES, contactsFromCsv } from '../contacts/contact-csv.ts';
 import { sortRows } from '../contacts/contact-import.ts';
 import { AppError, UsageError } from '../platform/errors.ts';
 import { ConfirmErasePage, ContactsPage, ImportPreviewPage } from './pages/contacts-page.tsx';
-import { FormField, HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
+import { guardPortalArea, signedIn, streamedFormTokenOk } from './page-area.ts';
+import { FormField, HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
 
 const ListQuery = Type.Object({
   q: FormField(100),
@@ -56,6 +56,7 @@ function sendCannotImport(reply: FastifyReply, session: WebSession, message: str
 
 export async function contactsPages(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
   const { sessions, contacts } = opts;
+  guardPortalArea(app, sessions, { home: '/contacts' });
   await app.register(fastifyMultipart, {
     limits: { fileSize: CSV_MAX_BYTES, files: 1, fields: 4, fieldSize: 200, parts: 5 },
   });
@@ -64,8 +65,7 @@ export async function contactsPages(app: FastifyInstance, opts: WebRoutesOptions
     '/contacts',
     { schema: { querystring: ListQuery, response: { 200: HtmlPage, 302: Redirect } } },
     async (request, reply) => {
-      const session = await sessionOr(sessions, request, reply, '/contacts');
-      if (!session) return reply;
+      const session = signedIn(request);
       const q = request.query.q?.trim() || undefined;
       const tag = request.query.tag?.trim() || undefined;
       let page;
@@ -95,14 +95,17 @@ export async function contactsPages(app: FastifyInstance, opts: WebRoutesOptions
 
   app.post(
     '/contacts/import',
-    { schema: { response: { 200: HtmlPage, 303: Redirect, 400: HtmlPage, 403: HtmlPage } } },
+    {
+      // The token is the field before the file, read from the stream.
+      config: { page: { streamedCsrf: true } },
+      schema: { response: { 200: HtmlPage, 303: Redirect, 400: HtmlPage, 403: HtmlPage } },
+    },
     async (request, reply) => {
-      const session = await sessions.read(request);
-      if (!session) return redirectToLogin(reply, '/contacts', 303);
+      const session = signedIn(request);
       const file = await request.file().catch(() => undefined);
       const csrf = file?.fields.csrf;
       const csrfValue = csrf && 'value' in csrf ? String(csrf.value) : undefined;
-      if (!csrfOk(session, csrfValue)) return sendFormExpired(reply, session);
+      if (!streamedFormTokenOk(request, csrfValue)) return sendFormExpired(reply, session);
       if (!file) return sendCannotImport(reply, session, 'Choose a CSV file first.');
       let text: string;
       try {
@@ -139,9 +142,7 @@ export async function contactsPages(app: FastifyInstance, opts: WebRoutesOptions
       schema: { body: ConfirmBody, response: { 303: Redirect, 400: HtmlPage, 403: HtmlPage } },
     },
     async (request, reply) => {
-      const session = await sessions.read(request);
-      if (!session) return redirectToLogin(reply, '/contacts', 303);
-      if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      const session = signedIn(request);
       let rows: unknown[];
       try {
         rows = contactsFromCsv(request.body.csv ?? '');
@@ -165,13 +166,15 @@ export async function contactsPages(app: FastifyInstance, opts: WebRoutesOptions
 }
 
 /** The confirmation page of an erasure, and the erasure. */
-function registerErasePages(app: FastifyInstance, { sessions, contacts }: WebRoutesOptions): void {
+function registerErasePages(app: FastifyInstance, { contacts }: WebRoutesOptions): void {
   app.get<{ Params: Static<typeof IdParams> }>(
     '/contacts/:id/delete',
-    { schema: { params: IdParams, response: { 200: HtmlPage, 302: Redirect, 404: HtmlPage } } },
+    {
+      config: { page: { back: '/contacts' } },
+      schema: { params: IdParams, response: { 200: HtmlPage, 302: Redirect, 404: HtmlPage } },
+    },
     async (request, reply) => {
-      const session = await sessionOr(sessions, request, reply, '/contacts');
-      if (!session) return reply;
+      const session = signedIn(request);
       const contact = await contacts.getContact(session, request.params.id).catch(() => null);
       if (!contact) return sendGone(reply, session);
       return sendPage(reply, <ConfirmErasePage signedIn={signedInOf(session)} contact={contact} />);
@@ -188,9 +191,7 @@ function registerErasePages(app: FastifyInstance, { sessions, contacts }: WebRou
       },
     },
     async (request, reply) => {
-      const session = await sessions.read(request);
-      if (!session) return redirectToLogin(reply, '/contacts', 303);
-      if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      const session = signedIn(request);
       if (request.body.confirm !== 'yes') {
         return reply.redirect(`/contacts/${encodeURIComponent(request.params.id)}/delete`, 303);
       }

@@ -10,8 +10,6 @@
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { sendNotFoundPage } from '../browser/error-pages.tsx';
-import { sendFormExpired } from '../browser/refusal-pages.tsx';
-import { csrfOk } from '../browser/web-session.ts';
 import {
   TEMPLATE_PARAMETER_MAX,
   TEMPLATE_PARAMETERS_MAX,
@@ -26,7 +24,7 @@ import {
   replyView,
   richBody,
 } from './inbox-reply.ts';
-import { conversationOf, renderInbox } from './inbox-routes.tsx';
+import { conversationOf, CONVERSATION_FORM, renderInbox } from './inbox-routes.tsx';
 import { windowWords } from './inbox-view.ts';
 import {
   chosenTemplate,
@@ -38,7 +36,8 @@ import {
   type ComposerForm,
   type ComposerTemplate,
 } from './message-composer.ts';
-import { FormField, HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
+import { signedIn } from './page-area.ts';
+import { FormField, HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
 
 /** A repeated form field (one value arrives as a string). */
 const Repeated = (maxLength: number, maxItems: number) =>
@@ -69,10 +68,11 @@ export async function inboxReplyRoutes(
   app: FastifyInstance,
   opts: WebRoutesOptions,
 ): Promise<void> {
-  const { sessions, messaging } = opts;
+  const { messaging } = opts;
   app.post<{ Params: Static<typeof Params>; Body: ReplyFormBody }>(
     '/inbox/:conversationId/reply',
     {
+      config: CONVERSATION_FORM,
       schema: {
         params: Params,
         body: ReplyForm,
@@ -83,10 +83,8 @@ export async function inboxReplyRoutes(
     },
     async (request, reply) => {
       const id = request.params.conversationId;
-      const session = await sessionOr(sessions, request, reply, `/inbox/${encodeURIComponent(id)}`);
-      if (!session) return reply;
+      const session = signedIn(request);
       const body = request.body;
-      if (!csrfOk(session, body.csrf)) return sendFormExpired(reply, session);
       const conversation = await conversationOf(opts, session.portalId, id);
       if (!conversation) return sendNotFoundPage(reply);
       const form: ComposerForm = {

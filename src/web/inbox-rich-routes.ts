@@ -21,7 +21,6 @@ import { Type, type Static } from 'typebox';
 import { sendNotFoundPage } from '../browser/error-pages.tsx';
 import { sendFormExpired } from '../browser/refusal-pages.tsx';
 import type { WebSession } from '../browser/session-store.ts';
-import { csrfOk, redirectToLogin } from '../browser/web-session.ts';
 import { AppError } from '../platform/errors.ts';
 import {
   captionError,
@@ -33,7 +32,7 @@ import {
   type ReplyMode,
 } from './inbox-compose.ts';
 import { quoteOf, replySource, replyView, richBody } from './inbox-reply.ts';
-import { conversationOf, renderInbox } from './inbox-routes.tsx';
+import { conversationOf, CONVERSATION_FORM, renderInbox } from './inbox-routes.tsx';
 import { windowWords, type InboxConversation } from './inbox-view.ts';
 import {
   IDEMPOTENCY_KEY,
@@ -48,6 +47,7 @@ import {
   type InboxUpload,
   type WebRoutesOptions,
 } from './web-options.ts';
+import { signedIn, streamedFormTokenOk } from './page-area.ts';
 
 /** The largest file the page takes, in bytes (the Cloud API's largest: a 100 MB document). */
 export const ATTACH_MAX_BYTES = 100 * 1024 * 1024;
@@ -125,19 +125,16 @@ async function send(
 }
 
 export async function inboxRichRoutes(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
-  const { sessions } = opts;
   await app.register(fastifyMultipart, {
     limits: { fileSize: ATTACH_MAX_BYTES, files: 1, fields: 6, fieldSize: 8192, parts: 8 },
   });
 
   app.post<{ Params: Static<typeof Params>; Body: Static<typeof ReactForm> }>(
     '/inbox/:conversationId/react',
-    { schema: { params: Params, body: ReactForm, response: RESPONSES } },
+    { config: CONVERSATION_FORM, schema: { params: Params, body: ReactForm, response: RESPONSES } },
     async (request, reply) => {
       const id = request.params.conversationId;
-      const session = await sessions.read(request);
-      if (!session) return redirectToLogin(reply, `/inbox/${encodeURIComponent(id)}`, 303);
-      if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      const session = signedIn(request);
       const conversation = await conversationOf(opts, session.portalId, id);
       if (!conversation) return sendNotFoundPage(reply);
       const { messageId } = request.body;
@@ -160,11 +157,14 @@ export async function inboxRichRoutes(app: FastifyInstance, opts: WebRoutesOptio
 
   app.post<{ Params: Static<typeof Params> }>(
     '/inbox/:conversationId/attach',
-    { schema: { params: Params, response: RESPONSES } },
+    {
+      // The token is the first field of the multipart form, read from its stream.
+      config: { page: { ...CONVERSATION_FORM.page, streamedCsrf: true } },
+      schema: { params: Params, response: RESPONSES },
+    },
     async (request, reply) => {
       const id = request.params.conversationId;
-      const session = await sessions.read(request);
-      if (!session) return redirectToLogin(reply, `/inbox/${encodeURIComponent(id)}`, 303);
+      const session = signedIn(request);
       const conversation = await conversationOf(opts, session.portalId, id);
       if (!conversation) return sendNotFoundPage(reply);
       const upload = opts.messaging.upload;
@@ -185,13 +185,8 @@ export async function inboxRichRoutes(app: FastifyInstance, opts: WebRoutesOptio
           formError: p.formError,
           context: p.context,
         });
-      if (!request.isMultipart()) {
-        // A plain form (no file): its token still decides between "expired" and the refusal.
-        const csrf = (request.body as { csrf?: unknown } | undefined)?.csrf;
-        if (!csrfOk(session, typeof csrf === 'string' ? csrf : undefined))
-          return sendFormExpired(reply, session);
-        return refuse(415, { formError: 'Send the form with its file.' });
-      }
+      // A plain form (no file), its token checked by the guard.
+      if (!request.isMultipart()) return refuse(415, { formError: 'Send the form with its file.' });
       const read = await readAttachForm(request, session, conversation, upload);
       if (read.kind === 'expired') return sendFormExpired(reply, session);
       const { fields } = read;
@@ -262,7 +257,7 @@ async function readAttachForm(
         part.file.resume();
         continue;
       }
-      if (!csrfOk(session, fields.csrf)) {
+      if (!streamedFormTokenOk(request, fields.csrf)) {
         result = { kind: 'expired' };
         part.file.resume();
         continue;
@@ -301,7 +296,7 @@ async function readAttachForm(
     refused('file', 'The file is larger than 100 MB.', 413);
   }
   if (result) return result;
-  if (!csrfOk(session, fields.csrf)) return { kind: 'expired' };
+  if (!streamedFormTokenOk(request, fields.csrf)) return { kind: 'expired' };
   return { kind: 'refused', fields, field: 'file', words: 'Choose the file to send.', status: 400 };
 }
 

@@ -15,16 +15,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { renderToString } from 'preact-render-to-string';
 import { Type, type Static } from 'typebox';
 import { sendNotFoundPage } from '../browser/error-pages.tsx';
-import { sendFormExpired } from '../browser/refusal-pages.tsx';
 import { sendPage } from '../browser/render.ts';
 import type { WebSession } from '../browser/session-store.ts';
-import { csrfOk } from '../browser/web-session.ts';
 import { MESSAGE_ID } from './inbox-compose.ts';
 import { quoteOf, replySource, replyView } from './inbox-reply.ts';
 import { windowWords, type InboxConversation } from './inbox-view.ts';
 import { ConversationsPane, InboxPage, ThreadPane } from './pages/inbox-page.tsx';
 import type { ReplyView } from './pages/inbox-reply.tsx';
-import { FormField, HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
+import { signedIn, type PageRouteRules } from './page-area.ts';
+import { FormField, HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
 
 const ReadForm = Type.Object({ csrf: FormField(200) });
 
@@ -43,6 +42,16 @@ const ThreadQuery = Type.Object({
 });
 type ThreadQueryT = Static<typeof ThreadQuery>;
 const PAGE = { 200: HtmlPage, 302: Redirect, 400: HtmlPage, 404: HtmlPage };
+
+/** A conversation's form: sign-in brings the visitor back to the conversation. */
+export const CONVERSATION_FORM: { page: PageRouteRules } = {
+  page: {
+    back: (request) =>
+      `/inbox/${encodeURIComponent((request.params as Static<typeof Params>).conversationId)}`,
+  },
+};
+/** Fetched by `/assets/inbox.js`: 401 without a session, never a redirect. */
+const FRAGMENT = { page: { fragment: true } } as const;
 
 const signedInOf = (s: WebSession) => ({ email: s.email, csrfToken: s.csrfToken });
 
@@ -146,14 +155,11 @@ function sendFragment(reply: FastifyReply, html: string): FastifyReply {
 }
 
 export async function inboxPages(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
-  const { sessions } = opts;
-
   app.get<{ Querystring: Static<typeof ListQuery> }>(
     '/inbox',
     { schema: { querystring: ListQuery, response: PAGE } },
     async (request, reply) => {
-      const session = await sessionOr(sessions, request, reply, '/inbox');
-      if (!session) return reply;
+      const session = signedIn(request);
       const now = new Date();
       const list = await opts.inbox.conversations(session.portalId, {
         limit: LIST_SIZE,
@@ -171,8 +177,7 @@ export async function inboxPages(app: FastifyInstance, opts: WebRoutesOptions): 
     { schema: { params: Params, querystring: ThreadQuery, response: PAGE } },
     async (request, reply) => {
       const id = request.params.conversationId;
-      const session = await sessionOr(sessions, request, reply, `/inbox/${encodeURIComponent(id)}`);
-      if (!session) return reply;
+      const session = signedIn(request);
       const conversation = await conversationOf(opts, session.portalId, id);
       if (!conversation) return sendNotFoundPage(reply);
       return renderInbox(opts, request, reply, session, { conversation, query: request.query });
@@ -184,6 +189,7 @@ export async function inboxPages(app: FastifyInstance, opts: WebRoutesOptions): 
   app.post<{ Params: Static<typeof Params>; Body: Static<typeof ReadForm> }>(
     '/inbox/:conversationId/read',
     {
+      config: CONVERSATION_FORM,
       schema: {
         params: Params,
         body: ReadForm,
@@ -192,9 +198,7 @@ export async function inboxPages(app: FastifyInstance, opts: WebRoutesOptions): 
     },
     async (request, reply) => {
       const id = request.params.conversationId;
-      const session = await sessionOr(sessions, request, reply, `/inbox/${encodeURIComponent(id)}`);
-      if (!session) return reply;
-      if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      const session = signedIn(request);
       const c = await conversationOf(opts, session.portalId, id);
       if (!c) return sendNotFoundPage(reply);
       await markRead(opts, request, session.portalId, c);
@@ -204,10 +208,12 @@ export async function inboxPages(app: FastifyInstance, opts: WebRoutesOptions): 
 
   app.get<{ Querystring: Static<typeof ListQuery> }>(
     '/inbox/fragments/list',
-    { schema: { querystring: ListQuery, response: { 200: HtmlPage, 401: HtmlPage } } },
+    {
+      config: FRAGMENT,
+      schema: { querystring: ListQuery, response: { 200: HtmlPage, 401: HtmlPage } },
+    },
     async (request, reply) => {
-      const session = await sessions.read(request);
-      if (!session) return reply.code(401).type('text/html; charset=utf-8').send('');
+      const session = signedIn(request);
       const list = await opts.inbox.conversations(session.portalId, { limit: LIST_SIZE });
       const current = request.query.current ?? null;
       return sendFragment(
@@ -226,10 +232,12 @@ export async function inboxPages(app: FastifyInstance, opts: WebRoutesOptions): 
 
   app.get<{ Params: Static<typeof Params> }>(
     '/inbox/:conversationId/fragments/thread',
-    { schema: { params: Params, response: { 200: HtmlPage, 401: HtmlPage, 404: HtmlPage } } },
+    {
+      config: FRAGMENT,
+      schema: { params: Params, response: { 200: HtmlPage, 401: HtmlPage, 404: HtmlPage } },
+    },
     async (request, reply) => {
-      const session = await sessions.read(request);
-      if (!session) return reply.code(401).type('text/html; charset=utf-8').send('');
+      const session = signedIn(request);
       const c = await conversationOf(opts, session.portalId, request.params.conversationId);
       if (!c) return sendNotFoundPage(reply);
       const thread = await threadOf(opts, session.portalId, c, undefined);

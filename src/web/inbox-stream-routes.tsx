@@ -34,7 +34,8 @@ import { sendNotFoundPage } from '../browser/error-pages.tsx';
 import { MessagePage } from '../browser/message-page.tsx';
 import { sendPage } from '../browser/render.ts';
 import { toAppError } from '../platform/error-envelope.ts';
-import { HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
+import { signedIn } from './page-area.ts';
+import { HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
 
 /** Interval of the keep-alive comment and session check, in milliseconds. */
 export const HEARTBEAT_MS = 20_000;
@@ -68,13 +69,14 @@ export async function inboxStreamRoutes(
   app.get(
     '/inbox/events',
     {
+      // Opened by `/assets/inbox.js`: 401 without a session, never a redirect.
+      config: { page: { fragment: true } },
       schema: {
         response: { 200: Type.String({ description: 'text/event-stream' }), 401: HtmlPage },
       },
     },
     async (request, reply) => {
-      const session = await sessions.read(request);
-      if (!session) return reply.code(401).type('text/html; charset=utf-8').send('');
+      const session = signedIn(request);
       reply.hijack();
       const raw = reply.raw;
       raw.writeHead(200, {
@@ -122,14 +124,14 @@ export async function inboxStreamRoutes(
   app.get<{ Params: Static<typeof MediaParams> }>(
     '/inbox/media/:mediaId',
     {
+      config: { page: { back: '/inbox' } },
       schema: {
         params: MediaParams,
         response: { 200: Type.Any({ description: 'The medium.' }), 302: Redirect, 404: HtmlPage },
       },
     },
     async (request, reply) => {
-      const session = await sessionOr(sessions, request, reply, '/inbox');
-      if (!session) return reply;
+      const session = signedIn(request);
       const id = request.params.mediaId;
       if (!MEDIA_ID.test(id)) return sendNotFoundPage(reply);
       const abort = new AbortController();

@@ -27,7 +27,8 @@ import {
 import { creditView, dailyCounts, messageLogPage } from './messages-page-data.ts';
 import { lastDays } from './pages/messages-page-chart.tsx';
 import { MessagesPage, MESSAGE_STATUSES, type Card } from './pages/messages-page.tsx';
-import { FormField, HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
+import { signedIn } from './page-area.ts';
+import { FormField, HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
 
 const DATE = '^$|^\\d{4}-\\d{2}-\\d{2}$';
 const Query = Type.Object({
@@ -188,14 +189,11 @@ export async function renderMessagesPage(
 }
 
 export async function messagesPages(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
-  const { sessions } = opts;
   app.get<{ Querystring: MessagesQuery }>(
     '/messages',
     { schema: { querystring: Query, response: { 200: HtmlPage, 302: Redirect } } },
     async (request, reply) => {
-      const session = await sessionOr(sessions, request, reply, '/messages');
-      if (!session) return reply;
-      return renderMessagesPage(opts, request, reply, session, request.query);
+      return renderMessagesPage(opts, request, reply, signedIn(request), request.query);
     },
   );
 }

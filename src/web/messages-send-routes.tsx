@@ -9,8 +9,6 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { sendFormExpired } from '../browser/refusal-pages.tsx';
-import { csrfOk } from '../browser/web-session.ts';
 import {
   TEMPLATE_PARAMETER_MAX,
   TEMPLATE_PARAMETERS_MAX,
@@ -27,7 +25,8 @@ import {
   type ComposerView,
 } from './message-composer.ts';
 import { readComposer, renderMessagesPage, type ComposerReads } from './messages-page-routes.tsx';
-import { FormField, HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
+import { signedIn } from './page-area.ts';
+import { FormField, HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
 
 const Parameter = Type.String({ maxLength: TEMPLATE_PARAMETER_MAX });
 const SendForm = Type.Object({
@@ -65,7 +64,7 @@ export async function messagesSendRoutes(
   app: FastifyInstance,
   opts: WebRoutesOptions,
 ): Promise<void> {
-  const { sessions, messaging } = opts;
+  const { messaging } = opts;
   app.post<{ Body: SendFormBody }>(
     '/messages/send',
     {
@@ -75,10 +74,8 @@ export async function messagesSendRoutes(
       },
     },
     async (request, reply) => {
-      const session = await sessionOr(sessions, request, reply, '/messages');
-      if (!session) return reply;
+      const session = signedIn(request);
       const body = request.body;
-      if (!csrfOk(session, body.csrf)) return sendFormExpired(reply, session);
       const reads: ComposerReads = await readComposer(opts, session.portalId, request.log);
       const { source } = reads;
       const form = formOf(body);

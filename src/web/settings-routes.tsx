@@ -19,12 +19,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { flashOf } from '../browser/flash.tsx';
-import { sendFormExpired, sendNotAllowed } from '../browser/refusal-pages.tsx';
+import { sendNotAllowed } from '../browser/refusal-pages.tsx';
 import { sendPage } from '../browser/render.ts';
 import type { WebSession } from '../browser/session-store.ts';
-import { csrfOk, redirectToLogin } from '../browser/web-session.ts';
 import { readAuditRows } from './audit-routes.tsx';
-import { ONLY_MAIN_ADMIN_TOKEN } from './confirm-routes.tsx';
+import { confirmRoutes, ONLY_MAIN_ADMIN_TOKEN } from './confirm-routes.tsx';
+import { guardPortalArea, signedIn } from './page-area.ts';
 import { SettingsPage } from './pages/settings-page.tsx';
 import { limitWords } from './pages/messages-page-cards.tsx';
 import { AppError } from '../platform/errors.ts';
@@ -34,7 +34,6 @@ import {
   FormField,
   HtmlPage,
   Redirect,
-  sessionOr,
   type BusinessAccountListing,
   type WebRoutesOptions,
 } from './web-options.ts';
@@ -58,8 +57,11 @@ const ONLY_MAIN_ADMIN_ONBOARDING =
   'Only the main administrator of the portal can retry the onboarding of its numbers.';
 const ONLY_MAIN_ADMIN_MESSAGING =
   'Only the main administrator of the portal can change the messaging settings.';
+/** The `/settings` area: the page, its forms and the confirmation pages of its two actions. */
 export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
   const { sessions, accounts, partner } = opts;
+  guardPortalArea(app, sessions, { home: '/settings' });
+  await app.register(confirmRoutes, opts);
 
   async function renderSettings(
     request: FastifyRequest,
@@ -112,8 +114,7 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
     '/settings',
     { schema: { querystring: SettingsQuery, response: { 200: HtmlPage, 302: Redirect } } },
     async (request, reply) => {
-      const session = await sessionOr(sessions, request, reply, '/settings');
-      if (!session) return reply;
+      const session = signedIn(request);
       const flash = flashOf(request.query);
       if (flash?.key === 'regenerated') {
         const newToken = await sessions.takeOnce(request);
@@ -127,9 +128,7 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
     '/settings/token',
     { schema: { body: ConfirmBody, response: { 303: Redirect, 403: HtmlPage } } },
     async (request, reply) => {
-      const session = await sessions.read(request);
-      if (!session) return redirectToLogin(reply, '/settings', 303);
-      if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      const session = signedIn(request);
       if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN_TOKEN);
       if (request.body.confirm !== 'yes') return reply.redirect('/settings/token/regenerate', 303);
       const { token } = await accounts.regenerateToken({
@@ -151,9 +150,7 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
     '/settings/onboarding',
     { schema: { body: CsrfBody, response: { 303: Redirect, 403: HtmlPage } } },
     async (request, reply) => {
-      const session = await sessions.read(request);
-      if (!session) return redirectToLogin(reply, '/settings', 303);
-      if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      const session = signedIn(request);
       if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN_ONBOARDING);
       const outcome = await partner.onboardConnection(session.portalId);
       const done = outcome.ran
@@ -174,10 +171,8 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
       },
     },
     async (request, reply) => {
-      const session = await sessions.read(request);
-      if (!session) return redirectToLogin(reply, '/settings', 303);
+      const session = signedIn(request);
       const body = request.body;
-      if (!csrfOk(session, body.csrf)) return sendFormExpired(reply, session);
       if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN_MESSAGING);
       const values = {
         optOutKeywords: body.optOutKeywords ?? '',

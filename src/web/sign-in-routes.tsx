@@ -2,24 +2,21 @@
 /** @jsxImportSource preact */
 /**
  * Sign-in and sign-out. The sign-in form is protected by a double-submit token (there is no
- * session yet to bind it to); a new session id is minted at every sign-in.
+ * session yet to bind it to), checked by the area's guard (page-area.ts); a new session id is
+ * minted at every sign-in.
  *
  * @see https://cheatsheetseries.owasp.org/cheatsheets/Session_Management_Cheat_Sheet.html#renew-the-session-id-after-any-privilege-level-change
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
 import { clearedCookieOptions, cookieOptions } from '../browser/cookies.ts';
-import { sendFormExpired } from '../browser/refusal-pages.tsx';
 import { sendPage } from '../browser/render.ts';
-import { csrfOk, safeNext } from '../browser/web-session.ts';
+import { safeNext } from '../browser/web-session.ts';
 import { noteRequestError } from '../platform/access-log.ts';
-import { randomBase64Url, safeEqual } from '../platform/crypto.ts';
+import { guardPortalArea, signInFormToken } from './page-area.ts';
 import { LoginPage } from './pages/login-page.tsx';
 import { installSignInLimits } from './sign-in-limits.ts';
 import { CsrfBody, FormField, HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
-
-/** Lifetime of the sign-in form's CSRF cookie (seconds). */
-const LOGIN_CSRF_MAX_AGE_SECONDS = 3600;
 
 // `next` is length-checked by safeNext, so an overlong one is ignored rather than refused.
 const LoginQuery = Type.Object({ next: FormField(4096) });
@@ -42,55 +39,52 @@ function tooManyNotice(retryAfterSeconds: number): string {
 export async function signInRoutes(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
   const { sessions, accounts } = opts;
   const { isProduction, names } = sessions;
+  guardPortalArea(app, sessions, {
+    home: '/login',
+    // Login CSRF: the double-submit token had expired (or the form came from another site).
+    signInExpired: (request, reply) =>
+      sendPage(
+        reply,
+        <LoginPage
+          csrfToken={signInFormToken(sessions, request, reply)}
+          next={safeNext((request.body as { next?: unknown }).next)}
+          notice="The sign-in form had expired. Please sign in again."
+        />,
+        403,
+      ),
+  });
   const limits = await installSignInLimits(app, opts.signInLimits);
-
-  /** The sign-in form's double-submit token: reuse the cookie's, or mint one. */
-  function loginCsrf(request: FastifyRequest, reply: FastifyReply): string {
-    const existing = request.cookies[names.loginCsrf];
-    if (existing && /^[A-Za-z0-9_-]{43}$/.test(existing)) return existing;
-    const token = randomBase64Url(32);
-    reply.setCookie(
-      names.loginCsrf,
-      token,
-      cookieOptions(isProduction, LOGIN_CSRF_MAX_AGE_SECONDS),
-    );
-    return token;
-  }
 
   app.get<{ Querystring: Static<typeof LoginQuery> }>(
     '/login',
-    { schema: { querystring: LoginQuery, response: { 200: HtmlPage, 302: Redirect } } },
+    {
+      config: { page: { public: true } },
+      schema: { querystring: LoginQuery, response: { 200: HtmlPage, 302: Redirect } },
+    },
     async (request, reply) => {
       const next = safeNext(request.query.next);
       if (await sessions.read(request)) return reply.redirect(next ?? '/settings', 302);
-      return sendPage(reply, <LoginPage csrfToken={loginCsrf(request, reply)} next={next} />);
+      return sendPage(
+        reply,
+        <LoginPage csrfToken={signInFormToken(sessions, request, reply)} next={next} />,
+      );
     },
   );
 
   app.post<{ Body: Static<typeof LoginBody> }>(
     '/login',
     {
+      config: { page: { signInForm: true } },
       schema: {
         body: LoginBody,
         response: { 303: Redirect, 401: HtmlPage, 403: HtmlPage, 429: HtmlPage },
       },
     },
     async (request, reply) => {
-      const { email, password, csrf } = request.body;
+      const { email, password } = request.body;
       const next = safeNext(request.body.next);
-      const cookie = request.cookies[names.loginCsrf];
-      // Login CSRF: a cross-site form cannot read our cookie, so it cannot send a match.
-      if (!cookie || !csrf || !safeEqual(cookie, csrf)) {
-        return sendPage(
-          reply,
-          <LoginPage
-            csrfToken={loginCsrf(request, reply)}
-            next={next}
-            notice="The sign-in form had expired. Please sign in again."
-          />,
-          403,
-        );
-      }
+      // The guard checked it against the form's token.
+      const cookie = signInFormToken(sessions, request, reply);
       // Before any password hashing: a refused attempt costs no scrypt work.
       const refusal = await limits.refusal(request, email ?? '');
       if (refusal) {
@@ -135,15 +129,17 @@ export async function signInRoutes(app: FastifyInstance, opts: WebRoutesOptions)
 
   app.post<{ Body: Static<typeof CsrfBody> }>(
     '/logout',
-    { schema: { body: CsrfBody, response: { 303: Redirect, 403: HtmlPage } } },
+    {
+      config: { page: { signOut: true } },
+      schema: { body: CsrfBody, response: { 303: Redirect, 403: HtmlPage } },
+    },
     async (request, reply) => {
-      const session = await sessions.read(request);
+      const session = request.pageSession;
       if (!session) {
         sessions.clearCookie(reply);
         reply.clearCookie(names.state, clearedCookieOptions(isProduction));
         return reply.redirect('/login', 303);
       }
-      if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
       await sessions.store.destroy(session.idHash);
       sessions.clearCookie(reply);
       // A flow this session started ends with it (its state is bound to the session row, now

@@ -7,13 +7,11 @@
  *
  * @see docs/support.md "The API"
  */
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
 import type { Principal } from '../accounts/principal.ts';
-import { sendFormExpired } from '../browser/refusal-pages.tsx';
 import { sendPage } from '../browser/render.ts';
 import type { WebSession } from '../browser/session-store.ts';
-import { csrfOk } from '../browser/web-session.ts';
 import { AppError } from '../platform/errors.ts';
 import { hasControlCharacters } from '../platform/plain-text.ts';
 import type { TicketsService } from '../tickets/tickets-service.ts';
@@ -23,7 +21,8 @@ import {
   SupportTicketPage,
   type NewTicketForm,
 } from './support-pages.tsx';
-import { FormField, HtmlPage, Redirect, sessionOr, type WebRoutesOptions } from './web-options.ts';
+import { guardPortalArea, signedIn } from './page-area.ts';
+import { FormField, HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
 
 const TicketParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 const ListQuery = Type.Object({ cursor: FormField(200) });
@@ -37,6 +36,10 @@ const CommentBody = Type.Object({ csrf: FormField(100), body: FormField(20_000) 
 const StatusBody = Type.Object({ csrf: FormField(100), status: FormField(20) });
 const CloseBody = Type.Object({ csrf: FormField(100), confirm: FormField(10) });
 
+/** A ticket form's page, where sign-in brings the visitor back. */
+const ticketOf = (request: FastifyRequest) =>
+  `/support/tickets/${(request.params as Static<typeof TicketParams>).id}`;
+
 const PRIORITIES = ['low', 'normal', 'high', 'urgent'] as const;
 
 function principalOf(session: WebSession): Principal {
@@ -49,7 +52,7 @@ function principalOf(session: WebSession): Principal {
   };
 }
 
-const signedIn = (s: WebSession) => ({ email: s.email, csrfToken: s.csrfToken });
+const signedInOf = (s: WebSession) => ({ email: s.email, csrfToken: s.csrfToken });
 
 /** The words of a refusal a person can fix (too long, empty, a move the lifecycle refuses). */
 function refusalWords(err: unknown): string | null {
@@ -72,7 +75,7 @@ async function ticketPage(
   return sendPage(
     reply,
     <SupportTicketPage
-      signedIn={signedIn(session)}
+      signedIn={signedInOf(session)}
       ticket={ticket}
       comments={comments.items}
       error={onReply ? undefined : refused?.error}
@@ -95,7 +98,7 @@ function newTicketErrors(subject: string, description: string): NewTicketForm['e
   return errors;
 }
 export async function supportPages(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
-  const { sessions } = opts;
+  guardPortalArea(app, opts.sessions, { home: '/support' });
   const tickets: TicketsService = opts.tickets;
 
   async function listPage(
@@ -111,7 +114,7 @@ export async function supportPages(app: FastifyInstance, opts: WebRoutesOptions)
     return sendPage(
       reply,
       <SupportListPage
-        signedIn={signedIn(session)}
+        signedIn={signedInOf(session)}
         items={page.items}
         nextHref={nextHref}
         form={refused?.form}
@@ -125,8 +128,7 @@ export async function supportPages(app: FastifyInstance, opts: WebRoutesOptions)
     '/support',
     { schema: { querystring: ListQuery, response: { 200: HtmlPage, 302: Redirect } } },
     async (request, reply) => {
-      const session = await sessionOr(sessions, request, reply, '/support');
-      if (!session) return reply;
+      const session = signedIn(request);
       return listPage(reply, session, request.query.cursor || undefined);
     },
   );
@@ -140,9 +142,7 @@ export async function supportPages(app: FastifyInstance, opts: WebRoutesOptions)
       },
     },
     async (request, reply) => {
-      const session = await sessionOr(sessions, request, reply, '/support');
-      if (!session) return reply;
-      if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      const session = signedIn(request);
       const { subject = '', description = '' } = request.body;
       const priority = PRIORITIES.find((p) => p === request.body.priority) ?? 'normal';
       const errors = newTicketErrors(subject, description);
@@ -170,13 +170,7 @@ export async function supportPages(app: FastifyInstance, opts: WebRoutesOptions)
     '/support/tickets/:id',
     { schema: { params: TicketParams, response: { 200: HtmlPage, 302: Redirect } } },
     async (request, reply) => {
-      const session = await sessionOr(
-        sessions,
-        request,
-        reply,
-        `/support/tickets/${request.params.id}`,
-      );
-      if (!session) return reply;
+      const session = signedIn(request);
       return ticketPage(tickets, reply, session, request.params.id);
     },
   );
@@ -187,11 +181,11 @@ export async function supportPages(app: FastifyInstance, opts: WebRoutesOptions)
 
 /** The forms of a ticket's page: reply, close (after its confirmation step) or reopen. */
 function supportTicketForms(app: FastifyInstance, opts: WebRoutesOptions): void {
-  const { sessions } = opts;
   const tickets: TicketsService = opts.tickets;
   app.post<{ Params: Static<typeof TicketParams>; Body: Static<typeof CommentBody> }>(
     '/support/tickets/:id/comments',
     {
+      config: { page: { back: ticketOf } },
       schema: {
         params: TicketParams,
         body: CommentBody,
@@ -200,9 +194,7 @@ function supportTicketForms(app: FastifyInstance, opts: WebRoutesOptions): void 
     },
     async (request, reply) => {
       const { id } = request.params;
-      const session = await sessionOr(sessions, request, reply, `/support/tickets/${id}`);
-      if (!session) return reply;
-      if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      const session = signedIn(request);
       const body = request.body.body ?? '';
       if (!/\S/.test(body) || body.length > 10_000) {
         const error = /\S/.test(body)
@@ -234,6 +226,7 @@ function supportTicketForms(app: FastifyInstance, opts: WebRoutesOptions): void 
   app.post<{ Params: Static<typeof TicketParams>; Body: Static<typeof StatusBody> }>(
     '/support/tickets/:id/status',
     {
+      config: { page: { back: ticketOf } },
       schema: {
         params: TicketParams,
         body: StatusBody,
@@ -249,14 +242,12 @@ function supportTicketForms(app: FastifyInstance, opts: WebRoutesOptions): void 
     },
     async (request, reply) => {
       const { id } = request.params;
-      const session = await sessionOr(sessions, request, reply, `/support/tickets/${id}`);
-      if (!session) return reply;
-      if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      const session = signedIn(request);
       if (request.body.status === 'closed') {
         const ticket = await tickets.getTicket(session, id);
         return sendPage(
           reply,
-          <SupportCloseConfirmPage signedIn={signedIn(session)} ticket={ticket} />,
+          <SupportCloseConfirmPage signedIn={signedInOf(session)} ticket={ticket} />,
         );
       }
       const status = request.body.status === 'open' ? request.body.status : null;
@@ -280,11 +271,11 @@ function supportTicketForms(app: FastifyInstance, opts: WebRoutesOptions): void 
 
 /** Closing a ticket: the kit's confirmation step, then the change. */
 function supportCloseForm(app: FastifyInstance, opts: WebRoutesOptions): void {
-  const { sessions } = opts;
   const tickets: TicketsService = opts.tickets;
   app.post<{ Params: Static<typeof TicketParams>; Body: Static<typeof CloseBody> }>(
     '/support/tickets/:id/close',
     {
+      config: { page: { back: ticketOf } },
       schema: {
         params: TicketParams,
         body: CloseBody,
@@ -293,14 +284,12 @@ function supportCloseForm(app: FastifyInstance, opts: WebRoutesOptions): void {
     },
     async (request, reply) => {
       const { id } = request.params;
-      const session = await sessionOr(sessions, request, reply, `/support/tickets/${id}`);
-      if (!session) return reply;
-      if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
+      const session = signedIn(request);
       if (request.body.confirm !== 'yes') {
         const ticket = await tickets.getTicket(session, id);
         return sendPage(
           reply,
-          <SupportCloseConfirmPage signedIn={signedIn(session)} ticket={ticket} />,
+          <SupportCloseConfirmPage signedIn={signedInOf(session)} ticket={ticket} />,
         );
       }
       try {

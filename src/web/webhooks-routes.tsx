@@ -10,7 +10,6 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { sendNotAllowed } from '../browser/refusal-pages.tsx';
 import { flashOf } from '../browser/flash.tsx';
 import { sendPage } from '../browser/render.ts';
 import type { WebSession } from '../browser/session-store.ts';
@@ -27,9 +26,9 @@ import {
   mainAdminChange,
   type AdminChange,
   Redirect,
-  sessionOr,
   type WebRoutesOptions,
 } from './web-options.ts';
+import { guardPortalArea, signedIn } from './page-area.ts';
 
 const NOT_ADMIN = 'Only the main administrator of the portal can manage webhooks.';
 const Query = Type.Object({
@@ -72,16 +71,11 @@ type Render = (
 ) => Promise<FastifyReply>;
 
 /** A change by the main administrator; a refusal shows the page with its reason. */
-function changeBy(sessions: WebRoutesOptions['sessions'], render: Render) {
-  return mainAdminChange(
-    sessions,
-    '/settings/webhooks',
-    NOT_ADMIN,
-    (err, session, request, reply) => {
-      if (!(err instanceof AppError) || err.status >= 500) throw err;
-      return render(reply, session, formError(err, request), err.status === 404 ? 404 : 400);
-    },
-  );
+function changeBy(render: Render) {
+  return mainAdminChange((err, session, request, reply) => {
+    if (!(err instanceof AppError) || err.status >= 500) throw err;
+    return render(reply, session, formError(err, request), err.status === 404 ? 404 : 400);
+  });
 }
 
 /** The form's values as typed, and the error beside the field it concerns (else on top). */
@@ -212,17 +206,16 @@ function pageRenderer(webhooks: WebRoutesOptions['webhooks']): Render {
 
 export async function webhooksPages(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
   const { sessions, webhooks } = opts;
+  guardPortalArea(app, sessions, { home: '/settings/webhooks', mainAdminOnly: NOT_ADMIN });
 
   const render = pageRenderer(webhooks);
-  const change = changeBy(sessions, render);
+  const change = changeBy(render);
 
   app.get<{ Querystring: Static<typeof Query> }>(
     '/settings/webhooks',
     { schema: { querystring: Query, response: { 200: HtmlPage, 302: Redirect, 403: HtmlPage } } },
     async (request, reply) => {
-      const session = await sessionOr(sessions, request, reply, '/settings/webhooks');
-      if (!session) return reply;
-      if (!session.isMainAdmin) return sendNotAllowed(reply, session, NOT_ADMIN);
+      const session = signedIn(request);
       const flash = flashOf(request.query);
       const history = { status: statusOf(request.query.status), after: request.query.after };
       if (history.after !== undefined || history.status !== undefined) {
@@ -253,15 +246,14 @@ export async function webhooksPages(app: FastifyInstance, opts: WebRoutesOptions
   app.get<{ Params: Static<typeof IdParams> }>(
     '/settings/webhooks/:id/remove',
     {
+      config: { page: { back: '/settings/webhooks' } },
       schema: {
         params: IdParams,
         response: { 200: HtmlPage, 302: Redirect, 403: HtmlPage, 404: HtmlPage },
       },
     },
     async (request, reply) => {
-      const session = await sessionOr(sessions, request, reply, '/settings/webhooks');
-      if (!session) return reply;
-      if (!session.isMainAdmin) return sendNotAllowed(reply, session, NOT_ADMIN);
+      const session = signedIn(request);
       const endpoints = await webhooks.listEndpoints(session.portalId);
       const endpoint = endpoints.find((e) => e.id === request.params.id);
       if (!endpoint)
