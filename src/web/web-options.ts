@@ -19,9 +19,9 @@ import type { NumberOnboarding, ProviderAdapter } from '../messaging/provider/pr
 import type { TemplatesService } from '../messaging/templates/templates-service.ts';
 import type { PartnerService } from '../partner/partner-service.ts';
 import type { MessagingService } from '../messaging/messaging-types.ts';
-import type { MessagingReads } from './messages-page-data.ts';
+import type { MessagingReads } from './messages/messages-page-data.ts';
 import type { WebhooksService } from '../webhooks/webhooks-service.ts';
-import type { SignInLimitSettings } from './sign-in-limits.ts';
+import type { SignInLimitSettings } from './sign-in/sign-in-limits.ts';
 import { signedIn } from './page-area.ts';
 import type { AgentsService } from '../accounts/agents-service.ts';
 import type { AgentDeskService } from '../tickets/agent-desk-service.ts';

@@ -8,16 +8,16 @@
  * @see docs/support.md "The support team's side"
  */
 import type { ComponentChildren } from 'preact';
-import type { DeskEntry, DeskTicket } from '../tickets/agent-desk-service.ts';
-import { ErrorFlash } from '../browser/flash.tsx';
-import { Badge, Button, DataTable, EmptyState, Field, PageHeader } from '../browser/kit.tsx';
-import { TicketForms, type AgentForm, type AgentFormState } from './pages/agent-ticket-forms.tsx';
+import type { DeskEntry, DeskTicket } from '../../tickets/agent-desk-service.ts';
+import { ErrorFlash } from '../../browser/flash.tsx';
+import { Badge, Button, DataTable, EmptyState, Field, PageHeader } from '../../browser/kit.tsx';
+import { TicketForms, type AgentForm, type AgentFormState } from './agent-ticket-forms.tsx';
 import {
   durationWords,
   QUEUE_STATUSES,
   statusTone,
   TICKET_PRIORITY_NAMES,
-} from './support-words.ts';
+} from '../support/support-words.ts';
 
 interface Signed {
   name: string;

@@ -11,18 +11,18 @@
  */
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { sendPage } from '../browser/render.ts';
-import type { AgentSession } from '../browser/session-store.ts';
-import { AppError } from '../platform/errors.ts';
-import { AGENT_STATUSES, type AgentStatus } from '../tickets/ticket-lifecycle.ts';
+import { sendPage } from '../../browser/render.ts';
+import type { AgentSession } from '../../browser/session-store.ts';
+import { AppError } from '../../platform/errors.ts';
+import { AGENT_STATUSES, type AgentStatus } from '../../tickets/ticket-lifecycle.ts';
 import { AgentTicketPage, QueuePage, type AgentForm, type AgentFormState } from './agent-pages.tsx';
 import {
   agentSignInExpired,
   agentSignInRoutes,
   type AgentRoutesOptions,
 } from './agent-sign-in-routes.tsx';
-import { guardAgentArea, signedInAgent } from './page-area.ts';
-import { FormField, HtmlPage, Redirect } from './web-options.ts';
+import { guardAgentArea, signedInAgent } from '../page-area.ts';
+import { FormField, HtmlPage, Redirect } from '../web-options.ts';
 
 export type { AgentRoutesOptions };
 

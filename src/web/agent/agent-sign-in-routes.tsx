@@ -9,18 +9,18 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { cookieOptions } from '../browser/cookies.ts';
-import { sendPage } from '../browser/render.ts';
-import type { PageSessions } from '../browser/web-session.ts';
-import { noteRequestError } from '../platform/access-log.ts';
-import { sha256Hex } from '../platform/crypto.ts';
+import { cookieOptions } from '../../browser/cookies.ts';
+import { sendPage } from '../../browser/render.ts';
+import type { PageSessions } from '../../browser/web-session.ts';
+import { noteRequestError } from '../../platform/access-log.ts';
+import { sha256Hex } from '../../platform/crypto.ts';
 import { AgentLoginPage } from './agent-login-page.tsx';
-import { signInFormToken } from './page-area.ts';
-import type { AgentsService } from '../accounts/agents-service.ts';
-import type { AgentDeskService } from '../tickets/agent-desk-service.ts';
-import type { SignInLimitSettings } from './sign-in-limits.ts';
-import { installSignInLimits } from './sign-in-limits.ts';
-import { CsrfBody, HtmlPage, Redirect, FormField } from './web-options.ts';
+import { signInFormToken } from '../page-area.ts';
+import type { AgentsService } from '../../accounts/agents-service.ts';
+import type { AgentDeskService } from '../../tickets/agent-desk-service.ts';
+import type { SignInLimitSettings } from '../sign-in/sign-in-limits.ts';
+import { installSignInLimits } from '../sign-in/sign-in-limits.ts';
+import { CsrfBody, HtmlPage, Redirect, FormField } from '../web-options.ts';
 
 /** What the console's routes need. */
 export interface AgentRoutesOptions {

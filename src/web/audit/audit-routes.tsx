@@ -10,15 +10,15 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import type { PortalSummary } from '../accounts/accounts-service.ts';
-import { auditPosition } from '../audit/audit-log.ts';
-import { sendPage } from '../browser/render.ts';
-import type { WebSession } from '../browser/session-store.ts';
-import { keysetCursor } from '../api-kit/keyset-cursor.ts';
+import type { PortalSummary } from '../../accounts/accounts-service.ts';
+import { auditPosition } from '../../audit/audit-log.ts';
+import { sendPage } from '../../browser/render.ts';
+import type { WebSession } from '../../browser/session-store.ts';
+import { keysetCursor } from '../../api-kit/keyset-cursor.ts';
 import { auditRows, type AuditRow } from './audit-words.ts';
-import { AuditPage } from './pages/audit-table.tsx';
-import { guardPortalArea, signedIn } from './page-area.ts';
-import { HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
+import { AuditPage } from './audit-table.tsx';
+import { guardPortalArea, signedIn } from '../page-area.ts';
+import { HtmlPage, Redirect, type WebRoutesOptions } from '../web-options.ts';
 
 /** Events on one page of `/audit`. */
 export const AUDIT_PAGE_SIZE = 50;

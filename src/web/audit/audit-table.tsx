@@ -7,7 +7,7 @@
  */
 import { Card, DataTable, EmptyState, PageHeader } from '../../browser/kit.tsx';
 import { Layout } from '../../browser/layout.tsx';
-import type { AuditRow } from '../audit-words.ts';
+import type { AuditRow } from './audit-words.ts';
 
 export function AuditTable({ rows }: { rows: readonly AuditRow[] }) {
   if (rows.length === 0)

@@ -6,7 +6,7 @@
  *
  * @see docs/decisions/0009-pages.md
  */
-import type { AuditEvent } from '../audit/audit-log.ts';
+import type { AuditEvent } from '../../audit/audit-log.ts';
 
 /** What each action is called on the page. */
 const ACTION_WORDS: Record<string, string> = {

@@ -8,16 +8,16 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { pageCsp } from '../browser/content-security-policy.ts';
-import { sendPage } from '../browser/render.ts';
-import { isAuthorizationFailure } from '../partner/oauth/authorization-outcome.ts';
-import { isKnownCapability } from '../partner/oauth/capability-words.ts';
-import type { PartnerService } from '../partner/partner-service.ts';
-import { AuthErrorPage } from './pages/auth-error-page.tsx';
-import { AuthorizedPage } from './pages/authorized-page.tsx';
-import { ConnectPage } from './pages/connect-page.tsx';
-import { guardPortalArea, signedIn } from './page-area.ts';
-import { FormField, HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
+import { pageCsp } from '../../browser/content-security-policy.ts';
+import { sendPage } from '../../browser/render.ts';
+import { isAuthorizationFailure } from '../../partner/oauth/authorization-outcome.ts';
+import { isKnownCapability } from '../../partner/oauth/capability-words.ts';
+import type { PartnerService } from '../../partner/partner-service.ts';
+import { AuthErrorPage } from './auth-error-page.tsx';
+import { AuthorizedPage } from './authorized-page.tsx';
+import { ConnectPage } from './connect-page.tsx';
+import { guardPortalArea, signedIn } from '../page-area.ts';
+import { FormField, HtmlPage, Redirect, type WebRoutesOptions } from '../web-options.ts';
 
 const ConnectQuery = Type.Object({ retry: FormField(10), reconnect: FormField(10) });
 const AuthErrorQuery = Type.Object({

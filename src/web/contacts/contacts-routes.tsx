@@ -10,18 +10,18 @@
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { flashOf } from '../browser/flash.tsx';
-import { Actions, ButtonLink } from '../browser/kit.tsx';
-import { MessagePage } from '../browser/message-page.tsx';
-import { sendFormExpired } from '../browser/refusal-pages.tsx';
-import { sendPage } from '../browser/render.ts';
-import type { WebSession } from '../browser/session-store.ts';
-import { CSV_MAX_BYTES, contactsFromCsv } from '../contacts/contact-csv.ts';
-import { sortRows } from '../contacts/contact-import.ts';
-import { AppError, UsageError } from '../platform/errors.ts';
-import { ConfirmErasePage, ContactsPage, ImportPreviewPage } from './pages/contacts-page.tsx';
-import { guardPortalArea, signedIn, streamedFormTokenOk } from './page-area.ts';
-import { FormField, HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
+import { flashOf } from '../../browser/flash.tsx';
+import { Actions, ButtonLink } from '../../browser/kit.tsx';
+import { MessagePage } from '../../browser/message-page.tsx';
+import { sendFormExpired } from '../../browser/refusal-pages.tsx';
+import { sendPage } from '../../browser/render.ts';
+import type { WebSession } from '../../browser/session-store.ts';
+import { CSV_MAX_BYTES, contactsFromCsv } from '../../contacts/contact-csv.ts';
+import { sortRows } from '../../contacts/contact-import.ts';
+import { AppError, UsageError } from '../../platform/errors.ts';
+import { ConfirmErasePage, ContactsPage, ImportPreviewPage } from './contacts-page.tsx';
+import { guardPortalArea, signedIn, streamedFormTokenOk } from '../page-area.ts';
+import { FormField, HtmlPage, Redirect, type WebRoutesOptions } from '../web-options.ts';
 
 const ListQuery = Type.Object({
   q: FormField(100),

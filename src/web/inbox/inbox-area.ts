@@ -10,8 +10,8 @@ import { inboxReplyRoutes } from './inbox-reply-routes.ts';
 import { inboxRichRoutes } from './inbox-rich-routes.ts';
 import { inboxPages } from './inbox-routes.tsx';
 import { inboxStreamRoutes } from './inbox-stream-routes.tsx';
-import { guardPortalArea } from './page-area.ts';
-import type { WebRoutesOptions } from './web-options.ts';
+import { guardPortalArea } from '../page-area.ts';
+import type { WebRoutesOptions } from '../web-options.ts';
 
 export async function inboxArea(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
   guardPortalArea(app, opts.sessions, { home: '/inbox' });

@@ -11,8 +11,8 @@
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/messages/reaction-messages
  * @see docs/messaging.md "Inbox"
  */
-import { CAPTION_MAX, INTERACTIVE } from '../messaging/messages/send-kinds-schemas.ts';
-import type { ComposerErrors, ComposerForm } from './message-composer.ts';
+import { CAPTION_MAX, INTERACTIVE } from '../../messaging/messages/send-kinds-schemas.ts';
+import type { ComposerErrors, ComposerForm } from '../message-composer.ts';
 
 /** What the open window's composer sends: free text, a file, reply buttons or a list. */
 export const REPLY_MODES = ['text', 'file', 'buttons', 'list'] as const;

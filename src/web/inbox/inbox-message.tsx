@@ -21,7 +21,7 @@ import {
   type InboxOutbound,
   type OutboundInteractive,
   type OutboundMedium,
-} from '../inbox-view.ts';
+} from './inbox-view.ts';
 
 /** Where the page serves a medium of the portal by our id (`med_…`). */
 export function mediaHref(id: string): string {

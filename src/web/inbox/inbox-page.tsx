@@ -3,7 +3,7 @@
 /**
  * `/inbox` and `/inbox/{conversationId}`, on the page kit: the conversations on the left
  * ({@link ConversationsPane}), the open one's thread on the right ({@link ThreadPane}) with the
- * reply box (pages/inbox-reply.tsx). Both panes are also served alone as fragments, which
+ * reply box (inbox-reply-box.tsx). Both panes are also served alone as fragments, which
  * `/assets/inbox.js` fetches when the server says a conversation changed; without the script
  * the page is complete and a reload shows what is new.
  *
@@ -33,9 +33,9 @@ import {
   windowWords,
   type InboxConversation,
   type InboxMessage,
-} from '../inbox-view.ts';
-import { REACTION_CHOICES } from '../inbox-compose.ts';
-import { ReplyBox, type ReplyView } from './inbox-reply.tsx';
+} from './inbox-view.ts';
+import { REACTION_CHOICES } from './inbox-compose.ts';
+import { ReplyBox, type ReplyView } from './inbox-reply-box.tsx';
 import { MessageContent } from './inbox-message.tsx';
 
 /** The conversation list, with a link to the next (older) page when there is one. */

@@ -14,9 +14,9 @@
 import { ErrorFlash } from '../../browser/flash.tsx';
 import { Quote } from '../../browser/kit-conversation.tsx';
 import { Actions, Button, ButtonLink, EmptyState, Field } from '../../browser/kit.tsx';
-import { LIMITS, type ReplyMode } from '../inbox-compose.ts';
+import { LIMITS, type ReplyMode } from './inbox-compose.ts';
 import type { ComposerErrors, ComposerForm, ComposerTemplate } from '../message-composer.ts';
-import { Variables } from './message-composer.tsx';
+import { Variables } from '../pages/message-composer.tsx';
 
 /** The reply box as the page shows it. */
 export interface ReplyView {

@@ -9,12 +9,12 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { sendNotFoundPage } from '../browser/error-pages.tsx';
+import { sendNotFoundPage } from '../../browser/error-pages.tsx';
 import {
   TEMPLATE_PARAMETER_MAX,
   TEMPLATE_PARAMETERS_MAX,
   TEXT_BODY_MAX,
-} from '../messaging/messages/messages-schemas.ts';
+} from '../../messaging/messages/messages-schemas.ts';
 import { interactiveOf, isReplyMode, MESSAGE_ID, richFormErrors } from './inbox-compose.ts';
 import {
   isShownField,
@@ -35,9 +35,9 @@ import {
   type ComposerField,
   type ComposerForm,
   type ComposerTemplate,
-} from './message-composer.ts';
-import { signedIn } from './page-area.ts';
-import { FormField, HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
+} from '../message-composer.ts';
+import { signedIn } from '../page-area.ts';
+import { FormField, HtmlPage, Redirect, type WebRoutesOptions } from '../web-options.ts';
 
 /** A repeated form field (one value arrives as a string). */
 const Repeated = (maxLength: number, maxItems: number) =>

@@ -7,8 +7,8 @@
  * @see docs/messaging.md "Inbox"
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { SendMessageBody } from '../messaging/messages/messages-schemas.ts';
-import { toAppError } from '../platform/error-envelope.ts';
+import type { SendMessageBody } from '../../messaging/messages/messages-schemas.ts';
+import { toAppError } from '../../platform/error-envelope.ts';
 import { isReplyMode } from './inbox-compose.ts';
 import { summaryOf, type InboxConversation } from './inbox-view.ts';
 import {
@@ -20,9 +20,9 @@ import {
   type ComposerField,
   type ComposerForm,
   type ComposerTemplate,
-} from './message-composer.ts';
-import type { ReplyView } from './pages/inbox-reply.tsx';
-import type { WebRoutesOptions } from './web-options.ts';
+} from '../message-composer.ts';
+import type { ReplyView } from './inbox-reply-box.tsx';
+import type { WebRoutesOptions } from '../web-options.ts';
 
 /** What the reply box offers for `conversation` (`windowOpen` decided by the caller). */
 export async function replySource(

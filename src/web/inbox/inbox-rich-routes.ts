@@ -18,10 +18,10 @@
 import fastifyMultipart from '@fastify/multipart';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { sendNotFoundPage } from '../browser/error-pages.tsx';
-import { sendFormExpired } from '../browser/refusal-pages.tsx';
-import type { WebSession } from '../browser/session-store.ts';
-import { AppError } from '../platform/errors.ts';
+import { sendNotFoundPage } from '../../browser/error-pages.tsx';
+import { sendFormExpired } from '../../browser/refusal-pages.tsx';
+import type { WebSession } from '../../browser/session-store.ts';
+import { AppError } from '../../platform/errors.ts';
 import {
   captionError,
   LIMITS,
@@ -39,15 +39,15 @@ import {
   placeRefusal,
   type ComposerErrors,
   type ComposerForm,
-} from './message-composer.ts';
+} from '../message-composer.ts';
 import {
   FormField,
   HtmlPage,
   Redirect,
   type InboxUpload,
   type WebRoutesOptions,
-} from './web-options.ts';
-import { signedIn, streamedFormTokenOk } from './page-area.ts';
+} from '../web-options.ts';
+import { signedIn, streamedFormTokenOk } from '../page-area.ts';
 
 /** The largest file the page takes, in bytes (the Cloud API's largest: a 100 MB document). */
 export const ATTACH_MAX_BYTES = 100 * 1024 * 1024;

@@ -14,16 +14,16 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { renderToString } from 'preact-render-to-string';
 import { Type, type Static } from 'typebox';
-import { sendNotFoundPage } from '../browser/error-pages.tsx';
-import { sendPage } from '../browser/render.ts';
-import type { WebSession } from '../browser/session-store.ts';
+import { sendNotFoundPage } from '../../browser/error-pages.tsx';
+import { sendPage } from '../../browser/render.ts';
+import type { WebSession } from '../../browser/session-store.ts';
 import { MESSAGE_ID } from './inbox-compose.ts';
 import { quoteOf, replySource, replyView } from './inbox-reply.ts';
 import { windowWords, type InboxConversation } from './inbox-view.ts';
-import { ConversationsPane, InboxPage, ThreadPane } from './pages/inbox-page.tsx';
-import type { ReplyView } from './pages/inbox-reply.tsx';
-import { signedIn, type PageRouteRules } from './page-area.ts';
-import { FormField, HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
+import { ConversationsPane, InboxPage, ThreadPane } from './inbox-page.tsx';
+import type { ReplyView } from './inbox-reply-box.tsx';
+import { signedIn, type PageRouteRules } from '../page-area.ts';
+import { FormField, HtmlPage, Redirect, type WebRoutesOptions } from '../web-options.ts';
 
 const ReadForm = Type.Object({ csrf: FormField(200) });
 

@@ -30,12 +30,12 @@ import type { ServerResponse } from 'node:http';
 import { create as contentDisposition } from 'content-disposition';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { sendNotFoundPage } from '../browser/error-pages.tsx';
-import { MessagePage } from '../browser/message-page.tsx';
-import { sendPage } from '../browser/render.ts';
-import { toAppError } from '../platform/error-envelope.ts';
-import { signedIn } from './page-area.ts';
-import { HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
+import { sendNotFoundPage } from '../../browser/error-pages.tsx';
+import { MessagePage } from '../../browser/message-page.tsx';
+import { sendPage } from '../../browser/render.ts';
+import { toAppError } from '../../platform/error-envelope.ts';
+import { signedIn } from '../page-area.ts';
+import { HtmlPage, Redirect, type WebRoutesOptions } from '../web-options.ts';
 
 /** Interval of the keep-alive comment and session check, in milliseconds. */
 export const HEARTBEAT_MS = 20_000;

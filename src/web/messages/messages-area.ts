@@ -7,8 +7,8 @@
 import type { FastifyInstance } from 'fastify';
 import { messagesPages } from './messages-page-routes.tsx';
 import { messagesSendRoutes } from './messages-send-routes.tsx';
-import { guardPortalArea } from './page-area.ts';
-import type { WebRoutesOptions } from './web-options.ts';
+import { guardPortalArea } from '../page-area.ts';
+import type { WebRoutesOptions } from '../web-options.ts';
 
 export async function messagesArea(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
   guardPortalArea(app, opts.sessions, { home: '/messages' });

@@ -9,7 +9,7 @@
  *
  * @see docs/decisions/0009-pages.md
  */
-import { ChartLegend, DayAxis } from './chart-parts.tsx';
+import { ChartLegend, DayAxis } from '../pages/chart-parts.tsx';
 
 /** One day's counts; `day` is `YYYY-MM-DD` (UTC). */
 export interface DailyCounts {

@@ -5,10 +5,10 @@
  *
  * @see docs/messaging.md
  */
-import type { ListMessagesQuery } from '../messaging/messages/messages-schemas.ts';
-import type { MessagingService } from '../messaging/messaging-types.ts';
-import type { DailyCounts } from './pages/messages-page-chart.tsx';
-import type { CreditView, LoggedMessage, MessageFilters } from './pages/messages-page.tsx';
+import type { ListMessagesQuery } from '../../messaging/messages/messages-schemas.ts';
+import type { MessagingService } from '../../messaging/messaging-types.ts';
+import type { DailyCounts } from './messages-page-chart.tsx';
+import type { CreditView, LoggedMessage, MessageFilters } from './messages-page.tsx';
 
 /** What `/messages` reads of the messaging service. */
 export type MessagingReads = Pick<

@@ -11,11 +11,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { flashOf } from '../browser/flash.tsx';
-import { sendPage } from '../browser/render.ts';
-import type { WebSession } from '../browser/session-store.ts';
-import type { PhoneNumber } from '../messaging/provider/provider-adapter.ts';
-import { toAppError } from '../platform/error-envelope.ts';
+import { flashOf } from '../../browser/flash.tsx';
+import { sendPage } from '../../browser/render.ts';
+import type { WebSession } from '../../browser/session-store.ts';
+import type { PhoneNumber } from '../../messaging/provider/provider-adapter.ts';
+import { toAppError } from '../../platform/error-envelope.ts';
 import {
   chosenTemplate,
   composerContacts,
@@ -23,12 +23,12 @@ import {
   newIdempotencyKey,
   type ComposerSource,
   type ComposerView,
-} from './message-composer.ts';
+} from '../message-composer.ts';
 import { creditView, dailyCounts, messageLogPage } from './messages-page-data.ts';
-import { lastDays } from './pages/messages-page-chart.tsx';
-import { MessagesPage, MESSAGE_STATUSES, type Card } from './pages/messages-page.tsx';
-import { signedIn } from './page-area.ts';
-import { FormField, HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
+import { lastDays } from './messages-page-chart.tsx';
+import { MessagesPage, MESSAGE_STATUSES, type Card } from './messages-page.tsx';
+import { signedIn } from '../page-area.ts';
+import { FormField, HtmlPage, Redirect, type WebRoutesOptions } from '../web-options.ts';
 
 const DATE = '^$|^\\d{4}-\\d{2}-\\d{2}$';
 const Query = Type.Object({

@@ -20,7 +20,7 @@ import { Layout } from '../../browser/layout.tsx';
 import type { Draft } from '../../messaging/drafts/drafts-schemas.ts';
 import type { MessageTemplate, PhoneNumber } from '../../messaging/provider/provider-adapter.ts';
 import type { ComposerView } from '../message-composer.ts';
-import { Composer } from './message-composer.tsx';
+import { Composer } from '../pages/message-composer.tsx';
 import { Account, CardOf, type Card } from './messages-page-cards.tsx';
 
 export type { Card };

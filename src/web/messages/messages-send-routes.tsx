@@ -13,7 +13,7 @@ import {
   TEMPLATE_PARAMETER_MAX,
   TEMPLATE_PARAMETERS_MAX,
   TEXT_BODY_MAX,
-} from '../messaging/messages/messages-schemas.ts';
+} from '../../messaging/messages/messages-schemas.ts';
 import {
   chosenTemplate,
   formErrors,
@@ -23,10 +23,10 @@ import {
   sendBodyOf,
   type ComposerForm,
   type ComposerView,
-} from './message-composer.ts';
+} from '../message-composer.ts';
 import { readComposer, renderMessagesPage, type ComposerReads } from './messages-page-routes.tsx';
-import { signedIn } from './page-area.ts';
-import { FormField, HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
+import { signedIn } from '../page-area.ts';
+import { FormField, HtmlPage, Redirect, type WebRoutesOptions } from '../web-options.ts';
 
 const Parameter = Type.String({ maxLength: TEMPLATE_PARAMETER_MAX });
 const SendForm = Type.Object({

@@ -8,12 +8,12 @@
  * @see docs/decisions/0009-pages.md
  */
 import type { FastifyInstance } from 'fastify';
-import { sendNotAllowed } from '../browser/refusal-pages.tsx';
-import { sendPage } from '../browser/render.ts';
-import type { WebSession } from '../browser/session-store.ts';
-import { ConfirmPage } from './pages/confirm-page.tsx';
-import { signedIn } from './page-area.ts';
-import { HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
+import { sendNotAllowed } from '../../browser/refusal-pages.tsx';
+import { sendPage } from '../../browser/render.ts';
+import type { WebSession } from '../../browser/session-store.ts';
+import { ConfirmPage } from './confirm-page.tsx';
+import { signedIn } from '../page-area.ts';
+import { HtmlPage, Redirect, type WebRoutesOptions } from '../web-options.ts';
 
 export const ONLY_MAIN_ADMIN_TOKEN =
   'Only the main administrator of the portal can regenerate the API token.';

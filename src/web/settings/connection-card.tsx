@@ -12,7 +12,7 @@
 import type { ConnectionSummary } from '../../partner/connection-summary.ts';
 import { Badge, PostButton } from '../../browser/kit.tsx';
 import type { BusinessAccountListing } from '../web-options.ts';
-import { utcWords } from '../audit-words.ts';
+import { utcWords } from '../audit/audit-words.ts';
 
 export interface ConnectionCardProps {
   providerName: string;

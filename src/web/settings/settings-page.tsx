@@ -5,8 +5,8 @@ import { Flash, type FlashCounts, type FlashKey } from '../../browser/flash.tsx'
 import { Note, PageHeader } from '../../browser/kit.tsx';
 import type { StandingSignal } from '../../messaging/provider-webhooks/account-standing.ts';
 import { Layout } from '../../browser/layout.tsx';
-import { utcWords, type AuditRow } from '../audit-words.ts';
-import { AuditTable } from './audit-table.tsx';
+import { utcWords, type AuditRow } from '../audit/audit-words.ts';
+import { AuditTable } from '../audit/audit-table.tsx';
 import { ConnectionCard, type ConnectionCardProps } from './connection-card.tsx';
 import {
   MessagingSettingsSection,

@@ -18,25 +18,25 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { flashOf } from '../browser/flash.tsx';
-import { sendNotAllowed } from '../browser/refusal-pages.tsx';
-import { sendPage } from '../browser/render.ts';
-import type { WebSession } from '../browser/session-store.ts';
-import { readAuditRows } from './audit-routes.tsx';
+import { flashOf } from '../../browser/flash.tsx';
+import { sendNotAllowed } from '../../browser/refusal-pages.tsx';
+import { sendPage } from '../../browser/render.ts';
+import type { WebSession } from '../../browser/session-store.ts';
+import { readAuditRows } from '../audit/audit-routes.tsx';
 import { confirmRoutes, ONLY_MAIN_ADMIN_TOKEN } from './confirm-routes.tsx';
-import { guardPortalArea, signedIn } from './page-area.ts';
-import { SettingsPage } from './pages/settings-page.tsx';
-import { limitWords } from './pages/messages-page-cards.tsx';
-import { AppError } from '../platform/errors.ts';
-import { parseSettings } from '../messaging/conversations/messaging-settings.ts';
-import type { MessagingSettingsForm } from './pages/messaging-settings-form.tsx';
+import { guardPortalArea, signedIn } from '../page-area.ts';
+import { SettingsPage } from './settings-page.tsx';
+import { limitWords } from '../messages/messages-page-cards.tsx';
+import { AppError } from '../../platform/errors.ts';
+import { parseSettings } from '../../messaging/conversations/messaging-settings.ts';
+import type { MessagingSettingsForm } from './messaging-settings-form.tsx';
 import {
   FormField,
   HtmlPage,
   Redirect,
   type BusinessAccountListing,
   type WebRoutesOptions,
-} from './web-options.ts';
+} from '../web-options.ts';
 
 /** Recent events on /settings; the rest are on /audit. */
 const SETTINGS_AUDIT_ROWS = 10;

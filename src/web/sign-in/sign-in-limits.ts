@@ -25,7 +25,7 @@
 import rateLimit, { normalizeIP } from '@fastify/rate-limit';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { Redis } from 'ioredis';
-import { sha256Hex } from '../platform/crypto.ts';
+import { sha256Hex } from '../../platform/crypto.ts';
 
 /** Where the counters live. */
 export interface SignInLimitSettings {

@@ -9,14 +9,14 @@
  */
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { clearedCookieOptions, cookieOptions } from '../browser/cookies.ts';
-import { sendPage } from '../browser/render.ts';
-import { safeNext } from '../browser/web-session.ts';
-import { noteRequestError } from '../platform/access-log.ts';
-import { guardPortalArea, signInFormToken } from './page-area.ts';
-import { LoginPage } from './pages/login-page.tsx';
+import { clearedCookieOptions, cookieOptions } from '../../browser/cookies.ts';
+import { sendPage } from '../../browser/render.ts';
+import { safeNext } from '../../browser/web-session.ts';
+import { noteRequestError } from '../../platform/access-log.ts';
+import { guardPortalArea, signInFormToken } from '../page-area.ts';
+import { LoginPage } from './login-page.tsx';
 import { installSignInLimits } from './sign-in-limits.ts';
-import { CsrfBody, FormField, HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
+import { CsrfBody, FormField, HtmlPage, Redirect, type WebRoutesOptions } from '../web-options.ts';
 
 // `next` is length-checked by safeNext, so an overlong one is ignored rather than refused.
 const LoginQuery = Type.Object({ next: FormField(4096) });

@@ -7,7 +7,7 @@
  *
  * @see docs/support.md "The API"
  */
-import { ErrorFlash } from '../browser/flash.tsx';
+import { ErrorFlash } from '../../browser/flash.tsx';
 import {
   Actions,
   Badge,
@@ -18,10 +18,10 @@ import {
   Field,
   PageHeader,
   PostButton,
-} from '../browser/kit.tsx';
-import { Layout } from '../browser/layout.tsx';
-import type { Ticket } from '../tickets/ticket-schemas.ts';
-import type { TicketComment } from '../tickets/ticket-thread-schemas.ts';
+} from '../../browser/kit.tsx';
+import { Layout } from '../../browser/layout.tsx';
+import type { Ticket } from '../../tickets/ticket-schemas.ts';
+import type { TicketComment } from '../../tickets/ticket-thread-schemas.ts';
 import { statusTone } from './support-words.ts';
 
 interface Signed {

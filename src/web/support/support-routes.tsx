@@ -9,20 +9,20 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import type { Principal } from '../accounts/principal.ts';
-import { sendPage } from '../browser/render.ts';
-import type { WebSession } from '../browser/session-store.ts';
-import { AppError } from '../platform/errors.ts';
-import { hasControlCharacters } from '../platform/plain-text.ts';
-import type { TicketsService } from '../tickets/tickets-service.ts';
+import type { Principal } from '../../accounts/principal.ts';
+import { sendPage } from '../../browser/render.ts';
+import type { WebSession } from '../../browser/session-store.ts';
+import { AppError } from '../../platform/errors.ts';
+import { hasControlCharacters } from '../../platform/plain-text.ts';
+import type { TicketsService } from '../../tickets/tickets-service.ts';
 import {
   SupportCloseConfirmPage,
   SupportListPage,
   SupportTicketPage,
   type NewTicketForm,
 } from './support-pages.tsx';
-import { guardPortalArea, signedIn } from './page-area.ts';
-import { FormField, HtmlPage, Redirect, type WebRoutesOptions } from './web-options.ts';
+import { guardPortalArea, signedIn } from '../page-area.ts';
+import { FormField, HtmlPage, Redirect, type WebRoutesOptions } from '../web-options.ts';
 
 const TicketParams = Type.Object({ id: Type.String({ maxLength: 64 }) });
 const ListQuery = Type.Object({ cursor: FormField(200) });

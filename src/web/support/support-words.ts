@@ -2,7 +2,7 @@
  * Words the support pages share: the statuses and priorities in order, and a duration as people
  * read it.
  */
-import { TICKET_PRIORITIES, TICKET_STATUSES } from '../db/schema/support-tickets.ts';
+import { TICKET_PRIORITIES, TICKET_STATUSES } from '../../db/schema/support-tickets.ts';
 
 export const QUEUE_STATUSES = TICKET_STATUSES;
 export const TICKET_PRIORITY_NAMES = TICKET_PRIORITIES;

@@ -7,10 +7,10 @@
  *
  * @see docs/how-to/restrict-an-api-key.md
  */
-import type { ApiKeyView } from '../../accounts/api-keys-service.ts';
-import type { ApiKeyUsage } from '../../accounts/key-usage-report.ts';
-import { SCOPES, scopeWords } from '../../accounts/scopes.ts';
-import { ErrorFlash, Flash, type FlashCounts, type FlashKey } from '../../browser/flash.tsx';
+import type { ApiKeyView } from '../../../accounts/api-keys-service.ts';
+import type { ApiKeyUsage } from '../../../accounts/key-usage-report.ts';
+import { SCOPES, scopeWords } from '../../../accounts/scopes.ts';
+import { ErrorFlash, Flash, type FlashCounts, type FlashKey } from '../../../browser/flash.tsx';
 import {
   Button,
   ButtonLink,
@@ -20,8 +20,8 @@ import {
   EmptyState,
   Field,
   PageHeader,
-} from '../../browser/kit.tsx';
-import { Layout } from '../../browser/layout.tsx';
+} from '../../../browser/kit.tsx';
+import { Layout } from '../../../browser/layout.tsx';
 import { KeyUsageChart, STATUS_CLASSES } from './key-usage-chart.tsx';
 
 /** The create form as typed. */

@@ -12,26 +12,26 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { MAX_ROTATION_OVERLAP_S } from '../accounts/api-keys-service.ts';
-import { flashOf } from '../browser/flash.tsx';
-import { sendPage } from '../browser/render.ts';
-import type { WebSession } from '../browser/session-store.ts';
-import { UsageError } from '../platform/errors.ts';
+import { MAX_ROTATION_OVERLAP_S } from '../../../accounts/api-keys-service.ts';
+import { flashOf } from '../../../browser/flash.tsx';
+import { sendPage } from '../../../browser/render.ts';
+import type { WebSession } from '../../../browser/session-store.ts';
+import { UsageError } from '../../../platform/errors.ts';
 import {
   ApiKeysPage,
   ConfirmRevokePage,
   ConfirmRotatePage,
   type ApiKeysPageProps,
   type KeyForm,
-} from './pages/api-keys-page.tsx';
+} from './api-keys-page.tsx';
 import {
   FormField,
   HtmlPage,
   mainAdminChange,
   Redirect,
   type WebRoutesOptions,
-} from './web-options.ts';
-import { guardPortalArea, signedIn } from './page-area.ts';
+} from '../../web-options.ts';
+import { guardPortalArea, signedIn } from '../../page-area.ts';
 
 const NOT_ADMIN = 'Only the main administrator of the portal can manage API keys.';
 /** Days of usage the page charts. */

@@ -8,9 +8,9 @@
  *
  * @see docs/how-to/restrict-an-api-key.md
  */
-import type { UsageDay } from '../../accounts/key-usage-report.ts';
-import { niceMax } from './messages-page-chart.tsx';
-import { ChartLegend, DayAxis } from './chart-parts.tsx';
+import type { UsageDay } from '../../../accounts/key-usage-report.ts';
+import { niceMax } from '../../messages/messages-page-chart.tsx';
+import { ChartLegend, DayAxis } from '../../pages/chart-parts.tsx';
 
 export const STATUS_CLASSES = ['2xx', '3xx', '4xx', '5xx'] as const;
 

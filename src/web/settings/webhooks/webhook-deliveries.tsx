@@ -1,14 +1,14 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 /**
- * The delivery side of `/settings/webhooks` (pages/webhooks-page.tsx): "Replay since…" beside an
+ * The delivery side of `/settings/webhooks` (webhooks-page.tsx): "Replay since…" beside an
  * endpoint, the replays with their progress, and the delivery history (50 a page, newest first,
  * filtered by status).
  */
-import { Badge, Button, DataTable, EmptyState, Field, PostButton } from '../../browser/kit.tsx';
-import { DELIVERY_STATUSES, type DeliveryStatus } from '../../webhooks/delivery-history.ts';
-import type { WebhookReplay } from '../../webhooks/webhook-replay.ts';
-import type { WebhookDelivery, WebhookEndpoint } from '../../webhooks/webhooks-service.ts';
+import { Badge, Button, DataTable, EmptyState, Field, PostButton } from '../../../browser/kit.tsx';
+import { DELIVERY_STATUSES, type DeliveryStatus } from '../../../webhooks/delivery-history.ts';
+import type { WebhookReplay } from '../../../webhooks/webhook-replay.ts';
+import type { WebhookDelivery, WebhookEndpoint } from '../../../webhooks/webhooks-service.ts';
 
 /** What the delivery side of the page shows. */
 export interface DeliveryHistoryProps {

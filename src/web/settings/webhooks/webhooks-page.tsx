@@ -5,7 +5,7 @@
  * credit alert, the replays with their progress, the delivery history (webhook-deliveries.tsx),
  * and the confirmation step of removing an endpoint.
  */
-import { ErrorFlash, Flash, type FlashCounts, type FlashKey } from '../../browser/flash.tsx';
+import { ErrorFlash, Flash, type FlashCounts, type FlashKey } from '../../../browser/flash.tsx';
 import {
   Badge,
   Button,
@@ -17,10 +17,10 @@ import {
   Field,
   PageHeader,
   PostButton,
-} from '../../browser/kit.tsx';
-import { Layout } from '../../browser/layout.tsx';
-import { EVENT_TYPES } from '../../webhooks/webhook-events.ts';
-import type { WebhookEndpoint } from '../../webhooks/webhooks-service.ts';
+} from '../../../browser/kit.tsx';
+import { Layout } from '../../../browser/layout.tsx';
+import { EVENT_TYPES } from '../../../webhooks/webhook-events.ts';
+import type { WebhookEndpoint } from '../../../webhooks/webhooks-service.ts';
 import {
   DeliveriesTable,
   HistoryFilter,

@@ -10,16 +10,16 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
-import { flashOf } from '../browser/flash.tsx';
-import { sendPage } from '../browser/render.ts';
-import type { WebSession } from '../browser/session-store.ts';
-import { AppError } from '../platform/errors.ts';
+import { flashOf } from '../../../browser/flash.tsx';
+import { sendPage } from '../../../browser/render.ts';
+import type { WebSession } from '../../../browser/session-store.ts';
+import { AppError } from '../../../platform/errors.ts';
 import {
   deliveryCursor,
   DELIVERY_STATUSES,
   type DeliveryStatus,
-} from '../webhooks/delivery-history.ts';
-import { ConfirmRemovePage, WebhooksPage, type WebhooksPageProps } from './pages/webhooks-page.tsx';
+} from '../../../webhooks/delivery-history.ts';
+import { ConfirmRemovePage, WebhooksPage, type WebhooksPageProps } from './webhooks-page.tsx';
 import {
   FormField,
   HtmlPage,
@@ -27,8 +27,8 @@ import {
   type AdminChange,
   Redirect,
   type WebRoutesOptions,
-} from './web-options.ts';
-import { guardPortalArea, signedIn } from './page-area.ts';
+} from '../../web-options.ts';
+import { guardPortalArea, signedIn } from '../../page-area.ts';
 
 const NOT_ADMIN = 'Only the main administrator of the portal can manage webhooks.';
 const Query = Type.Object({
