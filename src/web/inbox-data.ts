@@ -19,7 +19,7 @@ import { messagePage } from '../messaging/conversations/message-list.ts';
 import type { ContentKeyring } from '../messaging/messages/message-content.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { InboxReads } from './inbox-reads.ts';
-import type { InboxConversation } from './inbox-view.ts';
+import type { InboxConversation } from './inbox/inbox-view.ts';
 
 const messageCursor = keysetCursor(/^msg_[0-9A-Za-z]{1,60}$/);
 

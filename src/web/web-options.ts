@@ -11,8 +11,7 @@ import type { AccountsService } from '../accounts/accounts-service.ts';
 import type { ApiKeysService } from '../accounts/api-keys-service.ts';
 import type { AuditEvent } from '../audit/audit-log.ts';
 import type { PagePosition } from '../db/keyset-page.ts';
-import { sendFormExpired, sendNotAllowed } from '../browser/refusal-pages.tsx';
-import { csrfOk, redirectToLogin, type PageSessions } from '../browser/web-session.ts';
+import type { PageSessions } from '../browser/web-session.ts';
 import type { WebSession } from '../browser/session-store.ts';
 import type { ContactsService } from '../contacts/contacts-service.ts';
 import type { DraftsService } from '../messaging/drafts/drafts-service.ts';
@@ -20,9 +19,10 @@ import type { NumberOnboarding, ProviderAdapter } from '../messaging/provider/pr
 import type { TemplatesService } from '../messaging/templates/templates-service.ts';
 import type { PartnerService } from '../partner/partner-service.ts';
 import type { MessagingService } from '../messaging/messaging-types.ts';
-import type { MessagingReads } from './messages-page-data.ts';
+import type { MessagingReads } from './messages/messages-page-data.ts';
 import type { WebhooksService } from '../webhooks/webhooks-service.ts';
-import type { SignInLimitSettings } from './sign-in-limits.ts';
+import type { SignInLimitSettings } from './sign-in/sign-in-limits.ts';
+import { signedIn } from './page-area.ts';
 import type { AgentsService } from '../accounts/agents-service.ts';
 import type { AgentDeskService } from '../tickets/agent-desk-service.ts';
 import type { TicketsService } from '../tickets/tickets-service.ts';
@@ -154,22 +154,7 @@ export const Redirect = Type.String({ description: 'Redirect; see Location.' });
 export const FormField = (maxLength: number) => Type.Optional(Type.String({ maxLength }));
 export const CsrfBody = Type.Object({ csrf: FormField(100) });
 
-/** The session, or null after sending a redirect to /login that brings the visitor back. */
-export async function sessionOr(
-  sessions: PageSessions,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  next: string,
-): Promise<WebSession | null> {
-  const session = await sessions.read(request);
-  if (!session) {
-    if (request.cookies[sessions.names.session]) sessions.clearCookie(reply);
-    redirectToLogin(reply, next);
-  }
-  return session;
-}
-
-/** One form post's work, once the session, its CSRF token and the role are checked. */
+/** One form post's work, once the area's guard checked the session, its CSRF token and role. */
 export type AdminChange = (
   session: WebSession,
   request: FastifyRequest,
@@ -177,24 +162,15 @@ export type AdminChange = (
 ) => Promise<unknown>;
 
 /**
- * Form posts of a portal's main administrator on `page`: no session → the sign-in page (back
- * to `page`); a stale CSRF token → the "form expired" page; another user → 403 with `notAdmin`.
- * What the change throws goes to `refused`, which answers the refusals it knows and rethrows
+ * A form post of an area of the main administrator (whose guard already refused anyone else):
+ * what the change throws goes to `refused`, which answers the refusals it knows and rethrows
  * anything else.
  */
 export function mainAdminChange(
-  sessions: PageSessions,
-  page: string,
-  notAdmin: string,
   refused: (err: unknown, ...args: Parameters<AdminChange>) => Promise<unknown>,
 ) {
   return (run: AdminChange) => async (request: FastifyRequest, reply: FastifyReply) => {
-    const session = await sessions.read(request);
-    if (!session) return redirectToLogin(reply, page, 303);
-    if (!csrfOk(session, (request.body as { csrf?: string | undefined }).csrf)) {
-      return sendFormExpired(reply, session);
-    }
-    if (!session.isMainAdmin) return sendNotAllowed(reply, session, notAdmin);
+    const session = signedIn(request);
     try {
       return await run(session, request, reply);
     } catch (err) {

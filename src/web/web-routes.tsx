@@ -1,9 +1,11 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 /**
- * The account pages above the features: sign-in, `/settings`, `/audit`, the connection flow's
- * pages, and the static files (stylesheet, favicon, the one script). Routes stay thin: read the session, check the form's CSRF token, call a
- * service, render.
+ * The account pages above the features, one page area per folder (sign-in, `/settings` with its
+ * keys and webhooks, `/audit`, the connection flow's pages, `/contacts`, `/messages`, `/inbox`,
+ * `/support`, the agents' desk), and the static files (stylesheet, favicon, the scripts). Each
+ * area's guard (page-area.ts) checks the session, the form's CSRF token and the role once for
+ * all its routes; routes stay thin: call a service, render.
  *
  * @see docs/architecture.md "web/"
  */
@@ -12,23 +14,18 @@ import { Type } from 'typebox';
 import { FAVICON_SVG, INBOX_SCRIPT, ONE_TIME_TOKEN_SCRIPT } from '../browser/assets.ts';
 import { pageErrorHandler } from '../browser/error-pages.tsx';
 import { STYLESHEET } from '../browser/stylesheet.ts';
-import { agentRoutes } from './agent-routes.tsx';
-import { apiKeysPages } from './api-keys-routes.tsx';
-import { auditRoutes } from './audit-routes.tsx';
+import { agentRoutes } from './agent/agent-routes.tsx';
+import { apiKeysPages } from './settings/keys/api-keys-routes.tsx';
+import { auditRoutes } from './audit/audit-routes.tsx';
 import { redirectToCanonicalHost } from './canonical-host.ts';
-import { confirmRoutes } from './confirm-routes.tsx';
-import { connectionPages } from './connection-pages.tsx';
-import { contactsPages } from './contacts-routes.tsx';
-import { messagesPages } from './messages-page-routes.tsx';
-import { messagesSendRoutes } from './messages-send-routes.tsx';
-import { inboxReplyRoutes } from './inbox-reply-routes.ts';
-import { inboxRichRoutes } from './inbox-rich-routes.ts';
-import { inboxPages } from './inbox-routes.tsx';
-import { inboxStreamRoutes } from './inbox-stream-routes.tsx';
-import { settingsRoutes } from './settings-routes.tsx';
-import { webhooksPages } from './webhooks-routes.tsx';
-import { signInRoutes } from './sign-in-routes.tsx';
-import { supportPages } from './support-routes.tsx';
+import { connectionPages } from './connect/connection-pages.tsx';
+import { contactsPages } from './contacts/contacts-routes.tsx';
+import { messagesArea } from './messages/messages-area.ts';
+import { inboxArea } from './inbox/inbox-area.ts';
+import { settingsRoutes } from './settings/settings-routes.tsx';
+import { webhooksPages } from './settings/webhooks/webhooks-routes.tsx';
+import { signInRoutes } from './sign-in/sign-in-routes.tsx';
+import { supportPages } from './support/support-routes.tsx';
 import { Redirect, type WebRoutesOptions } from './web-options.ts';
 
 export type { WebRoutesOptions } from './web-options.ts';
@@ -45,8 +42,9 @@ const ASSETS: Record<string, { type: string; body: string }> = {
 };
 
 /**
- * Register the pages. Every page that needs a session sends a visitor without one to
- * `/login?next=…`; every state-changing form is checked against the session's CSRF token.
+ * Register the pages: the static files, then each page area (an encapsulated plugin behind its
+ * guard: a visitor without a session goes to `/login?next=…`, every state-changing form is
+ * checked against the session's CSRF token).
  */
 export async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
   // A person gets a page, never a JSON envelope: storage unavailable → 503 page, another
@@ -70,16 +68,11 @@ export async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): P
   );
   await app.register(signInRoutes, opts);
   await app.register(settingsRoutes, opts);
-  await app.register(confirmRoutes, opts);
   await app.register(auditRoutes, opts);
   await app.register(connectionPages, opts);
   await app.register(contactsPages, opts);
-  await app.register(messagesPages, opts);
-  await app.register(messagesSendRoutes, opts);
-  await app.register(inboxPages, opts);
-  await app.register(inboxReplyRoutes, opts);
-  await app.register(inboxRichRoutes, opts);
-  await app.register(inboxStreamRoutes, opts);
+  await app.register(messagesArea, opts);
+  await app.register(inboxArea, opts);
   await app.register(webhooksPages, opts);
   await app.register(apiKeysPages, opts);
   await app.register(supportPages, opts);

@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { Conversation } from '../../src/messaging/conversations/conversations-schemas.ts';
-import { shortTime, windowWords } from '../../src/web/inbox-view.ts';
+import { shortTime, windowWords } from '../../src/web/inbox/inbox-view.ts';
 import { buildTestApp } from '../helpers/app.ts';
 import { backends } from '../helpers/storage.ts';
 import { Browser, portalWithPassword } from '../helpers/web.ts';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { REPLAY_WINDOW_MS } from '../../src/web/inbox-stream-routes.tsx';
+import { REPLAY_WINDOW_MS } from '../../src/web/inbox/inbox-stream-routes.tsx';
 import { buildTestApp } from '../helpers/app.ts';
 import { backends } from '../helpers/storage.ts';
 import { Browser, portalWithPassword } from '../helpers/web.ts';

@@ -10,8 +10,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { h } from 'preact';
 import { renderToString } from 'preact-render-to-string';
-import type { InboxMessage } from '../../src/web/inbox-view.ts';
-import { ThreadMessages } from '../../src/web/pages/inbox-page.tsx';
+import type { InboxMessage } from '../../src/web/inbox/inbox-view.ts';
+import { ThreadMessages } from '../../src/web/inbox/inbox-page.tsx';
 
 const at = (minute: number) => `2026-11-27T10:${String(minute).padStart(2, '0')}:00.000Z`;
 const out = (id: string, minute: number, kind: Record<string, unknown>): InboxMessage => ({

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { request } from 'node:http';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { HEARTBEAT_MS } from '../../src/web/inbox-stream-routes.tsx';
+import { HEARTBEAT_MS } from '../../src/web/inbox/inbox-stream-routes.tsx';
 import { buildTestApp } from '../helpers/app.ts';
 import { queryRows } from '../helpers/sql.ts';
 import { backends } from '../helpers/storage.ts';

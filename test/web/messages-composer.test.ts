@@ -37,7 +37,7 @@ for (const backend of backends()) {
         payload: new URLSearchParams({ ...form, csrf }).toString(),
         headers: { 'content-type': 'application/x-www-form-urlencoded' },
       });
-      assert.equal(anonymous.statusCode, 302);
+      assert.equal(anonymous.statusCode, 303);
       assert.match(String(anonymous.headers.location), /^\/login/);
       const log = await app.inject({
         url: '/api/v1/external/messaging/messages',

@@ -158,8 +158,9 @@ export async function authorizationRoutes(
       if (!session) return redirectToLogin(reply, '/settings', 303);
       if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
       if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN);
-      // A destructive action is confirmed on its own page first (web/settings-routes.tsx), which
-      // says what stops working; a form without the confirmation goes there.
+      // A destructive action is confirmed on its own page first
+      // (web/settings/confirm-routes.tsx), which says what stops working; a form without the
+      // confirmation goes there.
       if (request.body.confirm !== 'yes') return reply.redirect('/settings/disconnect', 303);
       // The one revocation cleanup: ciphertext deleted, inactive, audit record with
       // this user as the actor, outbound calls stopped. Idempotent.
