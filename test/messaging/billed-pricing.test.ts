@@ -9,11 +9,31 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
+import { billedPrice, settlementOf } from '../../src/messaging/credit/billed-pricing.ts';
 import { eventually } from '../helpers/instances.ts';
 import { hello, messagingSetup, type MessagingSetup } from '../helpers/messaging.ts';
 import { backends } from '../helpers/storage.ts';
 
 const API = '/api/v1/external/messaging';
+
+test('the billed price: free is 0, a billed category is priced from the table, the difference released or charged', () => {
+  const table = { text: 1, MARKETING: 11, UTILITY: 4, AUTHENTICATION: 5 };
+  const pmp = (category: string, type = 'regular', billable = true) => ({
+    billable,
+    category,
+    pricingModel: 'PMP',
+    type,
+  });
+  assert.equal(billedPrice(pmp('service', 'free_customer_service', false), 1, table), 0);
+  assert.equal(billedPrice(pmp('utility', 'free_entry_point'), 4, table), 0);
+  assert.equal(billedPrice(pmp('marketing_lite'), 4, table), 11);
+  assert.equal(billedPrice(pmp('authentication_international'), 4, table), 5);
+  assert.equal(billedPrice(pmp('something_new'), 4, table), 4, 'an unknown category: reserved');
+  assert.equal(billedPrice(pmp('marketing'), 4, undefined), 4, 'no table: reserved');
+  assert.deepEqual(settlementOf(11, 4), { capture: 4, release: 7, charge: 0 });
+  assert.deepEqual(settlementOf(4, 11), { capture: 4, release: 0, charge: 7 });
+  assert.deepEqual(settlementOf(4, 0), { capture: 0, release: 4, charge: 0 });
+});
 
 /** Send `body`, wait for its `read` status, and return the message as the API shows it. */
 async function sendRead(s: MessagingSetup, body: object) {
