@@ -17,6 +17,8 @@ import type {
 } from './messages/messages-schemas.ts';
 import type { ProviderWebhookSink } from '../partner/partner-service.ts';
 import type { DayCounts } from './reports/daily-counts.ts';
+import type { CostRow } from './reports/costs.ts';
+import type { CostsQuery } from './reports/costs-schemas.ts';
 
 export type PortalOf = Pick<Principal, 'portalId'>;
 
@@ -71,6 +73,17 @@ export interface MessagingService {
 
   /** Counts per status, delivery rate and cost per UTC day or hour. */
   summary(principal: PortalOf, query: SummaryQuery): Promise<SummaryPeriod[]>;
+
+  /**
+   * What sent messages cost per UTC day, business number and category over `[since, until)`
+   * (defaults: the 30 days before now), estimated beside charged (reports/costs.ts).
+   *
+   * @throws AppError `invalid_request` when `until` is not after `since` or 366 days past it.
+   */
+  costs(
+    principal: PortalOf,
+    query: CostsQuery,
+  ): Promise<{ since: string; until: string; currency: string; rows: CostRow[] }>;
 
   /**
    * How many messages created on each UTC day of `[since, until)` (`YYYY-MM-DD`) are now sent,

@@ -40,6 +40,7 @@ import { contentFault, isObject, type Json, type SendParties } from './cloud-mes
 import { checkTemplate, type SentTemplate } from './cloud-template-validation.ts';
 import { findMessage } from './inbound-message.ts';
 import { scheduleStatuses } from './cloud-statuses.ts';
+import { pricingFor } from './cloud-pricing.ts';
 import { GraphError, graphError, type GraphFault } from './graph-errors.ts';
 import type { SandboxState } from './sandbox-state.ts';
 import type { SurfaceOptions } from './surface.ts';
@@ -195,7 +196,7 @@ export async function cloudMessageRoutes(
         status: 'accepted',
         at: now,
         ...(failure === undefined
-          ? { conversation: state.cloud.conversationFor(phoneNumberId, waId, category, now) }
+          ? { pricing: pricingFor(category, state.cloud.inWindow(phoneNumberId, waId, now)) }
           : { failure }),
       };
       state.cloud.messages.push(message);

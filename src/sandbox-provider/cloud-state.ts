@@ -2,14 +2,14 @@
  * The sandbox's WhatsApp Cloud API memory: each sandbox person's WhatsApp Business Accounts
  * (the WABA ids of their grant, `SandboxState.assetIdsFor`) with two phone numbers each, the
  * templates of each WABA, the messages each recipient received, who wrote in when (the 24-hour
- * customer service window), the open conversations (24 hours per number, person and
- * category), sends per `biz_opaque_callback_data` (to count duplicates) and the per-number
- * send rate. Timers of pending status changes are kept so `close()` ends them all.
+ * customer service window), sends per `biz_opaque_callback_data` (to count duplicates) and
+ * the per-number send rate. Timers of pending status changes are kept so `close()` ends them all.
  *
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/overview
  */
 import { setMaxListeners } from 'node:events';
 import { randomBytes, randomInt } from 'node:crypto';
+import type { CloudPricing } from './cloud-pricing.ts';
 import { MediaStore } from './cloud-media-store.ts';
 import { sampleTemplates } from './sample-templates.ts';
 
@@ -84,8 +84,8 @@ export interface PhoneMessage {
   contextId?: string;
   status: 'accepted' | 'sent' | 'delivered' | 'read' | 'failed';
   at: number;
-  /** The conversation it was sent in (none for a message that fails). */
-  conversation?: Conversation;
+  /** How the provider bills it, as its statuses carry it (none for a message that fails). */
+  pricing?: CloudPricing;
   /** The Cloud API error code it fails with (its one status webhook is `failed`). */
   failure?: number;
   /** A message a person wrote: the `messages[]` item its webhook carried (cloud-inbound.ts). */
@@ -98,22 +98,7 @@ export interface PhoneMessage {
   businessReaction?: string;
 }
 
-/**
- * A conversation: a 24-hour session between one business number and one person, of one
- * category (`service` for free text, else the template's category in lower case).
- *
- * @see https://developers.facebook.com/docs/whatsapp/pricing/conversation-based-pricing
- */
-export interface Conversation {
-  id: string;
-  category: string;
-  /** When it ends, ms on the sandbox clock. */
-  expiresAt: number;
-  /** Whether this message opened it (its first status carries `expiration_timestamp`). */
-  opened: boolean;
-}
-
-/** A customer service window and a conversation last 24 hours. */
+/** A customer service window lasts 24 hours. */
 const DAY_MS = 24 * 3600 * 1000;
 
 /** The provider's own sample template, as its API lists it. */
@@ -210,8 +195,6 @@ export class CloudState {
   readonly marketingStopped = new Set<string>();
   /** Last inbound per `{phoneNumberId}:{waId}`, ms on the sandbox clock. */
   readonly lastInbound = new Map<string, number>();
-  /** The open conversation per `{phoneNumberId}:{waId}:{category}`. */
-  readonly #conversations = new Map<string, { id: string; expiresAt: number }>();
   /** Sends per `biz_opaque_callback_data`. */
   readonly sendsByCallbackData = new Map<string, number>();
   sends = 0;
@@ -279,24 +262,6 @@ export class CloudState {
       this.templates.set(wabaId, list);
     }
     return list;
-  }
-
-  /**
-   * The conversation a message from `phoneNumberId` to `waId` of `category` sent at `nowMs`
-   * belongs to: the open one, or a new one of 24 hours (`opened: true`).
-   */
-  conversationFor(
-    phoneNumberId: string,
-    waId: string,
-    category: string,
-    nowMs: number,
-  ): Conversation {
-    const key = `${phoneNumberId}:${waId}:${category}`;
-    const open = this.#conversations.get(key);
-    if (open && nowMs < open.expiresAt) return { ...open, category, opened: false };
-    const started = { id: randomBytes(16).toString('hex'), expiresAt: nowMs + DAY_MS };
-    this.#conversations.set(key, started);
-    return { ...started, category, opened: true };
   }
 
   /**

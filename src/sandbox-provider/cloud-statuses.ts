@@ -3,14 +3,14 @@
  * {messaging_product, metadata, statuses: [item]}`), one per step, each after the previous
  * one's delivery:
  *
- * - a message that goes through: `sent`, `delivered`, `read`, each item carrying its
- *   `conversation: {id, origin: {type}}` (one id for every message of the conversation, and
- *   `expiration_timestamp`, Unix seconds as a string, on the first status of the message that
- *   opened it) and `pricing: {billable, pricing_model: "CBP", category}`;
+ * - a message that goes through: `sent`, `delivered`, `read`, each item carrying the same
+ *   per-message `pricing: {billable, pricing_model: "PMP", type, category}` (cloud-pricing.ts)
+ *   and no `conversation` (per-message pricing includes it only for a free entry point
+ *   conversation, which the sandbox does not model);
  * - a message that fails (`PhoneMessage.failure`): one `failed` with `errors: [{code, title,
- *   message, error_data: {details}, href}]` and no conversation.
+ *   message, error_data: {details}, href}]` and no pricing.
  *
- * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples#message-status-updates
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/status/
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/components#statuses-object
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
  */
@@ -42,15 +42,13 @@ function statusError(code: number) {
   return { code, title, message: title, error_data: { details }, href: ERROR_CODES_URL };
 }
 
-/** The `statuses[]` item of a status webhook; `first` for the message's first status. */
+/** The `statuses[]` item of a status webhook. */
 function statusItem(
   m: PhoneMessage,
   status: PhoneMessage['status'],
   data: string | undefined,
   nowMs: number,
-  first: boolean,
 ) {
-  const c = m.conversation;
   return {
     id: m.wamid,
     status,
@@ -58,14 +56,7 @@ function statusItem(
     recipient_id: m.waId,
     ...(data !== undefined && { biz_opaque_callback_data: data }),
     ...(m.failure !== undefined && { errors: [statusError(m.failure)] }),
-    ...(c && {
-      conversation: {
-        id: c.id,
-        ...(c.opened && first && { expiration_timestamp: String(Math.floor(c.expiresAt / 1000)) }),
-        origin: { type: c.category },
-      },
-      pricing: { billable: true, pricing_model: 'CBP', category: c.category },
-    }),
+    ...(m.pricing && { pricing: m.pricing }),
   };
 }
 
@@ -94,7 +85,7 @@ export function scheduleStatuses(
       const value = {
         messaging_product: 'whatsapp',
         metadata: { display_phone_number: number.digits, phone_number_id: m.phoneNumberId },
-        statuses: [statusItem(m, status, data, state.now(), i === 0)],
+        statuses: [statusItem(m, status, data, state.now())],
       };
       await deliverWithRetries(
         state,

@@ -112,7 +112,7 @@ export interface StatusItem {
   timestamp: string;
   recipient_id: string;
   conversation?: { id: string; expiration_timestamp?: string; origin: { type: string } };
-  pricing?: { billable: boolean; pricing_model: string; category: string };
+  pricing?: { billable: boolean; pricing_model: string; type?: string; category: string };
   errors?: {
     code: number;
     title: string;

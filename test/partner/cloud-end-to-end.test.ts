@@ -77,7 +77,12 @@ for (const backend of backends()) {
       for (const e of okEvents) {
         assert.equal(e.bizOpaqueCallbackData, 'msg_ok');
         assert.equal(e.recipientId, '16505551234');
-        assert.deepEqual(e.pricing, { billable: true, category: 'utility', pricingModel: 'CBP' });
+        assert.deepEqual(e.pricing, {
+          billable: true,
+          category: 'utility',
+          pricingModel: 'PMP',
+          type: 'regular',
+        });
         assert.deepEqual(e.errors, []);
       }
       const failed = await until('failed', () => statusesOf(bad.wamid)[0]);

@@ -174,7 +174,7 @@ for (const backend of backends()) {
           status: 'delivered',
           timestamp: new Date(1764000001 * 1000),
           recipientId: '1650555',
-          pricing: { billable: true, category: 'utility', pricingModel: 'PMP' },
+          pricing: { billable: true, category: 'utility', pricingModel: 'PMP', type: 'regular' },
           errors: [],
         },
       ]);

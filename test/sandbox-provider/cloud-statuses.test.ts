@@ -1,9 +1,9 @@
 /**
  * The sandbox's sends and status webhooks as the Cloud API has them, over raw HTTP in Graph's
  * wire format (a receiver stands in for the app): free text outside the 24-hour customer
- * service window is accepted and then fails with 131047; statuses carry one conversation per
- * business number, person and category for 24 hours (`expiration_timestamp` on its first
- * status), pricing, and `errors[].error_data` on a failure; `hello_world` has no variables, as
+ * service window is accepted and then fails with 131047; statuses carry the per-message
+ * `pricing` (PMP: a utility template or a service message free inside the window) and no
+ * conversation, and `errors[].error_data` on a failure; `hello_world` has no variables, as
  * the provider's own. Every body the sandbox sends passes Portico's webhook parser whole.
  */
 import assert from 'node:assert/strict';
@@ -14,7 +14,6 @@ import {
   recordAppWebhooks,
   startTestProvider,
   type RecordedWebhooks,
-  type StatusItem,
   type TestProvider,
 } from '../helpers/provider.ts';
 
@@ -118,7 +117,7 @@ describe('the sandbox sends and reports as the Cloud API does', () => {
     ]);
   });
 
-  test('statuses carry one conversation per number, person and category for 24 hours, its expiration_timestamp first, and pricing', async (t) => {
+  test('statuses carry per-message pricing (PMP): marketing billed, utility free inside the window and billed outside, service free; no conversation', async (t) => {
     const p = await startTestProvider(t);
     const hooks = await recordAppWebhooks(t, p);
     const { token, wabaId, numbers } = await granted(p, '5502');
@@ -132,63 +131,68 @@ describe('the sandbox sends and reports as the Cloud API does', () => {
       components: [{ type: 'BODY', text: 'Our spring sale starts today.' }],
       appId: undefined,
     });
-    const sends: [string, string, string][] = [
-      ['first', a, '16505551234'],
-      ['same conversation', a, '16505551234'],
-      ['other person', a, '16505554321'],
-      ['other number', b, '16505551234'],
-    ];
-    const wamids = new Map<string, string>();
-    for (const [what, from, to] of sends)
-      wamids.set(what, await accepted(p, token, from, template(to, 'hello_world')));
-    wamids.set('marketing', await accepted(p, token, a, template('16505551234', 'spring_sale')));
+    const billed = (category: string) => ({
+      billable: true,
+      pricing_model: 'PMP',
+      type: 'regular',
+      category,
+    });
+    const free = (category: string) => ({
+      billable: false,
+      pricing_model: 'PMP',
+      type: 'free_customer_service',
+      category,
+    });
+    const wamids = new Map<string, [string, object]>();
+    wamids.set('utility outside the window', [
+      await accepted(p, token, a, template('16505551234', 'hello_world')),
+      billed('utility'),
+    ]);
+    await p.sandbox.cloud.writeIn({ phoneNumberId: a, from: '16505551234', text: 'hi' });
+    wamids.set('utility inside the window', [
+      await accepted(p, token, a, template('16505551234', 'hello_world')),
+      free('utility'),
+    ]);
+    wamids.set('marketing inside the window', [
+      await accepted(p, token, a, template('16505551234', 'spring_sale')),
+      billed('marketing'),
+    ]);
+    wamids.set('service inside the window', [
+      await accepted(p, token, a, text('16505551234', 'On its way')),
+      free('service'),
+    ]);
+    wamids.set('utility from the other number (no window there)', [
+      await accepted(p, token, b, template('16505551234', 'hello_world')),
+      billed('utility'),
+    ]);
     const undeliverable = await accepted(p, token, a, template('16505550000', 'hello_world'));
 
-    const statuses = new Map<string, StatusItem[]>();
-    for (const [what, wamid] of wamids) statuses.set(what, await hooks.waitForStatuses(wamid, 3));
-    for (const [what, items] of statuses) {
+    for (const [what, [wamid, pricing]] of wamids) {
+      const items = await hooks.waitForStatuses(wamid, 3);
       assert.deepEqual(
         items.map((s) => s.status),
         ['sent', 'delivered', 'read'],
         what,
       );
-      const category = what === 'marketing' ? 'marketing' : 'utility';
-      const ids = new Set(items.map((s) => s.conversation?.id));
-      assert.equal(ids.size, 1, `${what}: one conversation id on every status`);
-      assert.match(String([...ids][0]), /^[0-9a-f]{32}$/);
       for (const s of items) {
-        assert.deepEqual(s.conversation?.origin, { type: category }, what);
-        assert.deepEqual(s.pricing, { billable: true, pricing_model: 'CBP', category }, what);
+        assert.deepEqual(s.pricing, pricing, what);
+        assert.equal(s.conversation, undefined, what);
         assert.equal(s.errors, undefined, what);
       }
-      // The message that opened its conversation says when it ends, on its first status only.
-      const opened = what !== 'same conversation';
-      const [sent, ...later] = items;
-      if (opened) {
-        const expires = Number(sent!.conversation!.expiration_timestamp);
-        assert.equal(typeof sent!.conversation!.expiration_timestamp, 'string');
-        assert.ok(Math.abs(expires - Number(sent!.timestamp) - 86_400) <= 2, `${what}: ${expires}`);
-      } else assert.equal(sent!.conversation!.expiration_timestamp, undefined, what);
-      for (const s of later) assert.equal(s.conversation!.expiration_timestamp, undefined, what);
     }
-    const idOf = (what: string) => statuses.get(what)![0]!.conversation!.id;
-    assert.equal(idOf('same conversation'), idOf('first'));
-    const distinct = ['first', 'other person', 'other number', 'marketing'].map(idOf);
-    assert.equal(new Set(distinct).size, 4, 'person, number and category each part a conversation');
 
-    // After 24 hours the next message opens a new conversation.
+    // After 24 hours the window has closed: the utility template is billed again.
     p.sandbox.advanceTime(DAY_MS + 1000);
     const next = await hooks.waitForStatuses(
       await accepted(p, token, a, template('16505551234', 'hello_world')),
       3,
     );
-    assert.notEqual(next[0]!.conversation!.id, idOf('first'));
-    assert.equal(typeof next[0]!.conversation!.expiration_timestamp, 'string');
+    assert.deepEqual(next[0]!.pricing, billed('utility'));
 
-    // An undeliverable message: one failed status with the error's details, no conversation.
+    // An undeliverable message: one failed status with the error's details, no pricing.
     const [failed] = await hooks.waitForStatuses(undeliverable, 1);
     assert.equal(failed!.status, 'failed');
-    assert.equal(failed!.conversation, undefined);
+    assert.equal(failed!.pricing, undefined);
     assert.deepEqual(
       failed!.errors?.map((e) => [e.code, e.title, typeof e.error_data.details]),
       [[131026, 'Message undeliverable', 'string']],

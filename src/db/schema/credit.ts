@@ -67,10 +67,20 @@ export const creditLeases = pgTable(
 /**
  * What moved credit: `topup` adds to the balance (an operator), `reserve` holds a message's
  * price, `capture` spends it (the provider sent the message), `release` frees it (the message
- * failed). Append-only but for `posted`; `amount` is positive, in minor units; `note` never
- * holds a secret.
+ * failed, or the provider billed less than was reserved), `charge` takes from the balance what
+ * the provider's billed category costs beyond the reservation, `refund` gives back to the
+ * balance what was captured beyond the billed price (docs/decisions/0056-billed-pricing.md).
+ * Append-only but for `posted`; `amount` is positive, in minor units; `note` never holds a
+ * secret. The column has no database CHECK: a new kind needs no migration.
  */
-export const CREDIT_TRANSACTION_KINDS = ['topup', 'reserve', 'capture', 'release'] as const;
+export const CREDIT_TRANSACTION_KINDS = [
+  'topup',
+  'reserve',
+  'capture',
+  'release',
+  'charge',
+  'refund',
+] as const;
 
 export const creditTransactions = pgTable(
   'credit_transactions',

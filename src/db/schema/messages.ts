@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import {
+  boolean,
   check,
   index,
   integer,
@@ -131,6 +132,25 @@ export const messages = pgTable(
     /** Outbound: the price reserved for this message, in minor units of `currency`. */
     priceMinor: integer('price_minor'),
     currency: text('currency'),
+    /**
+     * Outbound: what the provider's status webhooks say it bills for this message (their
+     * `pricing` object), null until a status carries one: `billable`, `pricing_model` (`PMP`),
+     * `type` (`regular`, `free_customer_service`, `free_entry_point`) and `category`
+     * (`marketing`, `utility`, `authentication`, `authentication_international`, `service`,
+     * `marketing_lite`, or another the provider adds: no database CHECK).
+     *
+     * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/status/
+     */
+    pricingBillable: boolean('pricing_billable'),
+    pricingModel: text('pricing_model'),
+    pricingType: text('pricing_type'),
+    pricingCategory: text('pricing_category'),
+    /**
+     * Outbound: what Portico charged the portal's credit for it, minor units of `currency`,
+     * once settled: the reserved price, or the price of the category the provider billed (0
+     * when it bills nothing); null while queued (docs/decisions/0056-billed-pricing.md).
+     */
+    chargedMinor: integer('charged_minor'),
     /** Inbound: when Portico stored it (orders messages the provider dates to the same second). */
     storedAt: at('stored_at'),
     createdAt: at('created_at').notNull().defaultNow(),
@@ -162,6 +182,7 @@ export const messages = pgTable(
       .on(t.sendAttemptedAt)
       .where(sql`${t.status} = 'queued'`),
     check('messages_price_not_negative', sql`${t.priceMinor} >= 0`),
+    check('messages_charged_not_negative', sql`${t.chargedMinor} >= 0`),
     check(
       'messages_outbound_columns',
       sql`${t.direction} <> 'outbound' OR (${t.status} IS NOT NULL AND ${t.queuedAt} IS NOT NULL AND ${t.priceMinor} IS NOT NULL AND ${t.currency} IS NOT NULL AND ${t.mediaId} IS NULL AND ${t.contextProviderMessageId} IS NULL AND ${t.contextMessageId} IS NULL AND ${t.storedAt} IS NULL)`,

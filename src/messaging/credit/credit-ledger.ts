@@ -194,6 +194,60 @@ export async function settle(
     order by e.n`);
 }
 
+/**
+ * Move the balance by what the provider billed beyond a message's settled reservation, in the
+ * caller's transaction, one posted transaction row each (docs/decisions/0056-billed-pricing.md):
+ * `charge` takes `amount` from the balance (a billed category dearer than the one reserved),
+ * `refund` gives `amount` back (billed less than was already captured). Rare, so it updates
+ * the account row at once (locking it, after the messages the caller locked: no path locks the
+ * account row before messages). A charge never takes the balance below what is reserved (the
+ * `credit_reserved_within_balance` invariant): it takes at most `balance − reserved`.
+ *
+ * @returns per item, in order, the amount actually moved (a charge may be less than asked, 0
+ *   with no account or nothing available).
+ */
+export async function adjust(
+  tx: Tx,
+  portalId: number,
+  items: readonly {
+    kind: 'charge' | 'refund';
+    messageId: string;
+    amount: number;
+    currency: string;
+  }[],
+  actor: string,
+): Promise<number[]> {
+  const moved: number[] = [];
+  for (const item of items) {
+    if (item.amount <= 0) {
+      moved.push(0);
+      continue;
+    }
+    const [account] = await tx
+      .select({ balance: creditAccounts.balance, reserved: creditAccounts.reserved })
+      .from(creditAccounts)
+      .where(eq(creditAccounts.portalId, portalId))
+      .for('update');
+    const amount =
+      account === undefined
+        ? 0
+        : item.kind === 'refund'
+          ? item.amount
+          : Math.min(item.amount, Math.max(account.balance - account.reserved, 0));
+    moved.push(amount);
+    if (amount === 0) continue;
+    await tx
+      .update(creditAccounts)
+      .set({
+        balance: sql`${creditAccounts.balance} + ${item.kind === 'refund' ? amount : -amount}`,
+        updatedAt: sql`now()`,
+      })
+      .where(eq(creditAccounts.portalId, portalId));
+    await record(tx, { portalId, ...item, amount, actor, posted: true });
+  }
+  return moved;
+}
+
 /** One page of the portal's transactions, newest first (keyset on `(created_at, id)`). */
 export async function listTransactionPage(
   db: Db,

@@ -122,6 +122,7 @@ function settleBatch(deps: SettlementDeps, now: Date): Promise<number> {
       .set({
         status: 'failed',
         failedAt: now,
+        chargedMinor: 0,
         errorCode: sql`case when ${messages.providerMessageId} is null
           then ${UNCONFIRMED_ERROR.code} else ${NO_STATUS_ERROR.code} end`,
         errorTitle: sql`case when ${messages.providerMessageId} is null

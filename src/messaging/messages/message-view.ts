@@ -100,6 +100,13 @@ export function toMessage(row: MessageRow, content: OutboundContent | null): Mes
         ? null
         : { code: errorCodeOf(row.errorCode), title: row.errorTitle ?? row.errorCode },
     price: { amount: row.priceMinor, currency: row.currency },
+    pricing: {
+      billable: row.pricingBillable,
+      category: row.pricingCategory,
+      pricingModel: row.pricingModel,
+      type: row.pricingType,
+      charged: row.chargedMinor,
+    },
   };
 }
 

@@ -137,6 +137,11 @@ export type StatusColumns = Pick<
   | 'failedAt'
   | 'errorCode'
   | 'errorTitle'
+  | 'pricingBillable'
+  | 'pricingModel'
+  | 'pricingType'
+  | 'pricingCategory'
+  | 'chargedMinor'
 >;
 
 /**
@@ -160,15 +165,24 @@ export async function writeStatuses(
       failed_at: r.failedAt?.toISOString() ?? null,
       error_code: r.errorCode,
       error_title: r.errorTitle,
+      pricing_billable: r.pricingBillable,
+      pricing_model: r.pricingModel,
+      pricing_type: r.pricingType,
+      pricing_category: r.pricingCategory,
+      charged_minor: r.chargedMinor,
     })),
   );
   await tx.execute(sql`
     update ${messages} m set status = v.status, provider_message_id = v.wamid,
       sent_at = v.sent_at, delivered_at = v.delivered_at, read_at = v.read_at,
-      failed_at = v.failed_at, error_code = v.error_code, error_title = v.error_title
+      failed_at = v.failed_at, error_code = v.error_code, error_title = v.error_title,
+      pricing_billable = v.pricing_billable, pricing_model = v.pricing_model,
+      pricing_type = v.pricing_type, pricing_category = v.pricing_category,
+      charged_minor = v.charged_minor
     from json_to_recordset(${values}::json) as v(id text, status text, wamid text,
       sent_at timestamptz, delivered_at timestamptz, read_at timestamptz, failed_at timestamptz,
-      error_code text, error_title text)
+      error_code text, error_title text, pricing_billable boolean, pricing_model text,
+      pricing_type text, pricing_category text, charged_minor int)
     where m.portal_id = ${portalId} and m.direction = 'outbound' and m.id = v.id`);
 }
 
@@ -249,7 +263,13 @@ export async function failIfQueued(
 ): Promise<MessageRow | null> {
   const [row] = await tx
     .update(messages)
-    .set({ status: 'failed', failedAt: at, errorCode: error.code, errorTitle: error.title })
+    .set({
+      status: 'failed',
+      failedAt: at,
+      chargedMinor: 0,
+      errorCode: error.code,
+      errorTitle: error.title,
+    })
     .where(
       and(
         eq(messages.id, id),
@@ -280,7 +300,13 @@ export async function failQueuedOfPortal(
   const rows = asOutbound(
     await tx
       .update(messages)
-      .set({ status: 'failed', failedAt: at, errorCode: error.code, errorTitle: error.title })
+      .set({
+        status: 'failed',
+        failedAt: at,
+        chargedMinor: 0,
+        errorCode: error.code,
+        errorTitle: error.title,
+      })
       .where(
         and(
           eq(messages.portalId, portalId),
@@ -359,7 +385,7 @@ export async function summaryRows(
       start: sql<string>`to_char(${bucket}, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`,
       status: sql<MessageStatus>`${messages.status}`,
       count: sql<number>`count(*)::int`,
-      captured: sql<number>`coalesce(sum(${messages.priceMinor}) filter (where ${inArray(messages.status, ['sent', 'delivered', 'read'])}), 0)::int`,
+      captured: sql<number>`coalesce(sum(coalesce(${messages.chargedMinor}, ${messages.priceMinor})) filter (where ${inArray(messages.status, ['sent', 'delivered', 'read'])}), 0)::int`,
     })
     .from(messages)
     .where(
@@ -404,7 +430,13 @@ export async function failQueuedOfPerson(
   const rows = asOutbound(
     await tx
       .update(messages)
-      .set({ status: 'failed', failedAt: at, errorCode: error.code, errorTitle: error.title })
+      .set({
+        status: 'failed',
+        failedAt: at,
+        chargedMinor: 0,
+        errorCode: error.code,
+        errorTitle: error.title,
+      })
       .where(
         and(
           messagesOfPerson(contact),

@@ -1,6 +1,6 @@
 /**
- * `/messaging/messages`, `/messaging/conversations`, `/messaging/reports/summary` and
- * `/messaging/credit` under the external API: parse → service → shape the response.
+ * `/messaging/messages`, `/messaging/conversations`, `/messaging/reports/summary`,
+ * `/messaging/reports/costs` and `/messaging/credit` under the external API: parse → service → shape the response.
  *
  * @see docs/messaging.md
  * @see docs/messaging.md
@@ -24,6 +24,7 @@ import {
   type SummaryQuery,
 } from './messages-schemas.ts';
 import { summaryPeriod } from './messages-service.ts';
+import { CostsQuerySchema, CostsSchema } from '../reports/costs-schemas.ts';
 import type { MessagingService } from '../messaging-types.ts';
 import { conversationRoutes } from '../conversations/conversations-routes.ts';
 import type { ConversationsService } from '../conversations/conversations-service.ts';
@@ -195,6 +196,31 @@ function reportRoutes(api: ApiInstance, messaging: MessagingService): void {
         data: { since: query.since, until: query.until, granularity: query.granularity, periods },
       };
     },
+  );
+
+  api.get(
+    '/messaging/reports/costs',
+    {
+      config: REPORTS,
+      schema: {
+        summary: 'Report message costs per day, number and category',
+        description:
+          'Per UTC day of `[since, until)`, business number and category: the messages sent, ' +
+          "how many the provider's status webhooks priced and billed, Portico's estimate " +
+          '(prices reserved at send time) and what was charged once the provider said which ' +
+          'category it bills (nothing for a message it does not bill), in minor units.',
+        tags: TAGS,
+        querystring: CostsQuerySchema,
+        response: {
+          200: { ...CostsSchema, description: 'Rows with sent messages, oldest day first.' },
+          ...errorResponses(['invalid_request']),
+        },
+      },
+    },
+    async (request) => ({
+      success: true as const,
+      data: await messaging.costs(principalOf(request), request.query),
+    }),
   );
 
   api.get(

@@ -102,6 +102,42 @@ export const MessageSchema = Type.Object(
       },
       { description: 'Reserved at send, captured when sent, released when failed.' },
     ),
+    pricing: Type.Object(
+      {
+        billable: Nullable(
+          Type.Boolean({ description: 'Whether the provider bills it; null until it says.' }),
+        ),
+        category: Nullable(
+          Type.String({
+            description:
+              'The category the provider bills it at (`marketing`, `utility`, ' +
+              '`authentication`, `authentication_international`, `service`, ' +
+              '`marketing_lite`); null until a status says.',
+          }),
+        ),
+        pricingModel: Nullable(
+          Type.String({ description: "The provider's pricing model (`PMP`: per message)." }),
+        ),
+        type: Nullable(
+          Type.String({
+            description: '`regular`, `free_customer_service` or `free_entry_point`.',
+          }),
+        ),
+        charged: Nullable(
+          Type.Integer({
+            description:
+              'What Portico charged, minor units of `price.currency`: the price of the ' +
+              'billed category (0 when not billable), the reserved price when the provider ' +
+              'gave no pricing; null while queued.',
+          }),
+        ),
+      },
+      {
+        description:
+          "The provider's pricing from its status webhooks beside Portico's charge " +
+          '(docs/decisions/0056-billed-pricing.md).',
+      },
+    ),
   },
   { title: 'Message', description: 'An outbound WhatsApp message.' },
 );
@@ -237,7 +273,10 @@ export const CreditTransactionSchema = Type.Object(
   {
     id: Type.String({ description: 'Transaction id (`ctx_…`).' }),
     kind: Type.Enum(CREDIT_TRANSACTION_KINDS, {
-      description: 'topup (operator), reserve (send), capture (sent), release (failed).',
+      description:
+        'topup (operator), reserve (send), capture (sent), release (failed, or billed below ' +
+        'the reservation), charge (billed above the reservation), refund (billed below what ' +
+        'was captured).',
     }),
     amount: Type.Integer({ description: 'Minor units, positive.' }),
     currency: Type.String(),

@@ -36,6 +36,7 @@ import type { MessagingService, PortalOf } from '../messaging-types.ts';
 import type { ProviderAdapter } from '../provider/provider-adapter.ts';
 import { createSenderPacing } from '../delivery/sender-pacing.ts';
 import { readDailyCounts } from '../reports/daily-counts.ts';
+import { readCosts } from '../reports/costs.ts';
 import {
   createWebhookSink,
   statusBatchApplier,
@@ -139,7 +140,7 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
         error,
       }) ?? Promise.resolve(),
   };
-  const applyStatuses = statusBatchApplier({ db, logger, eventSteps: deps.eventSteps });
+  const applyStatuses = statusBatchApplier({ db, logger, eventSteps: deps.eventSteps, prices });
   const statusQueue = createStatusQueue({
     jobs: deps.jobs,
     apply: applyStatuses,
@@ -183,6 +184,23 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
     },
 
     summary: (principal, query) => summaryOf(db, principal, query, prices.currency),
+
+    async costs(principal, query) {
+      const { since, until } = summaryPeriod({ ...query, granularity: 'day' });
+      const spanMs = until.getTime() - since.getTime();
+      if (!(spanMs > 0) || spanMs > 366 * 24 * 3600 * 1000)
+        throw new AppError('invalid_request', '`until` must be after `since`, within 366 days.', {
+          details: [
+            { field: 'querystring.until', message: 'is not after since, or too far from it' },
+          ],
+        });
+      return {
+        since: since.toISOString(),
+        until: until.toISOString(),
+        currency: prices.currency,
+        rows: await readCosts(db, principal.portalId, { since, until }),
+      };
+    },
 
     dailyCounts: (principal, range) => readDailyCounts(db, principal.portalId, range),
 

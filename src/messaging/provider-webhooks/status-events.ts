@@ -5,9 +5,13 @@
  * Statuses are monotonic: queued → sent → delivered → read, or → failed from queued or sent. An
  * event at or below the current status changes nothing (a `delivered` after `read`, any
  * duplicate); a higher one fills the times it implies (`read` fills `delivered_at` too). The
- * first event past `queued` captures the reserved price; `failed` from `queued` releases it
- * (from `sent` it was captured already: the failure is recorded, the charge stays); both are
- * ledger rows posted to the account row in bulk afterwards (credit-ledger.ts). Events are
+ * first event past `queued` settles the reservation: at the price of the category the
+ * provider bills when it carries per-message `pricing` (recorded on the message; nothing when
+ * it bills nothing), else at the reserved price (`billingOf`, credit/billed-pricing.ts);
+ * `failed` from `queued` releases it (from `sent` it was settled already: the failure is
+ * recorded, the charge stays). Captures and releases are ledger rows posted to the account row
+ * in bulk afterwards (credit-ledger.ts); a charge beyond the reservation or a refund moves the
+ * balance at once (`adjust`). Events are
  * matched by Portico's id (`biz_opaque_callback_data`) when present, else by wamid, always
  * within the portal; an unknown message is ignored. A status change is counted in the portal's
  * daily counts in the same transaction (reports/daily-counts.ts).
@@ -28,7 +32,13 @@ import type { Database } from '../../db/client.ts';
 import type { JobTx } from '../../jobs/job-queue.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { warnCaught } from '../../platform/process-faults.ts';
-import { capture, postCredit, release, settle } from '../credit/credit-ledger.ts';
+import { adjust, postCredit, settle } from '../credit/credit-ledger.ts';
+import {
+  billedPrice,
+  isPerMessage,
+  settlementOf,
+  type CategoryPriceTable,
+} from '../credit/billed-pricing.ts';
 import type { TemplateStatusEvent } from '../../partner/partner-service.ts';
 import type { MessageStatusEvent, MessagingWebhookSink } from '../messaging-types.ts';
 import type { InboundEventSteps, createInboundIngestion } from '../inbound/inbound-ingestion.ts';
@@ -39,6 +49,7 @@ import {
   updateMessage,
   writeStatuses,
   type MessageRow,
+  type MessageStatus,
   type Tx,
 } from '../messages/messages-repository.ts';
 import type { StatusQueue, StatusToApply } from './status-queue.ts';
@@ -73,6 +84,76 @@ export function statusChanges(
     ...(rank >= RANK.delivered && { deliveredAt: row.deliveredAt ?? at }),
     ...(rank >= RANK.read && { readAt: row.readAt ?? at }),
   };
+}
+
+type SettleItem = Parameters<typeof settle>[2][number];
+type AdjustItem = Parameters<typeof adjust>[2][number];
+
+/**
+ * What one status event does to a message's money and billing columns, given the message as
+ * it is after the event's status change (`row`) and its status before (`from`)
+ * (credit/billed-pricing.ts, docs/decisions/0056-billed-pricing.md):
+ *
+ * - the provider's first `pricing` is recorded on the message (a later one changes nothing);
+ * - leaving `queued` for `failed` releases the reservation (charged 0);
+ * - leaving `queued` for a sent status settles the reservation at the billed price when the
+ *   event carries per-message pricing, else at the reserved price: a capture, a release of what
+ *   was reserved beyond it, a charge of what it costs beyond the reservation;
+ * - per-message pricing first seen after the message was settled (its first status carried
+ *   none) moves the difference from what was charged: a refund or a charge.
+ *
+ * `chargedMinor` in `columns` assumes an `adjust` item moves its whole amount; the caller
+ * lowers it by what a charge could not take.
+ */
+export function billingOf(
+  row: MessageRow,
+  from: MessageStatus,
+  event: Pick<StatusToApply, 'pricing'>,
+  table: CategoryPriceTable | undefined,
+): { columns: Partial<MessageRow>; settle: SettleItem[]; adjust: AdjustItem | null } {
+  const fresh = row.pricingModel === null ? event.pricing : undefined;
+  const columns: Partial<MessageRow> = fresh
+    ? {
+        pricingBillable: fresh.billable ?? null,
+        pricingModel: fresh.pricingModel ?? null,
+        pricingType: fresh.type ?? null,
+        pricingCategory: fresh.category ?? null,
+      }
+    : {};
+  const reserved = row.priceMinor;
+  const item = { messageId: row.id, currency: row.currency };
+  if (from === 'queued' && row.status === 'failed')
+    return {
+      columns: { ...columns, chargedMinor: 0 },
+      settle: [{ ...item, kind: 'release', amount: reserved }],
+      adjust: null,
+    };
+  if (from === 'queued') {
+    const charged = isPerMessage(fresh) ? billedPrice(fresh, reserved, table) : reserved;
+    const s = settlementOf(reserved, charged);
+    return {
+      columns: { ...columns, chargedMinor: charged },
+      settle: [
+        { ...item, kind: 'capture', amount: s.capture },
+        { ...item, kind: 'release', amount: s.release },
+      ],
+      adjust: s.charge > 0 ? { ...item, kind: 'charge', amount: s.charge } : null,
+    };
+  }
+  if (isPerMessage(fresh) && row.status !== 'failed' && row.status !== 'queued') {
+    const before = row.chargedMinor ?? reserved;
+    const charged = billedPrice(fresh, reserved, table);
+    const diff = charged - before;
+    return {
+      columns: { ...columns, chargedMinor: charged },
+      settle: [],
+      adjust:
+        diff === 0
+          ? null
+          : { ...item, kind: diff > 0 ? 'charge' : 'refund', amount: Math.abs(diff) },
+    };
+  }
+  return { columns, settle: [], adjust: null };
 }
 
 /** A message's status change, as the `message.status` event tells it. */
@@ -120,6 +201,7 @@ async function applyStatus(
   portalId: number,
   event: StatusToApply,
   steps: MessagingEventSteps | undefined,
+  table: CategoryPriceTable | undefined,
 ): Promise<'applied' | 'unchanged' | 'unknown'> {
   const row = await lockMessageForStatus(tx, portalId, {
     id: callbackId(event),
@@ -128,11 +210,21 @@ async function applyStatus(
   if (!row) return 'unknown';
   const changes = statusChanges(row, event);
   const wamid = row.providerMessageId === null ? { providerMessageId: event.wamid } : {};
+  const billing = billingOf({ ...row, ...(changes ?? {}) }, row.status, event, table);
+  await settle(tx, portalId, billing.settle, PROVIDER_ACTOR);
+  if (billing.adjust) {
+    const [moved = 0] = await adjust(tx, portalId, [billing.adjust], PROVIDER_ACTOR);
+    // A charge the available credit could not cover in full is charged for what it took.
+    if (billing.adjust.kind === 'charge')
+      billing.columns.chargedMinor =
+        (billing.columns.chargedMinor ?? 0) - (billing.adjust.amount - moved);
+  }
   if (!changes) {
-    if (row.providerMessageId === null) await updateMessage(tx, portalId, row.id, wamid);
+    if (row.providerMessageId === null || Object.keys(billing.columns).length > 0)
+      await updateMessage(tx, portalId, row.id, { ...wamid, ...billing.columns });
     return 'unchanged';
   }
-  await updateMessage(tx, portalId, row.id, { ...changes, ...wamid });
+  await updateMessage(tx, portalId, row.id, { ...changes, ...wamid, ...billing.columns });
   // An open inbox showing this message's conversation updates its ticks (ids only).
   if (changes.status && row.contactId !== null)
     await notifyConversationsOf(tx, portalId, [
@@ -142,12 +234,6 @@ async function applyStatus(
     await countStatusChanges(tx, portalId, [
       { id: row.id, createdAt: row.createdAt, from: row.status, to: changes.status },
     ]);
-  const money = { portalId, amount: row.priceMinor, currency: row.currency, messageId: row.id };
-  if (row.status === 'queued' && changes.status === 'failed') {
-    await release(tx, portalId, [money], PROVIDER_ACTOR);
-  } else if (row.status === 'queued') {
-    await capture(tx, { ...money, actor: PROVIDER_ACTOR });
-  }
   await steps?.statusChanged(tx, portalId, changedEvent(row.id, event));
   return 'applied';
 }
@@ -163,10 +249,11 @@ export async function applyOneByOne(
   portalId: number,
   events: readonly StatusToApply[],
   steps: MessagingEventSteps | undefined,
+  table?: CategoryPriceTable,
 ): Promise<number> {
   let unknown = 0;
   for (const event of events) {
-    const result = await db.transaction((tx) => applyStatus(tx, portalId, event, steps));
+    const result = await db.transaction((tx) => applyStatus(tx, portalId, event, steps, table));
     if (result === 'unknown') unknown++;
   }
   return unknown;
@@ -201,6 +288,7 @@ async function applyStatuses(
   portalId: number,
   events: readonly StatusToApply[],
   steps: MessagingEventSteps | undefined,
+  table: CategoryPriceTable | undefined,
 ): Promise<{ unknown: number }> {
   const ids = new Set<string>();
   const wamids = new Set<string>();
@@ -218,7 +306,8 @@ async function applyStatuses(
   for (const r of rows) if (r.providerMessageId !== null) byWamid.set(r.providerMessageId, r);
   const written = new Set<MessageRow>();
   const counted: StatusChange[] = [];
-  const money: Parameters<typeof settle>[2][number][] = [];
+  const money: SettleItem[] = [];
+  const adjustments: { row: MessageRow; item: AdjustItem }[] = [];
   const changed: StatusChangedEvent[] = [];
   const conversations = new Map<string, { contactId: string; phoneNumberId: string }>();
   let unknown = 0;
@@ -237,9 +326,16 @@ async function applyStatuses(
       byWamid.set(event.wamid, row);
       written.add(row);
     }
-    if (!changes?.status) continue;
     const from = row.status;
-    Object.assign(row, changes);
+    if (changes) Object.assign(row, changes);
+    const billing = billingOf(row, from, event, table);
+    if (Object.keys(billing.columns).length > 0) {
+      Object.assign(row, billing.columns);
+      written.add(row);
+    }
+    money.push(...billing.settle);
+    if (billing.adjust) adjustments.push({ row, item: billing.adjust });
+    if (!changes?.status) continue;
     written.add(row);
     if (row.contactId !== null)
       conversations.set(`${row.contactId}/${row.phoneNumberId}`, {
@@ -247,10 +343,20 @@ async function applyStatuses(
         phoneNumberId: row.phoneNumberId,
       });
     counted.push({ id: row.id, createdAt: row.createdAt, from, to: changes.status });
-    const item = { messageId: row.id, amount: row.priceMinor, currency: row.currency };
-    if (from === 'queued')
-      money.push({ ...item, kind: changes.status === 'failed' ? 'release' : 'capture' });
     changed.push(changedEvent(row.id, event));
+  }
+  if (adjustments.length > 0) {
+    const moved = await adjust(
+      tx,
+      portalId,
+      adjustments.map((a) => a.item),
+      PROVIDER_ACTOR,
+    );
+    // A charge the available credit could not cover in full is charged for what it took.
+    adjustments.forEach(({ row, item }, i) => {
+      if (item.kind === 'charge')
+        row.chargedMinor = (row.chargedMinor ?? 0) - (item.amount - moved[i]!);
+    });
   }
   await writeStatuses(tx, portalId, [...written]);
   // An open inbox showing these messages' conversations updates its ticks (ids only).
@@ -280,7 +386,10 @@ export function statusBatchApplier(deps: {
   db: Database;
   logger: Logger;
   eventSteps?: MessagingEventSteps | undefined;
+  /** Portico's prices, to settle at the category the provider bills (none: at the reserved). */
+  prices?: CategoryPriceTable | undefined;
 }): StatusBatchApplier {
+  const table = deps.prices;
   const steps = deps.eventSteps;
   const { db } = deps;
   const log = deps.logger.child({ component: 'messaging-webhooks' });
@@ -288,7 +397,7 @@ export function statusBatchApplier(deps: {
   return async (portalId, events, done) => {
     const unknown = await db
       .transaction(async (tx) => {
-        const applied = await applyStatuses(tx, portalId, events, steps);
+        const applied = await applyStatuses(tx, portalId, events, steps, table);
         await done?.(tx);
         return applied.unknown;
       })
@@ -301,7 +410,7 @@ export function statusBatchApplier(deps: {
           err,
           'status batch failed; one by one',
         );
-        const missed = await applyOneByOne(db, portalId, events, steps);
+        const missed = await applyOneByOne(db, portalId, events, steps, table);
         await done?.();
         return missed;
       });

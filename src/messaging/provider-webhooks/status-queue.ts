@@ -38,12 +38,13 @@ const EXPIRE_S = 300;
 /** What applying a status reads of it. */
 export type StatusToApply = Pick<
   MessageStatusEvent,
-  'wamid' | 'status' | 'timestamp' | 'bizOpaqueCallbackData' | 'errors'
+  'wamid' | 'status' | 'timestamp' | 'bizOpaqueCallbackData' | 'errors' | 'pricing'
 >;
 
 /**
  * One status as a job stores it: wamid, status, time (ms since the epoch), Portico's id (or
- * null), the errors (or null).
+ * null), the errors (or null), the provider's pricing (absent or null: none; jobs stored
+ * before it was kept have five items).
  */
 type StoredStatus = [
   wamid: string,
@@ -51,6 +52,7 @@ type StoredStatus = [
   at: number,
   callback: string | null,
   errors: { code: number; title: string }[] | null,
+  pricing?: NonNullable<MessageStatusEvent['pricing']> | null,
 ];
 
 /**
@@ -70,16 +72,18 @@ function stored(e: StatusToApply): StoredStatus {
     e.timestamp.getTime(),
     e.bizOpaqueCallbackData ?? null,
     e.errors.length > 0 ? e.errors : null,
+    e.pricing ?? null,
   ];
 }
 
-function restored([wamid, status, at, callback, errors]: StoredStatus): StatusToApply {
+function restored([wamid, status, at, callback, errors, pricing]: StoredStatus): StatusToApply {
   return {
     wamid,
     status,
     timestamp: new Date(at),
     ...(callback !== null && { bizOpaqueCallbackData: callback }),
     errors: errors ?? [],
+    ...(pricing && { pricing }),
   };
 }
 

@@ -21,7 +21,14 @@ export interface MessageStatusEvent {
   recipientId: string;
   /** What the send gave as `biz_opaque_callback_data` (Portico's message id). */
   bizOpaqueCallbackData?: string;
-  pricing?: { billable?: boolean; category?: string; pricingModel?: string };
+  /**
+   * How the provider bills the message (`pricing`, camelCased): `billable`, `category` (lower
+   * case, e.g. `utility`), `pricingModel` (`PMP`) and `type` (`regular`,
+   * `free_customer_service`, `free_entry_point`).
+   *
+   * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/status/
+   */
+  pricing?: { billable?: boolean; category?: string; pricingModel?: string; type?: string };
   /** For `failed`: Graph code and our fixed title for it (never the provider's details). */
   errors: { code: number; title: string }[];
 }

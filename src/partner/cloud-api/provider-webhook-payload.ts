@@ -71,6 +71,7 @@ const Status = Type.Object({
       billable: Type.Optional(Type.Boolean()),
       category: Type.Optional(Type.String({ maxLength: 64 })),
       pricing_model: Type.Optional(Type.String({ maxLength: 64 })),
+      type: Type.Optional(Type.String({ maxLength: 64 })),
     }),
   ),
   errors: Type.Optional(Type.Array(Type.Object({ code: Type.Integer() }), { maxItems: 20 })),
@@ -267,10 +268,16 @@ function messages(wabaId: string, value: Static<typeof MessagesValue>): Parsed {
   return { changes, skipped, skippedIds };
 }
 
-function pricing(p: { billable?: boolean; category?: string; pricing_model?: string }) {
+function pricing(p: {
+  billable?: boolean;
+  category?: string;
+  pricing_model?: string;
+  type?: string;
+}) {
   return {
     ...(p.billable !== undefined && { billable: p.billable }),
     ...(p.category !== undefined && { category: p.category }),
     ...(p.pricing_model !== undefined && { pricingModel: p.pricing_model }),
+    ...(p.type !== undefined && { type: p.type }),
   };
 }
