@@ -8,7 +8,8 @@
  *
  * @see docs/messaging.md "Retention"
  */
-import { and, eq, isNotNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
+import { addressesOf, type ErasedPerson } from '../../platform/erased-person.ts';
 import { webhookEvents } from '../../db/schema/webhooks.ts';
 import { media } from '../../db/schema/conversations.ts';
 import { messages } from '../../db/schema/messages.ts';
@@ -61,7 +62,7 @@ export async function expireContent(
  */
 export async function eraseInboundOf(
   tx: Tx,
-  contact: { portalId: number; id: string; phone: string },
+  contact: ErasedPerson,
 ): Promise<number> {
   const rows = await tx
     .update(messages)
@@ -70,7 +71,7 @@ export async function eraseInboundOf(
       and(
         eq(messages.portalId, contact.portalId),
         eq(messages.direction, 'inbound'),
-        or(eq(messages.contactId, contact.id), eq(messages.waId, contact.phone)),
+        or(eq(messages.contactId, contact.id), inArray(messages.waId, addressesOf(contact))),
       ),
     )
     .returning({ id: messages.id, mediaId: messages.mediaId });
@@ -89,11 +90,9 @@ export async function eraseInboundOf(
  *
  * @returns how many events were deleted.
  */
-export async function deleteEventsOf(
-  tx: Tx,
-  contact: { portalId: number; id: string; phone: string },
-): Promise<number> {
+export async function deleteEventsOf(tx: Tx, contact: ErasedPerson): Promise<number> {
   const data = sql`${webhookEvents.payload} -> 'data'`;
+  const addresses = addressesOf(contact);
   const rows = await tx
     .delete(webhookEvents)
     .where(
@@ -101,9 +100,9 @@ export async function deleteEventsOf(
         eq(webhookEvents.portalId, contact.portalId),
         or(
           eq(webhookEvents.contactId, contact.id),
-          eq(webhookEvents.contactPhone, contact.phone),
+          inArray(webhookEvents.contactPhone, addresses),
           // Events stored with a plain `data`.
-          sql`(${data} ->> 'contactId' = ${contact.id} or ${data} ->> 'from' = ${contact.phone})`,
+          sql`(${data} ->> 'contactId' = ${contact.id} or ${inArray(sql`${data} ->> 'from'`, addresses)})`,
         ),
       ),
     )
