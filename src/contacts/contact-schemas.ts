@@ -196,7 +196,9 @@ export const ContactSchema = Type.Object(
         description: 'The parent BSUID WhatsApp gives for a managed business (`US.ENT.…`).',
       }),
     ),
-    username: Nullable(Type.String({ description: "The person's WhatsApp username, when shared." })),
+    username: Nullable(
+      Type.String({ description: "The person's WhatsApp username, when shared." }),
+    ),
     profileName: Nullable(
       Type.String({ description: "The person's WhatsApp profile name, as last received." }),
     ),

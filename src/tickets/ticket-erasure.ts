@@ -33,9 +33,7 @@ function terms(person: ErasedPerson): string[] {
     person.parentWaUserId,
     person.username,
     person.profileName,
-  ].filter(
-    (t): t is string => typeof t === 'string' && t.trim().length > 1,
-  );
+  ].filter((t): t is string => typeof t === 'string' && t.trim().length > 1);
 }
 
 /**

@@ -52,8 +52,8 @@ for (const backend of backends()) {
       const userId = String(item.from_user_id);
       assert.match(userId, /^[A-Z]{2}\.[0-9]{20}$/);
 
-      const found = (await get(s, `${CONTACTS}?waUserId=${encodeURIComponent(userId)}`)).json()
-        .data.items;
+      const found = (await get(s, `${CONTACTS}?waUserId=${encodeURIComponent(userId)}`)).json().data
+        .items;
       assert.equal(found.length, 1);
       assert.equal(found[0].phone, null);
       assert.equal(found[0].waUserId, userId);

@@ -60,10 +60,7 @@ export async function expireContent(
  *
  * @returns how many inbound messages were anonymised.
  */
-export async function eraseInboundOf(
-  tx: Tx,
-  contact: ErasedPerson,
-): Promise<number> {
+export async function eraseInboundOf(tx: Tx, contact: ErasedPerson): Promise<number> {
   const rows = await tx
     .update(messages)
     .set({ content: null, waId: 'erased', contactId: null })

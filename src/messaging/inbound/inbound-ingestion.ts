@@ -202,7 +202,8 @@ function prepare(
   let phone: string | null = null;
   if (event.from !== undefined) {
     const parsed = normalisePhone(`+${event.from}`);
-    if (!parsed.ok) log.info({ portalId }, 'inbound message from a phone the library calls invalid');
+    if (!parsed.ok)
+      log.info({ portalId }, 'inbound message from a phone the library calls invalid');
     phone = parsed.ok ? parsed.e164 : `+${event.from}`;
   }
   const person: InboundPerson = {
@@ -327,7 +328,8 @@ async function people(tx: Tx, portalId: number, batch: readonly Prepared[]) {
   const contactIds = await recordInboundPeople(tx, portalId, senders);
   const contactOf = new Map(senders.map((s, i) => [s, contactIds[i]!]));
   batch.forEach((p, i) => (p.row.contact_id = contactOf.get(of[i]!)!));
-  return [...new Set(contactIds)].map(
-    (contact_id): IngestPerson => ({ contact_id, conversation_id: newConversationId() }),
-  );
+  return [...new Set(contactIds)].map((contact_id): IngestPerson => ({
+    contact_id,
+    conversation_id: newConversationId(),
+  }));
 }

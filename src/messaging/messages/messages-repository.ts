@@ -425,10 +425,7 @@ export async function failQueuedOfPerson(
  *
  * @returns how many messages were anonymised.
  */
-export async function anonymiseMessagesOf(
-  tx: Tx,
-  contact: ErasedPerson,
-): Promise<number> {
+export async function anonymiseMessagesOf(tx: Tx, contact: ErasedPerson): Promise<number> {
   const rows = await tx
     .update(messages)
     .set({

@@ -241,10 +241,7 @@ const BSUID = /^[A-Z]{2}\.(?:ENT\.)?[A-Za-z0-9]{1,128}$/;
  *   BSUID.
  * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids/
  */
-function sendBody(
-  m: OutboundMessage,
-  bizOpaqueCallbackData: string,
-): Record<string, unknown> {
+function sendBody(m: OutboundMessage, bizOpaqueCallbackData: string): Record<string, unknown> {
   const to = m.to.startsWith('+') ? m.to.slice(1) : m.to;
   const byUserId = BSUID.test(m.to);
   if (!byUserId && !/^[1-9][0-9]{6,14}$/.test(to))
