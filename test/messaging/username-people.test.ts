@@ -72,6 +72,26 @@ for (const backend of backends()) {
       assert.equal(conversation.contact.username, 'ada.lovelace');
       assert.equal(conversation.lastMessage.preview, 'hello there');
 
+      // The provider sends authentication templates to phone numbers only: refused up front.
+      for (const wabaId of await s.services.partner.wabaIdsOf(s.portalId))
+        s.provider.sandbox.cloud.templatesOf(wabaId).push({
+          id: `${wabaId}8`,
+          name: 'login_code',
+          language: 'en_US',
+          category: 'AUTHENTICATION',
+          status: 'APPROVED',
+          components: [{ type: 'BODY', text: '{{1}} is your verification code.' }],
+          appId: undefined,
+        });
+      const auth = await s.send({
+        to: userId,
+        from: s.numbers[0],
+        type: 'template',
+        template: { name: 'login_code', language: 'en_US', parameters: ['123456'] },
+      });
+      assert.equal(auth.statusCode, 422, auth.body);
+      assert.equal(auth.json().error.code, 'recipient_needs_phone');
+
       // A reply inside the window, by `to` as the BSUID and by `contactId`.
       for (const recipient of [{ to: userId }, { contactId }]) {
         const res = await s.send({
