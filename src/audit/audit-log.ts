@@ -38,6 +38,7 @@ export type AuditAction =
   | 'data_deletion.requested'
   | 'provider_callback.ignored'
   | 'contact.erased'
+  | 'contact.merged'
   | 'credit.added'
   | 'webhook_endpoint.created'
   | 'webhook_endpoint.removed'

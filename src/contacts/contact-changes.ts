@@ -24,6 +24,10 @@ export function toContact(row: ContactRow): Contact {
   return {
     id: row.id,
     phone: row.phone,
+    waUserId: row.waUserId,
+    parentWaUserId: row.parentWaUserId,
+    username: row.username,
+    profileName: row.profileName,
     email: row.email,
     firstName: row.firstName,
     lastName: row.lastName,

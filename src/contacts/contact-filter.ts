@@ -6,7 +6,10 @@ import type { ListContactsQuery } from './contact-schemas.ts';
 import type { ContactFilter } from './contacts-repository.ts';
 import { phoneDigitsOf } from './phone.ts';
 
-/** The repository's filter for a list query's `tag`, `consent`, `q` and `updatedSince`. */
+/**
+ * The repository's filter for a list query's `tag`, `consent`, `q`, `updatedSince` and
+ * `waUserId`.
+ */
 export function listFilter(query: {
   [K in keyof ListContactsQuery]?: ListContactsQuery[K] | undefined;
 }): ContactFilter {
@@ -17,5 +20,6 @@ export function listFilter(query: {
     textPrefix: q ? q.toLowerCase() : undefined,
     phoneDigits: q ? (phoneDigitsOf(q) ?? undefined) : undefined,
     updatedSince: query.updatedSince ? new Date(query.updatedSince) : undefined,
+    waUserId: query.waUserId,
   };
 }

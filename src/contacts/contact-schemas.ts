@@ -177,7 +177,31 @@ export const ImportBodySchema = Type.Object(
 export const ContactSchema = Type.Object(
   {
     id: Type.String({ pattern: '^ctc_[0-9A-Za-z]+$', description: 'Contact id (`ctc_…`).' }),
-    phone: Type.String({ description: 'E.164, e.g. `+16505551234`.' }),
+    phone: Nullable(
+      Type.String({
+        description:
+          'E.164, e.g. `+16505551234`; null for a person who wrote with a WhatsApp username ' +
+          'and no phone number (known by `waUserId`).',
+      }),
+    ),
+    waUserId: Nullable(
+      Type.String({
+        description:
+          "The person's business-scoped user id (BSUID) from WhatsApp, e.g. " +
+          '`US.13491208655302741918`: a send may name it in `to`.',
+      }),
+    ),
+    parentWaUserId: Nullable(
+      Type.String({
+        description: 'The parent BSUID WhatsApp gives for a managed business (`US.ENT.…`).',
+      }),
+    ),
+    username: Nullable(
+      Type.String({ description: "The person's WhatsApp username, when shared." }),
+    ),
+    profileName: Nullable(
+      Type.String({ description: "The person's WhatsApp profile name, as last received." }),
+    ),
     email: Nullable(Type.String()),
     firstName: Nullable(Type.String()),
     lastName: Nullable(Type.String()),
@@ -302,6 +326,13 @@ export const ListContactsQuerySchema = Type.Object({
     Text(Q_MAX, 'Case-insensitive prefix of first name, last name, email, or phone digits.'),
   ),
   updatedSince: Type.Optional(Iso('Only contacts updated at or after this instant.')),
+  waUserId: Type.Optional(
+    Type.String({
+      minLength: 4,
+      maxLength: 160,
+      description: 'Only the contact with this business-scoped user id (BSUID).',
+    }),
+  ),
 });
 export type ListContactsQuery = Static<typeof ListContactsQuerySchema>;
 

@@ -30,6 +30,8 @@ export interface ContactFilter {
   /** Digits matched as a prefix of the E.164 phone's digits. */
   phoneDigits?: string | undefined;
   updatedSince?: Date | undefined;
+  /** The business-scoped user id, exactly. */
+  waUserId?: string | undefined;
 }
 
 export async function insertContact(db: Db, row: NewContactRow): Promise<ContactRow> {
@@ -115,6 +117,19 @@ export async function findContact(
 }
 
 /** The contact with this E.164 phone, locked for update when inside a transaction that asks. */
+/** The portal's contact with this business-scoped user id (BSUID), or null. */
+export async function findContactByWaUserId(
+  db: Db,
+  portalId: number,
+  waUserId: string,
+): Promise<ContactRow | null> {
+  const [row] = await db
+    .select()
+    .from(contacts)
+    .where(and(eq(contacts.portalId, portalId), eq(contacts.waUserId, waUserId)));
+  return row ?? null;
+}
+
 export async function findContactByPhone(
   db: Db,
   portalId: number,
@@ -247,6 +262,7 @@ function filterConditions(portalId: number, filter: ContactFilter): SQL[] {
   if (filter.consent !== undefined) conditions.push(eq(contacts.consentWhatsapp, filter.consent));
   if (filter.updatedSince !== undefined)
     conditions.push(gte(contacts.updatedAt, filter.updatedSince));
+  if (filter.waUserId !== undefined) conditions.push(eq(contacts.waUserId, filter.waUserId));
   const search: SQL[] = [];
   if (filter.textPrefix !== undefined) {
     const pattern = likePrefix(filter.textPrefix);

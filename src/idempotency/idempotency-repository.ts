@@ -134,7 +134,13 @@ export async function tombstoneStoredResponsesNaming(
     .select({ key: idempotencyKeys.key, body: idempotencyKeys.responseBody })
     .from(idempotencyKeys)
     .where(
-      and(eq(idempotencyKeys.portalId, person.portalId), or(names(person.id), names(person.phone))),
+      and(
+        eq(idempotencyKeys.portalId, person.portalId),
+        or(
+          names(person.id),
+          ...[person.phone, person.waUserId].flatMap((v) => (v ? [names(v)] : [])),
+        ),
+      ),
     )
     .for('update');
   for (const row of rows) {

@@ -14,11 +14,24 @@ export interface ErasedPerson {
   portalId: number;
   /** Their contact id (`ctc_…`). */
   id: string;
-  /** E.164. */
-  phone: string;
+  /** E.164; null for a person known only by their business-scoped user id. */
+  phone: string | null;
+  /** Their BSUID, parent BSUID, WhatsApp username and profile name, when known. */
+  waUserId?: string | null | undefined;
+  parentWaUserId?: string | null | undefined;
+  username?: string | null | undefined;
+  profileName?: string | null | undefined;
   email?: string | null | undefined;
   firstName?: string | null | undefined;
   lastName?: string | null | undefined;
+}
+
+/**
+ * The person's WhatsApp addresses, as a message's `wa_id` holds them: the phone (E.164) and the
+ * business-scoped user id, whichever are known (at least one for a stored contact).
+ */
+export function addressesOf(person: Pick<ErasedPerson, 'phone' | 'waUserId'>): string[] {
+  return [person.phone, person.waUserId].filter((a): a is string => typeof a === 'string');
 }
 
 /** What replaces the person in a tombstone: the word the anonymised messages use for `to`. */
@@ -31,9 +44,11 @@ export const ERASED = 'erased';
 export function personPattern(person: ErasedPerson): RegExp {
   const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const terms = [
-    `\\+?${escape(person.phone.replace(/^\+/, ''))}`,
-    ...(person.email ? [escape(person.email)] : []),
-    ...[person.firstName, person.lastName]
+    ...(person.phone ? [`\\+?${escape(person.phone.replace(/^\+/, ''))}`] : []),
+    ...[person.email, person.waUserId, person.parentWaUserId, person.username]
+      .filter((t): t is string => typeof t === 'string' && t.length > 0)
+      .map(escape),
+    ...[person.firstName, person.lastName, person.profileName]
       .filter((n): n is string => typeof n === 'string' && n.trim().length > 1)
       .map((n) => `(?<![\\p{L}\\p{N}])${escape(n.trim())}(?![\\p{L}\\p{N}])`),
   ];
@@ -44,7 +59,8 @@ export function personPattern(person: ErasedPerson): RegExp {
  * The digits of the person's national number (`6505557321` for `+16505557321`): what any
  * written form of their phone contains once everything but digits is dropped.
  */
-export function nationalDigits(person: ErasedPerson): string {
+export function nationalDigits(person: ErasedPerson): string | null {
+  if (person.phone === null) return null;
   return parsePhoneNumberFromString(person.phone)?.nationalNumber ?? person.phone.slice(1);
 }
 
@@ -64,5 +80,6 @@ function withoutPhone(text: string, phone: string): string {
 
 /** `text` with every term of `person` replaced by `erased`. */
 export function withoutPerson(text: string, person: ErasedPerson): string {
-  return withoutPhone(text, person.phone).replace(personPattern(person), ERASED);
+  const kept = person.phone === null ? text : withoutPhone(text, person.phone);
+  return kept.replace(personPattern(person), ERASED);
 }

@@ -59,6 +59,9 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   recipient_opted_out: 'The contact opted out of WhatsApp messages (consent `opted_out`).',
   marketing_stopped:
     'The person stopped marketing messages from the sender number in WhatsApp (a marketing template).',
+  recipient_needs_phone:
+    'WhatsApp sends authentication templates to phone numbers only, and this person is known ' +
+    'only by their WhatsApp user id (they wrote with a username).',
   outside_service_window:
     'Free text needs an inbound message from the recipient in the last 24 hours; send an ' +
     'approved template instead.',

@@ -34,6 +34,8 @@ export const ERROR_STATUS = {
   recipient_opted_out: 422,
   /** The person stopped marketing messages from the sender number (a marketing template). */
   marketing_stopped: 422,
+  /** An authentication template to a person known only by their WhatsApp user id (BSUID). */
+  recipient_needs_phone: 422,
   outside_service_window: 422,
   template_not_approved: 422,
   /** A template's parameters do not fit its definition (kinds, counts, media). */

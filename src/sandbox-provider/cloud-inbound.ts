@@ -1,11 +1,14 @@
 /**
  * A person writes to a business number: the sandbox opens the 24-hour customer service window
  * for that pair, keeps the message for the sandbox phone page, and POSTs the signed inbound
- * webhook (`field: messages`, `contacts[{profile:{name},wa_id}]`, `messages[{from,id,timestamp,
- * type,…}]`, the item as inbound-message.ts makes it) to every app whose WhatsApp grant covers
- * the number's WABA, waiting for their answers.
+ * webhook (`field: messages`, `contacts[{profile:{name,username?},wa_id?,user_id}]`,
+ * `messages[{from?,from_user_id,id,timestamp,type,…}]`, the item as inbound-message.ts makes it)
+ * to every app whose WhatsApp grant covers the number's WABA, waiting for their answers. Every
+ * person has a business-scoped user id (sandbox-people.ts); one who writes with a username and no
+ * phone comes without `from` and `wa_id`.
  *
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids/
  */
 import { appsOfWaba, deliverOnce, wabaNotification } from './cloud-webhooks.ts';
 import {
@@ -16,12 +19,20 @@ import {
 } from './cloud-state.ts';
 import { webhookMessage, type InboundMessage, type MediaSource } from './inbound-message.ts';
 import type { SandboxState } from './sandbox-state.ts';
+import { bsuidOfPhone, bsuidOfUsername } from './sandbox-people.ts';
 
 export interface InboundInput {
   /** The business number written to. */
   phoneNumberId: string;
-  /** The person's number, digits without `+`. */
-  from: string;
+  /**
+   * The person's number, digits without `+`; absent for a person who writes with a username
+   * (then `username`, and `userId` or one derived from the username).
+   */
+  from?: string | undefined;
+  /** The person's business-scoped user id (default: derived from `from` or `username`). */
+  userId?: string | undefined;
+  /** The person's WhatsApp username: shown instead of a number; without `from`, no phone is sent. */
+  username?: string | undefined;
   /** A text message's body (or give `message`). */
   text?: string;
   /** A Cloud API inbound message without `id`, `from` and `timestamp` (inbound-message.ts). */
@@ -34,7 +45,10 @@ export interface InboundInput {
 
 export type InboundOutcome =
   | { ok: true; wamid: string; deliveries: { appId: string; status: DeliveryStatus }[] }
-  | { ok: false; reason: 'unknown_number' | 'no_app' | 'unknown_media' | 'no_message' };
+  | {
+      ok: false;
+      reason: 'unknown_number' | 'no_app' | 'unknown_media' | 'no_message' | 'no_person';
+    };
 
 /** A short line the sandbox phone shows for a person's message. */
 function summary(item: Record<string, unknown>): string | undefined {
@@ -52,6 +66,27 @@ function summary(item: Record<string, unknown>): string | undefined {
   const reply = (content?.button_reply ?? content?.list_reply) as { title?: unknown } | undefined;
   const caption = content?.caption ?? content?.filename ?? content?.text ?? reply?.title;
   return typeof caption === 'string' ? caption : undefined;
+}
+
+/** Who writes: their phone (absent for a username person), BSUID, and the sandbox's key. */
+interface Person {
+  phone: string | undefined;
+  userId: string;
+  /** How the sandbox keys their window and messages: the phone, else the BSUID. */
+  address: string;
+}
+
+/** The person of `input`; null with neither a phone nor a username or user id. */
+function personOf(input: Omit<InboundInput, 'phoneNumberId'>): Person | null {
+  const userId =
+    input.userId ??
+    (input.from !== undefined
+      ? bsuidOfPhone(input.from)
+      : input.username !== undefined
+        ? bsuidOfUsername(input.username)
+        : undefined);
+  if (userId === undefined) return null;
+  return { phone: input.from, userId, address: input.from ?? userId };
 }
 
 /** Several people write to one business number, delivered in one webhook. */
@@ -96,37 +131,51 @@ export async function writeInBatch(
     wamid: string;
     item: Record<string, unknown>;
   }[] = [];
+  const people: Person[] = [];
   for (const input of inputs) {
     const message: InboundMessage | undefined =
       input.message ??
       (input.text !== undefined ? { type: 'text', text: { body: input.text } } : undefined);
     if (!message) return { ok: false, reason: 'no_message' };
-    const one = webhookMessage(state, wabaId, phoneNumberId, input.from, message, input.media);
+    const person = personOf(input);
+    if (!person) return { ok: false, reason: 'no_person' };
+    const one = webhookMessage(state, wabaId, phoneNumberId, person.address, message, input.media);
     if ('error' in one) return { ok: false, reason: one.error };
     const wamid = newWamid();
-    const item = { from: input.from, id: wamid, timestamp: String(Math.floor(now / 1000)) };
+    const item = {
+      ...(person.phone !== undefined && { from: person.phone }),
+      from_user_id: person.userId,
+      id: wamid,
+      timestamp: String(Math.floor(now / 1000)),
+    };
     // `from`, `id` and `timestamp` first and the sandbox's own, whatever the message carried.
     made.push({ input, wamid, item: { ...item, ...one.item, ...item } });
+    people.push(person);
   }
-  const contacts = new Map<string, { profile: { name: string }; wa_id: string }>();
-  for (const { input, wamid, item } of made) {
-    state.cloud.lastInbound.set(`${phoneNumberId}:${input.from}`, now);
+  const contacts = new Map<string, Record<string, unknown>>();
+  for (const [i, { input, wamid, item }] of made.entries()) {
+    const person = people[i]!;
+    state.cloud.lastInbound.set(`${phoneNumberId}:${person.address}`, now);
     const text = summary(item);
     state.cloud.messages.push({
       wamid,
       direction: 'sent_by_person',
       phoneNumberId,
-      waId: input.from,
+      waId: person.address,
       type: String(item.type),
       ...(text !== undefined && { text }),
       status: 'delivered',
       at: now,
       inbound: item,
     });
-    if (!contacts.has(input.from))
-      contacts.set(input.from, {
-        profile: { name: input.name ?? 'Sandbox person' },
-        wa_id: input.from,
+    if (!contacts.has(person.userId))
+      contacts.set(person.userId, {
+        profile: {
+          name: input.name ?? 'Sandbox person',
+          ...(input.username !== undefined && { username: input.username }),
+        },
+        ...(person.phone !== undefined && { wa_id: person.phone }),
+        user_id: person.userId,
       });
   }
   const value = {

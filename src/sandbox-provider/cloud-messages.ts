@@ -1,6 +1,6 @@
 /**
  * Sending, `POST /{version}/{phone-number-id}/messages` with a JSON body
- * `{"messaging_product":"whatsapp","recipient_type"?,"to","type","<type>":{…},"context"?:
+ * `{"messaging_product":"whatsapp","recipient_type"?,"to"|"recipient","type","<type>":{…},"context"?:
  * {"message_id"},"biz_opaque_callback_data"?}` for every kind a business sends — `text`,
  * `image`, `video`, `audio`, `document`, `sticker`, `location`, `contacts`, `interactive`,
  * `reaction`, `template` — with `whatsapp_business_messaging` on the number's WABA. Answers
@@ -10,7 +10,11 @@
  * Cloud API does, with 131047 for a free-form kind (anything but a template) to a person who has
  * not written to the number in the 24 hours before (the customer service window, per number and
  * person) and 131026 for a recipient whose number ends in `0000`. The sandbox phone keeps what
- * was sent (phone-page.tsx shows it; a reaction lands on its message).
+ * was sent (phone-page.tsx shows it; a reaction lands on its message). A person is addressed by
+ * phone (`to`) or by business-scoped user id (`recipient`, e.g. `US.13491208655302741918`: a
+ * person who writes with a username and no phone); exactly one of the two, else 100.
+ *
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids/
  *
  * The same path takes read receipts (`status: "read"`, cloud-read.ts).
  *
@@ -41,6 +45,7 @@ import { checkTemplate, type SentTemplate } from './cloud-template-validation.ts
 import { findMessage } from './inbound-message.ts';
 import { scheduleStatuses } from './cloud-statuses.ts';
 import { pricingFor } from './cloud-pricing.ts';
+import { BSUID_PATTERN } from './sandbox-people.ts';
 import { GraphError, graphError, type GraphFault } from './graph-errors.ts';
 import type { SandboxState } from './sandbox-state.ts';
 import type { SurfaceOptions } from './surface.ts';
@@ -55,7 +60,9 @@ const Send = Type.Object({
   messaging_product: Type.Literal('whatsapp'),
   recipient_type: Type.Optional(Type.Literal('individual')),
   // A phone number as people write it: digits with `+`, spaces, dashes, dots or parentheses.
-  to: Type.String({ pattern: '^[+0-9 ().-]{7,40}$' }),
+  to: Type.Optional(Type.String({ pattern: '^[+0-9 ().-]{7,40}$' })),
+  // A business-scoped user id (BSUID): the person without their phone number.
+  recipient: Type.Optional(Type.String({ pattern: BSUID_PATTERN, maxLength: 135 })),
   type: Type.Optional(Type.String({ maxLength: 40 })),
   context: Type.Optional(Type.Unknown()),
   biz_opaque_callback_data: Type.Optional(Type.String({ maxLength: 512 })),
@@ -166,9 +173,13 @@ export async function cloudMessageRoutes(
             'Message failed to send because there were too many messages sent from this phone number in a short period of time',
         });
       const body = request.body as SendBody;
-      // The WhatsApp id is the number's digits (country code first), whatever its formatting.
-      const waId = body.to.replace(/[^0-9]/g, '');
-      if (!/^[1-9][0-9]{6,14}$/.test(waId)) return graphError(reply, 400, INVALID);
+      // The WhatsApp id is the number's digits (country code first), whatever its formatting;
+      // or the BSUID given as `recipient` (the sandbox keys that person by it).
+      if ((body.to === undefined) === (body.recipient === undefined))
+        return graphError(reply, 400, INVALID);
+      const waId = body.recipient ?? body.to!.replace(/[^0-9]/g, '');
+      if (body.recipient === undefined && !/^[1-9][0-9]{6,14}$/.test(waId))
+        return graphError(reply, 400, INVALID);
       const checked = check({ state, wabaId, phoneNumberId, waId }, body);
       if ('fault' in checked) return graphError(reply, 400, checked.fault);
       const type = body.type ?? 'text';
@@ -206,7 +217,11 @@ export async function cloudMessageRoutes(
       if (slow > 0) await delay(slow, undefined, { signal: state.cloud.signal });
       return {
         messaging_product: 'whatsapp',
-        contacts: [{ input: body.to, wa_id: waId }],
+        contacts: [
+          body.recipient === undefined
+            ? { input: body.to, wa_id: waId }
+            : { input: body.recipient, user_id: body.recipient },
+        ],
         messages: [{ id: message.wamid }],
       };
     },

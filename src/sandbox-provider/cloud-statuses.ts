@@ -14,6 +14,7 @@
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/components#statuses-object
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
  */
+import { bsuidOfPhone, isBsuid } from './sandbox-people.ts';
 import { describePhoneNumber, type PhoneMessage } from './cloud-state.ts';
 import { deliverWithRetries, wabaNotification } from './cloud-webhooks.ts';
 import type { SandboxState } from './sandbox-state.ts';
@@ -53,7 +54,11 @@ function statusItem(
     id: m.wamid,
     status,
     timestamp: String(Math.floor(nowMs / 1000)),
-    recipient_id: m.waId,
+    // The phone when the person has one in the sandbox, and always their BSUID.
+    // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids/
+    ...(isBsuid(m.waId)
+      ? { recipient_user_id: m.waId }
+      : { recipient_id: m.waId, recipient_user_id: bsuidOfPhone(m.waId) }),
     ...(data !== undefined && { biz_opaque_callback_data: data }),
     ...(m.failure !== undefined && { errors: [statusError(m.failure)] }),
     ...(m.pricing && { pricing: m.pricing }),

@@ -302,6 +302,7 @@ export function outcomeLines(outcome: InboundOutcome): string[] {
         no_app: 'No app holds a grant for this business number.',
         unknown_media: 'No such medium or sample file.',
         no_message: 'Nothing to send.',
+        no_person: 'Give the person a phone number, a username or a user id.',
       }[outcome.reason],
     ];
   return [

@@ -23,10 +23,16 @@ import { InboundMessage } from './inbound-message.ts';
 import { phoneFormRoutes } from './phone-forms.ts';
 import { failureStatus, phoneHtml } from './phone-page.tsx';
 import { HtmlResponse, type SurfaceOptions } from './surface.ts';
+import { BSUID_PATTERN } from './sandbox-people.ts';
 
 const Inbound = Type.Object({
   phoneNumberId: Type.String({ pattern: '^[0-9]{1,30}$' }),
-  from: Type.String({ pattern: '^[1-9][0-9]{6,14}$' }),
+  // A person with a phone; or one who writes with a username (no phone sent), named by their
+  // business-scoped user id (given, or derived from the username).
+  // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids/
+  from: Type.Optional(Type.String({ pattern: '^[1-9][0-9]{6,14}$' })),
+  userId: Type.Optional(Type.String({ pattern: BSUID_PATTERN, maxLength: 135 })),
+  username: Type.Optional(Type.String({ pattern: '^[a-z0-9._]{3,35}$' })),
   text: Type.Optional(Type.String({ minLength: 1, maxLength: 4096 })),
   message: Type.Optional(InboundMessage),
   name: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
@@ -92,6 +98,10 @@ export async function sandboxPhoneRoutes(
         return reply
           .code(400)
           .send({ error: 'invalid_request', message: 'give either text or message' });
+      if (body.from === undefined && body.userId === undefined && body.username === undefined)
+        return reply
+          .code(400)
+          .send({ error: 'invalid_request', message: 'give from, or username or userId' });
       const outcome = await writeIn(state, body);
       if (!outcome.ok)
         return reply.code(failureStatus(outcome.reason)).send({ error: outcome.reason });

@@ -23,10 +23,17 @@ interface Anonymised {
 
 /** The person's terms as they may appear in text, for the query's first, coarse match. */
 function terms(person: ErasedPerson): string[] {
-  const digits = person.phone.replace(/^\+/, '');
-  return [digits, person.email, person.firstName, person.lastName].filter(
-    (t): t is string => typeof t === 'string' && t.trim().length > 1,
-  );
+  const digits = person.phone?.replace(/^\+/, '');
+  return [
+    digits,
+    person.email,
+    person.firstName,
+    person.lastName,
+    person.waUserId,
+    person.parentWaUserId,
+    person.username,
+    person.profileName,
+  ].filter((t): t is string => typeof t === 'string' && t.trim().length > 1);
 }
 
 /**
@@ -38,7 +45,9 @@ function mentions(columns: AnyPgColumn[], person: ErasedPerson): SQL {
   const national = nationalDigits(person);
   const clauses = columns.flatMap((c) => [
     ...terms(person).map((t) => sql`strpos(lower(${c}), ${t.trim().toLowerCase()}) > 0`),
-    sql`strpos(regexp_replace(${c}, '[^0-9]', '', 'g'), ${national}) > 0`,
+    ...(national === null
+      ? []
+      : [sql`strpos(regexp_replace(${c}, '[^0-9]', '', 'g'), ${national}) > 0`]),
   ]);
   return or(...clauses)!;
 }

@@ -33,7 +33,9 @@ export function inboxConversationOf(c: Conversation): InboxConversation {
     id: c.id,
     contactId: c.contact.id,
     name: c.contact.name,
-    phone: c.contact.phone,
+    phone:
+      c.contact.phone ??
+      (c.contact.username ? `@${c.contact.username}` : (c.contact.waUserId ?? '')),
     phoneNumberId: c.phoneNumberId,
     preview: c.lastMessage.preview,
     lastDirection: c.lastMessage.direction,

@@ -143,7 +143,9 @@ export function composerContacts(contacts: readonly Contact[]): { id: string; la
     .filter((c) => c.consent.whatsapp !== 'opted_out')
     .map((c) => {
       const name = [c.firstName, c.lastName].filter(Boolean).join(' ');
-      return { id: c.id, label: name ? `${name} · ${c.phone}` : c.phone };
+      const address = c.phone ?? (c.username ? `@${c.username}` : (c.waUserId ?? c.id));
+      const shown = name || c.profileName;
+      return { id: c.id, label: shown ? `${shown} · ${address}` : address };
     });
 }
 

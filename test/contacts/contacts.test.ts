@@ -45,6 +45,10 @@ for (const backend of backends()) {
         {
           id: 0,
           phone: '+16505551234',
+          waUserId: null,
+          parentWaUserId: null,
+          username: null,
+          profileName: null,
           email: 'ada@example.test',
           firstName: 'Ada',
           lastName: 'Lovelace',

@@ -110,7 +110,8 @@ export interface StatusItem {
   id: string;
   status: string;
   timestamp: string;
-  recipient_id: string;
+  recipient_id?: string;
+  recipient_user_id?: string;
   conversation?: { id: string; expiration_timestamp?: string; origin: { type: string } };
   pricing?: { billable: boolean; pricing_model: string; type?: string; category: string };
   errors?: {

@@ -229,4 +229,40 @@ describe('the sandbox sends and reports as the Cloud API does', () => {
     assert.equal(withParameter.status, 400);
     assert.equal((withParameter.body.error as { code: number }).code, 132000);
   });
+
+  test('a send by `recipient` (a BSUID) reaches a username person; statuses name them by `recipient_user_id` only', async (t) => {
+    // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids/
+    const p = await startTestProvider(t);
+    const hooks = await recordAppWebhooks(t, p);
+    const { token, numbers } = await granted(p, '5509');
+    const [a] = numbers;
+    const userId = 'US.13491208655302741918';
+    await p.sandbox.cloud.writeIn({ phoneNumberId: a, userId, username: 'ada.l', text: 'hi' });
+    const res = await send(p, token, a, {
+      recipient: userId,
+      type: 'text',
+      text: { body: 'Hello Ada' },
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    assert.deepEqual(res.body.contacts, [{ input: userId, user_id: userId }]);
+    const wamid = (res.body.messages as { id: string }[])[0]!.id;
+    const statuses = await hooks.waitForStatuses(wamid, 3);
+    for (const s of statuses) {
+      assert.equal(s.recipient_id, undefined, 'no phone for a username person');
+      assert.equal(s.recipient_user_id, userId);
+      assert.equal(s.errors, undefined, 'inside the window opened by their message');
+    }
+    // A phone person's statuses carry both.
+    const phone = await accepted(p, token, a, template('16505551234', 'hello_world'));
+    const [first] = await hooks.waitForStatuses(phone, 1);
+    assert.equal(first!.recipient_id, '16505551234');
+    assert.match(String(first!.recipient_user_id), /^US\.[0-9]{20}$/);
+    // Exactly one of `to` and `recipient`.
+    for (const both of [
+      { to: '16505551234', recipient: userId, type: 'text', text: { body: 'x' } },
+      { type: 'text', text: { body: 'x' } },
+    ])
+      assert.equal((await send(p, token, a, both)).status, 400);
+    assertParsedWhole(hooks);
+  });
 });

@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { SAMPLES } from '../../src/sandbox-provider/samples/samples.ts';
+import { bsuidOfPhone } from '../../src/sandbox-provider/sandbox-people.ts';
 import { recordAppWebhooks, startTestProvider } from '../helpers/provider.ts';
 import { call, granted, inbound, inboundValue, type Item } from './sandbox-cloud.ts';
 
@@ -38,10 +39,20 @@ describe('inbound messages from the sandbox', () => {
     assert.equal(first.value.messaging_product, 'whatsapp');
     assert.equal(first.value.metadata.phone_number_id, number);
     assert.match(first.value.metadata.display_phone_number, /^[0-9]{10,15}$/);
-    assert.deepEqual(first.value.contacts, [{ profile: { name: 'Ada' }, wa_id: PERSON }]);
+    assert.deepEqual(first.value.contacts, [
+      { profile: { name: 'Ada' }, wa_id: PERSON, user_id: bsuidOfPhone(PERSON) },
+    ]);
     const item = first.value.messages[0];
-    assert.deepEqual(Object.keys(item), ['from', 'id', 'timestamp', 'type', 'text']);
+    assert.deepEqual(Object.keys(item), [
+      'from',
+      'from_user_id',
+      'id',
+      'timestamp',
+      'type',
+      'text',
+    ]);
     assert.equal(item.from, PERSON);
+    assert.equal(item.from_user_id, bsuidOfPhone(PERSON));
     assert.match(item.timestamp, /^[0-9]{10}$/);
     assert.deepEqual(item.text, { body: 'hello' });
 
@@ -184,7 +195,11 @@ describe('inbound messages from the sandbox', () => {
     const { value } = inboundValue(hooks, outcome.wamids[0]!);
     assert.deepEqual(
       value.contacts,
-      people.map((wa_id, i) => ({ profile: { name: `Person ${i}` }, wa_id })),
+      people.map((wa_id, i) => ({
+        profile: { name: `Person ${i}` },
+        wa_id,
+        user_id: bsuidOfPhone(wa_id),
+      })),
     );
     const messages = value.messages as Item[];
     assert.deepEqual(
@@ -193,6 +208,7 @@ describe('inbound messages from the sandbox', () => {
     );
     assert.deepEqual(messages[42], {
       from: people[0],
+      from_user_id: bsuidOfPhone(people[0]!),
       id: outcome.wamids[42],
       timestamp: messages[42]!.timestamp,
       type: 'text',
@@ -230,6 +246,8 @@ describe('inbound messages from the sandbox', () => {
       [{ ...who, message: { type: 'image', image: { id: '1234567890' } } }, 400, 'unknown_media'],
       [{ ...who, from: '+16505551234', text: 'hi' }, 400, 'invalid_request'],
       [{ phoneNumberId: '999', from: PERSON, text: 'hi' }, 404, 'unknown_number'],
+      [{ phoneNumberId: numbers[0], text: 'hi' }, 400, 'invalid_request'],
+      [{ phoneNumberId: numbers[0], userId: '+16505551234', text: 'hi' }, 400, 'invalid_request'],
     ] as const) {
       const res = await post(body);
       assert.equal(res.status, status, JSON.stringify(body));
@@ -237,5 +255,25 @@ describe('inbound messages from the sandbox', () => {
     }
     assert.equal(p.sandbox.cloud.messages.length, before);
     assert.equal(hooks.bodies.length, 0);
+  });
+
+  test('a username person writes without a phone: BSUID and username, no `from` or `wa_id`', async (t) => {
+    // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids/
+    const p = await startTestProvider(t);
+    const hooks = await recordAppWebhooks(t, p);
+    const { numbers } = await granted(p, '6603');
+    const res = await call(p, 'POST', '/sandbox/inbound', {
+      body: { phoneNumberId: numbers[0], username: 'ada.l', name: 'Ada', text: 'hi' },
+    });
+    assert.equal(res.status, 200, JSON.stringify(res.body));
+    const { value } = inboundValue(hooks, String(res.body.wamid));
+    const [contact] = value.contacts as Item[];
+    assert.equal(contact!.wa_id, undefined);
+    assert.deepEqual(contact!.profile, { name: 'Ada', username: 'ada.l' });
+    const userId = String(contact!.user_id);
+    assert.match(userId, /^US\.[0-9]{20}$/);
+    const [item] = value.messages as Item[];
+    assert.equal(item!.from, undefined);
+    assert.equal(item!.from_user_id, userId);
   });
 });

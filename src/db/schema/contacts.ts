@@ -1,5 +1,14 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, jsonb, pgTable, text, timestamp, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { portals } from './portals.ts';
 
 /** WhatsApp consent states of a contact; new contacts are `unknown`. */
@@ -20,7 +29,10 @@ export const CONSENT_SCOPES = ['whatsapp', 'marketing'] as const;
 /**
  * The people a portal messages (CRM contacts). Invariants: every read filters by `portal_id`
  * in the query; `phone` is E.164 (normalised by libphonenumber-js before any write) and unique
- * within a portal; `attributes` is a flat object of string/number/boolean values. Messaging
+ * within a portal; a contact has a phone, a business-scoped user id (`wa_user_id`, the
+ * provider's BSUID, unique within a portal), or both: a person who uses a WhatsApp username may
+ * write without a phone (docs/decisions/0055-business-scoped-user-ids.md); the BSUID, parent
+ * BSUID, username and profile name are contact data like the phone (never logged); `attributes` is a flat object of string/number/boolean values. Messaging
  * reads `consent_whatsapp` before a send and `last_inbound_at` for the 24-hour service window,
  * and the provider's webhooks update both (source `provider`). Times have millisecond precision
  * so the keyset cursor, which carries `created_at` as a JavaScript date, compares exactly.
@@ -38,8 +50,19 @@ export const contacts = pgTable(
     portalId: integer('portal_id')
       .notNull()
       .references(() => portals.id, { onDelete: 'cascade' }),
-    /** E.164, e.g. `+16505551234`. */
-    phone: text('phone').notNull(),
+    /** E.164, e.g. `+16505551234`; null for a person known only by their BSUID. */
+    phone: text('phone'),
+    /**
+     * The provider's business-scoped user id (BSUID, e.g. `US.13491208655302741918`), as given.
+     * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids/
+     */
+    waUserId: text('wa_user_id'),
+    /** The parent BSUID the provider sends for a managed business (`US.ENT.…`), when given. */
+    parentWaUserId: text('parent_wa_user_id'),
+    /** The person's WhatsApp username (`contacts[].profile.username`), when given. */
+    username: text('username'),
+    /** The person's WhatsApp profile name (`contacts[].profile.name`), as last received. */
+    profileName: text('profile_name'),
     email: text('email'),
     firstName: text('first_name'),
     lastName: text('last_name'),
@@ -65,6 +88,8 @@ export const contacts = pgTable(
   },
   (t) => [
     uniqueIndex('contacts_portal_phone').on(t.portalId, t.phone.op('text_pattern_ops')),
+    uniqueIndex('contacts_portal_wa_user_id').on(t.portalId, t.waUserId),
+    check('contacts_phone_or_wa_user_id', sql`${t.phone} is not null or ${t.waUserId} is not null`),
     // Ascending on purpose: scanned backwards, they serve `ORDER BY created_at DESC, id DESC`
     // (PostgreSQL's DESC is NULLS FIRST; an index built `DESC NULLS LAST` would not match it).
     index('contacts_portal_page').on(t.portalId, t.createdAt, t.id),

@@ -8,7 +8,8 @@
  *
  * @see docs/messaging.md "Retention"
  */
-import { and, eq, isNotNull, lt, or, sql } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, lt, or, sql } from 'drizzle-orm';
+import { addressesOf, type ErasedPerson } from '../../platform/erased-person.ts';
 import { webhookEvents } from '../../db/schema/webhooks.ts';
 import { media } from '../../db/schema/conversations.ts';
 import { messages } from '../../db/schema/messages.ts';
@@ -59,10 +60,7 @@ export async function expireContent(
  *
  * @returns how many inbound messages were anonymised.
  */
-export async function eraseInboundOf(
-  tx: Tx,
-  contact: { portalId: number; id: string; phone: string },
-): Promise<number> {
+export async function eraseInboundOf(tx: Tx, contact: ErasedPerson): Promise<number> {
   const rows = await tx
     .update(messages)
     .set({ content: null, waId: 'erased', contactId: null })
@@ -70,7 +68,7 @@ export async function eraseInboundOf(
       and(
         eq(messages.portalId, contact.portalId),
         eq(messages.direction, 'inbound'),
-        or(eq(messages.contactId, contact.id), eq(messages.waId, contact.phone)),
+        or(eq(messages.contactId, contact.id), inArray(messages.waId, addressesOf(contact))),
       ),
     )
     .returning({ id: messages.id, mediaId: messages.mediaId });
@@ -89,11 +87,9 @@ export async function eraseInboundOf(
  *
  * @returns how many events were deleted.
  */
-export async function deleteEventsOf(
-  tx: Tx,
-  contact: { portalId: number; id: string; phone: string },
-): Promise<number> {
+export async function deleteEventsOf(tx: Tx, contact: ErasedPerson): Promise<number> {
   const data = sql`${webhookEvents.payload} -> 'data'`;
+  const addresses = addressesOf(contact);
   const rows = await tx
     .delete(webhookEvents)
     .where(
@@ -101,9 +97,9 @@ export async function deleteEventsOf(
         eq(webhookEvents.portalId, contact.portalId),
         or(
           eq(webhookEvents.contactId, contact.id),
-          eq(webhookEvents.contactPhone, contact.phone),
+          inArray(webhookEvents.contactPhone, addresses),
           // Events stored with a plain `data`.
-          sql`(${data} ->> 'contactId' = ${contact.id} or ${data} ->> 'from' = ${contact.phone})`,
+          sql`(${data} ->> 'contactId' = ${contact.id} or ${inArray(sql`${data} ->> 'from'`, addresses)})`,
         ),
       ),
     )

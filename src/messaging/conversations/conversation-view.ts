@@ -77,11 +77,19 @@ export function toConversation(
   preview: string | null,
   now: Date,
 ): Conversation {
-  const name = [row.contactFirstName, row.contactLastName].filter((n) => n).join(' ');
+  const name =
+    [row.contactFirstName, row.contactLastName].filter((n) => n).join(' ') ||
+    (row.contactProfileName ?? row.contactUsername ?? '');
   const { expiresAt } = serviceWindowAt(row.lastInboundAt, now);
   return {
     id: row.id,
-    contact: { id: row.contactId, name: name === '' ? null : name, phone: row.contactPhone },
+    contact: {
+      id: row.contactId,
+      name: name === '' ? null : name,
+      phone: row.contactPhone,
+      waUserId: row.contactWaUserId,
+      username: row.contactUsername,
+    },
     phoneNumberId: row.phoneNumberId,
     lastMessage: {
       id: row.lastMessageId,

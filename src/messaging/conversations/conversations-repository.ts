@@ -106,7 +106,11 @@ export interface ConversationListRow {
   contactId: string;
   contactFirstName: string | null;
   contactLastName: string | null;
-  contactPhone: string;
+  /** Null for a person known only by their business-scoped user id. */
+  contactPhone: string | null;
+  contactWaUserId: string | null;
+  contactUsername: string | null;
+  contactProfileName: string | null;
   phoneNumberId: string;
   lastMessageId: string;
   lastDirection: Direction;
@@ -131,6 +135,9 @@ const listColumns = {
   contactFirstName: contacts.firstName,
   contactLastName: contacts.lastName,
   contactPhone: contacts.phone,
+  contactWaUserId: contacts.waUserId,
+  contactUsername: contacts.username,
+  contactProfileName: contacts.profileName,
   phoneNumberId: conversations.phoneNumberId,
   lastMessageId: conversations.lastMessageId,
   lastDirection: conversations.lastDirection,

@@ -18,9 +18,19 @@ export const ConversationSchema = Type.Object(
       {
         id: Type.String({ description: 'Contact id (`ctc_…`).' }),
         name: Nullable(
-          Type.String({ description: 'First and last name, when the contact has one.' }),
+          Type.String({
+            description:
+              'First and last name when the contact has one, else the WhatsApp profile name ' +
+              'or username.',
+          }),
         ),
-        phone: Type.String({ description: 'E.164.' }),
+        phone: Nullable(
+          Type.String({ description: 'E.164; null for a person known only by `waUserId`.' }),
+        ),
+        waUserId: Nullable(
+          Type.String({ description: "The person's business-scoped user id (BSUID)." }),
+        ),
+        username: Nullable(Type.String({ description: "The person's WhatsApp username." })),
       },
       { description: 'The person.' },
     ),

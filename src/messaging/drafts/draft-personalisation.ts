@@ -41,7 +41,7 @@ export interface ContactValues {
   firstName: string | null;
   lastName: string | null;
   email: string | null;
-  phone: string;
+  phone: string | null;
   attributes: Record<string, string | number | boolean>;
 }
 

@@ -223,7 +223,7 @@ type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
 export async function removePersonFromDrafts(
   tx: Tx,
   keyring: DraftKeyring,
-  contact: { portalId: number; id: string; phone: string },
+  contact: { portalId: number; id: string; phone: string | null },
 ): Promise<{ deleted: number; changed: number }> {
   const stored = await tx
     .select()
@@ -235,7 +235,7 @@ export async function removePersonFromDrafts(
   for (const row of stored.map((r) => opened(keyring, r))) {
     const names =
       row.recipients.contactIds.includes(contact.id) ||
-      row.recipients.phones.includes(contact.phone);
+      (contact.phone !== null && row.recipients.phones.includes(contact.phone));
     if (!names) continue;
     const recipients = {
       ...row.recipients,

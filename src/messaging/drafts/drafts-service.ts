@@ -231,9 +231,9 @@ async function expand(db: Database, portalId: number, r: DraftRecipients): Promi
   const known = await repo.contactsByIds(db, portalId, r.contactIds);
   const tagged = r.tag ? await repo.contactsByTag(db, portalId, r.tag, TAG_RECIPIENTS_MAX) : [];
   for (const c of [...known, ...tagged]) {
-    if (ids.has(c.id) || phones.has(c.phone)) continue;
+    if (ids.has(c.id) || (c.phone !== null && phones.has(c.phone))) continue;
     ids.add(c.id);
-    phones.add(c.phone);
+    if (c.phone !== null) phones.add(c.phone);
     out.push({ contactId: c.id, label: c.id });
   }
   for (const id of r.contactIds)

@@ -1,7 +1,8 @@
 /**
  * The provider's inbound messages, stored (partner/'s `ProviderWebhookSink.inboundMessages`):
  * per webhook batch and business number, in one transaction, each new message stored once per
- * (portal, wamid) with its content sealed (message-content.ts), its sender recorded as a contact,
+ * (portal, wamid) with its content sealed (message-content.ts), its sender recorded as a contact
+ * (by phone, else by business-scoped user id: inbound-people.ts),
  * the service window opened, the conversation moved on, a medium row for a media message, and
  * its reply or reaction linked to our message of that wamid; then, in the same transaction, each
  * new message's steps: `message.received` (or `message.reaction`) with the API view, and the
@@ -14,7 +15,7 @@
  * @see docs/messaging.md "Inbound messages"
  */
 import { notifyConversationsOf } from '../conversations/conversation-changes.ts';
-import { newContactId, normalisePhone } from '../../contacts/contacts-lookup.ts';
+import { normalisePhone } from '../../contacts/contacts-lookup.ts';
 import type { Database } from '../../db/client.ts';
 import { randomBase62 } from '../../platform/crypto.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -33,6 +34,7 @@ import {
   type IngestRow,
 } from './inbound-statements.ts';
 import { inboundMessageView } from '../messages/message-view.ts';
+import { recordInboundPeople, type InboundPerson } from './inbound-people.ts';
 
 /** A new inbound text, as the text steps get it (inside the batch's transaction). */
 export interface InboundText {
@@ -75,7 +77,9 @@ export interface InboundIngestionDeps {
 
 /** A message ready to store: its row, its content in clear (for the steps), its sender. */
 interface Prepared {
+  /** The row; its `contact_id` is set once the batch's senders are recorded. */
   row: IngestRow;
+  person: InboundPerson;
   content: StoredInboundContent;
   event: InboundMessageEvent;
 }
@@ -105,7 +109,7 @@ export function createInboundIngestion(deps: InboundIngestionDeps) {
         portalId,
         phoneNumberId,
         batch.map((p) => p.row),
-        people(batch),
+        await people(tx, portalId, batch),
       );
       // Open inboxes on every instance hear of the conversations (ids only) at commit.
       const senders = [...new Set(inserted.map((r) => r.contactId))];
@@ -193,9 +197,23 @@ function prepare(
   event: InboundMessageEvent,
 ): Prepared {
   // The provider's `wa_id` is the person's WhatsApp address even when the phone library does
-  // not know its numbering plan (a new range, a country's late change): kept as is.
-  const phone = normalisePhone(`+${event.from}`);
-  if (!phone.ok) log.info({ portalId }, 'inbound message from a phone the library calls invalid');
+  // not know its numbering plan (a new range, a country's late change): kept as is. A person
+  // who uses a username may come without it, named by their business-scoped user id alone.
+  let phone: string | null = null;
+  if (event.from !== undefined) {
+    const parsed = normalisePhone(`+${event.from}`);
+    if (!parsed.ok)
+      log.info({ portalId }, 'inbound message from a phone the library calls invalid');
+    phone = parsed.ok ? parsed.e164 : `+${event.from}`;
+  }
+  const person: InboundPerson = {
+    phone,
+    waUserId: event.fromUserId ?? null,
+    parentWaUserId: event.fromParentUserId ?? null,
+    username: event.username ?? null,
+    profileName: event.profileName ?? null,
+    at: event.timestamp.toISOString(),
+  };
   const id = newInboundMessageId();
   const content: StoredInboundContent = {
     ...event.content,
@@ -215,10 +233,12 @@ function prepare(
   return {
     event,
     content,
+    person,
     row: {
       id,
       wamid: event.wamid,
-      phone: phone.ok ? phone.e164 : `+${event.from}`,
+      wa_id: (phone ?? person.waUserId)!,
+      contact_id: '',
       type: event.type,
       content: sealContent(keyring, portalId, id, content),
       media_id: medium ? newMediaId() : null,
@@ -261,7 +281,7 @@ async function afterInsert(
   return inboundMessageView(
     {
       id: row.id,
-      waId: row.phone,
+      waId: row.wa_id,
       contactId,
       phoneNumberId,
       providerMessageId: row.wamid,
@@ -278,19 +298,38 @@ async function afterInsert(
   );
 }
 
-/** Each sender of the batch once, at their newest message. */
-function people(batch: readonly Prepared[]): IngestPerson[] {
-  const byPhone = new Map<string, IngestPerson>();
-  for (const { row } of batch) {
-    const person = byPhone.get(row.phone);
-    if (!person)
-      byPhone.set(row.phone, {
-        contact_id: newContactId(),
-        phone: row.phone,
-        at: row.received_at,
-        conversation_id: newConversationId(),
-      });
-    else if (row.received_at > person.at) person.at = row.received_at;
-  }
-  return [...byPhone.values()];
+/**
+ * Each sender of the batch once (messages naming them by phone, by BSUID or both are one
+ * person), recorded as a contact (inbound-people.ts); each row gets its contact.
+ *
+ * @returns each contact once, with a new conversation's id.
+ */
+async function people(tx: Tx, portalId: number, batch: readonly Prepared[]) {
+  const senders: InboundPerson[] = [];
+  const byKey = new Map<string, InboundPerson>();
+  const of = batch.map(({ person: p }) => {
+    const same =
+      (p.phone !== null ? byKey.get(`p:${p.phone}`) : undefined) ??
+      (p.waUserId !== null ? byKey.get(`u:${p.waUserId}`) : undefined);
+    const s = same ?? { ...p };
+    if (!same) senders.push(s);
+    s.phone ??= p.phone;
+    s.waUserId ??= p.waUserId;
+    s.parentWaUserId ??= p.parentWaUserId;
+    if (p.at >= s.at) {
+      s.at = p.at;
+      s.username = p.username ?? s.username;
+      s.profileName = p.profileName ?? s.profileName;
+    }
+    if (s.phone !== null) byKey.set(`p:${s.phone}`, s);
+    if (s.waUserId !== null) byKey.set(`u:${s.waUserId}`, s);
+    return s;
+  });
+  const contactIds = await recordInboundPeople(tx, portalId, senders);
+  const contactOf = new Map(senders.map((s, i) => [s, contactIds[i]!]));
+  batch.forEach((p, i) => (p.row.contact_id = contactOf.get(of[i]!)!));
+  return [...new Set(contactIds)].map((contact_id): IngestPerson => ({
+    contact_id,
+    conversation_id: newConversationId(),
+  }));
 }

@@ -68,7 +68,10 @@ export const InboundMessageSchema = Type.Object(
   {
     id: Str('Message id (`msg_…`), in the same space as outbound messages.'),
     direction: Type.Literal('inbound'),
-    from: Str('The person, E.164.'),
+    from: Str(
+      'The person: E.164, or their WhatsApp user id (BSUID, `US.1349…`) when they wrote with a ' +
+        'username and no phone number.',
+    ),
     contactId: Nullable(Str(), {
       description: 'The contact who wrote (`ctc_…`); null once erased.',
     }),

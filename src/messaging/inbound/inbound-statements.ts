@@ -1,15 +1,15 @@
 /**
  * The statements of an inbound batch, set-based so a webhook of 100 messages costs two round
  * trips rather than several per message: `messagesByWamid` (what the batch's replies and
- * reactions name) and `ingestStatement`, one data-modifying `WITH` that records the senders
- * (contacts), stores each new message once per (portal, wamid), its medium, and moves the
- * conversations on (which opens their service windows: conversations/service-window.ts).
+ * reactions name) and `ingest`, one data-modifying `WITH` that stores each new message once per
+ * (portal, wamid), its medium, and moves the conversations on (which opens their service
+ * windows: conversations/service-window.ts). The senders are recorded as contacts before it
+ * (inbound-people.ts).
  *
  * @see https://www.postgresql.org/docs/current/queries-with.html#QUERIES-WITH-MODIFYING
  * @see docs/messaging.md "Inbound messages"
  */
 import { sql } from 'drizzle-orm';
-import { recordInboundStatement } from '../../contacts/contacts-lookup.ts';
 import { conversations, media } from '../../db/schema/conversations.ts';
 import { messages } from '../../db/schema/messages.ts';
 import type { SealedValue } from '../../platform/keyring.ts';
@@ -19,8 +19,10 @@ import type { Db } from '../messages/messages-repository.ts';
 export interface IngestRow {
   id: string;
   wamid: string;
-  /** The sender, E.164. */
-  phone: string;
+  /** The sender's address: their phone (E.164), else their business-scoped user id. */
+  wa_id: string;
+  /** The sender's contact (`ctc_…`), recorded before the statement. */
+  contact_id: string;
   /** The provider's type as received. */
   type: string;
   content: SealedValue;
@@ -35,12 +37,10 @@ export interface IngestRow {
   received_at: string;
 }
 
-/** One sender of the batch: a new contact's id (used only if the phone is new), the newest time. */
+/** One sender of the batch: their contact, and a new conversation's id (used only if the
+ * contact has none with this number). */
 export interface IngestPerson {
   contact_id: string;
-  phone: string;
-  at: string;
-  /** A new conversation's id (used only if the contact has none with this number). */
   conversation_id: string;
 }
 
@@ -87,22 +87,21 @@ export async function ingest(
   people: readonly IngestPerson[],
 ): Promise<{ id: string; contactId: string }[]> {
   const input = sql`(select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(id text,
-    wamid text, phone text, type text, content jsonb, media_id text, provider_media_id text,
+    wamid text, wa_id text, contact_id text, type text, content jsonb, media_id text, provider_media_id text,
     mime_type text, sha256 text, ctx_wamid text, ctx_message_id text, received_at timestamptz))`;
   const senders = sql`(select * from jsonb_to_recordset(${JSON.stringify(people)}::jsonb)
-    as p(contact_id text, phone text, at timestamptz, conversation_id text))`;
+    as p(contact_id text, conversation_id text))`;
   const result: unknown = await db.execute(sql`
     with people as ${senders},
     input as ${input},
-    contact as (${recordInboundStatement(portalId, sql`people`)}),
     inserted as (
       insert into ${messages} (id, portal_id, direction, contact_id, wa_id, phone_number_id,
         provider_message_id, type, content, media_id, context_provider_message_id,
         context_message_id, stored_at, created_at)
-      select r.id, ${portalId}::int, 'inbound', contact.id, r.phone, ${phoneNumberId}::text,
+      select r.id, ${portalId}::int, 'inbound', r.contact_id, r.wa_id, ${phoneNumberId}::text,
         r.wamid, r.type, r.content, r.media_id, r.ctx_wamid, r.ctx_message_id, now(),
         r.received_at
-      from input r join contact on contact.phone = r.phone
+      from input r
       on conflict (portal_id, provider_message_id) where direction = 'inbound' do nothing
       returning id, contact_id, type, created_at as received_at, media_id),
     medium as (
@@ -122,8 +121,7 @@ export async function ingest(
         last_message_at, last_direction, unread_count, last_inbound_at)
       select people.conversation_id, ${portalId}::int, latest.contact_id, ${phoneNumberId}::text,
         latest.id, latest.received_at, 'inbound', counts.unread, counts.last_at
-      from latest join counts using (contact_id)
-        join contact on contact.id = latest.contact_id join people using (phone)
+      from latest join counts using (contact_id) join people using (contact_id)
       on conflict (portal_id, contact_id, phone_number_id) do update set
         last_message_id = case when excluded.last_message_at >= ${conversations.lastMessageAt}
           then excluded.last_message_id else ${conversations.lastMessageId} end,

@@ -10,6 +10,7 @@ import type { Database } from '../../db/client.ts';
 import { messages, type MESSAGE_TYPES } from '../../db/schema/messages.ts';
 import { readKeysetPage, type KeysetPage, type PagePosition } from '../../db/keyset-page.ts';
 import { countStatusChanges } from '../reports/daily-counts.ts';
+import { addressesOf, type ErasedPerson } from '../../platform/erased-person.ts';
 
 /** Drizzle's transaction handle (same query API as the database). */
 export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
@@ -407,11 +408,11 @@ export async function summaryRows(
 }
 
 /** The outbound messages of a person: linked to the contact, or sent to its phone. */
-function messagesOfPerson(contact: { portalId: number; id: string; phone: string }): SQL {
+function messagesOfPerson(contact: ErasedPerson): SQL {
   return and(
     eq(messages.portalId, contact.portalId),
     isOutbound,
-    sql`(${messages.contactId} = ${contact.id} or ${messages.waId} = ${contact.phone})`,
+    or(eq(messages.contactId, contact.id), inArray(messages.waId, addressesOf(contact))),
   )!;
 }
 
@@ -423,7 +424,7 @@ function messagesOfPerson(contact: { portalId: number; id: string; phone: string
  */
 export async function failQueuedOfPerson(
   tx: Tx,
-  contact: { portalId: number; id: string; phone: string },
+  contact: ErasedPerson,
   error: { code: string; title: string },
   at: Date,
 ): Promise<MessageRow[]> {
@@ -456,10 +457,7 @@ export async function failQueuedOfPerson(
  *
  * @returns how many messages were anonymised.
  */
-export async function anonymiseMessagesOf(
-  tx: Tx,
-  contact: { portalId: number; id: string; phone: string },
-): Promise<number> {
+export async function anonymiseMessagesOf(tx: Tx, contact: ErasedPerson): Promise<number> {
   const rows = await tx
     .update(messages)
     .set({

@@ -63,14 +63,16 @@ function messageRoutes(
           'Queues a message of one kind (`type`): text, image, video, audio, document, ' +
           'sticker, location, interactive (reply buttons, a list, a URL button) or reaction ' +
           'inside the 24-hour service window, or an approved template; `context` quotes a ' +
-          'message. To `to` (E.164) or `contactId`, from `from` (a phone number id; required ' +
+          'message. To `to` (an E.164 phone, or the WhatsApp user id (BSUID) of a person who ' +
+          'wrote without one) or `contactId`, from `from` (a phone number id; required ' +
           'only when the account has several). Refused before anything is queued, in this ' +
           'order: 400 (naming the field), 409 `not_connected`, 409 `number_not_ready` (the sender ' +
           'number not onboarded: the message says what is missing), 422 `recipient_opted_out`, 422 ' +
           '`outside_service_window`, 404 (an unknown medium, or a quoted or reacted-to message ' +
           'not in the conversation), 422 ' +
           '`template_not_approved`, 422 `marketing_stopped` (a marketing template to a person who ' +
-          'stopped marketing from the sender number in WhatsApp), 422 ' +
+          'stopped marketing from the sender number in WhatsApp), 422 `recipient_needs_phone` ' +
+          '(an authentication template to a person known only by their WhatsApp user id), 422 ' +
           '`invalid_template_parameters` (kinds and counts checked ' +
           "against the template's definition), 402 `insufficient_credit`. The message's price is reserved " +
           'from the credit, captured when the provider sends it and released if it fails. ' +
@@ -98,6 +100,7 @@ function messageRoutes(
             'outside_service_window',
             'template_not_approved',
             'marketing_stopped',
+            'recipient_needs_phone',
             'invalid_template_parameters',
             'provider_error',
             'provider_timeout',

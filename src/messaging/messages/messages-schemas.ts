@@ -58,7 +58,9 @@ export const MessageSchema = Type.Object(
   {
     id: Type.String({ description: 'Message id (`msg_…`).' }),
     direction: Type.Literal('outbound'),
-    to: Type.String({ description: 'E.164.' }),
+    to: Type.String({
+      description: 'E.164, or the WhatsApp user id (BSUID) of a person known without a phone.',
+    }),
     contactId: Nullable(Type.String({ description: 'The contact, when the number is one.' })),
     from: Type.String({ description: 'The sender phone number id.' }),
     type: Type.Enum(MESSAGE_TYPES, {

@@ -263,7 +263,12 @@ export const ContextSchema = Type.Object(
 
 const common = {
   to: Type.Optional(
-    Text(40, 'The recipient: an E.164 phone (`+16505551234`). Give `to` or `contactId`.'),
+    Text(
+      160,
+      'The recipient: an E.164 phone (`+16505551234`), or the WhatsApp user id (BSUID, ' +
+        '`US.13491208655302741918`) of a person who wrote without a phone number. Give `to` ' +
+        'or `contactId`.',
+    ),
   ),
   contactId: Type.Optional(Text(64, 'The recipient as a contact id (`ctc_…`).')),
   from: Type.Optional(

@@ -16,6 +16,8 @@
 import {
   findContact,
   findContactByPhone,
+  findContactByWaUserId,
+  isWaUserId,
   normalisePhone,
   stoppedMarketing,
   type ContactRow,
@@ -62,16 +64,31 @@ async function recipientOf(
     throw invalid(
       'to',
       'give exactly one of `to` and `contactId`',
-      'Give exactly one of `to` (an E.164 phone) and `contactId`.',
+      'Give exactly one of `to` (an E.164 phone or a WhatsApp user id) and `contactId`.',
     );
   }
   if (input.contactId !== undefined) {
     const contact = await findContact(db, portalId, input.contactId);
     if (!contact) throw new AppError('not_found', 'No contact with this id.');
-    return { to: contact.phone, contact };
+    // The phone when known (the provider's own preference), else the BSUID.
+    return { to: (contact.phone ?? contact.waUserId)!, contact };
+  }
+  // A business-scoped user id: the person as the provider named them (docs/decisions/0055).
+  if (isWaUserId(input.to!)) {
+    const contact = await findContactByWaUserId(db, portalId, input.to!);
+    return { to: contact?.phone ?? input.to!, contact };
   }
   const phone = normalisePhone(input.to!);
-  if (!phone.ok) throw invalid('to', phone.message);
+  if (!phone.ok) {
+    // A number that wrote in (a contact as the provider gave it) is answered as it wrote, even
+    // when the phone library does not know its range yet.
+    const digits = input.to!.replace(/[\s().-]/g, '').replace(/^\+/, '');
+    const wrote = /^[1-9][0-9]{6,14}$/.test(digits)
+      ? await findContactByPhone(db, portalId, `+${digits}`)
+      : null;
+    if (wrote) return { to: `+${digits}`, contact: wrote };
+    throw invalid('to', phone.message);
+  }
   return { to: phone.e164, contact: await findContactByPhone(db, portalId, phone.e164) };
 }
 
@@ -222,6 +239,14 @@ export async function checkSend(deps: {
     );
   // Priced at the category the provider moved it to, from the day that applies.
   const category = await categoryAt(db, portalId, template, deps.now);
+  // The provider sends authentication templates to phone numbers only.
+  // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids/
+  if (category === 'AUTHENTICATION' && isWaUserId(to))
+    throw new AppError(
+      'recipient_needs_phone',
+      'An authentication template can only be sent to a phone number; this recipient is ' +
+        'known only by their WhatsApp user id.',
+    );
   if (
     category === 'MARKETING' &&
     contact !== null &&

@@ -229,20 +229,30 @@ function inboundCalls(base: string, timeoutMs: number, token: string, signal?: A
   };
 }
 
+/** A business-scoped user id (BSUID) or parent BSUID: `US.1349…`, `US.ENT.1181…`. */
+const BSUID = /^[A-Z]{2}\.(?:ENT\.)?[A-Za-z0-9]{1,128}$/;
+
 /**
- * The JSON body of a send: `to` as digits (E.164 without `+`, as WhatsApp wants it), the
- * `context` of a quote, and the type's object under the type's name.
+ * The JSON body of a send: the person as `to`, digits (E.164 without `+`, as WhatsApp wants
+ * it), or as `recipient`, their business-scoped user id (a person known without a phone
+ * number); the `context` of a quote, and the type's object under the type's name.
  *
- * @throws ProviderError `rejected` (before any I/O) when `to` is not an E.164 number.
+ * @throws ProviderError `rejected` (before any I/O) when `m.to` is neither an E.164 number nor a
+ *   BSUID.
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids/
  */
 function sendBody(m: OutboundMessage, bizOpaqueCallbackData: string): Record<string, unknown> {
   const to = m.to.startsWith('+') ? m.to.slice(1) : m.to;
-  if (!/^[1-9][0-9]{6,14}$/.test(to))
-    throw new ProviderError('rejected', 'message send: the recipient is not an E.164 number');
+  const byUserId = BSUID.test(m.to);
+  if (!byUserId && !/^[1-9][0-9]{6,14}$/.test(to))
+    throw new ProviderError(
+      'rejected',
+      'message send: the recipient is neither an E.164 number nor a WhatsApp user id',
+    );
   return {
     messaging_product: 'whatsapp',
     recipient_type: 'individual',
-    to,
+    ...(byUserId ? { recipient: m.to } : { to }),
     ...(m.context && { context: m.context }),
     type: m.type,
     [m.type]: (m as unknown as Record<string, unknown>)[m.type],

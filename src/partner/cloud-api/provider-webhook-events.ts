@@ -17,8 +17,14 @@ export interface MessageStatusEvent {
   status: 'sent' | 'delivered' | 'read' | 'failed';
   /** When the provider says it happened (`timestamp`, Unix seconds). */
   timestamp: Date;
-  /** The recipient's WhatsApp id (digits). */
-  recipientId: string;
+  /**
+   * The recipient's phone number (`recipient_id`, digits); absent for a person the provider
+   * names only by their business-scoped user id (`recipient_user_id`).
+   * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids/
+   */
+  recipientId?: string;
+  /** The recipient's BSUID (`recipient_user_id`), when given. */
+  recipientUserId?: string;
   /** What the send gave as `biz_opaque_callback_data` (Portico's message id). */
   bizOpaqueCallbackData?: string;
   /**
@@ -97,8 +103,21 @@ export type InboundContent =
 /** One entry of `messages[]`: a message a person sent to a business number. */
 export interface InboundMessageEvent {
   wamid: string;
-  /** The sender's WhatsApp id (digits, no `+`). */
-  from: string;
+  /**
+   * The sender's phone number (`from`: digits, no `+`); absent when the person uses a WhatsApp
+   * username and the provider withholds their number (then `fromUserId` names them).
+   */
+  from?: string;
+  /**
+   * The sender's business-scoped user id (`from_user_id`, else `contacts[].user_id`), e.g.
+   * `US.13491208655302741918`; the parent BSUID (`from_parent_user_id` / `parent_user_id`) of a
+   * managed business; the username (`contacts[].profile.username`). At least one of `from` and
+   * `fromUserId` is present.
+   * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids/
+   */
+  fromUserId?: string;
+  fromParentUserId?: string;
+  username?: string;
   timestamp: Date;
   /** The provider's `type` as received (`text`, `image`, `order`, …). */
   type: string;

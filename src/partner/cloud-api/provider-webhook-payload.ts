@@ -9,6 +9,9 @@
  *
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/components
  * @see https://developers.facebook.com/docs/graph-api/webhooks/reference/whatsapp-business-account
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids/
+ *   (a person who uses a username may come without `from`/`wa_id`/`recipient_id`, named by
+ *   `from_user_id`/`user_id`/`recipient_user_id`)
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
@@ -60,11 +63,14 @@ const MessagesValue = Type.Object({
   messages: Type.Optional(Type.Array(Type.Unknown())),
   contacts: Type.Optional(Type.Array(Type.Unknown())),
 });
+/** A business-scoped user id (BSUID) or parent BSUID: `US.1349…`, `US.ENT.1181…`. */
+const UserId = Type.String({ pattern: '^[A-Z]{2}\\.(ENT\\.)?[A-Za-z0-9]{1,128}$' });
 const Status = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 256 }),
   status: Type.Union(['sent', 'delivered', 'read', 'failed'].map((s) => Type.Literal(s))),
   timestamp: Timestamp,
-  recipient_id: Type.String({ minLength: 1, maxLength: 64 }),
+  recipient_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
+  recipient_user_id: Type.Optional(UserId),
   biz_opaque_callback_data: Type.Optional(Type.String({ maxLength: 512 })),
   pricing: Type.Optional(
     Type.Object({
@@ -78,13 +84,22 @@ const Status = Type.Object({
 });
 const Inbound = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 256 }),
-  from: Type.String({ pattern: '^[0-9]{1,20}$' }),
+  from: Type.Optional(Type.String({ pattern: '^[0-9]{1,20}$' })),
+  from_user_id: Type.Optional(UserId),
+  from_parent_user_id: Type.Optional(UserId),
   timestamp: Timestamp,
   type: Type.String({ minLength: 1, maxLength: 64 }),
 });
 const Contact = Type.Object({
-  wa_id: Type.String(),
-  profile: Type.Optional(Type.Object({ name: Type.Optional(Type.String({ maxLength: 256 })) })),
+  wa_id: Type.Optional(Type.String({ maxLength: 64 })),
+  user_id: Type.Optional(UserId),
+  parent_user_id: Type.Optional(UserId),
+  profile: Type.Optional(
+    Type.Object({
+      name: Type.Optional(Type.String({ maxLength: 256 })),
+      username: Type.Optional(Type.String({ maxLength: 256 })),
+    }),
+  ),
 });
 const TemplateValue = Type.Object({
   event: Type.String({ minLength: 1, maxLength: 64 }),
@@ -226,7 +241,8 @@ function messages(wabaId: string, value: Static<typeof MessagesValue>): Parsed {
       wamid: s.id,
       status: s.status,
       timestamp,
-      recipientId: s.recipient_id,
+      ...(s.recipient_id !== undefined && { recipientId: s.recipient_id }),
+      ...(s.recipient_user_id !== undefined && { recipientUserId: s.recipient_user_id }),
       ...(s.biz_opaque_callback_data !== undefined && {
         bizOpaqueCallbackData: s.biz_opaque_callback_data,
       }),
@@ -238,9 +254,13 @@ function messages(wabaId: string, value: Static<typeof MessagesValue>): Parsed {
       })),
     });
   }
-  const names = new Map<string, string>();
+  // The sender's `contacts[]` entry, by phone (`wa_id`) or by BSUID (`user_id`).
+  const people = new Map<string, Static<typeof Contact>>();
   for (const c of value.contacts ?? [])
-    if (is(Contact, c) && c.profile?.name !== undefined) names.set(c.wa_id, c.profile.name);
+    if (is(Contact, c)) {
+      if (c.wa_id !== undefined) people.set(`p:${c.wa_id}`, c);
+      if (c.user_id !== undefined) people.set(`u:${c.user_id}`, c);
+    }
   const inbound: InboundMessageEvent[] = [];
   for (const m of value.messages ?? []) {
     const timestamp = is(Inbound, m) ? date(m.timestamp) : null;
@@ -249,11 +269,28 @@ function messages(wabaId: string, value: Static<typeof MessagesValue>): Parsed {
       skippedIds.push(...idOf(m));
       continue;
     }
-    const profileName = names.get(m.from);
+    const person =
+      (m.from !== undefined ? people.get(`p:${m.from}`) : undefined) ??
+      (m.from_user_id !== undefined ? people.get(`u:${m.from_user_id}`) : undefined);
+    const waId = m.from ?? person?.wa_id;
+    const from = waId !== undefined && /^[0-9]{1,20}$/.test(waId) ? waId : undefined;
+    const fromUserId = m.from_user_id ?? person?.user_id;
+    // A message names its sender by phone, by BSUID, or both; one with neither is skipped.
+    if (from === undefined && fromUserId === undefined) {
+      skipped++;
+      skippedIds.push(...idOf(m));
+      continue;
+    }
+    const parent = m.from_parent_user_id ?? person?.parent_user_id;
+    const profileName = person?.profile?.name;
+    const username = person?.profile?.username;
     const context = parseInboundContext(m);
     inbound.push({
       wamid: m.id,
-      from: m.from,
+      ...(from !== undefined && { from }),
+      ...(fromUserId !== undefined && { fromUserId }),
+      ...(parent !== undefined && { fromParentUserId: parent }),
+      ...(username !== undefined && { username }),
       timestamp,
       type: m.type,
       content: parseInboundContent(m.type, m),

@@ -33,7 +33,12 @@ export interface ContactsPageProps {
 }
 
 function nameOf(c: Contact): string {
-  return [c.firstName, c.lastName].filter(Boolean).join(' ');
+  return [c.firstName, c.lastName].filter(Boolean).join(' ') || (c.profileName ?? '');
+}
+
+/** How the person is reached: the phone, else the WhatsApp username or user id (BSUID). */
+function addressOf(c: Contact): string {
+  return c.phone ?? (c.username ? `@${c.username}` : (c.waUserId ?? ''));
 }
 
 function nextHref(search: ContactsPageProps['search'], cursor: string): string {
@@ -53,7 +58,7 @@ function ContactsTable({ items }: { items: Contact[] }) {
       rows={items}
       rowKey={(c) => c.id}
       columns={[
-        { label: 'Phone', cell: (c) => c.phone },
+        { label: 'Phone', cell: addressOf },
         { label: 'Name', cell: nameOf, kind: 'text' },
         { label: 'Email', cell: (c) => c.email ?? '', kind: 'long' },
         { label: 'Tags', cell: (c) => c.tags.join(', '), kind: 'text' },
@@ -68,7 +73,7 @@ function ContactsTable({ items }: { items: Contact[] }) {
         {
           label: 'Actions',
           cell: (c) => (
-            <a href={`/contacts/${c.id}/delete`} aria-label={`Delete ${c.phone}`}>
+            <a href={`/contacts/${c.id}/delete`} aria-label={`Delete ${addressOf(c)}`}>
               Delete
             </a>
           ),
@@ -221,7 +226,7 @@ export function ConfirmErasePage({ signedIn, contact }: { signedIn: SignedIn; co
         cancelLabel="Cancel"
       >
         <p>
-          <strong>{contact.phone}</strong> {nameOf(contact)} {contact.email ?? ''}
+          <strong>{addressOf(contact)}</strong> {nameOf(contact)} {contact.email ?? ''}
         </p>
         <p>
           The contact and everything that names them are erased for good (GDPR art. 17). This cannot

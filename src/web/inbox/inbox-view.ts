@@ -14,7 +14,10 @@ export interface InboxConversation {
   contactId: string;
   /** The contact's name, when known. */
   name: string | null;
-  /** The contact's phone, E.164. */
+  /**
+   * How the person is reached: their phone (E.164), else their WhatsApp username (`@…`) or
+   * business-scoped user id, for a person who wrote without a phone number.
+   */
   phone: string;
   /** The business number: its phone number id. */
   phoneNumberId: string;
