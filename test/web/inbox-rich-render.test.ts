@@ -71,7 +71,12 @@ const SAMPLES: InboxMessage[] = [
     type: 'interactive',
     providerMessageId: 'wamid.chose',
     interactive: { buttonReply: { title: 'Reschedule' } },
-    context: { messageId: null, providerMessageId: 'wamid.msg_buttons', forwarded: false },
+    context: {
+      messageId: null,
+      providerMessageId: 'wamid.msg_buttons',
+      forwarded: false,
+      frequentlyForwarded: false,
+    },
     receivedAt: at(6),
   },
   out('msg_react', 7, { type: 'reaction', reaction: { messageId: 'msg_chose', emoji: '👍' } }),

@@ -14,7 +14,11 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { providerErrorTitle } from '../provider-error.ts';
 import { parseAccountSignal, type AccountSignalChange } from './provider-account-signals.ts';
-import { parseInboundContent, parseInboundContext } from './inbound-message-parse.ts';
+import {
+  parseInboundContent,
+  parseInboundContext,
+  parseInboundReferral,
+} from './inbound-message-parse.ts';
 import type {
   InboundMessageEvent,
   MessageStatusEvent,
@@ -250,6 +254,7 @@ function messages(wabaId: string, value: Static<typeof MessagesValue>): Parsed {
     }
     const profileName = names.get(m.from);
     const context = parseInboundContext(m);
+    const referral = parseInboundReferral(m);
     inbound.push({
       wamid: m.id,
       from: m.from,
@@ -257,6 +262,7 @@ function messages(wabaId: string, value: Static<typeof MessagesValue>): Parsed {
       type: m.type,
       content: parseInboundContent(m.type, m),
       ...(context !== undefined && { context }),
+      ...(referral !== undefined && { referral }),
       ...(profileName !== undefined && { profileName }),
     });
   }
