@@ -20,6 +20,7 @@ import { MESSAGES, messagingSetup, type MessagingSetup } from '../helpers/messag
 import { ROOT } from '../helpers/root.ts';
 import { backends } from '../helpers/storage.ts';
 import { Browser, TEST_PASSWORD } from '../helpers/web.ts';
+import { inbound } from '../sandbox-provider/sandbox-cloud.ts';
 import { startReceiver } from '../webhooks/receiver.ts';
 
 // From the repository root: the suite runs this file bundled into test-output/suite.
@@ -176,6 +177,45 @@ for (const backend of backends()) {
       assert.match(thread.body, /data-testid="forwarded"[^>]*>↪ Forwarded many times/);
       assert.match(thread.body, /data-testid="voice"[^>]*>🎤 Voice message/);
       assert.match(thread.body, /Unsupported message \(edit\)/);
+    });
+
+    test('written in through the sandbox: the ad, the forwards and the voice message are kept', async (t) => {
+      const s = await messagingSetup(t, backend, { workers: false });
+      const wabaId = (await s.services.partner.wabaIdsOf(s.portalId))[0]!;
+      const number = s.numbers.find((n) => n.startsWith(wabaId))!;
+      const who = { phoneNumberId: number, from: '16505551234' };
+      const referral = { source_url: 'https://fb.me/abc', source_type: 'ad', headline: 'Sale' };
+      const wamids = [
+        await inbound(s.provider, {
+          ...who,
+          message: { type: 'text', text: { body: 'From the ad' }, referral },
+        }),
+        await inbound(s.provider, {
+          ...who,
+          message: { type: 'text', text: { body: 'Fwd' }, context: { forwarded: true } },
+        }),
+        await inbound(s.provider, { ...who, message: { type: 'audio', audio: { voice: true } } }),
+      ];
+      const res = await s.app.inject({
+        url: `${MESSAGES}?direction=inbound`,
+        headers: { authorization: s.token },
+      });
+      assert.equal(res.statusCode, 200, res.body);
+      const items = res.json<{ data: { items: Record<string, any>[] } }>().data.items; // eslint-disable-line @typescript-eslint/no-explicit-any -- API JSON
+      const byWamid = new Map(items.map((m) => [m.providerMessageId as string, m]));
+      assert.deepEqual(byWamid.get(wamids[0]!)?.referral, {
+        sourceUrl: 'https://fb.me/abc',
+        sourceType: 'ad',
+        headline: 'Sale',
+      });
+      assert.deepEqual(
+        [
+          byWamid.get(wamids[1]!)?.context.forwarded,
+          byWamid.get(wamids[1]!)?.context.frequentlyForwarded,
+        ],
+        [true, false],
+      );
+      assert.equal(byWamid.get(wamids[2]!)?.media.voice, true);
     });
   });
 }
