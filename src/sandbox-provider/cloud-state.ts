@@ -82,7 +82,8 @@ export interface PhoneMessage {
   content?: Record<string, unknown>;
   /** The wamid a business message quotes (`context.message_id` of the send). */
   contextId?: string;
-  status: 'accepted' | 'sent' | 'delivered' | 'read' | 'failed';
+  /** `played`: a voice message the person played (after `read`). */
+  status: 'accepted' | 'sent' | 'delivered' | 'read' | 'played' | 'failed';
   at: number;
   /** The conversation it was sent in (none for a message that fails). */
   conversation?: Conversation;

@@ -7,12 +7,16 @@
  *   `conversation: {id, origin: {type}}` (one id for every message of the conversation, and
  *   `expiration_timestamp`, Unix seconds as a string, on the first status of the message that
  *   opened it) and `pricing: {billable, pricing_model: "CBP", category}`;
+ * - a voice message (`audio` with `voice: true`): `played` after `read`, the first time the person
+ *   plays it;
  * - a message that fails (`PhoneMessage.failure`): one `failed` with `errors: [{code, title,
  *   message, error_data: {details}, href}]` and no conversation.
  *
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples#message-status-updates
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/components#statuses-object
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/status
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/messages/audio-messages
  */
 import { describePhoneNumber, type PhoneMessage } from './cloud-state.ts';
 import { deliverWithRetries, wabaNotification } from './cloud-webhooks.ts';
@@ -82,8 +86,11 @@ export function scheduleStatuses(
   data: string | undefined,
 ): void {
   const number = describePhoneNumber(m.phoneNumberId);
+  const voice = m.type === 'audio' && m.content?.voice === true;
   const steps: PhoneMessage['status'][] =
-    m.failure !== undefined ? ['failed'] : ['sent', 'delivered', 'read'];
+    m.failure !== undefined
+      ? ['failed']
+      : ['sent', 'delivered', 'read', ...(voice ? (['played'] as const) : [])];
   const delays = state.cloud.options.statusDelaysMs;
   const step = (i: number) => {
     const status = steps[i];

@@ -86,6 +86,8 @@ export interface OutboundMedium {
   link?: string | undefined;
   caption?: string | undefined;
   filename?: string | undefined;
+  /** An audio sent as a voice message. */
+  voice?: boolean | undefined;
 }
 
 /** An outbound `interactive` object (the Cloud API's, camelCase): buttons, a list, a link. */

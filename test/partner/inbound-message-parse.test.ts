@@ -401,3 +401,37 @@ describe('inbound messages of the messages webhook field', () => {
     );
   });
 });
+
+test('a voice message played is a read status, not a skipped one', () => {
+  // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/status
+  const parsed = parseProviderWebhook({
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: WABA,
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '15550783881', phone_number_id: PHONE_NUMBER_ID },
+              statuses: [
+                {
+                  id: 'wamid.VOICE',
+                  status: 'played',
+                  timestamp: '1749416383',
+                  recipient_id: FROM,
+                },
+              ],
+            },
+          },
+        ],
+      },
+    ],
+  });
+  assert.ok(parsed.ok);
+  assert.equal(parsed.skipped, 0);
+  const [change] = parsed.changes;
+  assert.ok(change?.kind === 'statuses');
+  assert.equal(change.events[0]!.status, 'read');
+});

@@ -265,6 +265,12 @@ describe('rich messages to the sandbox', () => {
       image: { link: 'https://example.com/a.png', caption: 'x'.repeat(1024) },
     });
 
+    // A voice message: `voice` is a boolean; the phone shows it as one.
+    // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/messages/audio-messages
+    await no({ type: 'audio', audio: { id: media.audio, voice: 'yes' } }, 100);
+    await ok({ type: 'audio', audio: { id: media.audio, voice: true } });
+    assert.deepEqual(p.sandbox.cloud.messages.at(-1)!.content, { id: media.audio, voice: true });
+
     await no({ type: 'location', location: { latitude: 'north', longitude: 4 } }, 100);
     await ok({ type: 'location', location: { latitude: 52.37, longitude: 4.9, name: 'Dam' } });
     await no({ type: 'contacts', contacts: [] }, 100);

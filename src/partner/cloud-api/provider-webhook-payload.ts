@@ -66,7 +66,7 @@ const MessagesValue = Type.Object({
 });
 const Status = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 256 }),
-  status: Type.Union(['sent', 'delivered', 'read', 'failed'].map((s) => Type.Literal(s))),
+  status: Type.Union(['sent', 'delivered', 'read', 'played', 'failed'].map((s) => Type.Literal(s))),
   timestamp: Timestamp,
   recipient_id: Type.String({ minLength: 1, maxLength: 64 }),
   biz_opaque_callback_data: Type.Optional(Type.String({ maxLength: 512 })),
@@ -227,7 +227,9 @@ function messages(wabaId: string, value: Static<typeof MessagesValue>): Parsed {
     }
     statuses.push({
       wamid: s.id,
-      status: s.status,
+      // A voice message played: it was read (Portico keeps no separate played state).
+      // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/status
+      status: s.status === 'played' ? 'read' : s.status,
       timestamp,
       recipientId: s.recipient_id,
       ...(s.biz_opaque_callback_data !== undefined && {

@@ -87,6 +87,7 @@ function OutboundMediumBody({ type, medium }: { type: string; medium: OutboundMe
   else shown = <p class="muted">A {words}</p>;
   return (
     <>
+      {medium.voice && <p data-testid="voice">🎤 Voice message</p>}
       {shown}
       {medium.caption && <p>{medium.caption}</p>}
     </>
