@@ -34,7 +34,7 @@ import {
   type PhoneMessage,
   type SandboxTemplate,
 } from './cloud-state.ts';
-import { markRead, MarkRead } from './cloud-read.ts';
+import { markRead, MarkRead, threadKey } from './cloud-read.ts';
 import { interactiveFault } from './cloud-interactive-validation.ts';
 import { contentFault, isObject, type Json, type SendParties } from './cloud-message-validation.ts';
 import { checkTemplate, type SentTemplate } from './cloud-template-validation.ts';
@@ -150,8 +150,10 @@ export async function cloudMessageRoutes(
       // A number not registered for the Cloud API sends nothing (cloud-onboarding.ts).
       if (!state.cloud.registered.has(phoneNumberId)) return graphError(reply, 400, UNREGISTERED);
       if ('status' in (request.body as object)) {
-        const { message_id: messageId } = request.body as Static<typeof MarkRead>;
-        const fault = markRead(state, phoneNumberId, messageId);
+        const { message_id: messageId, typing_indicator: typing } = request.body as Static<
+          typeof MarkRead
+        >;
+        const fault = markRead(state, phoneNumberId, messageId, typing !== undefined);
         return fault ? graphError(reply, 400, fault) : { success: true };
       }
       // A fault a test set up (CloudState.sendFaults): answered before anything is sent.
@@ -199,6 +201,8 @@ export async function cloudMessageRoutes(
           : { failure }),
       };
       state.cloud.messages.push(message);
+      // The business's message ends the typing indicator it showed (cloud-read.ts).
+      state.cloud.typingUntil.delete(threadKey(phoneNumberId, waId));
       if (type === 'reaction' && failure === undefined) reactTo(state, message);
       scheduleStatuses(state, access.record.appId, wabaId, message, body.biz_opaque_callback_data);
       const slow = state.cloud.options.sendAnswerDelayMs;

@@ -211,6 +211,12 @@ export class CloudState {
   readonly marketingStopped = new Set<string>();
   /** Last inbound per `{phoneNumberId}:{waId}`, ms on the sandbox clock. */
   readonly lastInbound = new Map<string, number>();
+  /**
+   * Until when the person sees the business typing, per `{phoneNumberId}:{waId}` (sandbox clock
+   * ms): set by a read receipt with `typing_indicator`, ended by the business's next message
+   * (cloud-read.ts).
+   */
+  readonly typingUntil = new Map<string, number>();
   /** The open conversation per `{phoneNumberId}:{waId}:{category}`. */
   readonly #conversations = new Map<string, { id: string; expiresAt: number }>();
   /** Sends per `biz_opaque_callback_data`. */

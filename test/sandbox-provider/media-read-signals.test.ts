@@ -165,6 +165,45 @@ describe('media, read receipts and account signals', () => {
     assert.match(page, /class="ticks read">read ✓✓/);
   });
 
+  test('a typing indicator: read, "typing…" on the phone until the reply or 25 s', async (t) => {
+    // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/typing-indicators
+    const p = await startTestProvider(t);
+    await recordAppWebhooks(t, p);
+    const { token, numbers } = await granted(p, '6705');
+    const [a] = numbers;
+    const typing = (messageId: string, indicator: object = { type: 'text' }) =>
+      call(p, 'POST', `/v21.0/${a}/messages`, {
+        token,
+        body: {
+          messaging_product: 'whatsapp',
+          status: 'read',
+          message_id: messageId,
+          typing_indicator: indicator,
+        },
+      });
+    const phone = async () => (await fetch(`${p.sandbox.url}/sandbox/phone`)).text();
+    const wamid = await inbound(p, { phoneNumberId: a, from: PERSON, text: 'are you there?' });
+    assert.equal((await typing(wamid, { type: 'audio' })).body.error.code, 100);
+    assert.doesNotMatch(await phone(), /is typing…/);
+
+    const res = await typing(wamid);
+    assert.deepEqual(res.body, { success: true });
+    assert.equal(typeof p.sandbox.cloud.messages.find((m) => m.wamid === wamid)?.readAt, 'number');
+    assert.match(await phone(), /data-typing="[0-9]+">[^<]* is typing…/);
+    // The business's reply ends it.
+    const reply = await call(p, 'POST', `/v21.0/${a}/messages`, {
+      token,
+      body: { messaging_product: 'whatsapp', to: PERSON, type: 'text', text: { body: 'Yes!' } },
+    });
+    assert.equal(reply.status, 200, JSON.stringify(reply.body));
+    assert.doesNotMatch(await phone(), /is typing…/);
+    // Without a reply, it ends after 25 seconds.
+    await typing(wamid);
+    assert.match(await phone(), /is typing…/);
+    p.sandbox.advanceTime(25_001);
+    assert.doesNotMatch(await phone(), /is typing…/);
+  });
+
   test('account signals: quality, tier, template quality and pause reach the app and the listings', async (t) => {
     const p = await startTestProvider(t);
     const hooks = await recordAppWebhooks(t, p);
