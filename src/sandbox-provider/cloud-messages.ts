@@ -5,14 +5,15 @@
  * `image`, `video`, `audio`, `document`, `sticker`, `location`, `contacts`, `interactive`,
  * `reaction`, `template` — with `whatsapp_business_messaging` on the number's WABA. Answers
  * `{"messaging_product":"whatsapp","contacts":[{"input","wa_id"}],"messages":[{"id":"wamid.…"}]}`
- * and then POSTs signed status webhooks to the app (cloud-statuses.ts): `sent`, `delivered`,
+ * (a template's with `"message_status": "accepted"`) and then POSTs signed status webhooks to the app (cloud-statuses.ts): `sent`, `delivered`,
  * `read` after `statusDelaysMs`, or one `failed`, the synchronous answer still a wamid as the
  * Cloud API does, with 131047 for a free-form kind (anything but a template) to a person who has
  * not written to the number in the 24 hours before (the customer service window, per number and
  * person) and 131026 for a recipient whose number ends in `0000`. The sandbox phone keeps what
  * was sent (phone-page.tsx shows it; a reaction lands on its message).
  *
- * The same path takes read receipts (`status: "read"`, cloud-read.ts).
+ * The same path takes read receipts (`status: "read"`, with the typing indicator or not,
+ * cloud-read.ts).
  *
  * Refusals (Graph's envelope, HTTP 400): a number not registered → 133010; over `sendsPerSecond` on the number → 130429; the
  * content as the Cloud API checks it (cloud-message-validation.ts, cloud-interactive-validation.ts,
@@ -22,6 +23,7 @@
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/templates/template-pacing
  */
 import { stoppedMarketing } from './cloud-standing.ts';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -210,7 +212,12 @@ export async function cloudMessageRoutes(
       return {
         messaging_product: 'whatsapp',
         contacts: [{ input: body.to, wa_id: waId }],
-        messages: [{ id: message.wamid }],
+        // A template's answer says whether Meta sent it or holds it (template pacing): the
+        // sandbox paces none, so `accepted`.
+        // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/templates/template-pacing
+        messages: [
+          { id: message.wamid, ...(type === 'template' && { message_status: 'accepted' }) },
+        ],
       };
     },
   );

@@ -86,8 +86,21 @@ describe('media, read receipts and account signals', () => {
     });
     assert.equal(renewed.status, 200);
 
-    // The provider no longer has it: the GET and the issued URL both fail.
-    assert.equal(p.sandbox.cloud.deleteMedium(image.id as string), true);
+    // The business deletes it (`DELETE /{media-id}`): another business may not; the GET and
+    // the issued URL then both fail, and a second delete finds nothing.
+    // @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#delete-media
+    const del = (tok?: string, query = '') =>
+      call(p, 'DELETE', `/v21.0/${image.id}${query}`, tok === undefined ? {} : { token: tok });
+    assert.equal((await del()).status, 401);
+    const foreignDelete = await del(other.token);
+    assert.equal(foreignDelete.status, 400);
+    assert.equal(foreignDelete.body.error.code, 100);
+    assert.equal((await del(token, `?phone_number_id=${other.numbers[0]}`)).status, 400);
+    const deleted = await del(token, `?phone_number_id=${numbers[0]}`);
+    assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
+    assert.deepEqual(deleted.body, { success: true });
+    assert.equal(p.sandbox.cloud.medium(image.id as string), undefined);
+    assert.equal((await del(token)).body.error.error_subcode, 33);
     for (const id of [image.id as string, '1234567890123456']) {
       const gone = await call(p, 'GET', `/v21.0/${id}`, { token });
       assert.equal(gone.status, 400);

@@ -51,6 +51,10 @@ async function accepted(send: (b: object) => ReturnType<typeof call>, body: obje
   assert.equal(res.body.messaging_product, 'whatsapp');
   assert.deepEqual(res.body.contacts, [{ input: PERSON, wa_id: PERSON }]);
   assert.match(res.body.messages[0].id, /^wamid\./);
+  // A template's answer carries its pacing state; the sandbox paces none.
+  // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/templates/template-pacing
+  if ((body as { type?: string }).type === 'template')
+    assert.equal(res.body.messages[0].message_status, 'accepted');
   return res.body.messages[0].id as string;
 }
 
@@ -519,6 +523,16 @@ describe('rich messages to the sandbox', () => {
     );
     await no(template(header, body, url, code, { type: 'footer', parameters: [] }), 100);
     await no({ name: 'order_ready', language: { code: 'fr' } }, 132001);
+    // Graph's message starts with the code, as Meta's error-codes page shows.
+    // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/support/error-codes
+    const missing = await send({
+      type: 'template',
+      template: { name: 'order_ready', language: { code: 'fr' } },
+    });
+    assert.equal(
+      missing.body.error.message,
+      '(#132001) Template name does not exist in the translation',
+    );
     await no(
       {
         name: 'hello_world',
