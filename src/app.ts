@@ -289,5 +289,6 @@ function inboxReadsOf(
       };
     },
     markReadOnOpen: (portalId, c) => services.readReceipts.markReadOnOpen(portalId, c),
+    showTyping: (portalId, c) => services.readReceipts.showTypingInConversation(portalId, c),
   });
 }

@@ -54,6 +54,8 @@ message's open choice (a `<details>`, e.g. its reactions) stays open. Once the
  * When the shown thread has unread messages it carries a hidden form (`data-mark-read`): the
  * script posts it (the server marks the conversation read if the portal's `autoMarkRead` is on)
  * and reloads the list, on opening and after each reload of the thread; reads never write.
+ * When the agent types in the reply box, the script posts its hidden typing form
+ * (`data-typing`), at most once per 20 seconds: the person sees the business typing.
  */
 export const INBOX_SCRIPT = `'use strict';
 (function () {
@@ -137,6 +139,19 @@ export const INBOX_SCRIPT = `'use strict';
     if (!timer) timer = setTimeout(refresh, 150);
   }
   markRead();
+  var typedAt = 0;
+  document.addEventListener('input', function (e) {
+    var form = document.querySelector('form[data-typing]');
+    var box = e.target && e.target.closest ? e.target.closest('#reply') : null;
+    if (!form || !box || Date.now() - typedAt < 20000) return;
+    typedAt = Date.now();
+    fetch(form.getAttribute('action'), {
+      method: 'POST',
+      credentials: 'same-origin',
+      body: new URLSearchParams(new FormData(form)),
+      redirect: 'manual'
+    }).catch(function () {});
+  });
   var source = new EventSource(list.getAttribute('data-events'));
   var opened = 0;
   source.addEventListener('ready', function () {

@@ -6,12 +6,16 @@
  *   "id"}`; the `url` works for `mediaUrlTtlMs` (5 minutes). A medium the sandbox does not have
  *   (never sent, deleted, evicted, or of a WABA the token does not cover) → HTTP 400, code 100,
  *   subcode 33, type `GraphMethodException`; a bad token → 401, code 190.
+ * - `DELETE /{version}/{media-id}[?phone_number_id=]` with a live token of the medium's WABA →
+ *   `{"success": true}`; the medium is gone (its `GET` and its URL then answer as for one never
+ *   sent); one the sandbox does not have (or of another WABA) → HTTP 400, code 100, subcode 33.
  * - `GET /whatsapp_business/attachments/?mid&ext&hash` (the `url`) with `Authorization: Bearer`
  *   and a live token of the medium's WABA → the bytes with their `Content-Type`; no or a bad
  *   token → 401 (code 190); an expired or unknown link or a medium that is gone → 404 (code 100).
  *
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#retrieve-media-url
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#download-media
+ * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#delete-media
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { Type, type Static } from 'typebox';
@@ -94,6 +98,30 @@ export async function cloudMediaRoutes(
         file_size: medium.bytes.length,
         id: medium.id,
       };
+    },
+  );
+
+  app.delete(
+    '/:version/:mediaId',
+    {
+      schema: {
+        params: Params,
+        querystring: Query,
+        response: { 200: Type.Object({ success: Type.Boolean() }), '4xx': GraphError },
+      },
+    },
+    async (request, reply) => {
+      const { mediaId } = request.params as Static<typeof Params>;
+      const live = liveUserToken(request, options);
+      if ('fault' in live) return graphError(reply, 401, live.fault);
+      const medium = state.cloud.media.get(mediaId);
+      const { phone_number_id: number } = request.query as Static<typeof Query>;
+      if (!medium || (number !== undefined && wabaOfPhoneNumber(number) !== medium.wabaId))
+        return graphError(reply, 400, noSuchMedium(mediaId));
+      const access = wabaAccess(request, options, medium.wabaId, [MESSAGING, MANAGEMENT]);
+      if ('fault' in access) return graphError(reply, 400, noSuchMedium(mediaId));
+      state.cloud.media.delete(medium.id);
+      return { success: true };
     },
   );
 

@@ -12,6 +12,8 @@
  *   characters on image, video and document, `filename` up to 240 on a document (a caption on
  *   audio or sticker, or a filename elsewhere, is ignored, as the provider does: the official
  *   Node SDK's own examples send them);
+ * - `audio.voice`: a boolean (100 otherwise); `true` sends a voice message (the phone shows it
+ *   as one; its statuses end with `played`, cloud-statuses.ts);
  * - `location: {latitude, longitude, name?, address?}` (numbers, or numeric strings as the SDK's
  *   example sends them);
  * - `contacts: [{name: {formatted_name}, …}]`;
@@ -23,6 +25,7 @@
  *
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#supported-media-types
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/messages/audio-messages
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
  */
 import type { GraphFault } from './graph-errors.ts';
@@ -153,6 +156,12 @@ function mediaMessageFault(parties: SendParties, kind: MediaKind, media: unknown
     () =>
       kind === 'document'
         ? lengthFault(`document['filename']`, (media as Json).filename, 0, 240)
+        : undefined,
+    () =>
+      kind === 'audio' &&
+      (media as Json).voice !== undefined &&
+      typeof (media as Json).voice !== 'boolean'
+        ? invalid(`audio['voice'] must be a boolean`)
         : undefined,
   );
 }

@@ -5,7 +5,7 @@
  * `image`, `video`, `audio`, `document`, `sticker`, `location`, `contacts`, `interactive`,
  * `reaction`, `template` — with `whatsapp_business_messaging` on the number's WABA. Answers
  * `{"messaging_product":"whatsapp","contacts":[{"input","wa_id"}],"messages":[{"id":"wamid.…"}]}`
- * and then POSTs signed status webhooks to the app (cloud-statuses.ts): `sent`, `delivered`,
+ * (a template's with `"message_status": "accepted"`) and then POSTs signed status webhooks to the app (cloud-statuses.ts): `sent`, `delivered`,
  * `read` after `statusDelaysMs`, or one `failed`, the synchronous answer still a wamid as the
  * Cloud API does, with 131047 for a free-form kind (anything but a template) to a person who has
  * not written to the number in the 24 hours before (the customer service window, per number and
@@ -16,7 +16,8 @@
  *
  * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids/
  *
- * The same path takes read receipts (`status: "read"`, cloud-read.ts).
+ * The same path takes read receipts (`status: "read"`, with the typing indicator or not,
+ * cloud-read.ts).
  *
  * Refusals (Graph's envelope, HTTP 400): a number not registered → 133010; over `sendsPerSecond` on the number → 130429; the
  * content as the Cloud API checks it (cloud-message-validation.ts, cloud-interactive-validation.ts,
@@ -26,6 +27,7 @@
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/messages
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/templates/template-pacing
  */
 import { stoppedMarketing } from './cloud-standing.ts';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -38,7 +40,7 @@ import {
   type PhoneMessage,
   type SandboxTemplate,
 } from './cloud-state.ts';
-import { markRead, MarkRead } from './cloud-read.ts';
+import { markRead, MarkRead, threadKey } from './cloud-read.ts';
 import { interactiveFault } from './cloud-interactive-validation.ts';
 import { contentFault, isObject, type Json, type SendParties } from './cloud-message-validation.ts';
 import { checkTemplate, type SentTemplate } from './cloud-template-validation.ts';
@@ -158,8 +160,10 @@ export async function cloudMessageRoutes(
       // A number not registered for the Cloud API sends nothing (cloud-onboarding.ts).
       if (!state.cloud.registered.has(phoneNumberId)) return graphError(reply, 400, UNREGISTERED);
       if ('status' in (request.body as object)) {
-        const { message_id: messageId } = request.body as Static<typeof MarkRead>;
-        const fault = markRead(state, phoneNumberId, messageId);
+        const { message_id: messageId, typing_indicator: typing } = request.body as Static<
+          typeof MarkRead
+        >;
+        const fault = markRead(state, phoneNumberId, messageId, typing !== undefined);
         return fault ? graphError(reply, 400, fault) : { success: true };
       }
       // A fault a test set up (CloudState.sendFaults): answered before anything is sent.
@@ -211,6 +215,8 @@ export async function cloudMessageRoutes(
           : { failure }),
       };
       state.cloud.messages.push(message);
+      // The business's message ends the typing indicator it showed (cloud-read.ts).
+      state.cloud.typingUntil.delete(threadKey(phoneNumberId, waId));
       if (type === 'reaction' && failure === undefined) reactTo(state, message);
       scheduleStatuses(state, access.record.appId, wabaId, message, body.biz_opaque_callback_data);
       const slow = state.cloud.options.sendAnswerDelayMs;
@@ -222,7 +228,12 @@ export async function cloudMessageRoutes(
             ? { input: body.to, wa_id: waId }
             : { input: body.recipient, user_id: body.recipient },
         ],
-        messages: [{ id: message.wamid }],
+        // A template's answer says whether Meta sent it or holds it (template pacing): the
+        // sandbox paces none, so `accepted`.
+        // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/templates/template-pacing
+        messages: [
+          { id: message.wamid, ...(type === 'template' && { message_status: 'accepted' }) },
+        ],
       };
     },
   );

@@ -82,7 +82,8 @@ export interface PhoneMessage {
   content?: Record<string, unknown>;
   /** The wamid a business message quotes (`context.message_id` of the send). */
   contextId?: string;
-  status: 'accepted' | 'sent' | 'delivered' | 'read' | 'failed';
+  /** `played`: a voice message the person played (after `read`). */
+  status: 'accepted' | 'sent' | 'delivered' | 'read' | 'played' | 'failed';
   at: number;
   /** How the provider bills it, as its statuses carry it (none for a message that fails). */
   pricing?: CloudPricing;
@@ -195,6 +196,12 @@ export class CloudState {
   readonly marketingStopped = new Set<string>();
   /** Last inbound per `{phoneNumberId}:{waId}`, ms on the sandbox clock. */
   readonly lastInbound = new Map<string, number>();
+  /**
+   * Until when the person sees the business typing, per `{phoneNumberId}:{waId}` (sandbox clock
+   * ms): set by a read receipt with `typing_indicator`, ended by the business's next message
+   * (cloud-read.ts).
+   */
+  readonly typingUntil = new Map<string, number>();
   /** Sends per `biz_opaque_callback_data`. */
   readonly sendsByCallbackData = new Map<string, number>();
   sends = 0;

@@ -7,12 +7,16 @@
  *   per-message `pricing: {billable, pricing_model: "PMP", type, category}` (cloud-pricing.ts)
  *   and no `conversation` (per-message pricing includes it only for a free entry point
  *   conversation, which the sandbox does not model);
+ * - a voice message (`audio` with `voice: true`): `played` after `read`, the first time the person
+ *   plays it;
  * - a message that fails (`PhoneMessage.failure`): one `failed` with `errors: [{code, title,
  *   message, error_data: {details}, href}]` and no pricing.
  *
  * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/status/
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/components#statuses-object
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/status
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/messages/audio-messages
  */
 import { bsuidOfPhone, isBsuid } from './sandbox-people.ts';
 import { describePhoneNumber, type PhoneMessage } from './cloud-state.ts';
@@ -78,8 +82,11 @@ export function scheduleStatuses(
   data: string | undefined,
 ): void {
   const number = describePhoneNumber(m.phoneNumberId);
+  const voice = m.type === 'audio' && m.content?.voice === true;
   const steps: PhoneMessage['status'][] =
-    m.failure !== undefined ? ['failed'] : ['sent', 'delivered', 'read'];
+    m.failure !== undefined
+      ? ['failed']
+      : ['sent', 'delivered', 'read', ...(voice ? (['played'] as const) : [])];
   const delays = state.cloud.options.statusDelaysMs;
   const step = (i: number) => {
     const status = steps[i];

@@ -222,7 +222,8 @@ export function checkTemplate(
     return {
       fault: {
         code: 132001,
-        message: 'Template name does not exist in the translation',
+        // Graph puts the code and its title first in `message` (Meta's error-codes page).
+        message: '(#132001) Template name does not exist in the translation',
         details: `template name (${name}) does not exist in ${code}`,
       },
     };

@@ -15,10 +15,17 @@
  * - `reaction: {message_id, emoji}` (an empty emoji removes a reaction);
  * - `unsupported`: the provider's `errors: [{code: 131051, …}]` and `unsupported: {type}`;
  * - `context: {id, from?}` on any type: the message it replies to (`from` filled in: the business
- *   number's digits, or the person's own number when they quote themselves).
+ *   number's digits, or the person's own number when they quote themselves); `forwarded` and
+ *   `frequently_forwarded` (forwarded more than five times), with or without `id`;
+ * - `referral: {source_url, source_id, source_type, headline, body, media_type, image_url,
+ *   video_url, thumbnail_url, ctwa_clid, welcome_message}` on any type: the click-to-WhatsApp ad
+ *   or post the person came from, passed on as given;
+ * - `audio.voice: true`: a voice message recorded in WhatsApp (`false`: an audio file).
  *
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples
  * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/audio
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/unsupported
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { describePhoneNumber } from './cloud-state.ts';
@@ -31,17 +38,49 @@ const MediaId = Opt(Type.String({ pattern: '^[0-9]{1,30}$' }));
 const MimeType = Opt(Type.String({ pattern: '^[a-z]+/[a-zA-Z0-9.+-]+(; ?[a-z]+=[a-z0-9]+)?$' }));
 const Context = Opt(
   Type.Object({
-    id: Str(200, 1),
+    // Absent on a forwarded message that quotes nothing.
+    id: Opt(Str(200, 1)),
     from: Opt(Type.String({ pattern: '^[0-9]{1,20}$' })),
     forwarded: Opt(Type.Boolean()),
     frequently_forwarded: Opt(Type.Boolean()),
   }),
 );
-/** One message type's object: `type` first (so a wrong branch fails at once), then `context`. */
+const Url = Opt(Type.String({ pattern: '^https?://', maxLength: 2000 }));
+/**
+ * The click-to-WhatsApp ad or post a message comes from (Meta's `referral`, on the first message
+ * after the person tapped it).
+ *
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/text
+ */
+const Referral = Opt(
+  Type.Object({
+    source_url: Url,
+    source_id: Opt(Str(100)),
+    source_type: Opt(Type.Union([Type.Literal('ad'), Type.Literal('post')])),
+    headline: Opt(Str(200)),
+    body: Opt(Str(1000)),
+    media_type: Opt(Type.Union([Type.Literal('image'), Type.Literal('video')])),
+    image_url: Url,
+    video_url: Url,
+    thumbnail_url: Url,
+    ctwa_clid: Opt(Str(200)),
+    welcome_message: Opt(Type.Object({ text: Opt(Str(1000)) })),
+  }),
+);
+/**
+ * One message type's object: `type` first (so a wrong branch fails at once), then `context` and
+ * `referral`.
+ */
 const Of = <K extends string, T extends TSchema>(type: K, content: T) =>
-  Type.Object({ type: Type.Literal(type), [type]: content, context: Context } as {
+  Type.Object({
+    type: Type.Literal(type),
+    [type]: content,
+    context: Context,
+    referral: Referral,
+  } as {
     type: ReturnType<typeof Type.Literal<K>>;
     context: typeof Context;
+    referral: typeof Referral;
   } & Record<K, T>);
 
 const Phone = Type.Object({
@@ -200,7 +239,10 @@ export function webhookMessage(
     item.errors = [UNSUPPORTED_ERROR];
     item.unsupported = { type: message.unsupported?.type ?? 'unknown' };
   }
-  if (context) {
+  if (context?.id === undefined) {
+    // Only forwarded: `context: {forwarded, frequently_forwarded}` as sent.
+    if (context) item.context = context;
+  } else {
     const quoted = findMessage(state, context.id);
     const quotedFrom =
       quoted?.direction === 'sent_by_person'

@@ -49,6 +49,7 @@ export function Medium(p: { kind: string; media: Json }) {
   const label = filename ?? caption ?? kind;
   return (
     <>
+      {kind === 'audio' && media.voice === true && <p class="voice">🎤 Voice message</p>}
       {id !== undefined && (kind === 'image' || kind === 'sticker') ? (
         <img class="thumb" src={phoneMediaUrl(id)} alt={caption ?? `${kind} from the business`} />
       ) : id !== undefined ? (

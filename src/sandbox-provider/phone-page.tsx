@@ -12,6 +12,7 @@
  */
 import type { InboundOutcome } from './cloud-inbound.ts';
 import { describePhoneNumber, phoneNumberIdsOf, type PhoneMessage } from './cloud-state.ts';
+import { isTyping } from './cloud-read.ts';
 import { appsOfWaba } from './cloud-webhooks.ts';
 import { findMessage } from './inbound-message.ts';
 import { BusinessMessage, Medium, MESSAGE_STYLE, Quote } from './phone-message.tsx';
@@ -169,6 +170,8 @@ function Person(p: {
   waId: string;
   messages: PhoneMessage[];
   lookup: (wamid: string) => PhoneMessage | undefined;
+  /** The business numbers the person sees typing now (cloud-read.ts). */
+  typing: string[];
 }) {
   const last = p.messages.at(-1)!;
   return (
@@ -209,6 +212,11 @@ function Person(p: {
           );
         })}
       </ol>
+      {p.typing.map((id) => (
+        <p key={id} class="meta" data-typing={id}>
+          {describePhoneNumber(id).display_phone_number} is typing…
+        </p>
+      ))}
       <Composer waId={p.waId} phoneNumberId={last.phoneNumberId} />
     </section>
   );
@@ -220,6 +228,8 @@ export function PhonePage(p: {
   people: [string, PhoneMessage[]][];
   /** A kept message by wamid (what a quote shows). */
   lookup: (wamid: string) => PhoneMessage | undefined;
+  /** The business numbers a person sees typing now. */
+  typingFor?: (waId: string) => string[];
   /** What the last action did (shown above the forms, so the phone stays in reach). */
   outcome?: string[] | undefined;
 }) {
@@ -262,7 +272,13 @@ export function PhonePage(p: {
         <button type="submit">Send</button>
       </form>
       {p.people.map(([waId, messages]) => (
-        <Person key={waId} waId={waId} messages={messages} lookup={p.lookup} />
+        <Person
+          key={waId}
+          waId={waId}
+          messages={messages}
+          lookup={p.lookup}
+          typing={p.typingFor?.(waId) ?? []}
+        />
       ))}
     </Layout>
   );
@@ -288,6 +304,11 @@ export function phoneHtml(state: SandboxState, outcome?: string[]): string {
       numbers={businessNumbers(state)}
       people={[...people.entries()]}
       lookup={(wamid) => findMessage(state, wamid)}
+      typingFor={(waId) =>
+        [...new Set((people.get(waId) ?? []).map((m) => m.phoneNumberId))].filter((id) =>
+          isTyping(state, id, waId),
+        )
+      }
       outcome={outcome}
     />,
   );

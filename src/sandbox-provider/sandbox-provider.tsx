@@ -28,6 +28,7 @@
  * @see https://developers.facebook.com/docs/facebook-login/guides/advanced/manual-flow
  * @see https://developers.facebook.com/docs/facebook-login/facebook-login-for-business
  */
+import { isTyping } from './cloud-read.ts';
 import type { AddressInfo } from 'node:net';
 import formbody from '@fastify/formbody';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
@@ -160,6 +161,8 @@ export interface SandboxProvider {
     medium(id: string): SandboxMedium | undefined;
     /** The provider forgets a medium: `GET /{media-id}` then answers code 100. */
     deleteMedium(id: string): boolean;
+    /** Whether the person `waId` sees the business number typing now (cloud-read.ts). */
+    isTyping(phoneNumberId: string, waId: string): boolean;
     /** As the apps page's buttons: a number's quality rating or tier (sends the webhook). */
     changeNumber: OmitFirst<typeof changeNumber>;
     /** As the apps page's buttons: a template's quality, pause or resume (sends the webhook). */
@@ -326,6 +329,7 @@ function testHooks(
       },
       medium: (id) => state.cloud.media.get(id),
       deleteMedium: (id) => state.cloud.media.delete(id),
+      isTyping: (phoneNumberId, waId) => isTyping(state, phoneNumberId, waId),
       changeNumber: (...args) => changeNumber(state, ...args),
       changeTemplate: (...args) => changeTemplate(state, ...args),
       accountUpdate: (...args) => accountUpdate(state, ...args),

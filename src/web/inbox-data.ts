@@ -58,6 +58,7 @@ export interface InboxDataDeps {
   events: InboxReads['events'];
   media: InboxReads['media'];
   markReadOnOpen?: InboxReads['markReadOnOpen'];
+  showTyping?: InboxReads['showTyping'];
 }
 
 /** The inbox's reads; see the module comment. */
@@ -66,6 +67,7 @@ export function createInboxReads(deps: InboxDataDeps): InboxReads {
     events: deps.events,
     media: deps.media,
     markReadOnOpen: deps.markReadOnOpen,
+    showTyping: deps.showTyping,
     changedSince: (portalId, since, limit) =>
       deps.conversations.conversationsChangedSince({ portalId }, since, limit),
     async conversations(portalId, page) {

@@ -51,6 +51,16 @@ export interface InboxReads {
       ) => Promise<unknown>)
     | undefined;
   /**
+   * An agent started a reply: show the person the typing indicator (marking the conversation
+   * read at the provider, as it does with it). Absent: nothing is sent.
+   */
+  showTyping?:
+    | ((
+        portalId: number,
+        conversation: Pick<InboxConversation, 'contactId' | 'phoneNumberId'>,
+      ) => Promise<unknown>)
+    | undefined;
+  /**
    * An inbound medium's bytes (fetched from the provider, checked). Throws the API's errors
    * (`not_found`, `gone`, `not_connected`, `provider_error`, …).
    */

@@ -4,6 +4,8 @@
  * provider (the sandbox phone shows them read) and in Portico (`read_at`, the conversation's
  * unread count, never below 0); repeating it changes nothing; an outbound message's id or another
  * portal's is 404; the inbox's `markReadOnOpen` follows the portal's `auto_mark_read`.
+ * `POST /messaging/messages/{id}/typing` shows the person the typing indicator (the sandbox
+ * phone shows "typing…") and marks the message read the same way; repeated, it is sent again.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -94,6 +96,57 @@ for (const backend of backends()) {
       assert.equal(readAtProvider(s, inbound.wamid), undefined);
       assert.equal(receiptsSent(s), 0);
       assert.equal((await readState(s, inbound)).unread, 1);
+    });
+
+    test('the typing indicator: shown to the person, the message read; again on a repeat', async (t) => {
+      // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/typing-indicators
+      const s = await messagingSetup(t, backend, { workers: false });
+      const person = '16505550204';
+      const first = await personWrites(s, person);
+      const second = await personWrites(s, person, { type: 'text', text: { body: 'hello?' } });
+      const typing = (id: string, token = s.token) =>
+        s.app.inject({
+          method: 'POST',
+          url: `${MESSAGES}/${id}/typing`,
+          headers: { authorization: token },
+        });
+      const sandbox = s.provider.sandbox;
+      assert.equal(sandbox.cloud.isTyping(s.numbers[0]!, person), false);
+
+      const res = await typing(second.id);
+      assert.equal(res.statusCode, 200, res.body);
+      const { data } = res.json<{ data: { id: string; readAt: string; typingUntil: string } }>();
+      assert.equal(data.id, second.id);
+      const shownFor = Date.parse(data.typingUntil) - Date.parse(data.readAt);
+      assert.ok(shownFor > 24_000 && shownFor <= 25_000 + 1_000, `${shownFor} ms`);
+      assert.equal(sandbox.cloud.isTyping(s.numbers[0]!, person), true);
+      assert.ok(readAtProvider(s, first.wamid) !== undefined, 'the thread is read with it');
+      assert.equal((await readState(s, first)).unread, 0);
+
+      // Once the indicator is gone, asking again shows it again (the read time stays).
+      sandbox.advanceTime(25_001);
+      assert.equal(sandbox.cloud.isTyping(s.numbers[0]!, person), false);
+      const again = await typing(second.id);
+      assert.equal(again.statusCode, 200, again.body);
+      assert.equal(again.json().data.readAt, data.readAt);
+      assert.equal(sandbox.cloud.isTyping(s.numbers[0]!, person), true);
+      assert.equal(receiptsSent(s), 2);
+
+      // Not an inbound message of this portal: 404, nothing sent.
+      const sent = await s.send(hello(`+${person}`, s.numbers[0]!));
+      assert.equal((await typing(sent.json().data.id)).statusCode, 404);
+      const other = await createPortal(s.services);
+      assert.equal((await typing(second.id, other.token)).statusCode, 404);
+      assert.equal(receiptsSent(s), 2);
+
+      // The inbox's call: the conversation's newest message.
+      sandbox.advanceTime(25_001);
+      const shown = await s.services.readReceipts.showTypingInConversation(s.portalId, {
+        contactId: second.contactId,
+        phoneNumberId: s.numbers[0]!,
+      });
+      assert.equal(shown?.id, second.id);
+      assert.equal(sandbox.cloud.isTyping(s.numbers[0]!, person), true);
     });
 
     test('on opening: only with auto_mark_read (off without a settings row)', async (t) => {

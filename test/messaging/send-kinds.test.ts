@@ -223,6 +223,23 @@ for (const backend of backends()) {
       assert.equal(byId.get(location.accepted.id)?.type, 'location');
     });
 
+    test('a voice message: audio with voice: true on the wire, shown back, read when played', async (t) => {
+      // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/messages/audio-messages
+      const s = await messagingSetup(t, backend, { credit: 1000 });
+      await personWrites(s, PERSON);
+      const note = { link: 'https://example.com/note.ogg', voice: true };
+      const voice = await sent(s, { type: 'audio', audio: note });
+      assert.deepEqual(voice.received.content, note);
+      assert.deepEqual(voice.shown.audio, note);
+      // The sandbox's statuses end with `played`; Portico keeps the message read.
+      await eventually(async () => voice.received.status === 'played', 'played');
+      await eventually(async () => (await s.message(voice.accepted.id)).status === 'read', 'read');
+      assert.deepEqual(
+        await refusedFields(s, { type: 'audio', audio: { ...note, voice: 'yes' } }),
+        ['body.audio.voice'],
+      );
+    });
+
     test('limits: a 400 naming the field, nothing queued', async (t) => {
       const s = await messagingSetup(t, backend, { workers: false });
       await personWrites(s, PERSON);

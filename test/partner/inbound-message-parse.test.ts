@@ -300,6 +300,84 @@ describe('inbound messages of the messages webhook field', () => {
     assert.equal(odd.content.type, 'unsupported');
   });
 
+  test('forwarded and frequently forwarded are kept apart; frequently forwarded is forwarded', () => {
+    const often = one(
+      message('text', { context: { frequently_forwarded: true }, text: { body: 'chain' } }),
+    );
+    assert.deepEqual(often.context, { forwarded: true, frequentlyForwarded: true });
+    const once = one(message('text', { context: { forwarded: true }, text: { body: 'once' } }));
+    assert.equal(once.context?.frequentlyForwarded, undefined);
+  });
+
+  test('a click-to-WhatsApp referral is kept on the message, camelCased', () => {
+    // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/text
+    const fromAd = one(
+      message('text', {
+        text: { body: 'Is the offer still on?' },
+        referral: {
+          source_url: 'https://fb.me/3cr4Wqqkv',
+          source_id: '120226305854810726',
+          source_type: 'ad',
+          body: 'Summer sale: 20% off',
+          headline: 'Chat with us',
+          media_type: 'image',
+          image_url: 'https://scontent.xx.fbcdn.net/v/t45.1600-4/ad.png',
+          ctwa_clid: 'Afc3nYt4TTydumlFFsatFz8bR3yvpRSm',
+          welcome_message: { text: 'Hi! How can we help?' },
+        },
+      }),
+    );
+    assert.deepEqual(fromAd.referral, {
+      sourceUrl: 'https://fb.me/3cr4Wqqkv',
+      sourceId: '120226305854810726',
+      sourceType: 'ad',
+      body: 'Summer sale: 20% off',
+      headline: 'Chat with us',
+      mediaType: 'image',
+      imageUrl: 'https://scontent.xx.fbcdn.net/v/t45.1600-4/ad.png',
+      ctwaClid: 'Afc3nYt4TTydumlFFsatFz8bR3yvpRSm',
+      welcomeMessage: { text: 'Hi! How can we help?' },
+    });
+    // A referral that does not fit is dropped; the message is kept.
+    const odd = one(message('text', { text: { body: 'x' }, referral: { source_url: 42 } }));
+    assert.equal(odd.referral, undefined);
+    assert.equal(odd.content.type, 'text');
+  });
+
+  test('a voice message is an audio with voice: true', () => {
+    // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/audio
+    const voice = one(
+      message('audio', {
+        audio: {
+          mime_type: 'audio/ogg; codecs=opus',
+          sha256: 'Bzgl2gJJ1TRHuDc/x2YbuYaVYHSlJyjamE3qNZn5vBc=',
+          id: '1003383421387256',
+          voice: true,
+        },
+      }),
+    );
+    assert.equal(voice.content.type, 'audio');
+    assert.ok('media' in voice.content);
+    assert.equal(voice.content.media.voice, true);
+  });
+
+  test("Meta's unsupported names what the person sent", () => {
+    // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/unsupported
+    const edit = one(
+      message('unsupported', {
+        errors: [{ code: 131051, title: 'Message type unknown', message: 'Message type unknown' }],
+        unsupported: { type: 'edit' },
+      }),
+    );
+    assert.deepEqual(edit.content, {
+      type: 'unsupported',
+      unsupported: {
+        providerType: 'edit',
+        errors: [{ code: 131051, title: 'Unsupported message type' }],
+      },
+    });
+  });
+
   test('a batch with one malformed message keeps the others', () => {
     const good = message('text', { text: { body: 'one' } });
     const parsed = parseProviderWebhook(
@@ -322,4 +400,38 @@ describe('inbound messages of the messages webhook field', () => {
       ],
     );
   });
+});
+
+test('a voice message played is a read status, not a skipped one', () => {
+  // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/status
+  const parsed = parseProviderWebhook({
+    object: 'whatsapp_business_account',
+    entry: [
+      {
+        id: WABA,
+        changes: [
+          {
+            field: 'messages',
+            value: {
+              messaging_product: 'whatsapp',
+              metadata: { display_phone_number: '15550783881', phone_number_id: PHONE_NUMBER_ID },
+              statuses: [
+                {
+                  id: 'wamid.VOICE',
+                  status: 'played',
+                  timestamp: '1749416383',
+                  recipient_id: FROM,
+                },
+              ],
+            },
+          },
+        ],
+      },
+    ],
+  });
+  assert.ok(parsed.ok);
+  assert.equal(parsed.skipped, 0);
+  const [change] = parsed.changes;
+  assert.ok(change?.kind === 'statuses');
+  assert.equal(change.events[0]!.status, 'read');
 });

@@ -222,6 +222,53 @@ describe('inbound messages from the sandbox', () => {
     assert.equal(hooks.bodies.length, 1, 'a batch with a bad message sends nothing');
   });
 
+  test('from an ad, forwarded many times, a voice message, an unsupported edit: as Meta sends them', async (t) => {
+    const p = await startTestProvider(t);
+    const hooks = await recordAppWebhooks(t, p);
+    const { numbers } = await granted(p, '6603');
+    const write = async (message: object): Promise<Item> => {
+      const wamid = await inbound(p, { phoneNumberId: numbers[0], from: PERSON, message });
+      return (inboundValue(hooks, wamid).value.messages as Item[])[0]!;
+    };
+    // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/text
+    const referral = {
+      source_url: 'https://fb.me/3cr4Wqqkv',
+      source_id: '120226305854810726',
+      source_type: 'ad',
+      headline: 'Chat with us',
+      body: 'Summer sale',
+      media_type: 'image',
+      image_url: 'https://example.com/ad.png',
+      ctwa_clid: 'Afc3nYt4TTydumlFFsatFz8bR3yvpRSm',
+    };
+    const fromAd = await write({ type: 'text', text: { body: 'Still on?' }, referral });
+    assert.deepEqual(fromAd.referral, referral);
+    assert.equal(fromAd.context, undefined);
+    const forwarded = await write({
+      type: 'text',
+      text: { body: 'Pass it on' },
+      context: { forwarded: true, frequently_forwarded: true },
+    });
+    assert.deepEqual(forwarded.context, { forwarded: true, frequently_forwarded: true });
+    // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/audio
+    const voice = await write({ type: 'audio', audio: { voice: true } });
+    assert.equal(voice.audio.voice, true);
+    // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/unsupported
+    const edit = await write({ type: 'unsupported', unsupported: { type: 'edit' } });
+    assert.deepEqual(edit.unsupported, { type: 'edit' });
+    assert.equal(edit.errors[0].code, 131051);
+
+    // A referral that is not Meta's shape is refused.
+    const res = await call(p, 'POST', '/sandbox/inbound', {
+      body: {
+        phoneNumberId: numbers[0],
+        from: PERSON,
+        message: { type: 'text', text: { body: 'x' }, referral: { source_url: 'javascript:x' } },
+      },
+    });
+    assert.equal(res.status, 400);
+  });
+
   test('bad input gets the error envelope and records nothing', async (t) => {
     const p = await startTestProvider(t);
     const hooks = await recordAppWebhooks(t, p);

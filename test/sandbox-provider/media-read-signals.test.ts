@@ -86,8 +86,21 @@ describe('media, read receipts and account signals', () => {
     });
     assert.equal(renewed.status, 200);
 
-    // The provider no longer has it: the GET and the issued URL both fail.
-    assert.equal(p.sandbox.cloud.deleteMedium(image.id as string), true);
+    // The business deletes it (`DELETE /{media-id}`): another business may not; the GET and
+    // the issued URL then both fail, and a second delete finds nothing.
+    // @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#delete-media
+    const del = (tok?: string, query = '') =>
+      call(p, 'DELETE', `/v21.0/${image.id}${query}`, tok === undefined ? {} : { token: tok });
+    assert.equal((await del()).status, 401);
+    const foreignDelete = await del(other.token);
+    assert.equal(foreignDelete.status, 400);
+    assert.equal(foreignDelete.body.error.code, 100);
+    assert.equal((await del(token, `?phone_number_id=${other.numbers[0]}`)).status, 400);
+    const deleted = await del(token, `?phone_number_id=${numbers[0]}`);
+    assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
+    assert.deepEqual(deleted.body, { success: true });
+    assert.equal(p.sandbox.cloud.medium(image.id as string), undefined);
+    assert.equal((await del(token)).body.error.error_subcode, 33);
     for (const id of [image.id as string, '1234567890123456']) {
       const gone = await call(p, 'GET', `/v21.0/${id}`, { token });
       assert.equal(gone.status, 400);
@@ -163,6 +176,45 @@ describe('media, read receipts and account signals', () => {
     assert.equal((await call(p, 'POST', `/v21.0/${b}/messages`, { body: {} })).status, 400);
     const page = await (await fetch(`${p.sandbox.url}/sandbox/phone`)).text();
     assert.match(page, /class="ticks read">read ✓✓/);
+  });
+
+  test('a typing indicator: read, "typing…" on the phone until the reply or 25 s', async (t) => {
+    // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/typing-indicators
+    const p = await startTestProvider(t);
+    await recordAppWebhooks(t, p);
+    const { token, numbers } = await granted(p, '6705');
+    const [a] = numbers;
+    const typing = (messageId: string, indicator: object = { type: 'text' }) =>
+      call(p, 'POST', `/v21.0/${a}/messages`, {
+        token,
+        body: {
+          messaging_product: 'whatsapp',
+          status: 'read',
+          message_id: messageId,
+          typing_indicator: indicator,
+        },
+      });
+    const phone = async () => (await fetch(`${p.sandbox.url}/sandbox/phone`)).text();
+    const wamid = await inbound(p, { phoneNumberId: a, from: PERSON, text: 'are you there?' });
+    assert.equal((await typing(wamid, { type: 'audio' })).body.error.code, 100);
+    assert.doesNotMatch(await phone(), /is typing…/);
+
+    const res = await typing(wamid);
+    assert.deepEqual(res.body, { success: true });
+    assert.equal(typeof p.sandbox.cloud.messages.find((m) => m.wamid === wamid)?.readAt, 'number');
+    assert.match(await phone(), /data-typing="[0-9]+">[^<]* is typing…/);
+    // The business's reply ends it.
+    const reply = await call(p, 'POST', `/v21.0/${a}/messages`, {
+      token,
+      body: { messaging_product: 'whatsapp', to: PERSON, type: 'text', text: { body: 'Yes!' } },
+    });
+    assert.equal(reply.status, 200, JSON.stringify(reply.body));
+    assert.doesNotMatch(await phone(), /is typing…/);
+    // Without a reply, it ends after 25 seconds.
+    await typing(wamid);
+    assert.match(await phone(), /is typing…/);
+    p.sandbox.advanceTime(25_001);
+    assert.doesNotMatch(await phone(), /is typing…/);
   });
 
   test('account signals: quality, tier, template quality and pause reach the app and the listings', async (t) => {

@@ -51,6 +51,10 @@ async function accepted(send: (b: object) => ReturnType<typeof call>, body: obje
   assert.equal(res.body.messaging_product, 'whatsapp');
   assert.deepEqual(res.body.contacts, [{ input: PERSON, wa_id: PERSON }]);
   assert.match(res.body.messages[0].id, /^wamid\./);
+  // A template's answer carries its pacing state; the sandbox paces none.
+  // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/templates/template-pacing
+  if ((body as { type?: string }).type === 'template')
+    assert.equal(res.body.messages[0].message_status, 'accepted');
   return res.body.messages[0].id as string;
 }
 
@@ -264,6 +268,12 @@ describe('rich messages to the sandbox', () => {
       type: 'image',
       image: { link: 'https://example.com/a.png', caption: 'x'.repeat(1024) },
     });
+
+    // A voice message: `voice` is a boolean; the phone shows it as one.
+    // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/messages/audio-messages
+    await no({ type: 'audio', audio: { id: media.audio, voice: 'yes' } }, 100);
+    await ok({ type: 'audio', audio: { id: media.audio, voice: true } });
+    assert.deepEqual(p.sandbox.cloud.messages.at(-1)!.content, { id: media.audio, voice: true });
 
     await no({ type: 'location', location: { latitude: 'north', longitude: 4 } }, 100);
     await ok({ type: 'location', location: { latitude: 52.37, longitude: 4.9, name: 'Dam' } });
@@ -513,6 +523,16 @@ describe('rich messages to the sandbox', () => {
     );
     await no(template(header, body, url, code, { type: 'footer', parameters: [] }), 100);
     await no({ name: 'order_ready', language: { code: 'fr' } }, 132001);
+    // Graph's message starts with the code, as Meta's error-codes page shows.
+    // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/support/error-codes
+    const missing = await send({
+      type: 'template',
+      template: { name: 'order_ready', language: { code: 'fr' } },
+    });
+    assert.equal(
+      missing.body.error.message,
+      '(#132001) Template name does not exist in the translation',
+    );
     await no(
       {
         name: 'hello_world',

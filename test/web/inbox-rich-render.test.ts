@@ -61,6 +61,10 @@ const SAMPLES: InboxMessage[] = [
       },
     },
   }),
+  out('msg_voice', 5, {
+    type: 'audio',
+    audio: { link: 'https://example.com/note.ogg', voice: true },
+  }),
   out('msg_where', 5, {
     type: 'location',
     location: { latitude: 51.5, longitude: -0.12, name: 'The shop' },
@@ -71,7 +75,12 @@ const SAMPLES: InboxMessage[] = [
     type: 'interactive',
     providerMessageId: 'wamid.chose',
     interactive: { buttonReply: { title: 'Reschedule' } },
-    context: { messageId: null, providerMessageId: 'wamid.msg_buttons', forwarded: false },
+    context: {
+      messageId: null,
+      providerMessageId: 'wamid.msg_buttons',
+      forwarded: false,
+      frequentlyForwarded: false,
+    },
     receivedAt: at(6),
   },
   out('msg_react', 7, { type: 'reaction', reaction: { messageId: 'msg_chose', emoji: '👍' } }),
@@ -124,6 +133,7 @@ test('rich outbound kinds render as the phone shows them', () => {
   assert.match(list, /See the times/);
   assert.match(list, /<li>9:00<\/li><li>14:00<\/li>/);
   assert.match(bubble(html, 'msg_where'), /The shop[^]*51\.50000, -0\.12000/);
+  assert.match(bubble(html, 'msg_voice'), /data-testid="voice">🎤 Voice message/);
 });
 
 test('a button reply shows the title chosen and quotes the buttons message', () => {

@@ -83,12 +83,21 @@ type MediaRef = { mediaId?: string; link?: string };
 const wireMedia = (ref: MediaRef, ids: ProviderIds): WireMedia =>
   ref.mediaId !== undefined ? { id: ids.media.get(ref.mediaId) ?? '' } : { link: ref.link ?? '' };
 
-/** A medium's object: its reference, and its caption and file name when it has them. */
-function wireMediaObject(o: MediaRef & { caption?: string; filename?: string }, ids: ProviderIds) {
+/**
+ * A medium's object: its reference, and its caption, file name and (an audio) `voice` when it
+ * has them.
+ *
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/messages/audio-messages
+ */
+function wireMediaObject(
+  o: MediaRef & { caption?: string; filename?: string; voice?: boolean },
+  ids: ProviderIds,
+) {
   return {
     ...wireMedia(o, ids),
     ...(o.caption !== undefined && { caption: o.caption }),
     ...(o.filename !== undefined && { filename: o.filename }),
+    ...(o.voice !== undefined && { voice: o.voice }),
   };
 }
 

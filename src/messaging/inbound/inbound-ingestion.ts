@@ -215,15 +215,12 @@ function prepare(
     at: event.timestamp.toISOString(),
   };
   const id = newInboundMessageId();
+  // The context's personal part (the wamid it names is a column).
+  const { providerMessageId: _wamid, ...personal } = event.context ?? {};
   const content: StoredInboundContent = {
     ...event.content,
-    ...(event.context &&
-      (event.context.from !== undefined || event.context.forwarded !== undefined) && {
-        context: {
-          ...(event.context.from !== undefined && { from: event.context.from }),
-          ...(event.context.forwarded !== undefined && { forwarded: event.context.forwarded }),
-        },
-      }),
+    ...(Object.keys(personal).length > 0 && { context: personal }),
+    ...(event.referral && { referral: event.referral }),
   };
   const medium = 'media' in event.content ? event.content.media : null;
   const ctx =

@@ -27,6 +27,12 @@ export const InboundMediaSchema = Type.Object(
       description: "A document's file name, as the person's phone named it.",
     }),
     animated: Opt(Type.Boolean({ description: 'A sticker: animated or not.' })),
+    voice: Opt(
+      Type.Boolean({
+        description:
+          'An `audio`: true for a voice message recorded in WhatsApp, false for an audio file.',
+      }),
+    ),
   },
   { description: 'For `image`, `audio`, `video`, `document` and `sticker`.' },
 );
@@ -62,6 +68,33 @@ export const InteractiveReplySchema = Type.Union(
     }),
   ],
   { description: 'For `interactive`: the reply button or list row the person chose.' },
+);
+
+/**
+ * The click-to-WhatsApp ad (or post) a message came from, as Meta's `referral` names it.
+ *
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/text
+ */
+export const ReferralSchema = Type.Object(
+  {
+    sourceUrl: Opt(Str("The ad's or post's URL.")),
+    sourceId: Opt(Str("The ad's or post's id (Meta's `source_id`).")),
+    sourceType: Opt(Str('`ad` or `post`.')),
+    headline: Opt(Str("The ad's headline.")),
+    body: Opt(Str("The ad's text.")),
+    mediaType: Opt(Str('`image` or `video`.')),
+    imageUrl: Opt(Str()),
+    videoUrl: Opt(Str()),
+    thumbnailUrl: Opt(Str()),
+    ctwaClid: Opt(Str("The ad click's id (`ctwa_clid`), for Meta's Conversions API.")),
+    welcomeMessage: Opt(Type.Object({ text: Opt(Str()) })),
+  },
+  {
+    title: 'Referral',
+    description:
+      'The click-to-WhatsApp ad or post the person tapped before writing: on the first ' +
+      'message after the tap. Each field only when Meta gives it.',
+  },
 );
 
 export const InboundMessageSchema = Type.Object(
@@ -108,7 +141,10 @@ export const InboundMessageSchema = Type.Object(
     unsupported: Opt(
       Type.Object(
         {
-          providerType: Str('The type the provider gave (e.g. `order`, `system`).'),
+          providerType: Str(
+            "What the person sent: the provider's `unsupported.type` (e.g. `edit`, " +
+              '`poll_creation`) or the type Portico does not read (e.g. `order`, `system`).',
+          ),
           errors: Type.Array(Type.Object({ code: Type.Integer(), title: Str() })),
         },
         { description: 'For a type Portico does not read.' },
@@ -121,9 +157,13 @@ export const InboundMessageSchema = Type.Object(
         }),
         providerMessageId: Nullable(Str(), { description: 'The wamid of the message replied to.' }),
         forwarded: Type.Boolean({ description: 'The person forwarded this message.' }),
+        frequentlyForwarded: Type.Boolean({
+          description: 'The message was forwarded more than five times before it reached here.',
+        }),
       }),
       { description: 'What this message replies to (or that it was forwarded); null if none.' },
     ),
+    referral: Opt(ReferralSchema),
     contentErased: Opt(
       Type.Literal(true, {
         description:

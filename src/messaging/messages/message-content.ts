@@ -15,7 +15,10 @@ import {
   type SealedValue,
   type SealPurpose,
 } from '../../platform/keyring.ts';
-import type { InboundContent } from '../../partner/cloud-api/provider-webhook-events.ts';
+import type {
+  InboundContent,
+  InboundReferral,
+} from '../../partner/cloud-api/provider-webhook-events.ts';
 import type { TemplateComponentSend } from '../templates/template-send.ts';
 import type { SendMessageBody } from './send-kinds-schemas.ts';
 
@@ -46,12 +49,14 @@ export type OutboundContent = {
 };
 
 /**
- * What an inbound message says: its type's content, and what its `context` says that is
- * personal (who wrote the quoted message, whether it was forwarded). The wamids it names are
+ * What an inbound message says: its type's content, what its `context` says that is personal
+ * (who wrote the quoted message, whether it was forwarded, often), and the click-to-WhatsApp ad
+ * it came from (`referral`: its click id ties the person to the ad). The wamids it names are
  * metadata, kept in the row.
  */
 export type StoredInboundContent = InboundContent & {
-  context?: { from?: string; forwarded?: boolean };
+  context?: { from?: string; forwarded?: boolean; frequentlyForwarded?: boolean };
+  referral?: InboundReferral;
 };
 
 /** The keyring's two calls a content needs (a keyring, or a test's). */

@@ -178,6 +178,7 @@ export function inboundMessageView(
     content?.type === 'unsupported' || !VIEW_TYPES.has(row.type) ? 'unsupported' : row.type;
   const isReaction = type === 'reaction';
   const forwarded = content?.context?.forwarded === true;
+  const frequentlyForwarded = content?.context?.frequentlyForwarded === true;
   const replyTo = isReaction ? null : row.contextProviderMessageId;
   return {
     id: row.id,
@@ -195,7 +196,9 @@ export function inboundMessageView(
             messageId: replyTo === null ? null : row.contextMessageId,
             providerMessageId: replyTo,
             forwarded,
+            frequentlyForwarded,
           },
+    ...(content?.referral && { referral: content.referral }),
     receivedAt: row.createdAt.toISOString(),
     readAt: row.readAt?.toISOString() ?? null,
   };
@@ -226,6 +229,7 @@ function kindOf(
           caption: c.media.caption ?? null,
           filename: c.media.filename ?? null,
           ...(c.media.animated !== undefined && { animated: c.media.animated }),
+          ...(c.media.voice !== undefined && { voice: c.media.voice }),
         },
       };
     case 'location':

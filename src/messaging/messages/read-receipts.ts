@@ -7,10 +7,17 @@
  * one. `markReadOnOpen` is the inbox's: it marks a conversation's newest message read when the
  * portal's `auto_mark_read` setting says so (off when the portal has no settings row).
  *
+ * The typing indicator rides on a read receipt (`typing_indicator: {type: "text"}`, Meta's one
+ * call for it): `showTyping` marks the message read as `markRead` does and, even when it was
+ * read already, asks the provider to show the person that the business is typing, until it
+ * replies or 25 seconds pass; `showTypingInConversation` does it for a conversation's newest
+ * message (the inbox's, when an agent starts a reply; docs/decisions/0057-meta-fidelity.md).
+ *
  * Invariants: every statement filters by portal id; the provider is called before anything is
  * written (a refusal changes nothing); concurrent marks of one message write once.
  *
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/guides/mark-message-as-read
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/typing-indicators
  * @see docs/messaging.md "Read receipts"
  */
 import { and, desc, eq, isNull, lt, lte, or, sql } from 'drizzle-orm';
@@ -27,6 +34,15 @@ export interface ReadReceipt {
   readAt: Date;
 }
 
+/** The outcome of a typing indicator: the read mark, and until when the person sees it. */
+export interface TypingIndicator extends ReadReceipt {
+  /** When the provider stops showing it at the latest (25 s after it was asked; a reply ends it sooner). */
+  typingUntil: Date;
+}
+
+/** How long the provider shows a typing indicator without a reply (ms). */
+export const TYPING_INDICATOR_MS = 25_000;
+
 export interface ReadReceiptsDeps {
   db: Database;
   provider: Pick<ProviderAdapter, 'markRead'>;
@@ -35,6 +51,28 @@ export interface ReadReceiptsDeps {
 }
 
 export type ReadReceipts = ReturnType<typeof createReadReceipts>;
+
+/** A conversation's newest inbound message (its id and read time), if the person wrote. */
+async function newestInbound(
+  db: Database,
+  portalId: number,
+  conversation: { contactId: string; phoneNumberId: string },
+) {
+  const [newest] = await db
+    .select({ id: messages.id, readAt: messages.readAt })
+    .from(messages)
+    .where(
+      and(
+        eq(messages.portalId, portalId),
+        eq(messages.contactId, conversation.contactId),
+        eq(messages.phoneNumberId, conversation.phoneNumberId),
+        eq(messages.direction, 'inbound'),
+      ),
+    )
+    .orderBy(desc(messages.createdAt), desc(messages.storedAt))
+    .limit(1);
+  return newest;
+}
 
 export function createReadReceipts(deps: ReadReceiptsDeps) {
   const { db, provider } = deps;
@@ -49,6 +87,22 @@ export function createReadReceipts(deps: ReadReceiptsDeps) {
    *   refuses the wamid), `provider_error` (502), `provider_timeout` (504).
    */
   async function markRead(portalId: number, messageId: string): Promise<ReadReceipt> {
+    return mark(portalId, messageId, false);
+  }
+
+  /**
+   * Show the person who wrote the portal's inbound message `messageId` that the business is
+   * typing, marking it (and the thread up to it) read, at the provider and in Portico.
+   *
+   * @returns the mark (`readAt` the first mark's time on a repeat) and `typingUntil`.
+   * @throws as `markRead`.
+   */
+  async function showTyping(portalId: number, messageId: string): Promise<TypingIndicator> {
+    const receipt = await mark(portalId, messageId, true);
+    return { ...receipt, typingUntil: new Date(now().getTime() + TYPING_INDICATOR_MS) };
+  }
+
+  async function mark(portalId: number, messageId: string, typing: boolean): Promise<ReadReceipt> {
     const [message] = await db
       .select()
       .from(messages)
@@ -60,9 +114,12 @@ export function createReadReceipts(deps: ReadReceiptsDeps) {
         ),
       );
     if (!message) throw new AppError('not_found', 'No inbound message with this id.');
-    if (message.readAt !== null) return { id: message.id, readAt: message.readAt };
+    if (message.readAt !== null && !typing) return { id: message.id, readAt: message.readAt };
     // An inbound row always has its wamid (`messages_inbound_columns`).
-    await provider.markRead(portalId, message.phoneNumberId, message.providerMessageId!);
+    await provider.markRead(portalId, message.phoneNumberId, message.providerMessageId!, {
+      typing,
+    });
+    if (message.readAt !== null) return { id: message.id, readAt: message.readAt };
     const readAt = now();
     return db.transaction(async (tx) => {
       // The thread up to this message: the same person (while the contact exists) and number.
@@ -132,22 +189,25 @@ export function createReadReceipts(deps: ReadReceiptsDeps) {
       .from(messagingSettings)
       .where(eq(messagingSettings.portalId, portalId));
     if (!settings?.autoMarkRead) return null;
-    const [newest] = await db
-      .select({ id: messages.id, readAt: messages.readAt })
-      .from(messages)
-      .where(
-        and(
-          eq(messages.portalId, portalId),
-          eq(messages.contactId, conversation.contactId),
-          eq(messages.phoneNumberId, conversation.phoneNumberId),
-          eq(messages.direction, 'inbound'),
-        ),
-      )
-      .orderBy(desc(messages.createdAt), desc(messages.storedAt))
-      .limit(1);
+    const newest = await newestInbound(db, portalId, conversation);
     if (!newest || newest.readAt !== null) return null;
     return markRead(portalId, newest.id);
   }
 
-  return { markRead, markReadOnOpen };
+  /**
+   * An agent started a reply in the inbox: show the person the typing indicator on the
+   * conversation's newest inbound message (marking the thread read, as the provider does).
+   *
+   * @returns the indicator, or null when the person never wrote on this number.
+   * @throws as `markRead`.
+   */
+  async function showTypingInConversation(
+    portalId: number,
+    conversation: { contactId: string; phoneNumberId: string },
+  ): Promise<TypingIndicator | null> {
+    const newest = await newestInbound(db, portalId, conversation);
+    return newest ? showTyping(portalId, newest.id) : null;
+  }
+
+  return { markRead, markReadOnOpen, showTyping, showTypingInConversation };
 }

@@ -69,11 +69,25 @@ export const VideoObjectSchema = Type.Object(
   { ...mediaFields, caption: Caption },
   { ...closed, title: 'VideoObject', description: `${ONE_OF} MP4 or 3GPP, ≤ 16 MB.` },
 );
-export const AudioObjectSchema = Type.Object(mediaFields, {
-  ...closed,
-  title: 'AudioObject',
-  description: `${ONE_OF} AAC, AMR, MP3, MP4 audio or OGG (Opus), ≤ 16 MB.`,
-});
+/** @see https://developers.facebook.com/documentation/business-messaging/whatsapp/messages/audio-messages */
+export const AudioObjectSchema = Type.Object(
+  {
+    ...mediaFields,
+    voice: Type.Optional(
+      Type.Boolean({
+        description:
+          'Send it as a voice message (a microphone icon, downloaded at once, transcribed when ' +
+          'the person allows): an OGG file with the Opus codec (`audio/ogg; codecs=opus`). ' +
+          'Without it, an audio file.',
+      }),
+    ),
+  },
+  {
+    ...closed,
+    title: 'AudioObject',
+    description: `${ONE_OF} AAC, AMR, MP3, MP4 audio or OGG (Opus), ≤ 16 MB.`,
+  },
+);
 export const StickerObjectSchema = Type.Object(mediaFields, {
   ...closed,
   title: 'StickerObject',

@@ -381,13 +381,22 @@ function inboundCalls(
       }),
 
     /**
-     * Mark the inbound message `wamid`, written to `phoneNumberId`, read at the provider.
+     * Mark the inbound message `wamid`, written to `phoneNumberId`, read at the provider; with
+     * `typing`, show the person the typing indicator too (until a reply or 25 s).
      *
      * @throws AppError `not_connected`, `invalid_request` (a wamid the provider refuses),
      *   `provider_error`, `provider_timeout`.
+     * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/typing-indicators
      */
-    markRead: (portalId: number, phoneNumberId: string, wamid: string): Promise<void> =>
-      call(portalId, 'read receipt', (cloud) => cloud.markRead(phoneNumberId, wamid)),
+    markRead: (
+      portalId: number,
+      phoneNumberId: string,
+      wamid: string,
+      options: { typing?: boolean } = {},
+    ): Promise<void> =>
+      call(portalId, options.typing ? 'typing indicator' : 'read receipt', (cloud) =>
+        cloud.markRead(phoneNumberId, wamid, options),
+      ),
   };
 }
 

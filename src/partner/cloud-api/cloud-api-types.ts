@@ -92,7 +92,8 @@ export interface WireObjects {
   text: { body: string; preview_url?: boolean };
   image: WireMedia & { caption?: string };
   video: WireMedia & { caption?: string };
-  audio: WireMedia;
+  /** `voice: true`: a voice message (OGG/Opus), not an audio file. */
+  audio: WireMedia & { voice?: boolean };
   document: WireMedia & { caption?: string; filename?: string };
   sticker: WireMedia;
   location: { latitude: number; longitude: number; name?: string; address?: string };

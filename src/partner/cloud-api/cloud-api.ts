@@ -211,19 +211,36 @@ function inboundCalls(base: string, timeoutMs: number, token: string, signal?: A
 
     /**
      * Mark an inbound message read (`POST /{phone-number-id}/messages` with `status: "read"`):
-     * the person sees blue ticks on it and on every earlier message of the thread.
+     * the person sees blue ticks on it and on every earlier message of the thread. With
+     * `typing`, also `typing_indicator: {type: "text"}`: the person sees the business typing
+     * until it replies or 25 seconds pass.
      *
      * @throws ProviderError; `rejected` for a wamid the provider refuses (code 100).
      * @see https://developers.facebook.com/docs/whatsapp/cloud-api/guides/mark-message-as-read
+     * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/typing-indicators
      */
-    async markRead(phoneNumberId: string, wamid: string): Promise<void> {
+    async markRead(
+      phoneNumberId: string,
+      wamid: string,
+      options: { typing?: boolean } = {},
+    ): Promise<void> {
       graphId('phone number id', phoneNumberId);
       await rejectingBadParameters(
-        graphCall(timeoutMs, 'read receipt', `${base}/${phoneNumberId}/messages`, {
-          bearer: token,
-          json: { messaging_product: 'whatsapp', status: 'read', message_id: wamid },
-          ...(signal && { signal }),
-        }),
+        graphCall(
+          timeoutMs,
+          options.typing ? 'typing indicator' : 'read receipt',
+          `${base}/${phoneNumberId}/messages`,
+          {
+            bearer: token,
+            json: {
+              messaging_product: 'whatsapp',
+              status: 'read',
+              message_id: wamid,
+              ...(options.typing && { typing_indicator: { type: 'text' } }),
+            },
+            ...(signal && { signal }),
+          },
+        ),
       );
     },
   };

@@ -9,6 +9,10 @@
  *
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/components#messages-object
  * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/image
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/audio
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/text
+ *   (the `referral` of a message sent from a click-to-WhatsApp ad)
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/unsupported
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { Value } from 'typebox/value';
@@ -18,6 +22,7 @@ import {
   type InboundContent,
   type InboundMediaType,
   type InboundMessageEvent,
+  type InboundReferral,
   type SharedContact,
 } from './provider-webhook-events.ts';
 
@@ -35,6 +40,7 @@ const Media = Type.Object({
   caption: Opt(Str(TEXT_MAX)),
   filename: Opt(Str(SHORT)),
   animated: Opt(Type.Boolean()),
+  voice: Opt(Type.Boolean()),
 });
 const Location = Type.Object({
   latitude: Type.Number({ minimum: -90, maximum: 90 }),
@@ -80,6 +86,23 @@ const Context = Type.Object({
   from: Opt(Str(64)),
   forwarded: Opt(Type.Boolean()),
   frequently_forwarded: Opt(Type.Boolean()),
+});
+
+/** Meta's `unsupported: {type}`: what the person sent that the Cloud API does not carry. */
+const UnsupportedWire = Type.Object({ type: Str(64, 1) });
+const Url = Str(2048);
+const Referral = Type.Object({
+  source_url: Opt(Url),
+  source_id: Opt(Str(256)),
+  source_type: Opt(Str(64)),
+  headline: Opt(Str(SHORT)),
+  body: Opt(Str(TEXT_MAX)),
+  media_type: Opt(Str(64)),
+  image_url: Opt(Url),
+  video_url: Opt(Url),
+  thumbnail_url: Opt(Url),
+  ctwa_clid: Opt(Str(SHORT)),
+  welcome_message: Opt(Type.Object({ text: Opt(Str(TEXT_MAX)) })),
 });
 
 const is = <T extends TSchema>(schema: T, v: unknown): v is Static<T> => Value.Check(schema, v);
@@ -145,6 +168,7 @@ export function parseInboundContent(type: string, m: Record<string, unknown>): I
         caption: body.caption,
         filename: body.filename,
         animated: body.animated,
+        voice: type === 'audio' ? body.voice : undefined,
       }),
     };
   }
@@ -171,18 +195,49 @@ export function parseInboundContent(type: string, m: Record<string, unknown>): I
       type,
       reaction: { providerMessageId: body.message_id, emoji: body.emoji ?? '' },
     };
-  return unsupported(type, m.errors);
+  // Meta's own `unsupported` names what the person sent (`edit`, `poll_creation`, …).
+  const named =
+    type === 'unsupported' && is(UnsupportedWire, m.unsupported) ? m.unsupported.type : type;
+  return unsupported(named, m.errors);
 }
 
 /** The message's `context` (what it replies to, whether it was forwarded); undefined if none. */
 export function parseInboundContext(m: Record<string, unknown>): InboundMessageEvent['context'] {
   const c = m.context;
   if (!is(Context, c)) return undefined;
-  const forwarded = c.forwarded === true || c.frequently_forwarded === true;
+  // A message forwarded more than five times is also forwarded.
+  const frequentlyForwarded = c.frequently_forwarded === true;
+  const forwarded = c.forwarded === true || frequentlyForwarded;
   const context = present({
     providerMessageId: c.id,
     from: c.from,
     forwarded: forwarded || undefined,
+    frequentlyForwarded: frequentlyForwarded || undefined,
   });
   return Object.keys(context).length === 0 ? undefined : context;
+}
+
+/**
+ * The message's `referral` (it was sent from a click-to-WhatsApp ad or a post), camelCased;
+ * undefined when there is none or it does not fit (the message itself is kept).
+ *
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/text
+ */
+export function parseInboundReferral(m: Record<string, unknown>): InboundReferral | undefined {
+  const r = m.referral;
+  if (!is(Referral, r)) return undefined;
+  const referral = present({
+    sourceUrl: r.source_url,
+    sourceId: r.source_id,
+    sourceType: r.source_type,
+    headline: r.headline,
+    body: r.body,
+    mediaType: r.media_type,
+    imageUrl: r.image_url,
+    videoUrl: r.video_url,
+    thumbnailUrl: r.thumbnail_url,
+    ctwaClid: r.ctwa_clid,
+    welcomeMessage: r.welcome_message && present(r.welcome_message),
+  });
+  return Object.keys(referral).length === 0 ? undefined : referral;
 }

@@ -55,6 +55,39 @@ export interface InboundMedia {
   filename?: string;
   /** A sticker: animated or not. */
   animated?: boolean;
+  /**
+   * An `audio`: a voice message recorded in WhatsApp (`voice: true`), not an audio file.
+   *
+   * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/audio
+   */
+  voice?: boolean;
+}
+
+/**
+ * The `referral` of a message a person sent from a click-to-WhatsApp ad or a post (Meta's
+ * `source_url`, `source_id`, `source_type`, …, camelCased), on the first message after the tap.
+ * Every field is optional: Meta leaves out what the ad does not have.
+ *
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/text
+ */
+export interface InboundReferral {
+  /** The ad's or post's URL. */
+  sourceUrl?: string;
+  /** The ad's or post's id. */
+  sourceId?: string;
+  /** `ad` or `post`. */
+  sourceType?: string;
+  headline?: string;
+  body?: string;
+  /** `image` or `video`. */
+  mediaType?: string;
+  imageUrl?: string;
+  videoUrl?: string;
+  thumbnailUrl?: string;
+  /** The click id (for Meta's Conversions API). */
+  ctwaClid?: string;
+  /** The greeting the ad showed the person, when it had one. */
+  welcomeMessage?: { text?: string };
 }
 
 /** A contact card the person shared (`contacts[]` of a `contacts` message), camelCased. */
@@ -122,8 +155,18 @@ export interface InboundMessageEvent {
   /** The provider's `type` as received (`text`, `image`, `order`, …). */
   type: string;
   content: InboundContent;
-  /** `context`: the message this one replies to (a wamid), and whether it was forwarded. */
-  context?: { providerMessageId?: string; from?: string; forwarded?: boolean };
+  /**
+   * `context`: the message this one replies to (a wamid), and whether it was forwarded
+   * (`forwarded`) or forwarded more than five times (`frequentlyForwarded`).
+   */
+  context?: {
+    providerMessageId?: string;
+    from?: string;
+    forwarded?: boolean;
+    frequentlyForwarded?: boolean;
+  };
+  /** `referral`: the click-to-WhatsApp ad or post the person came from. */
+  referral?: InboundReferral;
   /** The sender's WhatsApp profile name (`contacts[].profile.name`), when given. */
   profileName?: string;
 }

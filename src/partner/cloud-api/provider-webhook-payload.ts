@@ -17,7 +17,11 @@ import { Type, type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { providerErrorTitle } from '../provider-error.ts';
 import { parseAccountSignal, type AccountSignalChange } from './provider-account-signals.ts';
-import { parseInboundContent, parseInboundContext } from './inbound-message-parse.ts';
+import {
+  parseInboundContent,
+  parseInboundContext,
+  parseInboundReferral,
+} from './inbound-message-parse.ts';
 import type {
   InboundMessageEvent,
   MessageStatusEvent,
@@ -67,7 +71,7 @@ const MessagesValue = Type.Object({
 const UserId = Type.String({ pattern: '^[A-Z]{2}\\.(ENT\\.)?[A-Za-z0-9]{1,128}$' });
 const Status = Type.Object({
   id: Type.String({ minLength: 1, maxLength: 256 }),
-  status: Type.Union(['sent', 'delivered', 'read', 'failed'].map((s) => Type.Literal(s))),
+  status: Type.Union(['sent', 'delivered', 'read', 'played', 'failed'].map((s) => Type.Literal(s))),
   timestamp: Timestamp,
   recipient_id: Type.Optional(Type.String({ minLength: 1, maxLength: 64 })),
   recipient_user_id: Type.Optional(UserId),
@@ -239,7 +243,9 @@ function messages(wabaId: string, value: Static<typeof MessagesValue>): Parsed {
     }
     statuses.push({
       wamid: s.id,
-      status: s.status,
+      // A voice message played: it was read (Portico keeps no separate played state).
+      // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/status
+      status: s.status === 'played' ? 'read' : s.status,
       timestamp,
       ...(s.recipient_id !== undefined && { recipientId: s.recipient_id }),
       ...(s.recipient_user_id !== undefined && { recipientUserId: s.recipient_user_id }),
@@ -285,6 +291,7 @@ function messages(wabaId: string, value: Static<typeof MessagesValue>): Parsed {
     const profileName = person?.profile?.name;
     const username = person?.profile?.username;
     const context = parseInboundContext(m);
+    const referral = parseInboundReferral(m);
     inbound.push({
       wamid: m.id,
       ...(from !== undefined && { from }),
@@ -295,6 +302,7 @@ function messages(wabaId: string, value: Static<typeof MessagesValue>): Parsed {
       type: m.type,
       content: parseInboundContent(m.type, m),
       ...(context !== undefined && { context }),
+      ...(referral !== undefined && { referral }),
       ...(profileName !== undefined && { profileName }),
     });
   }

@@ -6,8 +6,9 @@
  * `/inbox/media/{id}`); a video, audio or document as a download link with its file name; a
  * location; an interactive message's body with its reply buttons (disabled) or its list (the
  * button label and rows) or its link; a template's name and parameters; the person's chosen
- * button or row. A medium sent by an https link is shown as that link (the page loads nothing
- * from another origin).
+ * button or row; a voice message as one; above a person's message, that it was forwarded (many
+ * times) and the click-to-WhatsApp ad it came from. A medium sent by an https link is shown as
+ * that link (the page loads nothing from another origin).
  *
  * @see docs/messaging.md "Inbox"
  */
@@ -86,6 +87,7 @@ function OutboundMediumBody({ type, medium }: { type: string; medium: OutboundMe
   else shown = <p class="muted">A {words}</p>;
   return (
     <>
+      {medium.voice && <p data-testid="voice">🎤 Voice message</p>}
       {shown}
       {medium.caption && <p>{medium.caption}</p>}
     </>
@@ -149,7 +151,53 @@ function OutboundBody({ m }: { m: InboxOutbound }) {
   );
 }
 
+/**
+ * What WhatsApp shows above a person's message: "Forwarded" (or "Forwarded many times", past
+ * five forwards), and the click-to-WhatsApp ad they tapped (its headline, linked to the ad).
+ *
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/text
+ */
+function InboundOrigin({ m }: { m: InboxInbound }) {
+  const forwarded = m.context?.frequentlyForwarded
+    ? 'Forwarded many times'
+    : m.context?.forwarded
+      ? 'Forwarded'
+      : null;
+  const ad = m.referral;
+  const adWords = ad?.headline || ad?.body || (ad?.sourceType === 'post' ? 'a post' : 'an ad');
+  return (
+    <>
+      {forwarded && (
+        <p class="muted" data-testid="forwarded">
+          ↪ {forwarded}
+        </p>
+      )}
+      {ad && (
+        <p class="muted" data-testid="referral">
+          From {ad.sourceType === 'post' ? 'a post' : 'an ad'}:{' '}
+          {ad.sourceUrl && /^https?:\/\//.test(ad.sourceUrl) ? (
+            <a href={ad.sourceUrl} rel="noopener noreferrer">
+              {adWords}
+            </a>
+          ) : (
+            adWords
+          )}
+        </p>
+      )}
+    </>
+  );
+}
+
 function InboundBody({ m }: { m: InboxInbound }) {
+  return (
+    <>
+      <InboundOrigin m={m} />
+      <InboundContent m={m} />
+    </>
+  );
+}
+
+function InboundContent({ m }: { m: InboxInbound }) {
   if (m.contentErased) return <p class="muted">The content is no longer kept.</p>;
   if (m.media) {
     const { media } = m;
@@ -165,6 +213,7 @@ function InboundBody({ m }: { m: InboxInbound }) {
       </>
     ) : (
       <>
+        {media.voice && <p data-testid="voice">🎤 Voice message</p>}
         <p>
           <a href={mediaHref(media.id)} download data-testid="media-download">
             Download {media.filename || summaryOf(m).toLowerCase()}

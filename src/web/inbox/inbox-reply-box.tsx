@@ -287,6 +287,13 @@ export function ReplyBox({ view, csrfToken }: { view: ReplyView; csrfToken: stri
             </Button>
           </Actions>
         </form>
+        {!closed && (
+          // Sent by /assets/inbox.js when the agent starts typing a reply: the person sees the
+          // business typing (docs/decisions/0057-meta-fidelity.md).
+          <form method="post" action={`/inbox/${view.conversationId}/typing`} data-typing hidden>
+            <input type="hidden" name="csrf" value={csrfToken} />
+          </form>
+        )}
       </>
     );
   return (

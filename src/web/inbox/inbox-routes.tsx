@@ -206,6 +206,39 @@ export async function inboxPages(app: FastifyInstance, opts: WebRoutesOptions): 
     },
   );
 
+  // The page's script posts this when the agent starts typing a reply (at most every 20 s):
+  // the person sees the business typing. A failure is logged and never shown.
+  // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/typing-indicators
+  app.post<{ Params: Static<typeof Params>; Body: Static<typeof ReadForm> }>(
+    '/inbox/:conversationId/typing',
+    {
+      schema: {
+        params: Params,
+        body: ReadForm,
+        response: {
+          204: Type.Null(),
+          302: Redirect,
+          303: Redirect,
+          400: HtmlPage,
+          403: HtmlPage,
+          404: HtmlPage,
+        },
+      },
+    },
+    async (request, reply) => {
+      const id = request.params.conversationId;
+      const session = signedIn(request);
+      const c = await conversationOf(opts, session.portalId, id);
+      if (!c) return sendNotFoundPage(reply);
+      try {
+        await opts.inbox.showTyping?.(session.portalId, c);
+      } catch (err) {
+        request.log.warn({ err }, '/inbox: the typing indicator failed');
+      }
+      return reply.code(204).send(null);
+    },
+  );
+
   app.get<{ Querystring: Static<typeof ListQuery> }>(
     '/inbox/fragments/list',
     {

@@ -52,6 +52,8 @@ export interface InboxInbound {
         mimeType: string;
         caption?: string | null | undefined;
         filename?: string | null | undefined;
+        /** An audio recorded in WhatsApp (a voice message). */
+        voice?: boolean | undefined;
       }
     | undefined;
   location?: InboxLocation | undefined;
@@ -66,7 +68,17 @@ export interface InboxInbound {
     messageId: string | null;
     providerMessageId: string | null;
     forwarded: boolean;
+    frequentlyForwarded?: boolean | undefined;
   } | null;
+  /** The click-to-WhatsApp ad the person came from (the API's `Referral`). */
+  referral?:
+    | {
+        headline?: string | undefined;
+        body?: string | undefined;
+        sourceUrl?: string | undefined;
+        sourceType?: string | undefined;
+      }
+    | undefined;
   contentErased?: true | undefined;
   receivedAt: string;
 }
@@ -77,6 +89,8 @@ export interface OutboundMedium {
   link?: string | undefined;
   caption?: string | undefined;
   filename?: string | undefined;
+  /** An audio sent as a voice message. */
+  voice?: boolean | undefined;
 }
 
 /** An outbound `interactive` object (the Cloud API's, camelCase): buttons, a list, a link. */
@@ -187,6 +201,7 @@ export function summaryOf(m: InboxMessage): string {
   if (!isInbound(m)) return outboundSummary(m);
   if (m.contentErased) return 'Content no longer kept';
   if (m.text) return m.text.body;
+  if (m.media?.voice) return 'Voice message';
   if (m.media) return m.media.caption || m.media.filename || MEDIA_WORDS[m.type] || 'Media';
   if (m.location) return m.location.name || 'Location';
   if (m.contacts) return `${m.contacts.length} shared contact(s)`;

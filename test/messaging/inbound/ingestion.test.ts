@@ -269,6 +269,7 @@ for (const backend of backends()) {
         messageId: ours,
         providerMessageId: wamid,
         forwarded: false,
+        frequentlyForwarded: false,
       });
       const reactions = eventsOf(receiver, 'message.reaction');
       assert.equal(got.length, 4);

@@ -101,6 +101,7 @@ describe('inboundMessageView', () => {
       messageId: 'msg_out',
       providerMessageId: 'wamid.OUT',
       forwarded: false,
+      frequentlyForwarded: false,
     });
     assert.ok(Value.Check(InboundMessageSchema, image));
 
