@@ -21,13 +21,13 @@ import {
 } from './messaging/conversations/conversations-service.ts';
 import type { Storage } from './db/client.ts';
 import { createMediaService, type MediaService } from './messaging/media/media-service.ts';
-import { messagingErasureSteps } from './messaging/messages/message-erasure.ts';
-import { createReadReceipts, type ReadReceipts } from './messaging/messages/read-receipts.ts';
-import { failQueuedOnRevocation } from './messaging/messages/message-failures.ts';
+import { messagingErasureSteps } from './messaging/service/message-erasure.ts';
+import { createReadReceipts, type ReadReceipts } from './messaging/outbound/read-receipts.ts';
+import { failQueuedOnRevocation } from './messaging/store/message-failures.ts';
 import {
   createMessagingService,
   type MessagingRuntime,
-} from './messaging/messages/messages-service.ts';
+} from './messaging/service/messages-service.ts';
 import type { MessagingEventSteps } from './messaging/provider-webhooks/status-events.ts';
 import type { AccountSignalSteps } from './messaging/provider-webhooks/account-signals.ts';
 import {

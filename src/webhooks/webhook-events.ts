@@ -10,7 +10,7 @@
  * @see docs/reference/webhook-events.md
  */
 import { Type, type Static } from 'typebox';
-import { InboundMessageSchema } from '../messaging/inbound/inbound-schemas.ts';
+import { InboundMessageSchema } from '../messaging/store/inbound-schemas.ts';
 import { REVOCATION_REASONS, type RevocationReason } from '../partner/partner-service.ts';
 
 /**

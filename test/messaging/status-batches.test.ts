@@ -16,10 +16,10 @@ import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import type { Database } from '../../src/db/client.ts';
 import { messages as messagesTable } from '../../src/db/schema/messages.ts';
 import { settleLease, takeLease } from '../../src/messaging/credit/credit-leases.ts';
-import { deliveryJobStatements } from '../../src/messaging/delivery/delivery-queue.ts';
-import { insertQueuedMessage } from '../../src/messaging/messages/message-insert.ts';
-import { newMessageId } from '../../src/messaging/messages/message-sending.ts';
-import { findMessage } from '../../src/messaging/messages/messages-repository.ts';
+import { deliveryJobStatements } from '../../src/messaging/outbound/delivery-queue.ts';
+import { insertQueuedMessage } from '../../src/messaging/outbound/message-insert.ts';
+import { newMessageId } from '../../src/messaging/outbound/message-sending.ts';
+import { findMessage } from '../../src/messaging/store/messages-repository.ts';
 import {
   applyOneByOne,
   createWebhookSink,

@@ -13,13 +13,13 @@ import { createHmac } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { settleLease, takeLease } from '../../src/messaging/credit/credit-leases.ts';
-import { deliveryJobStatements } from '../../src/messaging/delivery/delivery-queue.ts';
-import { insertQueuedMessage } from '../../src/messaging/messages/message-insert.ts';
-import { newMessageId } from '../../src/messaging/messages/message-sending.ts';
+import { deliveryJobStatements } from '../../src/messaging/outbound/delivery-queue.ts';
+import { insertQueuedMessage } from '../../src/messaging/outbound/message-insert.ts';
+import { newMessageId } from '../../src/messaging/outbound/message-sending.ts';
 import {
   findMessage,
   recordProviderMessageId,
-} from '../../src/messaging/messages/messages-repository.ts';
+} from '../../src/messaging/store/messages-repository.ts';
 import type { InboundMessageEvent } from '../../src/partner/cloud-api/provider-webhook-events.ts';
 import type { Services } from '../../src/services.ts';
 import { createWebhookSink } from '../../src/messaging/provider-webhooks/status-events.ts';

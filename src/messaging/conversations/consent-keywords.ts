@@ -12,9 +12,9 @@
  * @see docs/messaging.md "Opt-out keywords"
  */
 import { setConsent, type OptedOutStep } from '../../contacts/contacts-lookup.ts';
-import type { Tx } from '../messages/messages-repository.ts';
-import type { SendMessageResult } from '../messaging-types.ts';
-import type { SendMessageBody } from '../messages/messages-schemas.ts';
+import type { Tx } from '../store/messages-repository.ts';
+import type { SendMessageResult } from '../store/messaging-types.ts';
+import type { SendMessageBody } from '../store/messages-schemas.ts';
 import { keywordOf, messagingSettings, type MessagingSettings } from './messaging-settings.ts';
 
 export type KeywordConsent = 'opted_out' | 'opted_in';

@@ -12,7 +12,7 @@ import { and, eq, isNotNull, lt, or, sql } from 'drizzle-orm';
 import { webhookEvents } from '../../db/schema/webhooks.ts';
 import { media } from '../../db/schema/conversations.ts';
 import { messages } from '../../db/schema/messages.ts';
-import type { Db, Tx } from '../messages/messages-repository.ts';
+import type { Db, Tx } from '../store/messages-repository.ts';
 
 /** Rows one statement of the sweep changes at most (short transactions, short locks). */
 export const RETENTION_BATCH = 1000;

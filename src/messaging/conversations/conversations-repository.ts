@@ -18,8 +18,8 @@ import { messages } from '../../db/schema/messages.ts';
 import { keysetClauses, type KeysetPage, type PagePosition } from '../../db/keyset-page.ts';
 import { randomBase62 } from '../../platform/crypto.ts';
 import type { SealedValue } from '../../platform/keyring.ts';
-import type { Db } from '../messages/messages-repository.ts';
-import { serviceWindowAt, windowClosingSql, windowOpenSql } from './service-window.ts';
+import type { Db } from '../store/messages-repository.ts';
+import { serviceWindowAt, windowClosingSql, windowOpenSql } from '../store/service-window.ts';
 
 export type ConversationRow = typeof conversations.$inferSelect;
 export type Direction = 'inbound' | 'outbound';

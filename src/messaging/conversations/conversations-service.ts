@@ -23,11 +23,11 @@ import type {
   ContentKeyring,
   OutboundContent,
   StoredInboundContent,
-} from '../messages/message-content.ts';
-import type { Tx } from '../messages/messages-repository.ts';
-import type { ListMessagesQuery } from '../messages/messages-schemas.ts';
+} from '../store/message-content.ts';
+import type { Tx } from '../store/messages-repository.ts';
+import type { ListMessagesQuery } from '../store/messages-schemas.ts';
 import type { InboundTextStep } from '../inbound/inbound-ingestion.ts';
-import type { PortalOf } from '../messaging-types.ts';
+import type { PortalOf } from '../store/messaging-types.ts';
 import {
   applyConsentKeyword,
   sendKeywordReply,

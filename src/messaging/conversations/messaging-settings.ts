@@ -10,7 +10,7 @@ import { eq, sql } from 'drizzle-orm';
 import { recordAuditEvent, type Actor } from '../../audit/audit-log.ts';
 import type { Database } from '../../db/client.ts';
 import { messagingSettings as settingsTable } from '../../db/schema/conversations.ts';
-import type { Db } from '../messages/messages-repository.ts';
+import type { Db } from '../store/messages-repository.ts';
 
 /** The opt-out keywords of a portal that never set its own (the industry's usual set). */
 export const DEFAULT_OPT_OUT_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT'];

@@ -16,7 +16,7 @@ import { randomBase62 } from '../../platform/crypto.ts';
 import { creditAccounts, creditLeases, creditTransactions } from '../../db/schema/credit.ts';
 import { readKeysetPage, type KeysetPage, type PagePosition } from '../../db/keyset-page.ts';
 import type { Database } from '../../db/client.ts';
-import type { Db, Tx } from '../messages/messages-repository.ts';
+import type { Db, Tx } from '../store/messages-repository.ts';
 
 export type CreditTransactionRow = typeof creditTransactions.$inferSelect;
 type Kind = CreditTransactionRow['kind'];

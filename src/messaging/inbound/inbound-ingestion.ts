@@ -13,7 +13,7 @@
  *
  * @see docs/messaging.md "Inbound messages"
  */
-import { notifyConversationsOf } from '../conversations/conversation-changes.ts';
+import { notifyConversationsOf } from '../store/conversation-changes.ts';
 import { newContactId, normalisePhone } from '../../contacts/contacts-lookup.ts';
 import type { Database } from '../../db/client.ts';
 import { randomBase62 } from '../../platform/crypto.ts';
@@ -23,16 +23,16 @@ import {
   sealContent,
   type ContentKeyring,
   type StoredInboundContent,
-} from '../messages/message-content.ts';
-import type { Tx } from '../messages/messages-repository.ts';
-import type { InboundMessage } from './inbound-schemas.ts';
+} from '../store/message-content.ts';
+import type { Tx } from '../store/messages-repository.ts';
+import type { InboundMessage } from '../store/inbound-schemas.ts';
 import {
   ingest,
   messagesByWamid,
   type IngestPerson,
   type IngestRow,
 } from './inbound-statements.ts';
-import { inboundMessageView } from '../messages/message-view.ts';
+import { inboundMessageView } from '../store/message-view.ts';
 
 /** A new inbound text, as the text steps get it (inside the batch's transaction). */
 export interface InboundText {

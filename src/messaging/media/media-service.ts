@@ -26,7 +26,7 @@ import {
   openContent,
   type ContentKeyring,
   type StoredInboundContent,
-} from '../messages/message-content.ts';
+} from '../store/message-content.ts';
 import { attachmentHeader, contentTypeOf, safeFileName } from './media-files.ts';
 import { receiveMedium } from './media-intake.ts';
 import { uploadMedium, type MediaUploadDeps } from './media-upload.ts';

@@ -15,7 +15,7 @@ import { and, eq, gt } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { media } from '../../db/schema/conversations.ts';
 import { randomBase62 } from '../../platform/crypto.ts';
-import type { ContentKeyring } from '../messages/message-content.ts';
+import type { ContentKeyring } from '../store/message-content.ts';
 import type { MediaKind } from './media-kinds.ts';
 
 /** How long the provider keeps an uploaded medium: 30 days, in ms. */

@@ -35,7 +35,7 @@ import type {
   TemplateQualityEvent,
   UserPreferenceEvent,
 } from '../../partner/partner-service.ts';
-import type { Tx } from '../messages/messages-repository.ts';
+import type { Tx } from '../store/messages-repository.ts';
 import { recordStandingSignal, recordTemplateCategory } from './account-standing.ts';
 import { standingSummary } from './standing-words.ts';
 import type {

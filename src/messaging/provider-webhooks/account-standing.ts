@@ -15,7 +15,7 @@ import { and, desc, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { accountSignals, templateCategories } from '../../db/schema/account-signals.ts';
 import type { TEMPLATE_CATEGORIES } from '../../db/schema/messages.ts';
-import type { Db, Tx } from '../messages/messages-repository.ts';
+import type { Db, Tx } from '../store/messages-repository.ts';
 
 type TemplateCategory = (typeof TEMPLATE_CATEGORIES)[number];
 

@@ -23,16 +23,16 @@
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples#message-status-updates
  * @see docs/messaging.md "Statuses"
  */
-import { notifyConversationsOf } from '../conversations/conversation-changes.ts';
+import { notifyConversationsOf } from '../store/conversation-changes.ts';
 import type { Database } from '../../db/client.ts';
 import type { JobTx } from '../../jobs/job-queue.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { warnCaught } from '../../platform/process-faults.ts';
 import { capture, postCredit, release, settle } from '../credit/credit-ledger.ts';
 import type { TemplateStatusEvent } from '../../partner/partner-service.ts';
-import type { MessageStatusEvent, MessagingWebhookSink } from '../messaging-types.ts';
+import type { MessageStatusEvent, MessagingWebhookSink } from '../store/messaging-types.ts';
 import type { InboundEventSteps, createInboundIngestion } from '../inbound/inbound-ingestion.ts';
-import { countStatusChanges, type StatusChange } from '../reports/daily-counts.ts';
+import { countStatusChanges, type StatusChange } from '../store/daily-counts.ts';
 import {
   lockMessageForStatus,
   lockMessagesForStatuses,
@@ -40,7 +40,7 @@ import {
   writeStatuses,
   type MessageRow,
   type Tx,
-} from '../messages/messages-repository.ts';
+} from '../store/messages-repository.ts';
 import type { StatusQueue, StatusToApply } from './status-queue.ts';
 
 const RANK = { queued: 0, sent: 1, delivered: 2, read: 3 } as const;

@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { Type } from 'typebox';
 import { principalOf } from '../../api-kit/request-principal.ts';
 import { Envelope, errorResponses, Iso, typed } from '../../api-kit/schema-kit.ts';
-import { MessageParamsSchema } from './messages-schemas.ts';
+import { MessageParamsSchema } from '../store/messages-schemas.ts';
 import type { ReadReceipts } from './read-receipts.ts';
 
 const ReadReceiptSchema = Envelope(

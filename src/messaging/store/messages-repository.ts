@@ -9,7 +9,7 @@ import { and, eq, gte, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-or
 import type { Database } from '../../db/client.ts';
 import { messages, type MESSAGE_TYPES } from '../../db/schema/messages.ts';
 import { readKeysetPage, type KeysetPage, type PagePosition } from '../../db/keyset-page.ts';
-import { countStatusChanges } from '../reports/daily-counts.ts';
+import { countStatusChanges } from './daily-counts.ts';
 
 /** Drizzle's transaction handle (same query API as the database). */
 export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];

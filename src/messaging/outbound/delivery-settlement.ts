@@ -31,8 +31,8 @@ import { messages } from '../../db/schema/messages.ts';
 import { release } from '../credit/credit-ledger.ts';
 import { LEASE_MAX_AGE_S } from '../credit/credit-escrow.ts';
 import { settleLease } from '../credit/credit-leases.ts';
-import { asOutbound, type MessageRow, type Tx } from '../messages/messages-repository.ts';
-import { countStatusChanges } from '../reports/daily-counts.ts';
+import { asOutbound, type MessageRow, type Tx } from '../store/messages-repository.ts';
+import { countStatusChanges } from '../store/daily-counts.ts';
 
 /** The error of a message whose send attempt the provider never confirmed. */
 export const UNCONFIRMED_ERROR = {

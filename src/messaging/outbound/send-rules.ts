@@ -23,14 +23,14 @@ import {
 import type { Database } from '../../db/client.ts';
 import type { MESSAGE_TYPES, TEMPLATE_CATEGORIES } from '../../db/schema/messages.ts';
 import { AppError } from '../../platform/errors.ts';
-import type { SendMessageBody } from './send-kinds-schemas.ts';
+import type { SendMessageBody } from '../store/send-kinds-schemas.ts';
 import type { PhoneNumber, ProviderAdapter } from '../provider/provider-adapter.ts';
-import type { OutboundContent } from './message-content.ts';
+import type { OutboundContent } from '../store/message-content.ts';
 import { checkKind } from './send-kinds.ts';
-import { findTargetMessage } from './message-targets.ts';
-import { findServiceWindow } from '../conversations/service-window.ts';
+import { findTargetMessage } from '../store/message-targets.ts';
+import { findServiceWindow } from '../store/service-window.ts';
 import { findSendableMedium } from '../media/outbound-media.ts';
-import { checkTemplateSend } from '../templates/template-send-check.ts';
+import { checkTemplateSend } from './template-send-check.ts';
 import type { AcceptedTemplate } from '../templates/template-send.ts';
 import { categoryAt } from '../provider-webhooks/account-standing.ts';
 

@@ -14,8 +14,8 @@ import { creditTransactions } from '../../db/schema/credit.ts';
 import { messages } from '../../db/schema/messages.ts';
 import { leaseFence } from '../credit/credit-leases.ts';
 import { newCreditTransactionId } from '../credit/credit-ledger.ts';
-import type { SendJobData } from '../delivery/delivery-queue.ts';
-import type { Db, MessageRow } from './messages-repository.ts';
+import type { SendJobData } from './delivery-queue.ts';
+import type { Db, MessageRow } from '../store/messages-repository.ts';
 
 /** What the statement needs of the delivery queue (delivery-queue.ts). */
 export interface JobStatements {

@@ -9,7 +9,7 @@ import { Type, type Static } from 'typebox';
 import { CREDIT_TRANSACTION_KINDS } from '../../db/schema/credit.ts';
 import { MESSAGE_STATUSES, MESSAGE_TYPES } from '../../db/schema/messages.ts';
 import { Envelope, Iso, Nullable, Page } from '../../api-kit/schema-kit.ts';
-import { InboundMessageSchema } from '../inbound/inbound-schemas.ts';
+import { InboundMessageSchema } from './inbound-schemas.ts';
 import { TemplateComponentSchema } from '../templates/template-send.ts';
 import {
   AudioObjectSchema,

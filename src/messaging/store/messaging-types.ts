@@ -4,8 +4,8 @@
  *
  * @see docs/messaging.md
  */
-import type { Principal } from '../accounts/principal.ts';
-import type { Actor } from '../audit/audit-log.ts';
+import type { Principal } from '../../accounts/principal.ts';
+import type { Actor } from '../../audit/audit-log.ts';
 import type {
   Credit,
   CreditTransaction,
@@ -14,9 +14,9 @@ import type {
   SendMessageBody,
   SummaryPeriod,
   SummaryQuery,
-} from './messages/messages-schemas.ts';
-import type { ProviderWebhookSink } from '../partner/partner-service.ts';
-import type { DayCounts } from './reports/daily-counts.ts';
+} from './messages-schemas.ts';
+import type { ProviderWebhookSink } from '../../partner/partner-service.ts';
+import type { DayCounts } from './daily-counts.ts';
 
 export type PortalOf = Pick<Principal, 'portalId'>;
 
@@ -33,7 +33,7 @@ export type {
   InboundMessageEvent,
   MessageStatusEvent,
   ProviderWebhookSink as MessagingWebhookSink,
-} from '../partner/partner-service.ts';
+} from '../../partner/partner-service.ts';
 
 /** Messaging of one portal at a time; see each method. */
 export interface MessagingService {

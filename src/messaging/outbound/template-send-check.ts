@@ -22,14 +22,14 @@
 import type { TemplateComponent } from '../../partner/cloud-api/cloud-api-types.ts';
 import { AppError, type ErrorDetail } from '../../platform/errors.ts';
 import type { SendableMedium } from '../media/outbound-media.ts';
-import { templateVariables } from './templates-validation.ts';
+import { templateVariables } from '../templates/templates-validation.ts';
 import {
   TEMPLATE_HEADER_TEXT_MAX,
   type AcceptedTemplate,
   type TemplateComponentSend,
   type TemplateParameter,
   type TemplateSend,
-} from './template-send.ts';
+} from '../templates/template-send.ts';
 
 type MediaKind = 'image' | 'document' | 'video';
 type ButtonSubType = 'quick_reply' | 'url' | 'copy_code';

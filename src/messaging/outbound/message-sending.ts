@@ -23,13 +23,17 @@ import type { CreditEscrow, Hold } from '../credit/credit-escrow.ts';
 import { lockCreditZone } from '../credit/credit-leases.ts';
 import { readCredit } from '../credit/credit-ledger.ts';
 import { MESSAGE_TYPES } from '../../db/schema/messages.ts';
-import { contentFields, outboundContentOf, toMessage } from './message-view.ts';
-import { sealContent, type ContentKeyring, type OutboundContent } from './message-content.ts';
-import { findMessage } from './messages-repository.ts';
+import { contentFields, outboundContentOf, toMessage } from '../store/message-view.ts';
+import {
+  sealContent,
+  type ContentKeyring,
+  type OutboundContent,
+} from '../store/message-content.ts';
+import { findMessage } from '../store/messages-repository.ts';
 import { insertQueuedMessage, type JobStatements, type QueuedMessage } from './message-insert.ts';
-import type { SendMessageBody } from './send-kinds-schemas.ts';
+import type { SendMessageBody } from '../store/send-kinds-schemas.ts';
 import type { MessagingEventSteps } from '../provider-webhooks/status-events.ts';
-import type { PortalOf, SendMessageResult } from '../messaging-types.ts';
+import type { PortalOf, SendMessageResult } from '../store/messaging-types.ts';
 import { checkSend, type CheckedSend, type SendRulesProvider } from './send-rules.ts';
 
 /** Prices per message kind, integer minor units of `currency` (config MESSAGING_PRICE_*). */

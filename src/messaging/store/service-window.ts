@@ -18,7 +18,7 @@
 import { and, eq, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { conversations } from '../../db/schema/conversations.ts';
-import type { Db } from '../messages/messages-repository.ts';
+import type { Db } from './messages-repository.ts';
 
 /** The length of a customer service window, in ms (24 hours). */
 export const SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;

@@ -25,19 +25,19 @@ import type { Database } from '../../db/client.ts';
 import { ConnectionInactiveError, ProviderError } from '../../partner/partner-service.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { SendJob } from './delivery-queue.ts';
-import { failQueuedMessage, INACTIVE_ERROR } from '../messages/message-failures.ts';
+import { failQueuedMessage, INACTIVE_ERROR } from '../store/message-failures.ts';
 import {
   beginSendAttempt,
   clearSendAttempt,
   findMessageForDelivery,
   recordProviderMessageId,
   type MessageRow,
-} from '../messages/messages-repository.ts';
+} from '../store/messages-repository.ts';
 import type { OutboundMessage, ProviderAdapter } from '../provider/provider-adapter.ts';
 import type { SenderPacing } from './sender-pacing.ts';
-import type { ContentKeyring, OutboundContent } from '../messages/message-content.ts';
-import { outboundContentOf } from '../messages/message-view.ts';
-import { recordOutboundInConversation } from '../messages/outbound-conversation.ts';
+import type { ContentKeyring, OutboundContent } from '../store/message-content.ts';
+import { outboundContentOf } from '../store/message-view.ts';
+import { recordOutboundInConversation } from './outbound-conversation.ts';
 import {
   CONTENT_ERASED,
   contextOf,

@@ -11,8 +11,8 @@
 import type { ErasureStep } from '../../contacts/contacts-lookup.ts';
 import type { DraftKeyring } from '../drafts/drafts-repository.ts';
 import { removeFromDraftsOnErasure } from '../drafts/drafts-service.ts';
-import { failQueuedOfErased } from './message-failures.ts';
-import { anonymiseMessagesOf } from './messages-repository.ts';
+import { failQueuedOfErased } from '../store/message-failures.ts';
+import { anonymiseMessagesOf } from '../store/messages-repository.ts';
 import { deleteEventsOf, eraseInboundOf } from '../conversations/content-retention.ts';
 
 /** @returns `failed` `queuedMessages` and `anonymised` `messageRecipients`, with their counts. */

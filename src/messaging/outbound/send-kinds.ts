@@ -9,10 +9,10 @@
  */
 import { AppError } from '../../platform/errors.ts';
 import { findSendableMedium } from '../media/outbound-media.ts';
-import type { KindObject, OutboundContent, SendKind } from './message-content.ts';
-import { findTargetMessage, type ConversationKey } from './message-targets.ts';
-import type { Db } from './messages-repository.ts';
-import { INTERACTIVE, type SendMessageBody } from './send-kinds-schemas.ts';
+import type { KindObject, OutboundContent, SendKind } from '../store/message-content.ts';
+import { findTargetMessage, type ConversationKey } from '../store/message-targets.ts';
+import type { Db } from '../store/messages-repository.ts';
+import { INTERACTIVE, type SendMessageBody } from '../store/send-kinds-schemas.ts';
 
 /** The media kinds: their object names a medium by `mediaId` or `link`. */
 export const MEDIA_KINDS = ['image', 'video', 'audio', 'document', 'sticker'] as const;

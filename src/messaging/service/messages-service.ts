@@ -16,12 +16,12 @@ import { AppError, UsageError } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { createCreditEscrow } from '../credit/credit-escrow.ts';
 import { listTransactionPage, readCredit, topUp } from '../credit/credit-ledger.ts';
-import { createSendMessage, type MessagingPrices } from './message-sending.ts';
+import { createSendMessage, type MessagingPrices } from '../outbound/message-sending.ts';
 import type { JobQueue } from '../../jobs/job-queue.ts';
-import { createDeliveryQueue, type DeliveryQueueSettings } from '../delivery/delivery-queue.ts';
-import { createDeliveryWorker } from '../delivery/delivery-worker.ts';
-import { failUndelivered } from './message-failures.ts';
-import { settleDeliveries, type SettlementDeps } from '../delivery/delivery-settlement.ts';
+import { createDeliveryQueue, type DeliveryQueueSettings } from '../outbound/delivery-queue.ts';
+import { createDeliveryWorker } from '../outbound/delivery-worker.ts';
+import { failUndelivered } from '../store/message-failures.ts';
+import { settleDeliveries, type SettlementDeps } from '../outbound/delivery-settlement.ts';
 import {
   messageCursor,
   outboundContentOf,
@@ -29,13 +29,13 @@ import {
   toPeriods,
   toTransaction,
   transactionCursor,
-} from './message-view.ts';
-import { findMessage, listMessagePage, summaryRows } from './messages-repository.ts';
-import type { SummaryQuery } from './messages-schemas.ts';
-import type { MessagingService, PortalOf } from '../messaging-types.ts';
+} from '../store/message-view.ts';
+import { findMessage, listMessagePage, summaryRows } from '../store/messages-repository.ts';
+import type { SummaryQuery } from '../store/messages-schemas.ts';
+import type { MessagingService, PortalOf } from '../store/messaging-types.ts';
 import type { ProviderAdapter } from '../provider/provider-adapter.ts';
-import { createSenderPacing } from '../delivery/sender-pacing.ts';
-import { readDailyCounts } from '../reports/daily-counts.ts';
+import { createSenderPacing } from '../outbound/sender-pacing.ts';
+import { readDailyCounts } from '../store/daily-counts.ts';
 import {
   createWebhookSink,
   statusBatchApplier,
@@ -47,7 +47,7 @@ import {
   type AccountSignalSteps,
 } from '../provider-webhooks/account-signals.ts';
 import { createInboundIngestion, type InboundTextStep } from '../inbound/inbound-ingestion.ts';
-import type { ContentKeyring } from './message-content.ts';
+import type { ContentKeyring } from '../store/message-content.ts';
 
 export interface MessagingServiceDeps {
   storage: Storage;

@@ -9,7 +9,7 @@ import { keysetCursor } from '../../api-kit/keyset-cursor.ts';
 import type { media } from '../../db/schema/conversations.ts';
 import { INBOUND_MEDIA_TYPES } from '../../partner/cloud-api/provider-webhook-events.ts';
 import type { CreditTransactionRow } from '../credit/credit-ledger.ts';
-import type { InboundMessage } from '../inbound/inbound-schemas.ts';
+import type { InboundMessage } from './inbound-schemas.ts';
 import type { MessageRow, StoredMessageRow, SummaryRow } from './messages-repository.ts';
 import type { CreditTransaction, Message, SummaryPeriod } from './messages-schemas.ts';
 import {

@@ -13,9 +13,9 @@ import type {
   WireMedia,
 } from '../../partner/cloud-api/cloud-api-types.ts';
 import { findSendableMedium } from '../media/outbound-media.ts';
-import type { KindObject, OutboundContent } from '../messages/message-content.ts';
-import { findTargetMessage } from '../messages/message-targets.ts';
-import type { MessageRow } from '../messages/messages-repository.ts';
+import type { KindObject, OutboundContent } from '../store/message-content.ts';
+import { findTargetMessage } from '../store/message-targets.ts';
+import type { MessageRow } from '../store/messages-repository.ts';
 
 /** The provider's ids of the ids a content names: media ids by `med_…`, wamids by `msg_…`. */
 export interface ProviderIds {

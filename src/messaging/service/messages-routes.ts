@@ -22,9 +22,9 @@ import {
   SummaryQuerySchema,
   SummarySchema,
   type SummaryQuery,
-} from './messages-schemas.ts';
+} from '../store/messages-schemas.ts';
 import { summaryPeriod } from './messages-service.ts';
-import type { MessagingService } from '../messaging-types.ts';
+import type { MessagingService } from '../store/messaging-types.ts';
 import { conversationRoutes } from '../conversations/conversations-routes.ts';
 import type { ConversationsService } from '../conversations/conversations-service.ts';
 

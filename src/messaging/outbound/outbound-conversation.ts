@@ -10,7 +10,7 @@
 import { sql } from 'drizzle-orm';
 import { conversations } from '../../db/schema/conversations.ts';
 import { randomBase62 } from '../../platform/crypto.ts';
-import type { Db, MessageRow } from './messages-repository.ts';
+import type { Db, MessageRow } from '../store/messages-repository.ts';
 
 export async function recordOutboundInConversation(
   db: Db,
