@@ -41,6 +41,43 @@ const FEATURE_EDGES = {
   ],
   partner: [],
 };
+/**
+ * The inner floors of messaging/, lowest first. A folder imports only from itself and from the
+ * folders before it; an import against this order fails `npm run lint:imports`, so no two
+ * folders of messaging import each other (docs/architecture.md "Messaging",
+ * docs/decisions/0052-messaging-inner-walls.md).
+ */
+const MESSAGING_ORDER = [
+  {
+    folder: 'provider',
+    why: "the adapter over partner/'s Cloud API and its errors: no message in it",
+  },
+  { folder: 'templates', why: "the provider's templates and the template components of a send" },
+  { folder: 'numbers', why: "the account's sender numbers, a route over the provider" },
+  { folder: 'credit', why: 'the ledger of a portal: it knows amounts, never a message' },
+  {
+    folder: 'store',
+    why: 'the one message: its rows, content, view, schemas, daily counts and the service window',
+  },
+  {
+    folder: 'events',
+    why: "messaging's domain events: their names and payloads, over the store's shapes",
+  },
+  { folder: 'media', why: 'media of both directions: bytes, kinds, uploads, over the store' },
+  { folder: 'inbound', why: "a person's messages stored, announced as events" },
+  {
+    folder: 'provider-webhooks',
+    why: "the provider's statuses and account signals applied to the store, announced as events",
+  },
+  { folder: 'outbound', why: 'the send path: checks, the row, credit, the delivery queue' },
+  { folder: 'drafts', why: 'drafts, sent through a port of the send path given at composition' },
+  {
+    folder: 'conversations',
+    why: 'the read model of both directions, keywords (consent), retention and the sweep',
+  },
+  { folder: 'service', why: "the feature's composition: the service, its routes, erasure" },
+];
+const MESSAGING_FOLDERS = MESSAGING_ORDER.map((f) => f.folder);
 const ROOTS = '^src/(main|app|services|background-tasks)\\.ts$|^src/cli/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -124,6 +161,25 @@ module.exports = {
         path: FEATURES,
         pathNot: `^src/(${[feature, ...FEATURE_EDGES[feature].map((e) => e.to)].join('|')})/`,
       },
+    })),
+    {
+      name: 'messaging-files-live-in-a-declared-folder',
+      comment: 'Every file of messaging/ sits in one of MESSAGING_ORDER, so its floor is known.',
+      severity: 'error',
+      from: {
+        path: '^src/messaging/',
+        pathNot: `^src/messaging/(${MESSAGING_FOLDERS.join('|')})/`,
+      },
+      to: { path: '.' },
+    },
+    ...MESSAGING_ORDER.slice(0, -1).map(({ folder, why }, i) => ({
+      name: `messaging-${folder}-imports-only-lower-folders`,
+      comment: `messaging/${folder}/ (${why}) imports only ${
+        MESSAGING_FOLDERS.slice(0, i).join(', ') || 'no other folder of messaging'
+      }: it stands below ${MESSAGING_FOLDERS.slice(i + 1).join(', ')}. See MESSAGING_ORDER.`,
+      severity: 'error',
+      from: { path: `^src/messaging/${folder}/` },
+      to: { path: `^src/messaging/(${MESSAGING_FOLDERS.slice(i + 1).join('|')})/` },
     })),
     {
       name: 'idempotency-is-below-the-features',

@@ -9,7 +9,7 @@
  */
 import type { Database } from '../../db/client.ts';
 import type { ContentKeyring } from '../store/message-content.ts';
-import { senderOf } from '../outbound/send-rules.ts';
+import { senderOf } from '../provider/sender-number.ts';
 import type { ProviderAdapter } from '../provider/provider-adapter.ts';
 import type { ReceivedMedium } from './media-intake.ts';
 import { insertOutboundMedium, newMediumId } from './outbound-media.ts';

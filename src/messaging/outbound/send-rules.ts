@@ -25,6 +25,7 @@ import type { MESSAGE_TYPES, TEMPLATE_CATEGORIES } from '../../db/schema/message
 import { AppError } from '../../platform/errors.ts';
 import type { SendMessageBody } from '../store/send-kinds-schemas.ts';
 import type { PhoneNumber, ProviderAdapter } from '../provider/provider-adapter.ts';
+import { senderOf } from '../provider/sender-number.ts';
 import type { OutboundContent } from '../store/message-content.ts';
 import { checkKind } from './send-kinds.ts';
 import { findTargetMessage } from '../store/message-targets.ts';
@@ -86,41 +87,6 @@ function templateContent(
     ...(given && { template: accepted }),
     ...(context && { context: { messageId: context.messageId } }),
   };
-}
-
-/**
- * The sender: a phone number id of the account and the WABA it belongs to; `from` may be left
- * out when the account has one number. `field` names the input in a refusal (`from`, or an
- * upload's `phoneNumberId`).
- *
- * @throws AppError `invalid_request` naming `field`, `not_connected`, `provider_error`,
- *   `provider_timeout`.
- */
-export function senderOf(
-  numbers: readonly PhoneNumber[],
-  from: string | undefined,
-  field = 'from',
-): PhoneNumber {
-  if (from !== undefined) {
-    const number = numbers.find((n) => n.id === from);
-    if (!number)
-      throw invalid(
-        field,
-        'is not a phone number id of the connected account (GET /messaging/numbers)',
-      );
-    return number;
-  }
-  if (numbers.length === 1) return numbers[0]!;
-  if (numbers.length === 0)
-    throw invalid(
-      field,
-      'cannot be chosen: the connected account has no phone number',
-      'The connected account has no phone number to send from.',
-    );
-  throw invalid(
-    field,
-    'is required: the connected account has several phone numbers (GET /messaging/numbers)',
-  );
 }
 
 /**
