@@ -23,6 +23,7 @@ import {
 import type { InboundMessageEvent } from '../../src/partner/cloud-api/provider-webhook-events.ts';
 import type { Services } from '../../src/services.ts';
 import { createWebhookSink } from '../../src/messaging/provider-webhooks/status-events.ts';
+import { createMessagingEvents } from '../../src/messaging/events/messaging-events.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
 import { connectPortal, startTestProvider } from '../helpers/provider.ts';
@@ -214,19 +215,22 @@ for (const backend of backends()) {
         await services.messaging.addCredit({ portalId, amount: 100, note: 'n', actor: CLI_ACTOR });
       const ofB = await queuedMessage(services, bId);
       const events: { portalId: number; messageId: string }[] = [];
-      // The sink as services.ts composes it, its event steps recorded.
+      // The sink as services.ts composes it, its status events recorded.
+      const recorded = createMessagingEvents();
+      recorded.on(
+        'message.status_changed',
+        ({ portalId, change }) => void events.push({ portalId, ...change }),
+      );
+      recorded.on(
+        'message.statuses_changed',
+        ({ portalId, changes }) => void events.push(...changes.map((e) => ({ portalId, ...e }))),
+      );
       const sink = createWebhookSink({
         db: services.storage.db,
         logger: createLogger('silent'),
         onTemplateChange: () => undefined,
         inbound: { store: async () => 0 },
-        eventSteps: {
-          statusChanged: async (_tx, portalId, e) => void events.push({ portalId, ...e }),
-          statusesChanged: async (_tx, portalId, list) =>
-            void events.push(...list.map((e) => ({ portalId, ...e }))),
-          templateStatusUpdated: async () => undefined,
-          received: async () => undefined,
-        },
+        events: recorded,
       });
       // Portal A's webhook carries B's message id as its biz_opaque_callback_data.
       await sink.messageStatuses(aId, '1234567891', [status(ofB, 'sent', 1)]);

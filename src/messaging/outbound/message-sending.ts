@@ -32,7 +32,7 @@ import {
 import { findMessage } from '../store/messages-repository.ts';
 import { insertQueuedMessage, type JobStatements, type QueuedMessage } from './message-insert.ts';
 import type { SendMessageBody } from '../store/send-kinds-schemas.ts';
-import type { MessagingEventSteps } from '../provider-webhooks/status-events.ts';
+import type { MessagingEvents } from '../events/messaging-events.ts';
 import type { PortalOf, SendMessageResult } from '../store/messaging-types.ts';
 import { checkSend, type CheckedSend, type SendRulesProvider } from './send-rules.ts';
 
@@ -74,10 +74,10 @@ interface SendDeps {
   prices: MessagingPrices;
   now: () => Date;
   /**
-   * Run in the send's transaction when its reservation may have lowered the available credit
-   * below the `credit.low` threshold (a zone hold, see credit-escrow.ts).
+   * Where `credit.reserved` is emitted, in the send's transaction, when its reservation may have
+   * lowered the available credit below the `credit.low` threshold (a zone hold, credit-escrow.ts).
    */
-  creditReserved?: MessagingEventSteps['creditReserved'] | undefined;
+  events?: MessagingEvents | undefined;
 }
 
 interface KeyOf {
@@ -194,10 +194,12 @@ async function queueOnce(
         status: result.status,
         body: withoutContent(result.body),
       });
-    if (hold?.zone && deps.creditReserved) {
+    if (hold?.zone && deps.events && deps.events.listenerCount('credit.reserved') > 0) {
       const credit = await readCredit(tx, portalId, m.currency);
       const availableAfter = credit.balance - credit.reserved;
-      await deps.creditReserved(tx, portalId, {
+      await deps.events.emitSerial('credit.reserved', {
+        tx,
+        portalId,
         availableBefore: availableAfter + m.priceMinor,
         availableAfter,
         currency: credit.currency,

@@ -29,9 +29,9 @@ import type { JobTx } from '../../jobs/job-queue.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { warnCaught } from '../../platform/process-faults.ts';
 import { capture, postCredit, release, settle } from '../credit/credit-ledger.ts';
-import type { TemplateStatusEvent } from '../../partner/partner-service.ts';
 import type { MessageStatusEvent, MessagingWebhookSink } from '../store/messaging-types.ts';
-import type { InboundEventSteps, createInboundIngestion } from '../inbound/inbound-ingestion.ts';
+import type { createInboundIngestion } from '../inbound/inbound-ingestion.ts';
+import type { MessagingEvents, StatusChangedEvent } from '../events/messaging-events.ts';
 import { countStatusChanges, type StatusChange } from '../store/daily-counts.ts';
 import {
   lockMessageForStatus,
@@ -75,51 +75,11 @@ export function statusChanges(
   };
 }
 
-/** A message's status change, as the `message.status` event tells it. */
-export interface StatusChangedEvent {
-  messageId: string;
-  providerMessageId: string | null;
-  status: 'sent' | 'delivered' | 'read' | 'failed';
-  occurredAt: string;
-  /** The provider's integer code, or Portico's own reason (`delivery_unknown`). */
-  error?: { code: number | string; title: string };
-}
-
-/**
- * Steps another feature (webhooks) adds to the provider's events, each run in the transaction
- * that records the event (given at composition in services.ts): a status that changed a message
- * (never a duplicate), a new inbound message or reaction (its API view, content included:
- * inbound-ingestion.ts), a template's new status.
- */
-export interface MessagingEventSteps extends InboundEventSteps {
-  statusChanged(tx: Tx, portalId: number, e: StatusChangedEvent): Promise<void>;
-  /** `statusChanged` for a webhook's batch: the changes in the order they were applied. */
-  statusesChanged(tx: Tx, portalId: number, e: readonly StatusChangedEvent[]): Promise<void>;
-  templateStatusUpdated(tx: Tx, portalId: number, e: TemplateStatusEvent): Promise<void>;
-  /**
-   * A send reserved credit that may have taken the available credit (balance − reserved) below
-   * the `creditLowThreshold`: it went from `availableBefore` to `availableAfter`, minor units of
-   * `currency`, exactly (the sends that can cross the threshold run one at a time). Only a
-   * reservation lowers it (a capture spends what was reserved; releases and top-ups raise it).
-   * Sends whose escrow block keeps the available credit above the threshold skip this step.
-   */
-  creditReserved?(
-    tx: Tx,
-    portalId: number,
-    e: { availableBefore: number; availableAfter: number; currency: string },
-  ): Promise<void>;
-  /**
-   * The portal's `credit.low` threshold in minor units, or null when it has none: where
-   * `creditReserved` may emit. Read again at most every second per portal and instance.
-   */
-  creditLowThreshold?(portalId: number): Promise<number | null>;
-}
-
 async function applyStatus(
   tx: Tx,
   portalId: number,
   event: StatusToApply,
-  steps: MessagingEventSteps | undefined,
+  bus: MessagingEvents | undefined,
 ): Promise<'applied' | 'unchanged' | 'unknown'> {
   const row = await lockMessageForStatus(tx, portalId, {
     id: callbackId(event),
@@ -148,7 +108,11 @@ async function applyStatus(
   } else if (row.status === 'queued') {
     await capture(tx, { ...money, actor: PROVIDER_ACTOR });
   }
-  await steps?.statusChanged(tx, portalId, changedEvent(row.id, event));
+  await bus?.emitSerial('message.status_changed', {
+    tx,
+    portalId,
+    change: changedEvent(row.id, event),
+  });
   return 'applied';
 }
 
@@ -162,11 +126,11 @@ export async function applyOneByOne(
   db: Database,
   portalId: number,
   events: readonly StatusToApply[],
-  steps: MessagingEventSteps | undefined,
+  bus: MessagingEvents | undefined,
 ): Promise<number> {
   let unknown = 0;
   for (const event of events) {
-    const result = await db.transaction((tx) => applyStatus(tx, portalId, event, steps));
+    const result = await db.transaction((tx) => applyStatus(tx, portalId, event, bus));
     if (result === 'unknown') unknown++;
   }
   return unknown;
@@ -200,7 +164,7 @@ async function applyStatuses(
   tx: Tx,
   portalId: number,
   events: readonly StatusToApply[],
-  steps: MessagingEventSteps | undefined,
+  bus: MessagingEvents | undefined,
 ): Promise<{ unknown: number }> {
   const ids = new Set<string>();
   const wamids = new Set<string>();
@@ -257,7 +221,8 @@ async function applyStatuses(
   await notifyConversationsOf(tx, portalId, [...conversations.values()]);
   await countStatusChanges(tx, portalId, counted);
   await settle(tx, portalId, money, PROVIDER_ACTOR);
-  if (changed.length > 0) await steps?.statusesChanged(tx, portalId, changed);
+  if (changed.length > 0)
+    await bus?.emitSerial('message.statuses_changed', { tx, portalId, changes: changed });
   return { unknown };
 }
 
@@ -279,16 +244,16 @@ export type StatusBatchApplier = (
 export function statusBatchApplier(deps: {
   db: Database;
   logger: Logger;
-  eventSteps?: MessagingEventSteps | undefined;
+  /** Where the changes are announced (none in tests of messaging alone). */
+  events?: MessagingEvents | undefined;
 }): StatusBatchApplier {
-  const steps = deps.eventSteps;
   const { db } = deps;
   const log = deps.logger.child({ component: 'messaging-webhooks' });
   const postedAt = new Map<number, number>();
   return async (portalId, events, done) => {
     const unknown = await db
       .transaction(async (tx) => {
-        const applied = await applyStatuses(tx, portalId, events, steps);
+        const applied = await applyStatuses(tx, portalId, events, deps.events);
         await done?.(tx);
         return applied.unknown;
       })
@@ -301,7 +266,7 @@ export function statusBatchApplier(deps: {
           err,
           'status batch failed; one by one',
         );
-        const missed = await applyOneByOne(db, portalId, events, steps);
+        const missed = await applyOneByOne(db, portalId, events, deps.events);
         await done?.();
         return missed;
       });
@@ -321,8 +286,8 @@ export function createWebhookSink(deps: {
   logger: Logger;
   /** A template's status changed at the provider: forget the portal's cached templates. */
   onTemplateChange: (portalId: number) => void;
-  /** The webhooks' steps (none in tests of messaging alone). */
-  eventSteps?: MessagingEventSteps | undefined;
+  /** Where the changes are announced (none in tests of messaging alone). */
+  events?: MessagingEvents | undefined;
   /** Where inbound messages are stored (inbound/inbound-ingestion.ts). */
   inbound: Pick<ReturnType<typeof createInboundIngestion>, 'store'>;
   /** How statuses are applied (default: `statusBatchApplier` over `db`). */
@@ -330,8 +295,8 @@ export function createWebhookSink(deps: {
   /** Where the receiver's statuses wait to be applied; without it they are applied at once. */
   statusQueue?: Pick<StatusQueue, 'accept'>;
 }): MessagingWebhookSink {
-  const steps = deps.eventSteps;
   const { db } = deps;
+  const bus = deps.events;
   const apply = deps.applyStatuses ?? statusBatchApplier(deps);
   const queue = deps.statusQueue;
   return {
@@ -348,7 +313,10 @@ export function createWebhookSink(deps: {
 
     async templateStatusUpdated(portalId, event) {
       deps.onTemplateChange(portalId);
-      if (steps) await db.transaction((tx) => steps.templateStatusUpdated(tx, portalId, event));
+      if (bus && bus.listenerCount('template.status_updated') > 0)
+        await db.transaction((tx) =>
+          bus.emitSerial('template.status_updated', { tx, portalId, event }),
+        );
     },
   };
 }

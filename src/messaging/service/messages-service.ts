@@ -36,17 +36,12 @@ import type { MessagingService, PortalOf } from '../store/messaging-types.ts';
 import type { ProviderAdapter } from '../provider/provider-adapter.ts';
 import { createSenderPacing } from '../outbound/sender-pacing.ts';
 import { readDailyCounts } from '../store/daily-counts.ts';
-import {
-  createWebhookSink,
-  statusBatchApplier,
-  type MessagingEventSteps,
-} from '../provider-webhooks/status-events.ts';
+import { createWebhookSink, statusBatchApplier } from '../provider-webhooks/status-events.ts';
 import { createStatusQueue } from '../provider-webhooks/status-queue.ts';
-import {
-  createAccountSignalSink,
-  type AccountSignalSteps,
-} from '../provider-webhooks/account-signals.ts';
-import { createInboundIngestion, type InboundTextStep } from '../inbound/inbound-ingestion.ts';
+import { createAccountSignalSink } from '../provider-webhooks/account-signals.ts';
+import { createInboundIngestion } from '../inbound/inbound-ingestion.ts';
+import type { MessagingEvents } from '../events/messaging-events.ts';
+import type { KeywordReplies } from '../conversations/consent-keywords.ts';
 import type { ContentKeyring } from '../store/message-content.ts';
 
 export interface MessagingServiceDeps {
@@ -54,12 +49,16 @@ export interface MessagingServiceDeps {
   logger: Logger;
   /** Seals and opens messages' content (message-content.ts). */
   keyring: ContentKeyring;
-  /** Steps run for each new inbound text in its transaction (opt-out keywords). */
-  inboundTextSteps?: readonly InboundTextStep[];
-  /** Other features' steps of the provider's events (webhooks'), in their transactions. */
-  eventSteps?: MessagingEventSteps;
-  /** Other features' steps of the provider's account signals (webhooks'). */
-  signalSteps?: AccountSignalSteps;
+  /**
+   * Where messaging's domain events are emitted, each in the transaction of its change
+   * (events/messaging-events.ts); services.ts subscribes the webhooks and the consent module.
+   */
+  events?: MessagingEvents;
+  /**
+   * The portal's `credit.low` threshold in minor units, or null when it has none: where
+   * `credit.reserved` may be emitted. Read again at most every second per portal and instance.
+   */
+  creditLowThreshold?: (portalId: number) => Promise<number | null>;
   /** The provider (numbers and templates for the checks, sends, the cache a webhook drops). */
   provider: Pick<ProviderAdapter, 'catalog' | 'sendMessage' | 'invalidate' | 'cachedNumbers'>;
   prices: MessagingPrices;
@@ -96,6 +95,8 @@ export interface MessagingRuntime extends MessagingService {
    * escrow blocks of credit.
    */
   stop(): Promise<void>;
+  /** The send path as the consent module's confirmation replies use it. */
+  keywordReplies: KeywordReplies;
   /** Jobs waiting in the queue (tests, benchmark). */
   waitingJobs(): Promise<number>;
   /**
@@ -124,22 +125,26 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
   const escrow = createCreditEscrow({
     db,
     logger,
-    threshold: deps.eventSteps?.creditLowThreshold?.bind(deps.eventSteps),
+    threshold: deps.creditLowThreshold,
   });
   const settlement: SettlementDeps = {
     db,
     confirmS: deps.settlement.MESSAGING_SEND_CONFIRM_S,
     statusWaitS: deps.settlement.MESSAGING_STATUS_WAIT_S,
     failed: (tx, row, error) =>
-      deps.eventSteps?.statusChanged(tx, row.portalId, {
-        messageId: row.id,
-        providerMessageId: row.providerMessageId,
-        status: 'failed',
-        occurredAt: (row.failedAt ?? now()).toISOString(),
-        error,
+      deps.events?.emitSerial('message.status_changed', {
+        tx,
+        portalId: row.portalId,
+        change: {
+          messageId: row.id,
+          providerMessageId: row.providerMessageId,
+          status: 'failed',
+          occurredAt: (row.failedAt ?? now()).toISOString(),
+          error,
+        },
       }) ?? Promise.resolve(),
   };
-  const applyStatuses = statusBatchApplier({ db, logger, eventSteps: deps.eventSteps });
+  const applyStatuses = statusBatchApplier({ db, logger, events: deps.events });
   const statusQueue = createStatusQueue({
     jobs: deps.jobs,
     apply: applyStatuses,
@@ -154,7 +159,7 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
     escrow,
     prices,
     now,
-    creditReserved: deps.eventSteps?.creditReserved?.bind(deps.eventSteps),
+    events: deps.events,
   });
 
   return {
@@ -203,18 +208,17 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
         db,
         logger,
         onTemplateChange: (id) => provider.invalidate(id),
-        eventSteps: deps.eventSteps,
+        events: deps.events,
         applyStatuses,
         statusQueue,
         inbound: createInboundIngestion({
           db,
           keyring: deps.keyring,
           logger,
-          eventSteps: deps.eventSteps,
-          textSteps: deps.inboundTextSteps,
+          events: deps.events,
         }),
       }),
-      ...createAccountSignalSink({ db, provider, steps: deps.signalSteps }),
+      ...createAccountSignalSink({ db, provider, events: deps.events }),
     },
 
     async start() {
@@ -233,6 +237,16 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
       await queue.stopWorkers();
       // The sends have ended (the app closed first): this instance's credit blocks go back.
       await escrow.close();
+    },
+    keywordReplies: {
+      async sendReply({ portalId, contactId, phoneNumberId, body, optOut }) {
+        const result = await sendMessage({
+          principal: { portalId },
+          input: { contactId, from: phoneNumberId, type: 'text', text: { body } },
+          optOutConfirmation: optOut,
+        });
+        return result.body.data.id;
+      },
     },
     waitingJobs: () => queue.waiting(),
     statusesApplied: () => statusQueue.idle(),
