@@ -11,7 +11,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { InboundMessageSchema } from '../messaging/store/inbound-schemas.ts';
-import { REVOCATION_REASONS, type RevocationReason } from '../partner/partner-service.ts';
+import { REVOCATION_REASONS, type RevocationReason } from '../partner/revocation/revocation.ts';
 
 /**
  * Why a connection ended: the revocation's reason code, as partner/ sets it on every path

@@ -22,7 +22,8 @@
  */
 import { setMaxListeners } from 'node:events';
 import type { Database } from '../../db/client.ts';
-import { ConnectionInactiveError, ProviderError } from '../../partner/partner-service.ts';
+import { ConnectionInactiveError } from '../../partner/connections-store.ts';
+import { ProviderError } from '../../partner/provider-error.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { SendJob } from './delivery-queue.ts';
 import { failQueuedMessage, INACTIVE_ERROR } from '../store/message-failures.ts';

@@ -34,7 +34,7 @@ import type {
   TemplateCategoryEvent,
   TemplateQualityEvent,
   UserPreferenceEvent,
-} from '../../partner/partner-service.ts';
+} from '../../partner/cloud-api/provider-webhook-events.ts';
 import type { MessagingEvents } from '../events/messaging-events.ts';
 import { recordStandingSignal, recordTemplateCategory } from './account-standing.ts';
 import { standingSummary } from './standing-words.ts';

@@ -29,7 +29,10 @@ import type { JobTx } from '../../jobs/job-queue.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { warnCaught } from '../../platform/process-faults.ts';
 import { capture, postCredit, release, settle } from '../credit/credit-ledger.ts';
-import type { MessageStatusEvent, MessagingWebhookSink } from '../store/messaging-types.ts';
+import type {
+  MessageStatusEvent,
+  ProviderWebhookSink as MessagingWebhookSink,
+} from '../../partner/cloud-api/provider-webhook-events.ts';
 import type { createInboundIngestion } from '../inbound/inbound-ingestion.ts';
 import type { MessagingEvents, StatusChangedEvent } from '../events/messaging-events.ts';
 import { countStatusChanges, type StatusChange } from '../store/daily-counts.ts';

@@ -24,7 +24,7 @@
 import type { JobQueue, JobTx } from '../../jobs/job-queue.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { warnCaught } from '../../platform/process-faults.ts';
-import type { MessageStatusEvent } from '../store/messaging-types.ts';
+import type { MessageStatusEvent } from '../../partner/cloud-api/provider-webhook-events.ts';
 
 /** The queue's name. */
 export const STATUS_QUEUE = 'message.statuses';

@@ -4,7 +4,7 @@
  */
 import type { ErasureStep } from '../../contacts/contacts-lookup.ts';
 import type { Database } from '../../db/client.ts';
-import type { RevocationStep } from '../../partner/partner-service.ts';
+import type { RevocationStep } from '../../partner/revocation/revocation.ts';
 import { release } from '../credit/credit-ledger.ts';
 import {
   failIfQueued,

@@ -15,7 +15,7 @@ import type {
   SummaryPeriod,
   SummaryQuery,
 } from './messages-schemas.ts';
-import type { ProviderWebhookSink } from '../../partner/partner-service.ts';
+import type { ProviderWebhookSink } from '../../partner/cloud-api/provider-webhook-events.ts';
 import type { DayCounts } from './daily-counts.ts';
 
 export type PortalOf = Pick<Principal, 'portalId'>;
@@ -28,12 +28,6 @@ export interface SendMessageResult {
   /** True when an `Idempotency-Key` matched an earlier request: nothing was queued. */
   replayed: boolean;
 }
-
-export type {
-  InboundMessageEvent,
-  MessageStatusEvent,
-  ProviderWebhookSink as MessagingWebhookSink,
-} from '../../partner/partner-service.ts';
 
 /** Messaging of one portal at a time; see each method. */
 export interface MessagingService {
