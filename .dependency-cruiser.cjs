@@ -26,7 +26,7 @@ const FEATURE_EDGES = {
     },
     {
       to: 'contacts',
-      why: 'recipients: phone normalisation, the contact of a number (consent, service window) and the step messaging adds to an erasure; to narrow to one module',
+      why: 'recipients: phone normalisation, the contact of a number (consent, service window) and the step messaging adds to an erasure; the modules are named in messaging-uses-contacts-through-named-modules',
     },
   ],
   webhooks: [
@@ -190,13 +190,21 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(idempotency|db|platform)/' },
     },
     {
-      name: 'messaging-uses-contacts-through-its-lookup',
+      name: 'messaging-uses-contacts-through-named-modules',
       comment:
-        'A named sideways edge: sends read the recipient, inbound messages record the person, ' +
-        "erasure runs messaging's step; all through contacts/contacts-lookup.ts, nothing else.",
+        'A named sideways edge, to these modules only. Reads: the recipient of a send ' +
+        '(contacts-repository.ts), phone normalisation (phone.ts), a new contact id ' +
+        '(contact-id.ts), whether a person stopped marketing (marketing-preferences.ts), the ' +
+        "erasure step's type (contacts-service.ts). Writes, each in messaging's transaction: " +
+        "the person's inbound statement (contact-inbound.ts), a keyword's consent change " +
+        "(consent-steps.ts), the provider's marketing preference (marketing-preferences.ts).",
       severity: 'error',
       from: { path: '^src/messaging/' },
-      to: { path: '^src/contacts/', pathNot: '^src/contacts/contacts-lookup\\.ts$' },
+      to: {
+        path: '^src/contacts/',
+        pathNot:
+          '^src/contacts/(contacts-repository|phone|contact-id|marketing-preferences|contacts-service|contact-inbound|consent-steps)\\.ts$',
+      },
     },
     {
       name: 'web-is-below-the-roots',

@@ -15,7 +15,7 @@
  *
  * @see docs/messaging.md "Opt-out keywords"
  */
-import { setConsent, type OptedOutStep } from '../../contacts/contacts-lookup.ts';
+import { setConsent, type OptedOutStep } from '../../contacts/consent-steps.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { MessagingEvents } from '../events/messaging-events.ts';
 import type { Tx } from '../store/messages-repository.ts';

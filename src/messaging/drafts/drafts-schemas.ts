@@ -5,7 +5,7 @@
  * @see docs/messaging.md
  */
 import { Type, type Static } from 'typebox';
-import { PHONE_INPUT_MAX } from '../../contacts/contacts-lookup.ts';
+import { PHONE_INPUT_MAX } from '../../contacts/phone.ts';
 import { Envelope, Iso, Nullable, Page } from '../../api-kit/schema-kit.ts';
 import { ContactParameterSchema } from './draft-personalisation.ts';
 

@@ -14,7 +14,8 @@
  * @see docs/messaging.md "Inbound messages"
  */
 import { notifyConversationsOf } from '../store/conversation-changes.ts';
-import { newContactId, normalisePhone } from '../../contacts/contacts-lookup.ts';
+import { newContactId } from '../../contacts/contact-id.ts';
+import { normalisePhone } from '../../contacts/phone.ts';
 import type { Database } from '../../db/client.ts';
 import { randomBase62 } from '../../platform/crypto.ts';
 import type { Logger } from '../../platform/logger.ts';

@@ -9,7 +9,7 @@
  * @see docs/messaging.md "Inbound messages"
  */
 import { sql } from 'drizzle-orm';
-import { recordInboundStatement } from '../../contacts/contacts-lookup.ts';
+import { recordInboundStatement } from '../../contacts/contact-inbound.ts';
 import { conversations, media } from '../../db/schema/conversations.ts';
 import { messages } from '../../db/schema/messages.ts';
 import type { SealedValue } from '../../platform/keyring.ts';

@@ -16,10 +16,10 @@
 import {
   findContact,
   findContactByPhone,
-  normalisePhone,
-  stoppedMarketing,
   type ContactRow,
-} from '../../contacts/contacts-lookup.ts';
+} from '../../contacts/contacts-repository.ts';
+import { normalisePhone } from '../../contacts/phone.ts';
+import { stoppedMarketing } from '../../contacts/marketing-preferences.ts';
 import type { Database } from '../../db/client.ts';
 import type { MESSAGE_TYPES, TEMPLATE_CATEGORIES } from '../../db/schema/messages.ts';
 import { AppError } from '../../platform/errors.ts';

@@ -25,7 +25,7 @@
  * @see docs/messaging.md "Account signals"
  */
 import { LRUCache } from 'lru-cache';
-import { recordMarketingPreference } from '../../contacts/contacts-lookup.ts';
+import { recordMarketingPreference } from '../../contacts/marketing-preferences.ts';
 import type { Database } from '../../db/client.ts';
 import type {
   AccountStandingEvent,

@@ -8,7 +8,7 @@
  *
  * @see docs/messaging.md
  */
-import type { ErasureStep } from '../../contacts/contacts-lookup.ts';
+import type { ErasureStep } from '../../contacts/contacts-service.ts';
 import type { DraftKeyring } from '../drafts/drafts-repository.ts';
 import { removeFromDraftsOnErasure } from '../drafts/drafts-service.ts';
 import { failQueuedOfErased } from '../store/message-failures.ts';

@@ -2,7 +2,7 @@
  * Failing queued messages and giving their credit back, in one transaction: the delivery
  * worker's final failures and the revocation step (docs/messaging.md "Retries and failures").
  */
-import type { ErasureStep } from '../../contacts/contacts-lookup.ts';
+import type { ErasureStep } from '../../contacts/contacts-service.ts';
 import type { Database } from '../../db/client.ts';
 import type { RevocationStep } from '../../partner/revocation/revocation.ts';
 import { release } from '../credit/credit-ledger.ts';
