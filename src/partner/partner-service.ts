@@ -49,7 +49,7 @@ import { createNumberOnboarding } from './onboarding/number-onboarding.ts';
 
 export type PartnerService = ReturnType<typeof createPartnerService>;
 
-export interface PartnerServiceDeps {
+interface PartnerServiceDeps {
   config: Config;
   db: Database;
   keyring: Keyring;

@@ -21,10 +21,10 @@ import type { MessagingEvents } from '../events/messaging-events.ts';
 import type { Tx } from '../store/messages-repository.ts';
 import { keywordOf, messagingSettings, type MessagingSettings } from './messaging-settings.ts';
 
-export type KeywordConsent = 'opted_out' | 'opted_in';
+type KeywordConsent = 'opted_out' | 'opted_in';
 
 /** An inbound message as the keyword step needs it. */
-export interface KeywordMessage {
+interface KeywordMessage {
   portalId: number;
   /** Our id of the inbound message (`msg_…`). */
   messageId: string;
@@ -37,7 +37,7 @@ export interface KeywordMessage {
 }
 
 /** What the step did, and the reply to send once the transaction committed (if any). */
-export interface KeywordOutcome {
+interface KeywordOutcome {
   consent: KeywordConsent;
   changed: boolean;
   reply: { portalId: number; contactId: string; phoneNumberId: string; body: string } | null;
@@ -61,7 +61,7 @@ export function keywordConsent(
  * @param optedOutSteps the opt-out steps (the webhooks' `contact.opted_out`).
  * @returns null when the message is no keyword (or has no contact); else the outcome.
  */
-export async function applyConsentKeyword(
+async function applyConsentKeyword(
   tx: Tx,
   optedOutSteps: readonly OptedOutStep[],
   message: KeywordMessage,

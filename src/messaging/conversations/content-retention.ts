@@ -15,7 +15,7 @@ import { messages } from '../../db/schema/messages.ts';
 import type { Db, Tx } from '../store/messages-repository.ts';
 
 /** Rows one statement of the sweep changes at most (short transactions, short locks). */
-export const RETENTION_BATCH = 1000;
+const RETENTION_BATCH = 1000;
 
 /**
  * Erase the content of messages of both directions older than `before` (their `created_at`), in

@@ -44,12 +44,12 @@ import { findAnyMessage, listBothDirections, openOrNull, type AnyMessage } from 
 const fitsConversation = rowCheck(ConversationSchema);
 
 /** `conversation.window_closing` is emitted this long before a window closes. */
-export const WINDOW_CLOSING_LEAD_MS = 3600_000;
+const WINDOW_CLOSING_LEAD_MS = 3600_000;
 /** The sweep's period by default: a minute (a window is announced 59–60 minutes ahead). */
 export const SWEEP_INTERVAL_MS = 60_000;
 const DAY_MS = 24 * 3600_000;
 
-export interface ConversationsServiceDeps {
+interface ConversationsServiceDeps {
   db: Database;
   logger: Logger;
   keyring: ContentKeyring;

@@ -41,7 +41,7 @@ import {
 
 export type { AnyMessage } from '../store/message-view.ts';
 
-export interface MessageListDeps {
+interface MessageListDeps {
   db: Database;
   keyring: ContentKeyring;
   logger: Pick<Logger, 'warn'>;
@@ -70,7 +70,7 @@ const fitsInbound = rowCheck(InboundMessageSchema);
  * direction's schema (platform/row-fit.ts): without its content when that does not fit (logged
  * by id), null when even that does not.
  */
-export function fittedMessage(
+function fittedMessage(
   logger: Pick<Logger, 'warn'>,
   row: StoredMessageRow,
   content: OutboundContent | StoredInboundContent | null,
@@ -129,7 +129,7 @@ async function mediaOf(
 }
 
 /** Rows of either direction as the API shows them, in their order (media read in one query). */
-export async function messageViews(
+async function messageViews(
   deps: MessageListDeps,
   portalId: number,
   rows: readonly StoredMessageRow[],

@@ -54,7 +54,7 @@ export type OutgoingMessage = ResolvedMessage & { to?: string; contactId?: strin
  */
 export type SendMessage = (principal: FullPrincipal, message: OutgoingMessage) => Promise<unknown>;
 
-export interface DraftsServiceDeps {
+interface DraftsServiceDeps {
   db: Database;
   /** Seals and opens each draft's message and recipients. */
   keyring: repo.DraftKeyring;
@@ -64,7 +64,7 @@ export interface DraftsServiceDeps {
   isConnected: (portalId: number) => Promise<boolean>;
 }
 
-export interface SendOutcome {
+interface SendOutcome {
   queued: number;
   refused: { recipient: string; code: string; message: string }[];
   sentAt: string | null;

@@ -37,7 +37,7 @@ export interface StatusChangedEvent {
 }
 
 /** A new inbound text, as `inbound.text` gives it (inside the batch's transaction). */
-export interface InboundText {
+interface InboundText {
   portalId: number;
   contactId: string;
   /** Our message (`msg_…`). */
@@ -48,7 +48,7 @@ export interface InboundText {
 }
 
 /** The tenant event of an account-standing signal: its type and `data`. */
-export type StandingEventData =
+type StandingEventData =
   | { type: 'phone_number.name_updated'; data: Record<string, unknown> & { wabaId: string } }
   | {
       type: 'account.alert' | 'account.updated' | 'account.capability_updated';
@@ -56,7 +56,7 @@ export type StandingEventData =
     };
 
 /** Each event's name and payload. */
-export interface MessagingEventMap {
+interface MessagingEventMap {
   /** A status changed one message (never a duplicate): a send's failure, a provider status. */
   'message.status_changed': InTx & { change: StatusChangedEvent };
   /** A webhook's batch of statuses: the changes in the order they were applied. */

@@ -39,7 +39,7 @@ import { inboundMessageView } from '../store/message-view.ts';
 /** Work left for after the batch's transaction committed (`inbound.text`'s `afterCommit`). */
 type AfterCommit = () => Promise<void>;
 
-export interface InboundIngestionDeps {
+interface InboundIngestionDeps {
   db: Database;
   keyring: ContentKeyring;
   logger: Logger;
@@ -54,7 +54,7 @@ interface Prepared {
   event: InboundMessageEvent;
 }
 
-export const newInboundMessageId = () => `msg_${randomBase62(16)}`;
+const newInboundMessageId = () => `msg_${randomBase62(16)}`;
 const newMediaId = () => `med_${randomBase62(16)}`;
 const newConversationId = () => `cnv_${randomBase62(16)}`;
 

@@ -34,7 +34,7 @@ import { uploadMedium, type MediaUploadDeps } from './media-upload.ts';
 import { uploadedFileName } from './outbound-media.ts';
 
 /** A medium ready to send: its bytes (checked) and the headers that describe them. */
-export interface MediumDownload {
+interface MediumDownload {
   bytes: Buffer;
   /** `Content-Type`: the mime type the webhook gave (or `application/octet-stream`). */
   contentType: string;
@@ -44,7 +44,7 @@ export interface MediumDownload {
   contentDisposition: string;
 }
 
-export interface MediaServiceDeps {
+interface MediaServiceDeps {
   db: Database;
   provider: Pick<ProviderAdapter, 'fetchMedium'> & MediaUploadDeps['provider'];
   /** The most bytes served (`MESSAGING_MEDIA_MAX_BYTES`). */
@@ -154,7 +154,7 @@ function tooLarge(): AppError {
  * lookup, or HTTP 404/410 from the download URL) → 410 `media_gone`; everything else as any
  * provider failure (`providerAppError`).
  */
-export function mediaAppError(err: unknown): unknown {
+function mediaAppError(err: unknown): unknown {
   if (err instanceof ConnectionInactiveError) return providerAppError(err);
   if (
     err instanceof ProviderError &&

@@ -19,7 +19,7 @@ import type { ContentKeyring } from '../store/message-content.ts';
 import type { MediaKind } from './media-kinds.ts';
 
 /** How long the provider keeps an uploaded medium: 30 days, in ms. */
-export const UPLOADED_MEDIA_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+const UPLOADED_MEDIA_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 const PURPOSE = 'message-content';
 

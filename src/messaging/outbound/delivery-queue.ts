@@ -23,7 +23,7 @@ import type { JobQueue } from '../../jobs/job-queue.ts';
 /** The queue's name. */
 export const SEND_QUEUE = 'message.send';
 /** Where pg-boss moves a send job that has used up its attempts. */
-export const DEAD_LETTER_QUEUE = 'message.send.dead';
+const DEAD_LETTER_QUEUE = 'message.send.dead';
 
 /** What a delivery job carries: ids only, never a phone or a message body. */
 export interface SendJobData {
@@ -52,7 +52,7 @@ export interface DeliveryQueueSettings {
   pollingIntervalS: number;
 }
 
-export interface DeliveryQueue {
+interface DeliveryQueue {
   /** Start the job queue and create this queue (idempotent). Needed before any job insert. */
   start(): Promise<void>;
   /** The queue's row (`jobs/job-insert.ts` `queueRow`), for a statement's `WITH` entry `q`. */

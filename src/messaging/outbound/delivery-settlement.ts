@@ -35,18 +35,18 @@ import { asOutbound, type MessageRow, type Tx } from '../store/messages-reposito
 import { countStatusChanges } from '../store/daily-counts.ts';
 
 /** The error of a message whose send attempt the provider never confirmed. */
-export const UNCONFIRMED_ERROR = {
+const UNCONFIRMED_ERROR = {
   code: 'delivery_unknown',
   title: 'The provider never confirmed the message; it was not sent again',
 } as const;
 
 /** The error of a message the provider accepted and reported no status for. */
-export const NO_STATUS_ERROR = {
+const NO_STATUS_ERROR = {
   code: 'status_unknown',
   title: 'The provider reported no status for the message',
 } as const;
 
-export const SETTLEMENT_ACTOR = 'system:delivery-settlement';
+const SETTLEMENT_ACTOR = 'system:delivery-settlement';
 
 /**
  * The sweep's period: a quarter of the shorter wait, between 1 s and 60 s, so a message fails

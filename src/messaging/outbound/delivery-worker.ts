@@ -53,7 +53,7 @@ import { templateWireComponents } from '../templates/template-wire.ts';
  * What became of one job: `held` is a message whose send attempt has an unknown outcome, left
  * to its status webhook or the settlement sweep (the job completes).
  */
-export type JobOutcome = 'sent' | 'skipped' | 'retry' | 'failed' | 'held';
+type JobOutcome = 'sent' | 'skipped' | 'retry' | 'failed' | 'held';
 
 /**
  * The Cloud API message of a row: a free-form kind (outbound-wire.ts), or a template with its

@@ -42,7 +42,7 @@ export type QueuedMessage = Pick<
   | 'currency'
 >;
 
-export type InsertOutcome =
+type InsertOutcome =
   | { kind: 'queued'; row: MessageRow }
   /** The block was settled (by another instance, or as stale): nothing was written. */
   | { kind: 'lease_closed' }

@@ -24,7 +24,7 @@ export interface ProviderIds {
 }
 
 /** The error of a message whose medium is gone (expired, or never the portal's). */
-export const MEDIA_UNAVAILABLE = {
+const MEDIA_UNAVAILABLE = {
   code: 'media_unavailable',
   title: 'A medium of the message is unknown or expired',
 } as const;

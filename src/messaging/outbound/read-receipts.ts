@@ -27,7 +27,7 @@ export interface ReadReceipt {
   readAt: Date;
 }
 
-export interface ReadReceiptsDeps {
+interface ReadReceiptsDeps {
   db: Database;
   provider: Pick<ProviderAdapter, 'markRead'>;
   /** The clock (tests move it). */

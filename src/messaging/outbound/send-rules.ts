@@ -97,7 +97,7 @@ function templateContent(
  * @throws AppError `number_not_ready` (409)
  * @see docs/partner-connection.md "Onboarding"
  */
-export function assertReady(sender: Pick<PhoneNumber, 'id' | 'onboarding'>): void {
+function assertReady(sender: Pick<PhoneNumber, 'id' | 'onboarding'>): void {
   const { onboarding } = sender;
   const missing = [
     ...(onboarding.webhooksSubscribed

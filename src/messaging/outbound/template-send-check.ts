@@ -74,7 +74,7 @@ function buttonsOf(component: TemplateComponent | undefined): Expected['buttons'
 }
 
 /** What a template's components ask of a send. */
-export function expectedOf(components: readonly TemplateComponent[]): Expected {
+function expectedOf(components: readonly TemplateComponent[]): Expected {
   const header = components.find((c) => c.type === 'HEADER');
   const format = (header?.format ?? 'TEXT').toUpperCase();
   const headerKind: Expected['header'] = !header

@@ -20,9 +20,9 @@ import type { Db, Tx } from '../store/messages-repository.ts';
 type TemplateCategory = (typeof TEMPLATE_CATEGORIES)[number];
 
 /** How long a signal without an expiration stays on the banner, in days. */
-export const BANNER_DAYS = 30;
+const BANNER_DAYS = 30;
 /** How many signals the banner shows, newest first. */
-export const BANNER_MAX = 5;
+const BANNER_MAX = 5;
 
 /** A signal as the banner shows it. */
 export interface StandingSignal {

@@ -52,7 +52,7 @@ const POST_INTERVAL_MS = 1000;
 const PROVIDER_ACTOR = 'provider';
 
 /** The changes one status event makes to a message, or null for none. */
-export function statusChanges(
+function statusChanges(
   row: Pick<MessageRow, 'status' | 'sentAt' | 'deliveredAt' | 'readAt'>,
   event: Pick<MessageStatusEvent, 'status' | 'timestamp' | 'errors'>,
 ): Partial<MessageRow> | null {
@@ -238,7 +238,7 @@ async function applyStatuses(
  *
  * @throws the database's error when even the one-by-one fallback fails.
  */
-export type StatusBatchApplier = (
+type StatusBatchApplier = (
   portalId: number,
   events: readonly StatusToApply[],
   done?: (tx?: JobTx) => Promise<void>,

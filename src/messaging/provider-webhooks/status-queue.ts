@@ -58,7 +58,7 @@ type StoredStatus = [
  * text of their `StoredStatus` tuples: one string the database stores as it is, rather than
  * thousands of objects it would take apart and build again.
  */
-export interface StatusJobData {
+interface StatusJobData {
   portalId: number;
   statuses: string;
 }
@@ -87,7 +87,7 @@ function restored([wamid, status, at, callback, errors]: StoredStatus): StatusTo
  * Applies one job's statuses. `done` deletes the job: called with the transaction that applied
  * them (then both commit together), or without one after a fallback applied them in several.
  */
-export type ApplyStatuses = (
+type ApplyStatuses = (
   portalId: number,
   statuses: readonly StatusToApply[],
   done: (tx?: JobTx) => Promise<void>,

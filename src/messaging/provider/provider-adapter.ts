@@ -67,7 +67,7 @@ const MAX_PORTALS = 10_000;
 const MAX_TEMPLATE_PAGES = 20;
 
 /** What the adapter needs of partner/ (narrow, so tests and the bench pass just this). */
-export interface ProviderAdapterDeps {
+interface ProviderAdapterDeps {
   partner: {
     /** The WABA ids of the portal's active connection; [] when not connected. */
     wabaIdsOf: (portalId: number) => Promise<string[]>;

@@ -16,7 +16,7 @@ import { anonymiseMessagesOf } from '../store/messages-repository.ts';
 import { deleteEventsOf, eraseInboundOf } from '../conversations/content-retention.ts';
 
 /** @returns `failed` `queuedMessages` and `anonymised` `messageRecipients`, with their counts. */
-export const anonymiseMessagesOnErasure: ErasureStep = async (tx, contact) => {
+const anonymiseMessagesOnErasure: ErasureStep = async (tx, contact) => {
   const failed = await failQueuedOfErased(tx, contact);
   return [
     { kind: 'failed', what: 'queuedMessages', count: failed.length },

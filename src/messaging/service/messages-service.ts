@@ -44,7 +44,7 @@ import type { MessagingEvents } from '../events/messaging-events.ts';
 import type { KeywordReplies } from '../conversations/consent-keywords.ts';
 import type { ContentKeyring } from '../store/message-content.ts';
 
-export interface MessagingServiceDeps {
+interface MessagingServiceDeps {
   storage: Storage;
   logger: Logger;
   /** Seals and opens messages' content (message-content.ts). */

@@ -22,13 +22,13 @@ import {
 import type { Logger } from '../../platform/logger.ts';
 
 /** Channel name (an SQL identifier: lower case, no quoting needed). */
-export const CONVERSATION_CHANGE_CHANNEL = 'portico_conversation_change';
+const CONVERSATION_CHANGE_CHANNEL = 'portico_conversation_change';
 
 /** `application_name` of the listening session. */
 export const CONVERSATION_LISTENER_NAME = 'portico-conversation-listener';
 
 /** Most conversation ids in one notification. */
-export const IDS_PER_NOTIFICATION = 100;
+const IDS_PER_NOTIFICATION = 100;
 
 /** Anything that can run a statement: the database or a transaction. */
 type Executor = Pick<Database, 'execute'>;
@@ -84,7 +84,7 @@ export async function notifyConversationsOf(
 }
 
 /** A notification read back: the portal and its conversation ids, or null when malformed. */
-export function parseConversationChange(
+function parseConversationChange(
   payload: string | undefined,
 ): { portalId: number; conversationIds: string[] } | null {
   if (payload === undefined || payload.length > 8000) return null;
@@ -105,7 +105,7 @@ export function parseConversationChange(
  * What a subscriber hears: the conversations that changed, or `null` for "anything may have
  * changed" (the listener was not listening for a while: read everything again).
  */
-export type ConversationChangeHandler = (conversationIds: string[] | null) => void;
+type ConversationChangeHandler = (conversationIds: string[] | null) => void;
 
 /** This instance's hub of conversation changes, fed by one LISTEN session. */
 export interface ConversationEvents {

@@ -21,17 +21,17 @@ type Db = Database | Tx;
 type Status = (typeof MESSAGE_STATUSES)[number];
 
 /** The statuses counted (a queued message is not). */
-export const COUNTED_STATUSES = ['sent', 'delivered', 'read', 'failed'] as const;
-type Counted = (typeof COUNTED_STATUSES)[number];
+
+type Counted = 'sent' | 'delivered' | 'read' | 'failed';
 
 /** Rows per portal and day. */
-export const SHARDS = 16;
+const SHARDS = 16;
 
 /**
  * The shard of a message: its id's last character (random base62) modulo SHARDS, the same
  * as `ascii(right(id, 1)) % 16` in SQL (the migration's backfill and `refreshDailyCounts`).
  */
-export function shardOf(messageId: string): number {
+function shardOf(messageId: string): number {
   return messageId.charCodeAt(messageId.length - 1) % SHARDS;
 }
 

@@ -12,7 +12,7 @@ import { Iso, Nullable } from '../../api-kit/schema-kit.ts';
 const Str = (description?: string) => Type.String(description ? { description } : {});
 const Opt = Type.Optional;
 
-export const InboundMediaSchema = Type.Object(
+const InboundMediaSchema = Type.Object(
   {
     id: Str('Our medium (`med_…`): `GET /messaging/media/{id}` downloads its bytes.'),
     mimeType: Str('As the provider gave it, e.g. `image/jpeg`.'),
@@ -31,7 +31,7 @@ export const InboundMediaSchema = Type.Object(
   { description: 'For `image`, `audio`, `video`, `document` and `sticker`.' },
 );
 
-export const LocationSchema = Type.Object(
+const LocationSchema = Type.Object(
   {
     latitude: Type.Number(),
     longitude: Type.Number(),
@@ -42,7 +42,7 @@ export const LocationSchema = Type.Object(
   { description: 'For `location`.' },
 );
 
-export const SharedContactSchema = Type.Object({
+const SharedContactSchema = Type.Object({
   name: Type.Object({ formattedName: Str(), firstName: Opt(Str()), lastName: Opt(Str()) }),
   phones: Opt(Type.Array(Type.Object({ phone: Opt(Str()), waId: Opt(Str()), type: Opt(Str()) }))),
   emails: Opt(Type.Array(Type.Object({ email: Opt(Str()), type: Opt(Str()) }))),
@@ -50,7 +50,7 @@ export const SharedContactSchema = Type.Object({
   urls: Opt(Type.Array(Type.Object({ url: Opt(Str()), type: Opt(Str()) }))),
 });
 
-export const InteractiveReplySchema = Type.Union(
+const InteractiveReplySchema = Type.Union(
   [
     Type.Object({
       type: Type.Literal('button_reply'),

@@ -14,7 +14,7 @@ import {
 } from './messages-repository.ts';
 
 /** The error of a message whose portal's connection was revoked before it was sent. */
-export const REVOKED_ERROR = {
+const REVOKED_ERROR = {
   code: 'not_connected',
   title: 'The provider connection was revoked',
 } as const;
@@ -32,8 +32,8 @@ export const UNDELIVERED_ERROR = {
 } as const;
 
 /** Who released credit in the ledger. */
-export const WORKER_ACTOR = 'system:delivery-worker';
-export const REVOCATION_ACTOR = 'system:revocation';
+const WORKER_ACTOR = 'system:delivery-worker';
+const REVOCATION_ACTOR = 'system:revocation';
 
 const releasesOf = (rows: readonly MessageRow[]) =>
   rows.map((r) => ({ messageId: r.id, amount: r.priceMinor, currency: r.currency }));
@@ -86,12 +86,12 @@ export const failQueuedOnRevocation: RevocationStep = async (tx, { portalId }) =
 };
 
 /** The error of a message whose recipient was erased (GDPR art. 17) while it was queued. */
-export const RECIPIENT_ERASED_ERROR = {
+const RECIPIENT_ERASED_ERROR = {
   code: 'recipient_erased',
   title: 'The recipient was erased before the message was sent',
 } as const;
 
-export const ERASURE_ACTOR = 'system:contact-erasure';
+const ERASURE_ACTOR = 'system:contact-erasure';
 
 /**
  * Fail the erased person's messages still queued and not accepted by the provider with

@@ -11,7 +11,7 @@ import { messages } from '../../db/schema/messages.ts';
 import type { Db } from './messages-repository.ts';
 
 /** A target message: its wamid (null while an outbound one is queued) and its status. */
-export interface TargetMessage {
+interface TargetMessage {
   wamid: string | null;
   /** `queued` (no wamid yet, it may still get one), `failed` (never will), or `sent`. */
   state: 'queued' | 'failed' | 'sent';

@@ -43,7 +43,7 @@ export function outboundContentOf(
 }
 
 /** The fields of a message's response that say what it says. */
-export type ContentFields = Pick<Message, Exclude<SendKind, 'template'> | 'template' | 'context'>;
+type ContentFields = Pick<Message, Exclude<SendKind, 'template'> | 'template' | 'context'>;
 
 /**
  * What a message says as the API shows it: its kind's object (absent once erased; a template's
@@ -74,7 +74,7 @@ export function contentFields(row: MessageRow, content: OutboundContent | null):
  *
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
  */
-export function errorCodeOf(stored: string): number | string {
+function errorCodeOf(stored: string): number | string {
   return /^\d{1,9}$/.test(stored) ? Number(stored) : stored;
 }
 
@@ -106,7 +106,7 @@ export function toMessage(row: MessageRow, content: OutboundContent | null): Mes
 /** A stored message as the API shows it, of either direction. */
 export type AnyMessage = Message | InboundMessage;
 
-export type MediaRow = typeof media.$inferSelect;
+type MediaRow = typeof media.$inferSelect;
 
 /** What the view reads of a medium's row. */
 export type MediaMetadata = Pick<MediaRow, 'id' | 'mimeType' | 'sha256' | 'fileSize'>;

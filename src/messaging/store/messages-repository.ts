@@ -17,7 +17,7 @@ export type Db = Database | Tx;
 
 /** A stored message of either direction, as `messages` holds it. */
 export type StoredMessageRow = typeof messages.$inferSelect;
-export type NewMessageRow = typeof messages.$inferInsert;
+type NewMessageRow = typeof messages.$inferInsert;
 export type MessageStatus = NonNullable<StoredMessageRow['status']>;
 export type MessageType = (typeof MESSAGE_TYPES)[number];
 
@@ -41,9 +41,9 @@ export type MessageRow = Omit<
 export const asOutbound = (rows: readonly StoredMessageRow[]): MessageRow[] => rows as MessageRow[];
 
 /** The condition of every outbound statement. */
-export const isOutbound = eq(messages.direction, 'outbound');
+const isOutbound = eq(messages.direction, 'outbound');
 
-export interface MessageFilter {
+interface MessageFilter {
   status?: MessageStatus | undefined;
   to?: string | undefined;
   since?: Date | undefined;
@@ -126,7 +126,7 @@ export async function lockMessagesForStatuses(
 }
 
 /** The columns a status webhook changes, as `writeStatuses` writes them. */
-export type StatusColumns = Pick<
+type StatusColumns = Pick<
   MessageRow,
   | 'id'
   | 'status'

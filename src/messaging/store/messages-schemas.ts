@@ -37,7 +37,7 @@ export const PAGE_LIMIT_DEFAULT = 20;
 const Text = (maxLength: number, description: string) =>
   Type.String({ minLength: 1, maxLength, description });
 
-export const MessageStatusSchema = Type.Enum(MESSAGE_STATUSES, {
+const MessageStatusSchema = Type.Enum(MESSAGE_STATUSES, {
   description: 'queued → sent → delivered → read, or failed (never backwards).',
 });
 
@@ -110,7 +110,7 @@ export type Message = Static<typeof MessageSchema>;
 export const MessageEnvelopeSchema = Envelope(MessageSchema, { title: 'MessageEnvelope' });
 
 /** A message of either direction, told apart by `direction`. */
-export const AnyMessageSchema = Type.Union([MessageSchema, InboundMessageSchema], {
+const AnyMessageSchema = Type.Union([MessageSchema, InboundMessageSchema], {
   title: 'AnyMessage',
   description: 'An outbound (`direction: "outbound"`) or inbound (`"inbound"`) message.',
 });
@@ -191,7 +191,7 @@ const Counts = Type.Object({
   failed: Type.Integer(),
 });
 
-export const SummaryPeriodSchema = Type.Object(
+const SummaryPeriodSchema = Type.Object(
   {
     start: Iso('Start of the bucket (UTC).'),
     total: Type.Integer({ description: 'Messages queued in the bucket.' }),
@@ -222,7 +222,7 @@ export const SummarySchema = Envelope(
   { title: 'MessageSummary' },
 );
 
-export const CreditSchema = Type.Object(
+const CreditSchema = Type.Object(
   {
     balance: Type.Integer({ description: 'Minor units owned (including reserved).' }),
     reserved: Type.Integer({ description: 'Minor units held by queued messages.' }),
@@ -233,7 +233,7 @@ export const CreditSchema = Type.Object(
 export type Credit = Static<typeof CreditSchema>;
 export const CreditEnvelopeSchema = Envelope(CreditSchema, { title: 'CreditEnvelope' });
 
-export const CreditTransactionSchema = Type.Object(
+const CreditTransactionSchema = Type.Object(
   {
     id: Type.String({ description: 'Transaction id (`ctx_…`).' }),
     kind: Type.Enum(CREDIT_TRANSACTION_KINDS, {
@@ -257,4 +257,3 @@ export const PageQuerySchema = Type.Object(
   { limit: Limit, cursor: Cursor },
   { additionalProperties: false },
 );
-export type PageQuery = Static<typeof PageQuerySchema>;

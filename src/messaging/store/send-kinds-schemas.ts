@@ -193,7 +193,7 @@ const ListSection = Type.Object(
   closed,
 );
 
-export const InteractiveButtonSchema = Type.Object(
+const InteractiveButtonSchema = Type.Object(
   {
     type: Type.Literal('button'),
     header: Type.Optional(InteractiveHeaderSchema),
@@ -211,7 +211,7 @@ export const InteractiveButtonSchema = Type.Object(
   },
   { ...closed, title: 'InteractiveButton', description: 'Up to three reply buttons.' },
 );
-export const InteractiveListSchema = Type.Object(
+const InteractiveListSchema = Type.Object(
   {
     type: Type.Literal('list'),
     header: Type.Optional(TextHeader),
@@ -230,7 +230,7 @@ export const InteractiveListSchema = Type.Object(
   },
   { ...closed, title: 'InteractiveList', description: 'A menu of rows in sections.' },
 );
-export const InteractiveCtaUrlSchema = Type.Object(
+const InteractiveCtaUrlSchema = Type.Object(
   {
     type: Type.Literal('cta_url'),
     header: Type.Optional(InteractiveHeaderSchema),
@@ -285,7 +285,7 @@ const kind = <K extends string, S extends TSchema>(type: K, object: S, title: st
   );
 
 /** One schema per kind, in the order the document lists them. */
-export const SEND_KIND_SCHEMAS = [
+const SEND_KIND_SCHEMAS = [
   kind('text', TextObjectSchema, 'SendTextMessage'),
   kind('image', ImageObjectSchema, 'SendImageMessage'),
   kind('video', VideoObjectSchema, 'SendVideoMessage'),

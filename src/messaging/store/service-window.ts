@@ -24,7 +24,7 @@ import type { Db } from './messages-repository.ts';
 export const SERVICE_WINDOW_MS = 24 * 60 * 60 * 1000;
 
 /** A service window at one instant. */
-export interface ServiceWindow {
+interface ServiceWindow {
   /** Whether free-form messages may be sent now. */
   open: boolean;
   /** When the open window closes; null when it is closed (or the person never wrote). */
