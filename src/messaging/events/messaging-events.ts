@@ -12,7 +12,7 @@
  * `afterCommit`.
  *
  * @see https://github.com/sindresorhus/emittery#emitserialeventname-data
- * @see docs/architecture.md "Messaging"
+ * @see docs/architecture.md "messaging/"
  * @see docs/decisions/0052-messaging-inner-walls.md
  */
 import Emittery from 'emittery';

@@ -10,7 +10,7 @@
  * ledger rows posted to the account row in bulk afterwards (credit-ledger.ts). Events are
  * matched by Portico's id (`biz_opaque_callback_data`) when present, else by wamid, always
  * within the portal; an unknown message is ignored. A status change is counted in the portal's
- * daily counts in the same transaction (reports/daily-counts.ts).
+ * daily counts in the same transaction (store/daily-counts.ts).
  *
  * A webhook's statuses are accepted first: stored as one job and applied after the answer
  * (`queueStatuses`, status-queue.ts). They are applied as a set, in one transaction of a few
