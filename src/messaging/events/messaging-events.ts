@@ -127,7 +127,13 @@ interface MessagingEventMap {
 /** The emitter of messaging's events (emit with `emitSerial`: listeners write in `tx`). */
 export type MessagingEvents = Emittery<MessagingEventMap>;
 
-/** A new emitter with no listener; services.ts makes the one of a process. */
+/**
+ * A new emitter with no listener; services.ts makes the one of a process. Emittery's debug
+ * output (`DEBUG=emittery` or `DEBUG=*`) would print each payload, message bodies included: its
+ * logger here prints nothing.
+ */
 export function createMessagingEvents(): MessagingEvents {
-  return new Emittery<MessagingEventMap>();
+  return new Emittery<MessagingEventMap>({
+    debug: { name: 'messaging', enabled: false, logger: () => undefined },
+  });
 }
