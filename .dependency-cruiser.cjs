@@ -26,7 +26,7 @@ const FEATURE_EDGES = {
     },
     {
       to: 'contacts',
-      why: 'recipients: phone normalisation, the contact of a number (consent, service window) and the step messaging adds to an erasure; to narrow to one module',
+      why: 'recipients: phone normalisation, the contact of a number (consent, service window) and the step messaging adds to an erasure; the modules are named in messaging-uses-contacts-through-named-modules',
     },
   ],
   webhooks: [
@@ -41,6 +41,43 @@ const FEATURE_EDGES = {
   ],
   partner: [],
 };
+/**
+ * The inner floors of messaging/, lowest first. A folder imports only from itself and from the
+ * folders before it; an import against this order fails `npm run lint:imports`, so no two
+ * folders of messaging import each other (docs/architecture.md "Messaging",
+ * docs/decisions/0052-messaging-inner-walls.md).
+ */
+const MESSAGING_ORDER = [
+  {
+    folder: 'provider',
+    why: "the adapter over partner/'s Cloud API and its errors: no message in it",
+  },
+  { folder: 'templates', why: "the provider's templates and the template components of a send" },
+  { folder: 'numbers', why: "the account's sender numbers, a route over the provider" },
+  { folder: 'credit', why: 'the ledger of a portal: it knows amounts, never a message' },
+  {
+    folder: 'store',
+    why: 'the one message: its rows, content, view, schemas, daily counts and the service window',
+  },
+  {
+    folder: 'events',
+    why: "messaging's domain events: their names and payloads, over the store's shapes",
+  },
+  { folder: 'media', why: 'media of both directions: bytes, kinds, uploads, over the store' },
+  { folder: 'inbound', why: "a person's messages stored, announced as events" },
+  {
+    folder: 'provider-webhooks',
+    why: "the provider's statuses and account signals applied to the store, announced as events",
+  },
+  { folder: 'outbound', why: 'the send path: checks, the row, credit, the delivery queue' },
+  { folder: 'drafts', why: 'drafts, sent through a port of the send path given at composition' },
+  {
+    folder: 'conversations',
+    why: 'the read model of both directions, keywords (consent), retention and the sweep',
+  },
+  { folder: 'service', why: "the feature's composition: the service, its routes, erasure" },
+];
+const MESSAGING_FOLDERS = MESSAGING_ORDER.map((f) => f.folder);
 const ROOTS = '^src/(main|app|services|background-tasks)\\.ts$|^src/cli/';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
@@ -126,6 +163,25 @@ module.exports = {
       },
     })),
     {
+      name: 'messaging-files-live-in-a-declared-folder',
+      comment: 'Every file of messaging/ sits in one of MESSAGING_ORDER, so its floor is known.',
+      severity: 'error',
+      from: {
+        path: '^src/messaging/',
+        pathNot: `^src/messaging/(${MESSAGING_FOLDERS.join('|')})/`,
+      },
+      to: { path: '.' },
+    },
+    ...MESSAGING_ORDER.slice(0, -1).map(({ folder, why }, i) => ({
+      name: `messaging-${folder}-imports-only-lower-folders`,
+      comment: `messaging/${folder}/ (${why}) imports only ${
+        MESSAGING_FOLDERS.slice(0, i).join(', ') || 'no other folder of messaging'
+      }: it stands below ${MESSAGING_FOLDERS.slice(i + 1).join(', ')}. See MESSAGING_ORDER.`,
+      severity: 'error',
+      from: { path: `^src/messaging/${folder}/` },
+      to: { path: `^src/messaging/(${MESSAGING_FOLDERS.slice(i + 1).join('|')})/` },
+    })),
+    {
       name: 'idempotency-is-below-the-features',
       comment:
         'The Idempotency-Key claim, replay and queries serve every feature that creates something.',
@@ -134,13 +190,21 @@ module.exports = {
       to: { path: '^src/', pathNot: '^src/(idempotency|db|platform)/' },
     },
     {
-      name: 'messaging-uses-contacts-through-its-lookup',
+      name: 'messaging-uses-contacts-through-named-modules',
       comment:
-        'A named sideways edge: sends read the recipient, inbound messages record the person, ' +
-        "erasure runs messaging's step; all through contacts/contacts-lookup.ts, nothing else.",
+        'A named sideways edge, to these modules only. Reads: the recipient of a send ' +
+        '(contacts-repository.ts), phone normalisation (phone.ts), a business-scoped user id ' +
+        '(wa-user-id.ts), a new contact id (contact-id.ts), whether a person stopped marketing ' +
+        "(marketing-preferences.ts), the erasure step's type (contacts-service.ts). Writes, each " +
+        "in messaging's transaction: a keyword's consent change (consent-steps.ts), the " +
+        "provider's marketing preference (marketing-preferences.ts).",
       severity: 'error',
       from: { path: '^src/messaging/' },
-      to: { path: '^src/contacts/', pathNot: '^src/contacts/contacts-lookup\\.ts$' },
+      to: {
+        path: '^src/contacts/',
+        pathNot:
+          '^src/contacts/(contacts-repository|phone|wa-user-id|contact-id|marketing-preferences|contacts-service|consent-steps)\\.ts$',
+      },
     },
     {
       name: 'web-is-below-the-roots',

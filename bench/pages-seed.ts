@@ -17,8 +17,8 @@
  */
 import { sql } from 'drizzle-orm';
 import type { Storage } from '../src/db/client.ts';
-import { sealContent } from '../src/messaging/messages/message-content.ts';
-import { refreshDailyCounts } from '../src/messaging/reports/daily-counts.ts';
+import { sealContent } from '../src/messaging/store/message-content.ts';
+import { refreshDailyCounts } from '../src/messaging/store/daily-counts.ts';
 import { loadKeyring } from '../src/platform/keyring.ts';
 import type { Services } from '../src/services.ts';
 

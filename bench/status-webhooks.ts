@@ -41,6 +41,7 @@ import { createLogger } from '../src/platform/logger.ts';
 import { startSandboxProvider } from '../src/sandbox-provider/sandbox-provider.tsx';
 import { createServices } from '../src/services.ts';
 import { webhookEventSteps } from '../src/webhooks/event-hooks.ts';
+import { createMessagingEvents } from '../src/messaging/events/messaging-events.ts';
 import { figure, redrawSection, runContext, table } from './performance-doc.ts';
 import { createThrowawayDatabase } from './postgres.ts';
 
@@ -105,12 +106,9 @@ async function start(storage: Storage) {
   const wabaId = (await services.partner.wabaIdsOf(portalId))[0]!;
   const [number] = await services.messagingProvider.numbers(portalId);
   const hooks = webhookEventSteps(services.webhooks);
-  const steps = {
-    statusChanged: hooks.messageStatus,
-    statusesChanged: hooks.messageStatuses,
-    received: hooks.messageReceived,
-    templateStatusUpdated: hooks.templateStatusUpdated,
-  };
+  const steps = createMessagingEvents();
+  steps.on('message.status_changed', (e) => hooks.messageStatus(e.tx, e.portalId, e.change));
+  steps.on('message.statuses_changed', (e) => hooks.messageStatuses(e.tx, e.portalId, e.changes));
   return {
     services,
     portalId,

@@ -13,7 +13,7 @@
  *   `README.md#development`) exists in the repository, and the sections it quotes or its anchor
  *   are headings of that file; `decisions.md` is the index, so a pointer names the record
  *   (`docs/decisions/0016-messaging.md`) instead; a path whose first folder is one of the
- *   repository's (`messaging/delivery/delivery-worker.ts`, `web/inbox-data.ts`,
+ *   repository's (`messaging/outbound/delivery-worker.ts`, `web/inbox-data.ts`,
  *   `scripts/build.sh`, `messaging/inbound/`) exists;
  * - nothing points outside the repository: no `../` path that leaves it, no `DESIGN` document;
  * - every generated reference is what its generator writes now.

@@ -20,13 +20,13 @@ import { createPageSessions } from './browser/web-session.ts';
 import { apiReferencePage } from './external-api/docs-page.ts';
 import { draftsRoutes } from './messaging/drafts/drafts-routes.ts';
 import { mediaRoutes } from './messaging/media/media-routes.ts';
-import { readReceiptsRoutes } from './messaging/messages/read-receipts-routes.ts';
+import { readReceiptsRoutes } from './messaging/outbound/read-receipts-routes.ts';
 import { numbersRoutes } from './messaging/numbers/numbers-routes.ts';
 import { templatesRoutes } from './messaging/templates/templates-routes.ts';
 import { OPENAPI_PATH, swaggerOptions } from './external-api/openapi.ts';
 import { keysRoutes } from './external-api/keys-routes.ts';
 import { EXTERNAL_API_PREFIX, externalApi } from './external-api/plugin.ts';
-import { messagingRoutes } from './messaging/messages/messages-routes.ts';
+import { messagingRoutes } from './messaging/service/messages-routes.ts';
 import { authorizationRoutes } from './partner/oauth/authorization-routes.ts';
 import { providerCallbacksRoutes } from './partner/callbacks/provider-callbacks-routes.ts';
 import { type ProviderWebhookSink } from './partner/cloud-api/provider-webhook-events.ts';
@@ -58,7 +58,7 @@ import type { InboxReads } from './web/inbox-reads.ts';
 import {
   createConversationEvents,
   type ConversationEvents,
-} from './messaging/conversations/conversation-changes.ts';
+} from './messaging/store/conversation-changes.ts';
 import { loadKeyring } from './platform/keyring.ts';
 
 /** Largest request body accepted, in bytes (64 KiB). */

@@ -21,8 +21,8 @@ import {
   SWEEP_INTERVAL_MS,
   type ConversationsService,
 } from './messaging/conversations/conversations-service.ts';
-import { settlementPeriodMs } from './messaging/delivery/delivery-settlement.ts';
-import type { MessagingRuntime } from './messaging/messages/messages-service.ts';
+import { settlementPeriodMs } from './messaging/outbound/delivery-settlement.ts';
+import type { MessagingRuntime } from './messaging/service/messages-service.ts';
 import { expireSignedRequests } from './partner/callbacks/signed-request-memory.ts';
 import type { Logger } from './platform/logger.ts';
 import { AUTO_CLOSE_CHECK_MS, closeDueTickets } from './tickets/ticket-auto-close.ts';

@@ -14,22 +14,24 @@ import { createTokenVerification, type TokenVerification } from './accounts/toke
 import { createSessionStore, type SessionStore } from './browser/session-store.ts';
 import type { Config } from './config.ts';
 import { createContactsService, type ContactsService } from './contacts/contacts-service.ts';
-import type { InboundTextStep } from './messaging/inbound/inbound-ingestion.ts';
 import {
   createConversationsService,
   type ConversationsService,
 } from './messaging/conversations/conversations-service.ts';
 import type { Storage } from './db/client.ts';
 import { createMediaService, type MediaService } from './messaging/media/media-service.ts';
-import { messagingErasureSteps } from './messaging/messages/message-erasure.ts';
-import { createReadReceipts, type ReadReceipts } from './messaging/messages/read-receipts.ts';
-import { failQueuedOnRevocation } from './messaging/messages/message-failures.ts';
+import { messagingErasureSteps } from './messaging/service/message-erasure.ts';
+import { createReadReceipts, type ReadReceipts } from './messaging/outbound/read-receipts.ts';
+import { failQueuedOnRevocation } from './messaging/store/message-failures.ts';
 import {
   createMessagingService,
   type MessagingRuntime,
-} from './messaging/messages/messages-service.ts';
-import type { MessagingEventSteps } from './messaging/provider-webhooks/status-events.ts';
-import type { AccountSignalSteps } from './messaging/provider-webhooks/account-signals.ts';
+} from './messaging/service/messages-service.ts';
+import {
+  createMessagingEvents,
+  type MessagingEvents,
+} from './messaging/events/messaging-events.ts';
+import { subscribeConsentKeywords } from './messaging/conversations/consent-keywords.ts';
 import {
   createProviderAdapter,
   type ProviderAdapter,
@@ -179,17 +181,26 @@ export function createServices(deps: {
     partner,
     cacheMs: config.MESSAGING_PROVIDER_CACHE_MS,
   });
-  const messaging = createMessaging(
-    config,
-    storage,
+  // Messaging's domain events: the webhooks and the consent module listen, in each change's
+  // transaction (src/messaging/events/messaging-events.ts).
+  const events = createMessagingEvents();
+  subscribeWebhooks(events, steps, webhooks);
+  const messaging = createMessaging(config, storage, logger, jobs, messagingProvider, keyring, {
+    events,
+    creditLowThreshold: (portalId) => webhooks.creditLowThreshold(portalId),
+  });
+  subscribeConsentKeywords(events, {
+    optedOutSteps: [steps.optedOut],
+    replies: messaging.keywordReplies,
     logger,
-    jobs,
-    messagingProvider,
+  });
+  const conversations = createConversationsService({
+    db: storage.db,
+    logger,
     keyring,
-    messagingEventSteps(steps, webhooks),
-    [(tx, text) => conversations.inboundTextStep(tx, text)],
-  );
-  const conversations = createConversations(config, storage, logger, keyring, steps, messaging);
+    retentionDays: config.MESSAGING_CONTENT_RETENTION_DAYS,
+    events,
+  });
   const ticketSteps = { updated: steps.ticketUpdated, commentAdded: steps.ticketCommentAdded };
   const background = createBackgroundTasks({
     db: storage.db,
@@ -299,17 +310,14 @@ function createMessaging(
   jobs: JobQueue,
   provider: ProviderAdapter,
   keyring: Keyring,
-  eventSteps: MessagingEventSteps & AccountSignalSteps,
-  inboundTextSteps: readonly InboundTextStep[],
+  listened: Pick<Parameters<typeof createMessagingService>[0], 'events' | 'creditLowThreshold'>,
 ): MessagingRuntime {
   return createMessagingService({
     storage,
     logger,
     keyring,
     jobs,
-    eventSteps,
-    signalSteps: eventSteps,
-    inboundTextSteps,
+    ...listened,
     provider,
     prices: {
       currency: config.MESSAGING_CURRENCY,
@@ -330,51 +338,44 @@ function createMessaging(
   });
 }
 
-/** Conversations over messaging's send path, with the retention setting and their events. */
-function createConversations(
-  config: Config,
-  storage: Storage,
-  logger: Logger,
-  keyring: Keyring,
+/**
+ * The webhooks' subscriptions to messaging's events: each becomes a tenant event in the
+ * transaction of its change (docs/webhooks.md "Event catalogue").
+ */
+function subscribeWebhooks(
+  events: MessagingEvents,
   steps: ReturnType<typeof webhookEventSteps>,
-  messaging: MessagingRuntime,
-): ConversationsService {
-  return createConversationsService({
-    db: storage.db,
-    logger,
-    keyring,
-    retentionDays: config.MESSAGING_CONTENT_RETENTION_DAYS,
-    steps: { windowClosing: steps.windowClosing },
-    optedOutSteps: [steps.optedOut],
-    send: (args) => messaging.sendMessage(args),
-  });
-}
-
-/** The webhooks' steps of messaging's events. */
-function messagingEventSteps(
-  steps: ReturnType<typeof webhookEventSteps>,
-  webhooks: Pick<WebhooksService, 'creditChanged' | 'creditLowThreshold'>,
-): MessagingEventSteps & AccountSignalSteps {
-  return {
-    statusChanged: steps.messageStatus,
-    statusesChanged: steps.messageStatuses,
-    received: steps.messageReceived,
-    reacted: steps.messageReaction,
-    templateStatusUpdated: (tx, portalId, e) =>
-      steps.templateStatusUpdated(tx, portalId, {
-        templateId: e.templateId,
-        name: e.name,
-        language: e.language,
-        status: e.status,
-        wabaId: e.wabaId,
-        ...(e.reason !== undefined && { reason: e.reason }),
-      }),
-    creditReserved: (tx, portalId, e) => webhooks.creditChanged(tx, portalId, e),
-    creditLowThreshold: (portalId) => webhooks.creditLowThreshold(portalId),
-    phoneNumberQualityUpdated: steps.phoneNumberQualityUpdated,
-    templateQualityUpdated: (tx, portalId, e) => steps.templateStatusUpdated(tx, portalId, e),
-    templateCategoryChanged: steps.templateCategoryChanged,
-    marketingPreferenceChanged: steps.marketingPreferenceChanged,
-    accountStanding: steps.accountStanding,
-  };
+  webhooks: Pick<WebhooksService, 'creditChanged'>,
+): void {
+  events.on('message.status_changed', (e) => steps.messageStatus(e.tx, e.portalId, e.change));
+  events.on('message.statuses_changed', (e) => steps.messageStatuses(e.tx, e.portalId, e.changes));
+  events.on('inbound.received', (e) => steps.messageReceived(e.tx, e.portalId, e.messages));
+  events.on('inbound.reacted', (e) => steps.messageReaction(e.tx, e.portalId, e.messages));
+  events.on('template.status_updated', ({ tx, portalId, event: t }) =>
+    steps.templateStatusUpdated(tx, portalId, {
+      templateId: t.templateId,
+      name: t.name,
+      language: t.language,
+      status: t.status,
+      wabaId: t.wabaId,
+      ...(t.reason !== undefined && { reason: t.reason }),
+    }),
+  );
+  events.on('credit.reserved', ({ tx, portalId, ...e }) => webhooks.creditChanged(tx, portalId, e));
+  events.on('conversation.window_closing', ({ tx, portalId, ...e }) =>
+    steps.windowClosing(tx, portalId, e),
+  );
+  events.on('phone_number.quality_updated', ({ tx, portalId, ...e }) =>
+    steps.phoneNumberQualityUpdated(tx, portalId, e),
+  );
+  events.on('template.quality_updated', ({ tx, portalId, ...e }) =>
+    steps.templateStatusUpdated(tx, portalId, e),
+  );
+  events.on('template.category_changed', ({ tx, portalId, ...e }) =>
+    steps.templateCategoryChanged(tx, portalId, e),
+  );
+  events.on('contact.marketing_preference_changed', ({ tx, portalId, ...e }) =>
+    steps.marketingPreferenceChanged(tx, portalId, e),
+  );
+  events.on('account.standing', (e) => steps.accountStanding(e.tx, e.portalId, e.standing));
 }

@@ -24,6 +24,8 @@ import * as schema from './schema/index.ts';
 export type Schema = typeof schema;
 /** The Drizzle database, whichever driver is underneath. */
 export type Database = PgDatabase<PgQueryResultHKT, Schema>;
+/** A transaction of the database: what `Database.transaction` hands its callback. */
+export type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
 
 export interface Storage {
   readonly kind: 'pglite' | 'postgres';

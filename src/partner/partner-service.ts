@@ -47,32 +47,9 @@ import { verifySignedRequest, type SignedRequestResult } from './callbacks/signe
 import { createWabaRouting } from './cloud-api/waba-routing.ts';
 import { createNumberOnboarding } from './onboarding/number-onboarding.ts';
 
-export type { ConnectedStep } from './oauth/complete-authorization.ts';
-export type * from './cloud-api/provider-webhook-events.ts';
-export type * from './cloud-api/cloud-api.ts';
-export type { ConnectionSummary } from './connection-summary.ts';
-export type { OnboardingState, OnboardOutcome } from './onboarding/number-onboarding.ts';
-export { ConnectionInactiveError } from './connections-store.ts';
-export {
-  isTransientProviderError,
-  ProviderError,
-  type ProviderErrorKind,
-} from './provider-error.ts';
-export {
-  HEALTH_CHECKER_ACTOR,
-  PROVIDER_CLIENT_ACTOR,
-  REVOCATION_REASONS,
-  revocationWords,
-  type RevocationReason,
-  type RevocationStep,
-  type RevocationTx,
-  type RevokeOptions,
-} from './revocation/revocation.ts';
-export type { WithCloudApi, WithProvider } from './outbound-calls.ts';
-
 export type PartnerService = ReturnType<typeof createPartnerService>;
 
-export interface PartnerServiceDeps {
+interface PartnerServiceDeps {
   config: Config;
   db: Database;
   keyring: Keyring;

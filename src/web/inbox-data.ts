@@ -16,7 +16,7 @@ import { keysetCursor } from '../api-kit/keyset-cursor.ts';
 import type { ConversationsService } from '../messaging/conversations/conversations-service.ts';
 import type { Conversation } from '../messaging/conversations/conversations-schemas.ts';
 import { messagePage } from '../messaging/conversations/message-list.ts';
-import type { ContentKeyring } from '../messaging/messages/message-content.ts';
+import type { ContentKeyring } from '../messaging/store/message-content.ts';
 import type { Logger } from '../platform/logger.ts';
 import type { InboxReads } from './inbox-reads.ts';
 import type { InboxConversation } from './inbox/inbox-view.ts';

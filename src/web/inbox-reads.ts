@@ -7,7 +7,7 @@
  * @see docs/messaging.md "Inbox"
  */
 import type { Readable } from 'node:stream';
-import type { ConversationEvents } from '../messaging/conversations/conversation-changes.ts';
+import type { ConversationEvents } from '../messaging/store/conversation-changes.ts';
 import type { InboxConversation, InboxMessage } from './inbox/inbox-view.ts';
 
 /** A page of a list, newest first, and the cursor of the next one (null: the last page). */

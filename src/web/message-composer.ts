@@ -10,7 +10,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Contact } from '../contacts/contact-schemas.ts';
-import type { SendMessageBody } from '../messaging/messages/messages-schemas.ts';
+import type { SendMessageBody } from '../messaging/store/messages-schemas.ts';
 import type { MessageTemplate, PhoneNumber } from '../messaging/provider/provider-adapter.ts';
 import { templateVariables } from '../messaging/templates/templates-validation.ts';
 import { AppError } from '../platform/errors.ts';

@@ -18,7 +18,7 @@ import type { DraftsService } from '../messaging/drafts/drafts-service.ts';
 import type { NumberOnboarding, ProviderAdapter } from '../messaging/provider/provider-adapter.ts';
 import type { TemplatesService } from '../messaging/templates/templates-service.ts';
 import type { PartnerService } from '../partner/partner-service.ts';
-import type { MessagingService } from '../messaging/messaging-types.ts';
+import type { MessagingService } from '../messaging/store/messaging-types.ts';
 import type { MessagingReads } from './messages/messages-page-data.ts';
 import type { WebhooksService } from '../webhooks/webhooks-service.ts';
 import type { SignInLimitSettings } from './sign-in/sign-in-limits.ts';

@@ -6,7 +6,7 @@
  *
  * @see docs/webhooks.md "Event catalogue"
  */
-import type { RevocationReason } from '../partner/partner-service.ts';
+import type { RevocationReason } from '../partner/revocation/revocation.ts';
 import type { EventData } from './webhook-events.ts';
 import type { Tx, WebhooksService } from './webhooks-service.ts';
 

@@ -10,8 +10,8 @@
  * @see docs/reference/webhook-events.md
  */
 import { Type, type Static } from 'typebox';
-import { InboundMessageSchema } from '../messaging/inbound/inbound-schemas.ts';
-import { REVOCATION_REASONS, type RevocationReason } from '../partner/partner-service.ts';
+import { InboundMessageSchema } from '../messaging/store/inbound-schemas.ts';
+import { REVOCATION_REASONS, type RevocationReason } from '../partner/revocation/revocation.ts';
 
 /**
  * Why a connection ended: the revocation's reason code, as partner/ sets it on every path

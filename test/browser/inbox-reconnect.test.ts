@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { connect, createServer, type Socket } from 'node:net';
 import { describe, test } from 'node:test';
 import { chromium } from 'playwright-core';
-import { notifyConversationChanges } from '../../src/messaging/conversations/conversation-changes.ts';
+import { notifyConversationChanges } from '../../src/messaging/store/conversation-changes.ts';
 import { buildTestApp } from '../helpers/app.ts';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, freePort } from '../helpers/browser.ts';
 import { backends } from '../helpers/storage.ts';

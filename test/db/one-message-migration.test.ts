@@ -16,7 +16,7 @@ import {
   listBothDirections,
   messagePage,
 } from '../../src/messaging/conversations/message-list.ts';
-import { sealContent } from '../../src/messaging/messages/message-content.ts';
+import { sealContent } from '../../src/messaging/store/message-content.ts';
 import { createKeyring, generateKeyEntry, parseKeySpec } from '../../src/platform/keyring.ts';
 import type { Logger } from '../../src/platform/logger.ts';
 import { queryRows } from '../helpers/sql.ts';

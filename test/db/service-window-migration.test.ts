@@ -12,10 +12,7 @@ import {
   findConversation,
   listConversationPage,
 } from '../../src/messaging/conversations/conversations-repository.ts';
-import {
-  findServiceWindow,
-  SERVICE_WINDOW_MS,
-} from '../../src/messaging/conversations/service-window.ts';
+import { findServiceWindow, SERVICE_WINDOW_MS } from '../../src/messaging/store/service-window.ts';
 import { queryRows } from '../helpers/sql.ts';
 import { migrateTo, migrationTargets, previousMigrations } from '../helpers/previous-schema.ts';
 

@@ -9,7 +9,7 @@ import type {
   ProviderWebhookSink,
   TemplateQualityEvent,
   TemplateStatusEvent,
-} from '../../src/partner/partner-service.ts';
+} from '../../src/partner/cloud-api/provider-webhook-events.ts';
 
 export type Recorded =
   | { kind: 'statuses'; portalId: number; phoneNumberId: string; events: MessageStatusEvent[] }

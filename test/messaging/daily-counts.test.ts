@@ -16,10 +16,10 @@ import {
   failQueuedOfErased,
   failQueuedOnRevocation,
   UNDELIVERED_ERROR,
-} from '../../src/messaging/messages/message-failures.ts';
-import { newMessageId } from '../../src/messaging/messages/message-sending.ts';
-import { insertMessage } from '../../src/messaging/messages/messages-repository.ts';
-import { refreshDailyCounts } from '../../src/messaging/reports/daily-counts.ts';
+} from '../../src/messaging/store/message-failures.ts';
+import { newMessageId } from '../../src/messaging/outbound/message-sending.ts';
+import { insertMessage } from '../../src/messaging/store/messages-repository.ts';
+import { refreshDailyCounts } from '../../src/messaging/store/daily-counts.ts';
 import type { Services } from '../../src/services.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
 import { backends } from '../helpers/storage.ts';

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { takeLease } from '../../src/messaging/credit/credit-leases.ts';
-import { SEND_QUEUE } from '../../src/messaging/delivery/delivery-queue.ts';
+import { SEND_QUEUE } from '../../src/messaging/outbound/delivery-queue.ts';
 import { createServices } from '../../src/services.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { graphProxy } from '../helpers/graph-proxy.ts';

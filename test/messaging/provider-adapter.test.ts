@@ -10,7 +10,8 @@ import {
   type MessageTemplate,
   type ProviderPhoneNumber,
 } from '../../src/messaging/provider/provider-adapter.ts';
-import type { CloudApi, WithCloudApi } from '../../src/partner/partner-service.ts';
+import type { CloudApi } from '../../src/partner/cloud-api/cloud-api.ts';
+import type { WithCloudApi } from '../../src/partner/outbound-calls.ts';
 
 const template = (status: string): MessageTemplate => ({
   id: '1',

@@ -9,13 +9,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { freeFormOutbound } from '../../src/messaging/delivery/outbound-wire.ts';
+import { freeFormOutbound } from '../../src/messaging/outbound/outbound-wire.ts';
 import { findSendableMedium } from '../../src/messaging/media/outbound-media.ts';
-import {
-  failQueuedMessage,
-  INACTIVE_ERROR,
-} from '../../src/messaging/messages/message-failures.ts';
-import type { MessageRow } from '../../src/messaging/messages/messages-repository.ts';
+import { failQueuedMessage, INACTIVE_ERROR } from '../../src/messaging/store/message-failures.ts';
+import type { MessageRow } from '../../src/messaging/store/messages-repository.ts';
 import { createPortal } from '../helpers/app.ts';
 import { personWrites, type Written } from '../helpers/inbound.ts';
 import { png, upload } from '../helpers/media.ts';

@@ -16,8 +16,8 @@ import {
   findServiceWindow,
   SERVICE_WINDOW_MS,
   serviceWindowAt,
-} from '../../src/messaging/conversations/service-window.ts';
-import { checkSend } from '../../src/messaging/messages/send-rules.ts';
+} from '../../src/messaging/store/service-window.ts';
+import { checkSend } from '../../src/messaging/outbound/send-rules.ts';
 import { AppError } from '../../src/platform/errors.ts';
 import { messagingSetup } from '../helpers/messaging.ts';
 import { backends } from '../helpers/storage.ts';

@@ -16,15 +16,18 @@ import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import type { Database } from '../../src/db/client.ts';
 import { messages as messagesTable } from '../../src/db/schema/messages.ts';
 import { settleLease, takeLease } from '../../src/messaging/credit/credit-leases.ts';
-import { deliveryJobStatements } from '../../src/messaging/delivery/delivery-queue.ts';
-import { insertQueuedMessage } from '../../src/messaging/messages/message-insert.ts';
-import { newMessageId } from '../../src/messaging/messages/message-sending.ts';
-import { findMessage } from '../../src/messaging/messages/messages-repository.ts';
+import { deliveryJobStatements } from '../../src/messaging/outbound/delivery-queue.ts';
+import { insertQueuedMessage } from '../../src/messaging/outbound/message-insert.ts';
+import { newMessageId } from '../../src/messaging/outbound/message-sending.ts';
+import { findMessage } from '../../src/messaging/store/messages-repository.ts';
 import {
   applyOneByOne,
   createWebhookSink,
-  type MessagingEventSteps,
 } from '../../src/messaging/provider-webhooks/status-events.ts';
+import {
+  createMessagingEvents,
+  type MessagingEvents,
+} from '../../src/messaging/events/messaging-events.ts';
 import type { MessageStatusEvent } from '../../src/partner/cloud-api/provider-webhook-events.ts';
 import { parseProviderWebhook } from '../../src/partner/cloud-api/provider-webhook-payload.ts';
 import { loadKeyring } from '../../src/platform/keyring.ts';
@@ -181,15 +184,13 @@ function eventsOf(body: string): MessageStatusEvent[] {
   return change.events;
 }
 
-/** The steps services.ts gives messaging for its status events. */
-function statusSteps(services: Services): MessagingEventSteps {
+/** An emitter of messaging's status events with the webhooks' listeners of services.ts. */
+function statusSteps(services: Services): MessagingEvents {
   const hooks = webhookEventSteps(services.webhooks);
-  return {
-    statusChanged: hooks.messageStatus,
-    statusesChanged: hooks.messageStatuses,
-    received: hooks.messageReceived,
-    templateStatusUpdated: hooks.templateStatusUpdated,
-  };
+  const events = createMessagingEvents();
+  events.on('message.status_changed', (e) => hooks.messageStatus(e.tx, e.portalId, e.change));
+  events.on('message.statuses_changed', (e) => hooks.messageStatuses(e.tx, e.portalId, e.changes));
+  return events;
 }
 
 /**
@@ -394,7 +395,7 @@ for (const backend of backends()) {
         logger: createLogger('silent'),
         onTemplateChange: () => undefined,
         inbound: { store: async () => 0 },
-        eventSteps: statusSteps(services),
+        events: statusSteps(services),
       });
       const events = eventsOf(webhookBody('1', batchOf(ids)));
       assert.equal(events.length, 180);

@@ -13,16 +13,17 @@ import { createHmac } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { settleLease, takeLease } from '../../src/messaging/credit/credit-leases.ts';
-import { deliveryJobStatements } from '../../src/messaging/delivery/delivery-queue.ts';
-import { insertQueuedMessage } from '../../src/messaging/messages/message-insert.ts';
-import { newMessageId } from '../../src/messaging/messages/message-sending.ts';
+import { deliveryJobStatements } from '../../src/messaging/outbound/delivery-queue.ts';
+import { insertQueuedMessage } from '../../src/messaging/outbound/message-insert.ts';
+import { newMessageId } from '../../src/messaging/outbound/message-sending.ts';
 import {
   findMessage,
   recordProviderMessageId,
-} from '../../src/messaging/messages/messages-repository.ts';
+} from '../../src/messaging/store/messages-repository.ts';
 import type { InboundMessageEvent } from '../../src/partner/cloud-api/provider-webhook-events.ts';
 import type { Services } from '../../src/services.ts';
 import { createWebhookSink } from '../../src/messaging/provider-webhooks/status-events.ts';
+import { createMessagingEvents } from '../../src/messaging/events/messaging-events.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
 import { connectPortal, startTestProvider } from '../helpers/provider.ts';
@@ -214,19 +215,22 @@ for (const backend of backends()) {
         await services.messaging.addCredit({ portalId, amount: 100, note: 'n', actor: CLI_ACTOR });
       const ofB = await queuedMessage(services, bId);
       const events: { portalId: number; messageId: string }[] = [];
-      // The sink as services.ts composes it, its event steps recorded.
+      // The sink as services.ts composes it, its status events recorded.
+      const recorded = createMessagingEvents();
+      recorded.on(
+        'message.status_changed',
+        ({ portalId, change }) => void events.push({ portalId, ...change }),
+      );
+      recorded.on(
+        'message.statuses_changed',
+        ({ portalId, changes }) => void events.push(...changes.map((e) => ({ portalId, ...e }))),
+      );
       const sink = createWebhookSink({
         db: services.storage.db,
         logger: createLogger('silent'),
         onTemplateChange: () => undefined,
         inbound: { store: async () => 0 },
-        eventSteps: {
-          statusChanged: async (_tx, portalId, e) => void events.push({ portalId, ...e }),
-          statusesChanged: async (_tx, portalId, list) =>
-            void events.push(...list.map((e) => ({ portalId, ...e }))),
-          templateStatusUpdated: async () => undefined,
-          received: async () => undefined,
-        },
+        events: recorded,
       });
       // Portal A's webhook carries B's message id as its biz_opaque_callback_data.
       await sink.messageStatuses(aId, '1234567891', [status(ofB, 'sent', 1)]);

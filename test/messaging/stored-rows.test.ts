@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { sealContent } from '../../src/messaging/messages/message-content.ts';
+import { sealContent } from '../../src/messaging/store/message-content.ts';
 import { parseProviderWebhook } from '../../src/partner/cloud-api/provider-webhook-payload.ts';
 import { loadKeyring } from '../../src/platform/keyring.ts';
 import { MESSAGES, messagingSetup, type MessagingSetup } from '../helpers/messaging.ts';

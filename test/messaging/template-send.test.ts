@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { SEND_QUEUE } from '../../src/messaging/delivery/delivery-queue.ts';
+import { SEND_QUEUE } from '../../src/messaging/outbound/delivery-queue.ts';
 import { graphProxy } from '../helpers/graph-proxy.ts';
 import { eventually } from '../helpers/instances.ts';
 import { messagingSetup, type MessagingSetup } from '../helpers/messaging.ts';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { setTimeout as delay } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { listAuditEvents } from '../../src/audit/audit-log.ts';
-import { ProviderError } from '../../src/partner/partner-service.ts';
+import { ProviderError } from '../../src/partner/provider-error.ts';
 import { buildTestApp, createPortal } from '../helpers/app.ts';
 import { connectPortal, startTestProvider } from '../helpers/provider.ts';
 import { backends, type Backend } from '../helpers/storage.ts';

@@ -3,7 +3,7 @@ import { describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { listAuditEvents } from '../../src/audit/audit-log.ts';
 import { connections } from '../../src/db/schema/index.ts';
-import { revocationWords } from '../../src/partner/partner-service.ts';
+import { revocationWords } from '../../src/partner/revocation/revocation.ts';
 import { backends } from '../helpers/storage.ts';
 import {
   allow,

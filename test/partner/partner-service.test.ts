@@ -5,7 +5,7 @@ import type { ResealResult } from '../../src/db/sealing.ts';
 import { runCommand } from '../../src/cli/commands.ts';
 import { listAuditEvents } from '../../src/audit/audit-log.ts';
 import type { Storage } from '../../src/db/client.ts';
-import { ConnectionInactiveError } from '../../src/partner/partner-service.ts';
+import { ConnectionInactiveError } from '../../src/partner/connections-store.ts';
 import { DecryptionError, generateKeyEntry } from '../../src/platform/keyring.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createServices } from '../../src/services.ts';

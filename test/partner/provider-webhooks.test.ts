@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { listAuditEvents } from '../../src/audit/audit-log.ts';
-import { PROVIDER_CLIENT_ACTOR } from '../../src/partner/partner-service.ts';
+import { PROVIDER_CLIENT_ACTOR } from '../../src/partner/revocation/revocation.ts';
 import { buildTestApp, createPortal, type TestApp } from '../helpers/app.ts';
 import { recordingSink, type Recorded } from '../helpers/webhook-sink.ts';
 import { connectPortal, startTestProvider, type TestProvider } from '../helpers/provider.ts';

@@ -6,7 +6,7 @@ import { describe, test } from 'node:test';
 import { sql } from 'drizzle-orm';
 import { listAuditEvents } from '../../src/audit/audit-log.ts';
 import { openStorage, type Storage } from '../../src/db/client.ts';
-import { ConnectionInactiveError } from '../../src/partner/partner-service.ts';
+import { ConnectionInactiveError } from '../../src/partner/connections-store.ts';
 import { createLogger } from '../../src/platform/logger.ts';
 import { createServices, type Services } from '../../src/services.ts';
 import { buildTestApp, createPortal, testConfig, type TestApp } from '../helpers/app.ts';

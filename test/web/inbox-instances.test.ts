@@ -10,7 +10,7 @@ import { sql } from 'drizzle-orm';
 import {
   CONVERSATION_LISTENER_NAME,
   notifyConversationChanges,
-} from '../../src/messaging/conversations/conversation-changes.ts';
+} from '../../src/messaging/store/conversation-changes.ts';
 import { openInstances } from '../helpers/instances.ts';
 import { backends } from '../helpers/storage.ts';
 import { Browser, portalWithPassword } from '../helpers/web.ts';

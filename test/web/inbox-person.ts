@@ -10,8 +10,8 @@ import {
   findConversation,
   recordConversationMessage,
 } from '../../src/messaging/conversations/conversations-repository.ts';
-import { sealContent } from '../../src/messaging/messages/message-content.ts';
-import { newMessageId } from '../../src/messaging/messages/message-sending.ts';
+import { sealContent } from '../../src/messaging/store/message-content.ts';
+import { newMessageId } from '../../src/messaging/outbound/message-sending.ts';
 import { loadKeyring } from '../../src/platform/keyring.ts';
 import type { Services } from '../../src/services.ts';
 

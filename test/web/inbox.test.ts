@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { notifyConversationChanges } from '../../src/messaging/conversations/conversation-changes.ts';
+import { notifyConversationChanges } from '../../src/messaging/store/conversation-changes.ts';
 import { buildTestApp } from '../helpers/app.ts';
 import { backends } from '../helpers/storage.ts';
 import { Browser, csrfOf, portalWithPassword } from '../helpers/web.ts';

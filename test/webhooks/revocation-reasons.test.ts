@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { CLI_ACTOR, listAuditEvents } from '../../src/audit/audit-log.ts';
-import { revocationWords, type RevocationReason } from '../../src/partner/partner-service.ts';
+import { revocationWords, type RevocationReason } from '../../src/partner/revocation/revocation.ts';
 import { CONNECTION_REVOKED_REASONS } from '../../src/webhooks/webhook-events.ts';
 import { buildTestApp, type TestApp } from '../helpers/app.ts';
 import { hello, MESSAGES } from '../helpers/messaging.ts';

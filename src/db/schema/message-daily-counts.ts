@@ -4,7 +4,7 @@ import { portals } from './portals.ts';
 /**
  * How many of a portal's messages created on a UTC day are now sent, delivered, read or failed
  * (each message counted under its current status, as `/messages` charts them). Maintained by
- * every status change in the transaction of the change (messaging/reports/daily-counts.ts);
+ * every status change in the transaction of the change (messaging/store/daily-counts.ts);
  * a queued message is not counted, so a send writes nothing here.
  *
  * A day's counts are spread over `shard` rows (0–15, from the message id), so that status

@@ -5,22 +5,26 @@
  * the contact's consent to `opted_out`, source `keyword`, recording the message in the consent
  * history and emitting `contact.opted_out`; an opt-in keyword (START, UNSTOP) sets `opted_in`.
  * When the consent changed and the portal has a confirmation reply for it, that reply is sent
- * as free text through the send path, after the inbound message's transaction committed (the
- * person's message opened the service window; the opt-out confirmation is the one text a person
- * who opted out receives).
+ * as free text through the {@link KeywordReplies} port, after the inbound message's transaction
+ * committed (the person's message opened the service window; the opt-out confirmation is the
+ * one text a person who opted out receives).
+ *
+ * The module listens to messaging's `inbound.text` event ({@link subscribeConsentKeywords}, at
+ * composition in services.ts): the inbound ingestion does not know it, and it does not know the
+ * send path.
  *
  * @see docs/messaging.md "Opt-out keywords"
  */
-import { setConsent, type OptedOutStep } from '../../contacts/contacts-lookup.ts';
-import type { Tx } from '../messages/messages-repository.ts';
-import type { SendMessageResult } from '../messaging-types.ts';
-import type { SendMessageBody } from '../messages/messages-schemas.ts';
+import { setConsent, type OptedOutStep } from '../../contacts/consent-steps.ts';
+import type { Logger } from '../../platform/logger.ts';
+import type { MessagingEvents } from '../events/messaging-events.ts';
+import type { Tx } from '../store/messages-repository.ts';
 import { keywordOf, messagingSettings, type MessagingSettings } from './messaging-settings.ts';
 
-export type KeywordConsent = 'opted_out' | 'opted_in';
+type KeywordConsent = 'opted_out' | 'opted_in';
 
 /** An inbound message as the keyword step needs it. */
-export interface KeywordMessage {
+interface KeywordMessage {
   portalId: number;
   /** Our id of the inbound message (`msg_…`). */
   messageId: string;
@@ -33,7 +37,7 @@ export interface KeywordMessage {
 }
 
 /** What the step did, and the reply to send once the transaction committed (if any). */
-export interface KeywordOutcome {
+interface KeywordOutcome {
   consent: KeywordConsent;
   changed: boolean;
   reply: { portalId: number; contactId: string; phoneNumberId: string; body: string } | null;
@@ -57,7 +61,7 @@ export function keywordConsent(
  * @param optedOutSteps the opt-out steps (the webhooks' `contact.opted_out`).
  * @returns null when the message is no keyword (or has no contact); else the outcome.
  */
-export async function applyConsentKeyword(
+async function applyConsentKeyword(
   tx: Tx,
   optedOutSteps: readonly OptedOutStep[],
   message: KeywordMessage,
@@ -91,30 +95,61 @@ export async function applyConsentKeyword(
   };
 }
 
-/** The send path as the reply uses it (messaging's own `sendMessage`). */
-export type ReplySend = (args: {
-  principal: { portalId: number };
-  input: SendMessageBody;
-  optOutConfirmation?: boolean;
-}) => Promise<SendMessageResult>;
+/**
+ * The one thing the consent module asks of the send path: queue a keyword's confirmation reply
+ * (free text, from the number the person wrote to). Implemented over the send path at
+ * composition (service/messages-service.ts `keywordReplies`).
+ */
+export interface KeywordReplies {
+  /**
+   * Queue `reply` to the person (`optOut`: the confirmation of an opt-out, the one text a
+   * person who opted out receives).
+   *
+   * @returns the queued message's id.
+   * @throws what the send path throws (e.g. `insufficient_credit`); the caller logs it.
+   */
+  sendReply(reply: NonNullable<KeywordOutcome['reply']> & { optOut: boolean }): Promise<string>;
+}
 
 /**
- * Send the confirmation reply of `outcome` (after the inbound message's transaction
- * committed), from the number the person wrote to.
+ * Handle opt-out and opt-in keywords: on each `inbound.text`, in its transaction, apply the
+ * keyword ({@link applyConsentKeyword}); once it committed, send the confirmation reply, if any
+ * (a failure is logged with the portal and the error's code, never the text).
  *
- * @returns the queued message's id, or null when there is no reply.
- * @throws what the send path throws (e.g. `insufficient_credit`); the caller logs it.
+ * @returns a function that stops listening.
  */
-export async function sendKeywordReply(
-  send: ReplySend,
-  outcome: KeywordOutcome | null,
-): Promise<string | null> {
-  if (!outcome?.reply) return null;
-  const { portalId, contactId, phoneNumberId, body } = outcome.reply;
-  const result = await send({
-    principal: { portalId },
-    input: { contactId, from: phoneNumberId, type: 'text', text: { body } },
-    optOutConfirmation: outcome.consent === 'opted_out',
+export function subscribeConsentKeywords(
+  events: MessagingEvents,
+  deps: {
+    /** The opt-out steps every consent change runs (the webhooks' `contact.opted_out`). */
+    optedOutSteps: readonly OptedOutStep[];
+    /** Where confirmation replies go; without it none is sent. */
+    replies?: KeywordReplies | undefined;
+    logger: Logger;
+  },
+): () => void {
+  const log = deps.logger.child({ component: 'consent-keywords' });
+  return events.on('inbound.text', async ({ tx, text, afterCommit }) => {
+    const outcome = await applyConsentKeyword(tx, deps.optedOutSteps, {
+      portalId: text.portalId,
+      messageId: text.messageId,
+      contactId: text.contactId,
+      phoneNumberId: text.phoneNumberId,
+      type: 'text',
+      text: text.body,
+    });
+    const reply = outcome?.reply;
+    const replies = deps.replies;
+    if (!reply || !replies) return;
+    afterCommit(async () => {
+      await replies
+        .sendReply({ ...reply, optOut: outcome.consent === 'opted_out' })
+        .catch((err: unknown) =>
+          log.warn(
+            { portalId: reply.portalId, code: (err as { code?: string }).code },
+            'the keyword confirmation could not be sent',
+          ),
+        );
+    });
   });
-  return result.body.data.id;
 }

@@ -13,10 +13,10 @@ import { addressesOf, type ErasedPerson } from '../../platform/erased-person.ts'
 import { webhookEvents } from '../../db/schema/webhooks.ts';
 import { media } from '../../db/schema/conversations.ts';
 import { messages } from '../../db/schema/messages.ts';
-import type { Db, Tx } from '../messages/messages-repository.ts';
+import type { Db, Tx } from '../store/messages-repository.ts';
 
 /** Rows one statement of the sweep changes at most (short transactions, short locks). */
-export const RETENTION_BATCH = 1000;
+const RETENTION_BATCH = 1000;
 
 /**
  * Erase the content of messages of both directions older than `before` (their `created_at`), in

@@ -8,7 +8,7 @@
 import { keysetCursor } from '../../api-kit/keyset-cursor.ts';
 import type { ConversationListRow } from './conversations-repository.ts';
 import { PREVIEW_MAX, type Conversation } from './conversations-schemas.ts';
-import { serviceWindowAt } from './service-window.ts';
+import { serviceWindowAt } from '../store/service-window.ts';
 
 export const conversationCursor = keysetCursor(/^cnv_[0-9A-Za-z]{1,60}$/);
 

@@ -18,10 +18,9 @@ import { messages } from '../../db/schema/messages.ts';
 import { keysetClauses, type KeysetPage, type PagePosition } from '../../db/keyset-page.ts';
 import { randomBase62 } from '../../platform/crypto.ts';
 import type { SealedValue } from '../../platform/keyring.ts';
-import type { Db } from '../messages/messages-repository.ts';
-import { serviceWindowAt, windowClosingSql, windowOpenSql } from './service-window.ts';
+import type { Db } from '../store/messages-repository.ts';
+import { serviceWindowAt, windowClosingSql, windowOpenSql } from '../store/service-window.ts';
 
-export type ConversationRow = typeof conversations.$inferSelect;
 export type Direction = 'inbound' | 'outbound';
 
 /** Public conversation id: `cnv_` + base62 of 16 random bytes. */
@@ -93,7 +92,7 @@ export async function markConversationRead(
     );
 }
 
-export interface ConversationFilter {
+interface ConversationFilter {
   /** Only conversations with unread inbound messages. */
   unread?: boolean | undefined;
   /** Only conversations whose service window is open at this instant. */
@@ -223,7 +222,7 @@ export async function conversationIdsChangedSince(
 }
 
 /** A window about to close: the conversation and when its window ends. */
-export interface ClosingWindow {
+interface ClosingWindow {
   portalId: number;
   conversationId: string;
   contactId: string;

@@ -6,7 +6,7 @@
  */
 import { Type, type Static } from 'typebox';
 import { Iso, Nullable, Page } from '../../api-kit/schema-kit.ts';
-import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../messages/messages-schemas.ts';
+import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX } from '../store/messages-schemas.ts';
 
 /** The preview's length bound (characters, an ellipsis included). */
 export const PREVIEW_MAX = 80;

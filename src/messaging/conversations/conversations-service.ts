@@ -1,7 +1,6 @@
 /**
  * Conversations: the list of a portal's conversations (`GET /messaging/conversations`), the
- * messages of both directions (`GET /messaging/messages`, `/{id}`), the keyword step of inbound
- * messages with its confirmation reply, and the sweep (a background task, `conversations.sweep`
+ * messages of both directions (`GET /messaging/messages`, `/{id}`), and the sweep (a background task, `conversations.sweep`
  * in services.ts; each step is one claiming statement, so a run repeats nothing):
  * `conversation.window_closing` an hour before a service window closes, once per window, and
  * the erasure of content older than the retention period.
@@ -10,31 +9,22 @@
  * (conversation-view.ts, applied by `viewOf` here), served to the API and to the inbox alike
  * (`listConversations`, `getConversation`); the service window is service-window.ts. The other
  * pieces: the thread's queries in message-thread-repository.ts and its shapes in
- * message-list.ts, keywords in consent-keywords.ts, settings in messaging-settings.ts,
+ * message-list.ts, settings in messaging-settings.ts,
  * retention in content-retention.ts.
  *
  * @see docs/messaging.md "Conversations", "Opt-out keywords", "Retention"
  */
 import type { Database } from '../../db/client.ts';
-import type { OptedOutStep } from '../../contacts/contacts-lookup.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { fittingView, rowCheck } from '../../platform/row-fit.ts';
 import type {
   ContentKeyring,
   OutboundContent,
   StoredInboundContent,
-} from '../messages/message-content.ts';
-import type { Tx } from '../messages/messages-repository.ts';
-import type { ListMessagesQuery } from '../messages/messages-schemas.ts';
-import type { InboundTextStep } from '../inbound/inbound-ingestion.ts';
-import type { PortalOf } from '../messaging-types.ts';
-import {
-  applyConsentKeyword,
-  sendKeywordReply,
-  type KeywordMessage,
-  type KeywordOutcome,
-  type ReplySend,
-} from './consent-keywords.ts';
+} from '../store/message-content.ts';
+import type { ListMessagesQuery } from '../store/messages-schemas.ts';
+import type { MessagingEvents } from '../events/messaging-events.ts';
+import type { PortalOf } from '../store/messaging-types.ts';
 import { expireContent } from './content-retention.ts';
 import { conversationCursor, messagePreview, toConversation } from './conversation-view.ts';
 import {
@@ -54,31 +44,19 @@ import { findAnyMessage, listBothDirections, openOrNull, type AnyMessage } from 
 const fitsConversation = rowCheck(ConversationSchema);
 
 /** `conversation.window_closing` is emitted this long before a window closes. */
-export const WINDOW_CLOSING_LEAD_MS = 3600_000;
+const WINDOW_CLOSING_LEAD_MS = 3600_000;
 /** The sweep's period by default: a minute (a window is announced 59–60 minutes ahead). */
 export const SWEEP_INTERVAL_MS = 60_000;
 const DAY_MS = 24 * 3600_000;
 
-/** The steps another feature (webhooks) adds, run in the transaction of the change. */
-export interface ConversationEventSteps {
-  windowClosing(
-    tx: Tx,
-    portalId: number,
-    e: { conversationId: string; contactId: string; phoneNumberId: string; expiresAt: string },
-  ): Promise<void>;
-}
-
-export interface ConversationsServiceDeps {
+interface ConversationsServiceDeps {
   db: Database;
   logger: Logger;
   keyring: ContentKeyring;
   /** Days content is kept (`MESSAGING_CONTENT_RETENTION_DAYS`). */
   retentionDays: number;
-  steps?: ConversationEventSteps | undefined;
-  /** The opt-out steps every consent change runs (the webhooks' `contact.opted_out`). */
-  optedOutSteps?: readonly OptedOutStep[];
-  /** Messaging's send path, for keyword confirmation replies. */
-  send?: ReplySend | undefined;
+  /** Where `conversation.window_closing` is emitted, in the sweep's transaction. */
+  events?: MessagingEvents | undefined;
   now?: () => Date;
 }
 
@@ -105,12 +83,6 @@ export interface ConversationsService {
   ): Promise<{ items: AnyMessage[]; nextCursor: string | null }>;
   /** @throws AppError `not_found` for an unknown id and another portal's alike. */
   getMessage(principal: PortalOf, id: string): Promise<AnyMessage>;
-  /** The keyword step of an inbound message, in the transaction that stores it. */
-  keywordStep(tx: Tx, message: KeywordMessage): Promise<KeywordOutcome | null>;
-  /** After that transaction committed: send the confirmation reply, if any (failures logged). */
-  afterKeyword(outcome: KeywordOutcome | null): Promise<void>;
-  /** Both, as the inbound ingestion's text step (inbound-ingestion.ts `InboundTextStep`). */
-  inboundTextStep: InboundTextStep;
   /** One sweep: windows closing, content expired. Returns what it did. */
   sweep(): Promise<{ windowsClosing: number; expired: { inbound: number; outbound: number } }>;
 }
@@ -126,7 +98,9 @@ export function createConversationsService(deps: ConversationsServiceDeps): Conv
     const windowsClosing = await db.transaction(async (tx) => {
       const due = await claimClosingWindows(tx, at, WINDOW_CLOSING_LEAD_MS);
       for (const w of due) {
-        await deps.steps?.windowClosing(tx, w.portalId, {
+        await deps.events?.emitSerial('conversation.window_closing', {
+          tx,
+          portalId: w.portalId,
           conversationId: w.conversationId,
           contactId: w.contactId,
           phoneNumberId: w.phoneNumberId,
@@ -187,30 +161,6 @@ export function createConversationsService(deps: ConversationsServiceDeps): Conv
     listMessages: (principal, query) => listBothDirections(listDeps, principal.portalId, query),
 
     getMessage: (principal, id) => findAnyMessage(listDeps, principal.portalId, id),
-
-    keywordStep: (tx, message) => applyConsentKeyword(tx, deps.optedOutSteps ?? [], message),
-
-    async afterKeyword(outcome) {
-      if (!outcome?.reply || !deps.send) return;
-      await sendKeywordReply(deps.send, outcome).catch((err: unknown) =>
-        log.warn(
-          { portalId: outcome.reply!.portalId, code: (err as { code?: string }).code },
-          'the keyword confirmation could not be sent',
-        ),
-      );
-    },
-
-    async inboundTextStep(tx, text) {
-      const outcome = await this.keywordStep(tx, {
-        portalId: text.portalId,
-        messageId: text.messageId,
-        contactId: text.contactId,
-        phoneNumberId: text.phoneNumberId,
-        type: 'text',
-        text: text.body,
-      });
-      return outcome?.reply ? () => this.afterKeyword(outcome) : undefined;
-    },
 
     sweep,
   };

@@ -17,31 +17,31 @@ import { AppError } from '../../platform/errors.ts';
 import type { Logger } from '../../platform/logger.ts';
 import type { SealedValue } from '../../platform/keyring.ts';
 import { fittingView, rowCheck, type Misfit } from '../../platform/row-fit.ts';
-import { InboundMessageSchema } from '../inbound/inbound-schemas.ts';
+import { InboundMessageSchema } from '../store/inbound-schemas.ts';
 import {
   openContent,
   type ContentKeyring,
   type OutboundContent,
   type StoredInboundContent,
-} from '../messages/message-content.ts';
+} from '../store/message-content.ts';
 import {
   messageCursor,
   messageView,
   outboundContentOf,
   type AnyMessage,
   type MediaMetadata,
-} from '../messages/message-view.ts';
-import type { MessageRow, StoredMessageRow } from '../messages/messages-repository.ts';
-import { MessageSchema, type ListMessagesQuery } from '../messages/messages-schemas.ts';
+} from '../store/message-view.ts';
+import type { MessageRow, StoredMessageRow } from '../store/messages-repository.ts';
+import { MessageSchema, type ListMessagesQuery } from '../store/messages-schemas.ts';
 import {
   findStoredMessage,
   listMessageRows,
   type MessageListFilter,
 } from './message-thread-repository.ts';
 
-export type { AnyMessage } from '../messages/message-view.ts';
+export type { AnyMessage } from '../store/message-view.ts';
 
-export interface MessageListDeps {
+interface MessageListDeps {
   db: Database;
   keyring: ContentKeyring;
   logger: Pick<Logger, 'warn'>;
@@ -70,7 +70,7 @@ const fitsInbound = rowCheck(InboundMessageSchema);
  * direction's schema (platform/row-fit.ts): without its content when that does not fit (logged
  * by id), null when even that does not.
  */
-export function fittedMessage(
+function fittedMessage(
   logger: Pick<Logger, 'warn'>,
   row: StoredMessageRow,
   content: OutboundContent | StoredInboundContent | null,
@@ -129,7 +129,7 @@ async function mediaOf(
 }
 
 /** Rows of either direction as the API shows them, in their order (media read in one query). */
-export async function messageViews(
+async function messageViews(
   deps: MessageListDeps,
   portalId: number,
   rows: readonly StoredMessageRow[],

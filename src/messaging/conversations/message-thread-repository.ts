@@ -10,7 +10,7 @@
 import { and, eq, gte, lt, type SQL } from 'drizzle-orm';
 import { messages } from '../../db/schema/messages.ts';
 import { readKeysetPage, type KeysetPage, type PagePosition } from '../../db/keyset-page.ts';
-import type { Db, MessageStatus, StoredMessageRow } from '../messages/messages-repository.ts';
+import type { Db, MessageStatus, StoredMessageRow } from '../store/messages-repository.ts';
 import type { Direction } from './conversations-repository.ts';
 
 /** The filters of the message list; `status` and `to` concern outbound messages only. */

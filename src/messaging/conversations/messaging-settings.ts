@@ -10,12 +10,12 @@ import { eq, sql } from 'drizzle-orm';
 import { recordAuditEvent, type Actor } from '../../audit/audit-log.ts';
 import type { Database } from '../../db/client.ts';
 import { messagingSettings as settingsTable } from '../../db/schema/conversations.ts';
-import type { Db } from '../messages/messages-repository.ts';
+import type { Db } from '../store/messages-repository.ts';
 
 /** The opt-out keywords of a portal that never set its own (the industry's usual set). */
-export const DEFAULT_OPT_OUT_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT'];
+const DEFAULT_OPT_OUT_KEYWORDS = ['STOP', 'STOPALL', 'UNSUBSCRIBE', 'CANCEL', 'END', 'QUIT'];
 /** The opt-in keywords of a portal that never set its own. */
-export const DEFAULT_OPT_IN_KEYWORDS = ['START', 'UNSTOP'];
+const DEFAULT_OPT_IN_KEYWORDS = ['START', 'UNSTOP'];
 /** At most this many keywords per list, each at most {@link KEYWORD_MAX} characters. */
 export const KEYWORDS_MAX = 20;
 export const KEYWORD_MAX = 30;
@@ -64,7 +64,7 @@ export interface MessagingSettingsInput {
 }
 
 /** One problem of an input, on its field. */
-export interface SettingsProblem {
+interface SettingsProblem {
   field: keyof MessagingSettingsInput;
   message: string;
 }
@@ -91,7 +91,7 @@ export function keywordOf(text: string): string {
 }
 
 /** The keywords of a list's text: split on commas and white space, normalised, deduplicated. */
-export function keywordList(text: string): string[] {
+function keywordList(text: string): string[] {
   const words = text
     .split(/[\s,]+/u)
     .map(keywordOf)

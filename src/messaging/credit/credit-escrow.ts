@@ -28,11 +28,11 @@ import type { Logger } from '../../platform/logger.ts';
 import { settleLease, takeLease, type Lease } from './credit-leases.ts';
 
 /** A block covers this many sends at the price of the send that leased it (plus the threshold). */
-export const BLOCK_SENDS = 256;
+const BLOCK_SENDS = 256;
 /** Blocks older than this (seconds) are settled by the next lease of their portal, whoever holds them. */
 export const LEASE_MAX_AGE_S = 60;
 /** A portal's `credit.low` threshold is read again after this long (ms). */
-export const THRESHOLD_TTL_MS = 1000;
+const THRESHOLD_TTL_MS = 1000;
 /** Leases one hold may take before it gives up (each new block went to other sends first). */
 const MAX_ATTEMPTS = 8;
 

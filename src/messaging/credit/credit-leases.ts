@@ -16,9 +16,8 @@
  * negative.
  */
 import { sql, type SQL } from 'drizzle-orm';
-import type { Database } from '../../db/client.ts';
+import type { Database, Transaction as Tx } from '../../db/client.ts';
 import { creditAccounts, creditLeases, creditTransactions } from '../../db/schema/credit.ts';
-import type { Tx } from '../messages/messages-repository.ts';
 import { postLocked } from './credit-ledger.ts';
 
 /** A block as the database holds it: its id and its size in minor units. */

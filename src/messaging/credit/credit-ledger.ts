@@ -15,8 +15,9 @@ import { eq, sql } from 'drizzle-orm';
 import { randomBase62 } from '../../platform/crypto.ts';
 import { creditAccounts, creditLeases, creditTransactions } from '../../db/schema/credit.ts';
 import { readKeysetPage, type KeysetPage, type PagePosition } from '../../db/keyset-page.ts';
-import type { Database } from '../../db/client.ts';
-import type { Db, Tx } from '../messages/messages-repository.ts';
+import type { Database, Transaction as Tx } from '../../db/client.ts';
+
+type Db = Database | Tx;
 
 export type CreditTransactionRow = typeof creditTransactions.$inferSelect;
 type Kind = CreditTransactionRow['kind'];

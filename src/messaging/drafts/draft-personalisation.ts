@@ -7,13 +7,13 @@
  *
  * @see docs/messaging.md "Templates"
  */
-import { Type, type Static } from 'typebox';
+import { Type } from 'typebox';
 import type { Database } from '../../db/client.ts';
 import type { DraftParameter } from '../../db/schema/message-drafts.ts';
 import { contactValues } from './drafts-repository.ts';
 
 /** The contact fields a parameter may name; `attributes.<key>` names a custom field. */
-export const CONTACT_FIELD_PATTERN =
+const CONTACT_FIELD_PATTERN =
   '^(firstName|lastName|email|phone|attributes\\.[a-zA-Z][a-zA-Z0-9_]{0,39})$';
 
 export const ContactParameterSchema = Type.Object(
@@ -34,10 +34,9 @@ export const ContactParameterSchema = Type.Object(
   },
   { additionalProperties: false, title: 'DraftContactParameter' },
 );
-export type ContactParameter = Static<typeof ContactParameterSchema>;
 
 /** What personalisation reads of a contact. */
-export interface ContactValues {
+interface ContactValues {
   firstName: string | null;
   lastName: string | null;
   email: string | null;
@@ -87,7 +86,7 @@ export function resolveParameters(
 }
 
 /** A contact (by id) or a phone (E.164): one recipient of a draft. */
-export type DraftRecipient = { contactId: string } | { phone: string };
+type DraftRecipient = { contactId: string } | { phone: string };
 
 /**
  * The contact of each recipient (by id, or by phone for a listed phone), in order; null for a

@@ -5,15 +5,15 @@
  * @see docs/messaging.md
  */
 import { Type, type Static } from 'typebox';
-import { PHONE_INPUT_MAX } from '../../contacts/contacts-lookup.ts';
+import { PHONE_INPUT_MAX } from '../../contacts/phone.ts';
 import { Envelope, Iso, Nullable, Page } from '../../api-kit/schema-kit.ts';
 import { ContactParameterSchema } from './draft-personalisation.ts';
 
 export const TEXT_BODY_MAX = 4096;
-export const RECIPIENTS_MAX = 1000;
-export const PARAMETERS_MAX = 100;
-export const DRAFT_PAGE_MAX = 100;
-export const DRAFT_PAGE_DEFAULT = 20;
+const RECIPIENTS_MAX = 1000;
+const PARAMETERS_MAX = 100;
+const DRAFT_PAGE_MAX = 100;
+const DRAFT_PAGE_DEFAULT = 20;
 /** The most contacts a tag may expand to when a draft is sent. */
 export const TAG_RECIPIENTS_MAX = 10_000;
 
@@ -47,7 +47,7 @@ const TemplateRefSchema = Type.Object(
   { additionalProperties: false },
 );
 
-export const RecipientsSchema = Type.Object(
+const RecipientsSchema = Type.Object(
   {
     contactIds: Type.Array(Type.String({ pattern: '^ctc_[0-9A-Za-z]{1,60}$' }), {
       maxItems: RECIPIENTS_MAX,
@@ -107,7 +107,7 @@ export const PatchDraftBodySchema = Type.Partial(NewDraftBodySchema, {
 });
 export type PatchDraftBody = Static<typeof PatchDraftBodySchema>;
 
-export const DraftSchema = Type.Object(
+const DraftSchema = Type.Object(
   {
     id: Type.String({ description: '`drf_` + base62.' }),
     type: MessageType,

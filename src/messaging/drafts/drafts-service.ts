@@ -17,7 +17,8 @@ import type { Principal as FullPrincipal } from '../../accounts/principal.ts';
 import type { DraftMessage, DraftRecipients } from '../../db/schema/message-drafts.ts';
 import type { Database } from '../../db/client.ts';
 import { keysetCursor } from '../../api-kit/keyset-cursor.ts';
-import { normalisePhone, type ErasureStep } from '../../contacts/contacts-lookup.ts';
+import { normalisePhone } from '../../contacts/phone.ts';
+import type { ErasureStep } from '../../contacts/contacts-service.ts';
 import { randomBase62 } from '../../platform/crypto.ts';
 import { AppError, type ErrorDetail } from '../../platform/errors.ts';
 import { notConnected } from '../provider/provider-adapter.ts';
@@ -53,7 +54,7 @@ export type OutgoingMessage = ResolvedMessage & { to?: string; contactId?: strin
  */
 export type SendMessage = (principal: FullPrincipal, message: OutgoingMessage) => Promise<unknown>;
 
-export interface DraftsServiceDeps {
+interface DraftsServiceDeps {
   db: Database;
   /** Seals and opens each draft's message and recipients. */
   keyring: repo.DraftKeyring;
@@ -63,7 +64,7 @@ export interface DraftsServiceDeps {
   isConnected: (portalId: number) => Promise<boolean>;
 }
 
-export interface SendOutcome {
+interface SendOutcome {
   queued: number;
   refused: { recipient: string; code: string; message: string }[];
   sentAt: string | null;

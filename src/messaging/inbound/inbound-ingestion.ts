@@ -5,8 +5,8 @@
  * (by phone, else by business-scoped user id: inbound-people.ts),
  * the service window opened, the conversation moved on, a medium row for a media message, and
  * its reply or reaction linked to our message of that wamid; then, in the same transaction, each
- * new message's steps: `message.received` (or `message.reaction`) with the API view, and the
- * text steps (opt-out keywords) for a text. A replay stores nothing and emits nothing.
+ * new message's events: `inbound.received` (or `inbound.reacted`) with the API view, and
+ * `inbound.text` for a text (where the consent module reads keywords). A replay stores nothing and emits nothing.
  *
  * A batch that fails is tried again one message per transaction, so one bad message does not
  * lose the others; a message that fails alone is logged (its wamid, never its content) and left
@@ -14,8 +14,8 @@
  *
  * @see docs/messaging.md "Inbound messages"
  */
-import { notifyConversationsOf } from '../conversations/conversation-changes.ts';
-import { normalisePhone } from '../../contacts/contacts-lookup.ts';
+import { notifyConversationsOf } from '../store/conversation-changes.ts';
+import { normalisePhone } from '../../contacts/phone.ts';
 import type { Database } from '../../db/client.ts';
 import { randomBase62 } from '../../platform/crypto.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -24,55 +24,28 @@ import {
   sealContent,
   type ContentKeyring,
   type StoredInboundContent,
-} from '../messages/message-content.ts';
-import type { Tx } from '../messages/messages-repository.ts';
-import type { InboundMessage } from './inbound-schemas.ts';
+} from '../store/message-content.ts';
+import type { Tx } from '../store/messages-repository.ts';
+import type { MessagingEvents } from '../events/messaging-events.ts';
+import type { InboundMessage } from '../store/inbound-schemas.ts';
 import {
   ingest,
   messagesByWamid,
   type IngestPerson,
   type IngestRow,
 } from './inbound-statements.ts';
-import { inboundMessageView } from '../messages/message-view.ts';
+import { inboundMessageView } from '../store/message-view.ts';
 import { recordInboundPeople, type InboundPerson } from './inbound-people.ts';
 
-/** A new inbound text, as the text steps get it (inside the batch's transaction). */
-export interface InboundText {
-  portalId: number;
-  contactId: string;
-  /** Our message (`msg_…`). */
-  messageId: string;
-  body: string;
-  phoneNumberId: string;
-  receivedAt: Date;
-}
+/** Work left for after the batch's transaction committed (`inbound.text`'s `afterCommit`). */
+type AfterCommit = () => Promise<void>;
 
-/**
- * A step run for each new inbound text message inside the transaction that stores it (never
- * for a replay): where the opt-out and opt-in keywords are handled. It may return what to do
- * once that transaction committed (a keyword's confirmation reply); that must not throw.
- */
-export type InboundTextStep = (tx: Tx, text: InboundText) => Promise<void | AfterCommit>;
-/** Work a step leaves for after its transaction committed. */
-export type AfterCommit = () => Promise<void>;
-
-/**
- * The events of a batch's new inbound messages (webhooks' steps, given in services.ts), in the
- * webhook's order, once per batch.
- */
-export interface InboundEventSteps {
-  /** The new messages but reactions: `message.received` with the API view. */
-  received(tx: Tx, portalId: number, messages: readonly InboundMessage[]): Promise<void>;
-  /** The new reactions (or their removal, `emoji` empty): `message.reaction`. */
-  reacted?(tx: Tx, portalId: number, messages: readonly InboundMessage[]): Promise<void>;
-}
-
-export interface InboundIngestionDeps {
+interface InboundIngestionDeps {
   db: Database;
   keyring: ContentKeyring;
   logger: Logger;
-  eventSteps?: InboundEventSteps | undefined;
-  textSteps?: readonly InboundTextStep[] | undefined;
+  /** Where new messages are announced (none in tests of messaging alone). */
+  events?: MessagingEvents | undefined;
 }
 
 /** A message ready to store: its row, its content in clear (for the steps), its sender. */
@@ -84,7 +57,7 @@ interface Prepared {
   event: InboundMessageEvent;
 }
 
-export const newInboundMessageId = () => `msg_${randomBase62(16)}`;
+const newInboundMessageId = () => `msg_${randomBase62(16)}`;
 const newMediaId = () => `med_${randomBase62(16)}`;
 const newConversationId = () => `cnv_${randomBase62(16)}`;
 
@@ -126,15 +99,16 @@ export function createInboundIngestion(deps: InboundIngestionDeps) {
         if (contactId !== undefined)
           views.push(await afterInsert(deps, tx, { portalId, phoneNumberId, later }, p, contactId));
       }
-      const steps = deps.eventSteps;
-      if (steps && views.length > 0) {
+      const bus = deps.events;
+      if (bus && views.length > 0) {
         const reactions = views.filter((v) => v.type === 'reaction');
-        await steps.received(
+        await bus.emitSerial('inbound.received', {
           tx,
           portalId,
-          views.filter((v) => v.type !== 'reaction'),
-        );
-        if (reactions.length > 0) await steps.reacted?.(tx, portalId, reactions);
+          messages: views.filter((v) => v.type !== 'reaction'),
+        });
+        if (reactions.length > 0)
+          await bus.emitSerial('inbound.reacted', { tx, portalId, messages: reactions });
       }
       return inserted.length;
     });
@@ -251,7 +225,7 @@ function prepare(
 
 /** A new message's steps: its text's, then its event. */
 async function afterInsert(
-  deps: Pick<InboundIngestionDeps, 'eventSteps' | 'textSteps'>,
+  deps: Pick<InboundIngestionDeps, 'events'>,
   tx: Tx,
   {
     portalId,
@@ -264,17 +238,18 @@ async function afterInsert(
   const { row, content } = p;
   const receivedAt = new Date(row.received_at);
   if (content.type === 'text')
-    for (const step of deps.textSteps ?? []) {
-      const next = await step(tx, {
+    await deps.events?.emitSerial('inbound.text', {
+      tx,
+      text: {
         portalId,
         contactId,
         messageId: row.id,
         body: content.text.body,
         phoneNumberId,
         receivedAt,
-      });
-      if (next) later.push(next);
-    }
+      },
+      afterCommit: (work) => later.push(work),
+    });
   return inboundMessageView(
     {
       id: row.id,

@@ -15,12 +15,12 @@
  */
 import { and, eq, inArray, or, sql } from 'drizzle-orm';
 import { recordAuditEvent } from '../../audit/audit-log.ts';
-import { newContactId } from '../../contacts/contacts-lookup.ts';
+import { newContactId } from '../../contacts/contact-id.ts';
 import { marketingPreferences } from '../../db/schema/account-signals.ts';
 import { contacts } from '../../db/schema/contacts.ts';
 import { consentChanges, conversations } from '../../db/schema/conversations.ts';
 import { messages } from '../../db/schema/messages.ts';
-import type { Tx } from '../messages/messages-repository.ts';
+import type { Tx } from '../store/messages-repository.ts';
 
 /** One sender of the batch, as the webhook named them (phone E.164, or BSUID, or both). */
 export interface InboundPerson {

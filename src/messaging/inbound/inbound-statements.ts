@@ -13,7 +13,7 @@ import { sql } from 'drizzle-orm';
 import { conversations, media } from '../../db/schema/conversations.ts';
 import { messages } from '../../db/schema/messages.ts';
 import type { SealedValue } from '../../platform/keyring.ts';
-import type { Db } from '../messages/messages-repository.ts';
+import type { Db } from '../store/messages-repository.ts';
 
 /** One new message of the batch, as the statement takes it (content already sealed). */
 export interface IngestRow {

@@ -50,7 +50,7 @@ export function contentTypeOf(mimeType: string): string {
 }
 
 /** The extension of a mime type (parameters ignored), `.bin` for one the table lacks. */
-export function extensionOf(mimeType: string): string {
+function extensionOf(mimeType: string): string {
   const bare = mimeType.split(';')[0]!.trim().toLowerCase();
   return EXTENSIONS[bare] ?? '.bin';
 }

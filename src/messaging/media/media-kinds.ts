@@ -16,7 +16,7 @@ const MB = 1_000_000;
 const KB = 1_000;
 
 /** The largest medium of each kind, in bytes, and how a refusal names it. */
-export const KIND_LIMITS: Readonly<Record<MediaKind, { bytes: number; words: string }>> = {
+const KIND_LIMITS: Readonly<Record<MediaKind, { bytes: number; words: string }>> = {
   image: { bytes: 5 * MB, words: 'images are limited to 5 MB' },
   video: { bytes: 16 * MB, words: 'videos are limited to 16 MB' },
   audio: { bytes: 16 * MB, words: 'audio files are limited to 16 MB' },
@@ -25,7 +25,7 @@ export const KIND_LIMITS: Readonly<Record<MediaKind, { bytes: number; words: str
 };
 
 /** A static sticker (WebP without animation) is smaller still. */
-export const STATIC_STICKER = { bytes: 100 * KB, words: 'static stickers are limited to 100 KB' };
+const STATIC_STICKER = { bytes: 100 * KB, words: 'static stickers are limited to 100 KB' };
 
 /** The most bytes any medium has: an upload is cut off past it. */
 export const MAX_MEDIUM_BYTES = Math.max(...Object.values(KIND_LIMITS).map((l) => l.bytes));
@@ -72,7 +72,7 @@ const CFB_BY_EXTENSION: Readonly<Record<string, string>> = {
 };
 
 /** What a file is to the Cloud API: its type and kind; or the reason it is not accepted. */
-export type Classified =
+type Classified =
   { ok: true; mimeType: string; kind: MediaKind } | { ok: false; detected: string | undefined };
 
 /**

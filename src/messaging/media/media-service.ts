@@ -18,7 +18,8 @@ import { and, eq, isNull } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { media } from '../../db/schema/conversations.ts';
 import { messages } from '../../db/schema/messages.ts';
-import { ConnectionInactiveError, ProviderError } from '../../partner/partner-service.ts';
+import { ConnectionInactiveError } from '../../partner/connections-store.ts';
+import { ProviderError } from '../../partner/provider-error.ts';
 import { AppError } from '../../platform/errors.ts';
 import type { ProviderAdapter } from '../provider/provider-adapter.ts';
 import { providerAppError } from '../provider/provider-errors.ts';
@@ -26,14 +27,14 @@ import {
   openContent,
   type ContentKeyring,
   type StoredInboundContent,
-} from '../messages/message-content.ts';
+} from '../store/message-content.ts';
 import { attachmentHeader, contentTypeOf, safeFileName } from './media-files.ts';
 import { receiveMedium } from './media-intake.ts';
 import { uploadMedium, type MediaUploadDeps } from './media-upload.ts';
 import { uploadedFileName } from './outbound-media.ts';
 
 /** A medium ready to send: its bytes (checked) and the headers that describe them. */
-export interface MediumDownload {
+interface MediumDownload {
   bytes: Buffer;
   /** `Content-Type`: the mime type the webhook gave (or `application/octet-stream`). */
   contentType: string;
@@ -43,7 +44,7 @@ export interface MediumDownload {
   contentDisposition: string;
 }
 
-export interface MediaServiceDeps {
+interface MediaServiceDeps {
   db: Database;
   provider: Pick<ProviderAdapter, 'fetchMedium'> & MediaUploadDeps['provider'];
   /** The most bytes served (`MESSAGING_MEDIA_MAX_BYTES`). */
@@ -153,7 +154,7 @@ function tooLarge(): AppError {
  * lookup, or HTTP 404/410 from the download URL) → 410 `media_gone`; everything else as any
  * provider failure (`providerAppError`).
  */
-export function mediaAppError(err: unknown): unknown {
+function mediaAppError(err: unknown): unknown {
   if (err instanceof ConnectionInactiveError) return providerAppError(err);
   if (
     err instanceof ProviderError &&

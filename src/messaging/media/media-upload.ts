@@ -8,8 +8,8 @@
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/reference/media#upload-media
  */
 import type { Database } from '../../db/client.ts';
-import type { ContentKeyring } from '../messages/message-content.ts';
-import { senderOf } from '../messages/send-rules.ts';
+import type { ContentKeyring } from '../store/message-content.ts';
+import { senderOf } from '../provider/sender-number.ts';
 import type { ProviderAdapter } from '../provider/provider-adapter.ts';
 import type { ReceivedMedium } from './media-intake.ts';
 import { insertOutboundMedium, newMediumId } from './outbound-media.ts';

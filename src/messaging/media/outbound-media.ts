@@ -15,11 +15,11 @@ import { and, eq, gt } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { media } from '../../db/schema/conversations.ts';
 import { randomBase62 } from '../../platform/crypto.ts';
-import type { ContentKeyring } from '../messages/message-content.ts';
+import type { ContentKeyring } from '../store/message-content.ts';
 import type { MediaKind } from './media-kinds.ts';
 
 /** How long the provider keeps an uploaded medium: 30 days, in ms. */
-export const UPLOADED_MEDIA_TTL_MS = 30 * 24 * 60 * 60 * 1000;
+const UPLOADED_MEDIA_TTL_MS = 30 * 24 * 60 * 60 * 1000;
 
 const PURPOSE = 'message-content';
 

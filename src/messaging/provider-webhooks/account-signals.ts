@@ -25,7 +25,7 @@
  * @see docs/messaging.md "Account signals"
  */
 import { LRUCache } from 'lru-cache';
-import { recordMarketingPreference } from '../../contacts/contacts-lookup.ts';
+import { recordMarketingPreference } from '../../contacts/marketing-preferences.ts';
 import type { Database } from '../../db/client.ts';
 import type {
   AccountStandingEvent,
@@ -34,75 +34,14 @@ import type {
   TemplateCategoryEvent,
   TemplateQualityEvent,
   UserPreferenceEvent,
-} from '../../partner/partner-service.ts';
-import type { Tx } from '../messages/messages-repository.ts';
+} from '../../partner/cloud-api/provider-webhook-events.ts';
+import type { MessagingEvents } from '../events/messaging-events.ts';
 import { recordStandingSignal, recordTemplateCategory } from './account-standing.ts';
 import { standingSummary } from './standing-words.ts';
 import type {
   ProviderAdapter,
   ProviderPhoneNumber as PhoneNumber,
 } from '../provider/provider-adapter.ts';
-
-/** Steps another feature (webhooks) adds to the signals, each in the signal's transaction. */
-export interface AccountSignalSteps {
-  phoneNumberQualityUpdated(
-    tx: Tx,
-    portalId: number,
-    e: {
-      phoneNumberId: string | null;
-      displayPhoneNumber: string;
-      wabaId: string;
-      event: string;
-      messagingLimitTier: string | null;
-      previousMessagingLimitTier?: string;
-    },
-  ): Promise<void>;
-  templateQualityUpdated(
-    tx: Tx,
-    portalId: number,
-    e: {
-      templateId: string;
-      name: string;
-      language: string;
-      wabaId: string;
-      qualityScore: { from: string; to: string };
-    },
-  ): Promise<void>;
-  templateCategoryChanged(
-    tx: Tx,
-    portalId: number,
-    e: {
-      templateId: string;
-      name: string;
-      language: string;
-      wabaId: string;
-      previousCategory: string | null;
-      category: string;
-      effectiveAt: string;
-      impending: boolean;
-    },
-  ): Promise<void>;
-  marketingPreferenceChanged(
-    tx: Tx,
-    portalId: number,
-    e: {
-      contactId: string;
-      phoneNumberId: string;
-      preference: 'stopped' | 'resumed';
-      changedAt: string;
-    },
-  ): Promise<void>;
-  /** `account.alert`, `account.updated`, `account.capability_updated`, `phone_number.name_updated`. */
-  accountStanding(tx: Tx, portalId: number, e: StandingEventData): Promise<void>;
-}
-
-/** The tenant event of an account-standing signal: its type and `data`. */
-export type StandingEventData =
-  | { type: 'phone_number.name_updated'; data: Record<string, unknown> & { wabaId: string } }
-  | {
-      type: 'account.alert' | 'account.updated' | 'account.capability_updated';
-      data: Record<string, unknown> & { wabaId: string };
-    };
 
 type SignalSink = Required<
   Pick<
@@ -131,10 +70,11 @@ const digits = (n: string) => n.replace(/[^0-9]/g, '');
 export function createAccountSignalSink(deps: {
   db: Database;
   provider: Pick<ProviderAdapter, 'cachedNumbers' | 'invalidate'>;
-  /** The webhooks' steps (none in tests of messaging alone). */
-  steps?: AccountSignalSteps | undefined;
+  /** Where the signals are announced (none in tests of messaging alone). */
+  events?: MessagingEvents | undefined;
 }): SignalSink {
-  const { db, provider, steps } = deps;
+  const { db, provider } = deps;
+  const bus = deps.events;
   // The numbers each portal had when a signal last dropped its cached lists, for their ids.
   const dropped = new LRUCache<number, PhoneNumber[]>({ max: DROPPED_PORTALS_MAX });
   const invalidate = (portalId: number) => {
@@ -152,9 +92,11 @@ export function createAccountSignalSink(deps: {
     async phoneNumberQualityUpdated(portalId: number, event: PhoneNumberQualityEvent) {
       const number = numberOf(portalId, event);
       invalidate(portalId);
-      if (!steps) return;
+      if (!bus) return;
       await db.transaction((tx) =>
-        steps.phoneNumberQualityUpdated(tx, portalId, {
+        bus.emitSerial('phone_number.quality_updated', {
+          tx,
+          portalId,
           phoneNumberId: number?.id ?? null,
           displayPhoneNumber: `+${digits(event.displayPhoneNumber)}`,
           wabaId: event.wabaId,
@@ -169,9 +111,11 @@ export function createAccountSignalSink(deps: {
 
     async templateQualityUpdated(portalId: number, event: TemplateQualityEvent) {
       invalidate(portalId);
-      if (!steps) return;
+      if (!bus) return;
       await db.transaction((tx) =>
-        steps.templateQualityUpdated(tx, portalId, {
+        bus.emitSerial('template.quality_updated', {
+          tx,
+          portalId,
           templateId: event.templateId,
           name: event.name,
           language: event.language,
@@ -185,7 +129,9 @@ export function createAccountSignalSink(deps: {
       invalidate(portalId);
       await db.transaction(async (tx) => {
         await recordTemplateCategory(tx, portalId, event);
-        await steps?.templateCategoryChanged(tx, portalId, {
+        await bus?.emitSerial('template.category_changed', {
+          tx,
+          portalId,
           templateId: event.templateId,
           name: event.name,
           language: event.language,
@@ -210,7 +156,9 @@ export function createAccountSignalSink(deps: {
             at: e.timestamp,
           });
           if (changed)
-            await steps?.marketingPreferenceChanged(tx, portalId, {
+            await bus?.emitSerial('contact.marketing_preference_changed', {
+              tx,
+              portalId,
               contactId,
               phoneNumberId: e.phoneNumberId,
               preference: stopped ? 'stopped' : 'resumed',
@@ -259,7 +207,11 @@ export function createAccountSignalSink(deps: {
                 ...event.details,
                 ...(expiresAt && { expiresAt: expiresAt.toISOString() }),
               };
-        await steps?.accountStanding(tx, portalId, { type, data });
+        await bus?.emitSerial('account.standing', {
+          tx,
+          portalId,
+          standing: { type, data },
+        });
       });
     },
   };

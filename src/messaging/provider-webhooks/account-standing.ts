@@ -15,14 +15,14 @@ import { and, desc, eq, gt, isNull, or, sql } from 'drizzle-orm';
 import type { Database } from '../../db/client.ts';
 import { accountSignals, templateCategories } from '../../db/schema/account-signals.ts';
 import type { TEMPLATE_CATEGORIES } from '../../db/schema/messages.ts';
-import type { Db, Tx } from '../messages/messages-repository.ts';
+import type { Db, Tx } from '../store/messages-repository.ts';
 
 type TemplateCategory = (typeof TEMPLATE_CATEGORIES)[number];
 
 /** How long a signal without an expiration stays on the banner, in days. */
-export const BANNER_DAYS = 30;
+const BANNER_DAYS = 30;
 /** How many signals the banner shows, newest first. */
-export const BANNER_MAX = 5;
+const BANNER_MAX = 5;
 
 /** A signal as the banner shows it. */
 export interface StandingSignal {

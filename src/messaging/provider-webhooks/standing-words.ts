@@ -5,7 +5,7 @@
  *
  * @see docs/messaging.md "Account signals"
  */
-import type { AccountStandingEvent } from '../../partner/partner-service.ts';
+import type { AccountStandingEvent } from '../../partner/cloud-api/provider-webhook-events.ts';
 
 const str = (v: unknown) =>
   typeof v === 'string' ? v : typeof v === 'number' || typeof v === 'boolean' ? String(v) : null;

@@ -14,7 +14,7 @@
  * balance at once (`adjust`). Events are
  * matched by Portico's id (`biz_opaque_callback_data`) when present, else by wamid, always
  * within the portal; an unknown message is ignored. A status change is counted in the portal's
- * daily counts in the same transaction (reports/daily-counts.ts).
+ * daily counts in the same transaction (store/daily-counts.ts).
  *
  * A webhook's statuses are accepted first: stored as one job and applied after the answer
  * (`queueStatuses`, status-queue.ts). They are applied as a set, in one transaction of a few
@@ -27,7 +27,7 @@
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples#message-status-updates
  * @see docs/messaging.md "Statuses"
  */
-import { notifyConversationsOf } from '../conversations/conversation-changes.ts';
+import { notifyConversationsOf } from '../store/conversation-changes.ts';
 import type { Database } from '../../db/client.ts';
 import type { JobTx } from '../../jobs/job-queue.ts';
 import type { Logger } from '../../platform/logger.ts';
@@ -39,10 +39,13 @@ import {
   settlementOf,
   type CategoryPriceTable,
 } from '../credit/billed-pricing.ts';
-import type { TemplateStatusEvent } from '../../partner/partner-service.ts';
-import type { MessageStatusEvent, MessagingWebhookSink } from '../messaging-types.ts';
-import type { InboundEventSteps, createInboundIngestion } from '../inbound/inbound-ingestion.ts';
-import { countStatusChanges, type StatusChange } from '../reports/daily-counts.ts';
+import type {
+  MessageStatusEvent,
+  ProviderWebhookSink as MessagingWebhookSink,
+} from '../../partner/cloud-api/provider-webhook-events.ts';
+import type { createInboundIngestion } from '../inbound/inbound-ingestion.ts';
+import type { MessagingEvents, StatusChangedEvent } from '../events/messaging-events.ts';
+import { countStatusChanges, type StatusChange } from '../store/daily-counts.ts';
 import {
   lockMessageForStatus,
   lockMessagesForStatuses,
@@ -51,7 +54,7 @@ import {
   type MessageRow,
   type MessageStatus,
   type Tx,
-} from '../messages/messages-repository.ts';
+} from '../store/messages-repository.ts';
 import type { StatusQueue, StatusToApply } from './status-queue.ts';
 
 const RANK = { queued: 0, sent: 1, delivered: 2, read: 3 } as const;
@@ -60,7 +63,7 @@ const POST_INTERVAL_MS = 1000;
 const PROVIDER_ACTOR = 'provider';
 
 /** The changes one status event makes to a message, or null for none. */
-export function statusChanges(
+function statusChanges(
   row: Pick<MessageRow, 'status' | 'sentAt' | 'deliveredAt' | 'readAt'>,
   event: Pick<MessageStatusEvent, 'status' | 'timestamp' | 'errors'>,
 ): Partial<MessageRow> | null {
@@ -156,51 +159,11 @@ export function billingOf(
   return { columns, settle: [], adjust: null };
 }
 
-/** A message's status change, as the `message.status` event tells it. */
-export interface StatusChangedEvent {
-  messageId: string;
-  providerMessageId: string | null;
-  status: 'sent' | 'delivered' | 'read' | 'failed';
-  occurredAt: string;
-  /** The provider's integer code, or Portico's own reason (`delivery_unknown`). */
-  error?: { code: number | string; title: string };
-}
-
-/**
- * Steps another feature (webhooks) adds to the provider's events, each run in the transaction
- * that records the event (given at composition in services.ts): a status that changed a message
- * (never a duplicate), a new inbound message or reaction (its API view, content included:
- * inbound-ingestion.ts), a template's new status.
- */
-export interface MessagingEventSteps extends InboundEventSteps {
-  statusChanged(tx: Tx, portalId: number, e: StatusChangedEvent): Promise<void>;
-  /** `statusChanged` for a webhook's batch: the changes in the order they were applied. */
-  statusesChanged(tx: Tx, portalId: number, e: readonly StatusChangedEvent[]): Promise<void>;
-  templateStatusUpdated(tx: Tx, portalId: number, e: TemplateStatusEvent): Promise<void>;
-  /**
-   * A send reserved credit that may have taken the available credit (balance − reserved) below
-   * the `creditLowThreshold`: it went from `availableBefore` to `availableAfter`, minor units of
-   * `currency`, exactly (the sends that can cross the threshold run one at a time). Only a
-   * reservation lowers it (a capture spends what was reserved; releases and top-ups raise it).
-   * Sends whose escrow block keeps the available credit above the threshold skip this step.
-   */
-  creditReserved?(
-    tx: Tx,
-    portalId: number,
-    e: { availableBefore: number; availableAfter: number; currency: string },
-  ): Promise<void>;
-  /**
-   * The portal's `credit.low` threshold in minor units, or null when it has none: where
-   * `creditReserved` may emit. Read again at most every second per portal and instance.
-   */
-  creditLowThreshold?(portalId: number): Promise<number | null>;
-}
-
 async function applyStatus(
   tx: Tx,
   portalId: number,
   event: StatusToApply,
-  steps: MessagingEventSteps | undefined,
+  bus: MessagingEvents | undefined,
   table: CategoryPriceTable | undefined,
 ): Promise<'applied' | 'unchanged' | 'unknown'> {
   const row = await lockMessageForStatus(tx, portalId, {
@@ -234,7 +197,11 @@ async function applyStatus(
     await countStatusChanges(tx, portalId, [
       { id: row.id, createdAt: row.createdAt, from: row.status, to: changes.status },
     ]);
-  await steps?.statusChanged(tx, portalId, changedEvent(row.id, event));
+  await bus?.emitSerial('message.status_changed', {
+    tx,
+    portalId,
+    change: changedEvent(row.id, event),
+  });
   return 'applied';
 }
 
@@ -248,12 +215,12 @@ export async function applyOneByOne(
   db: Database,
   portalId: number,
   events: readonly StatusToApply[],
-  steps: MessagingEventSteps | undefined,
+  bus: MessagingEvents | undefined,
   table?: CategoryPriceTable,
 ): Promise<number> {
   let unknown = 0;
   for (const event of events) {
-    const result = await db.transaction((tx) => applyStatus(tx, portalId, event, steps, table));
+    const result = await db.transaction((tx) => applyStatus(tx, portalId, event, bus, table));
     if (result === 'unknown') unknown++;
   }
   return unknown;
@@ -287,7 +254,7 @@ async function applyStatuses(
   tx: Tx,
   portalId: number,
   events: readonly StatusToApply[],
-  steps: MessagingEventSteps | undefined,
+  bus: MessagingEvents | undefined,
   table: CategoryPriceTable | undefined,
 ): Promise<{ unknown: number }> {
   const ids = new Set<string>();
@@ -363,7 +330,8 @@ async function applyStatuses(
   await notifyConversationsOf(tx, portalId, [...conversations.values()]);
   await countStatusChanges(tx, portalId, counted);
   await settle(tx, portalId, money, PROVIDER_ACTOR);
-  if (changed.length > 0) await steps?.statusesChanged(tx, portalId, changed);
+  if (changed.length > 0)
+    await bus?.emitSerial('message.statuses_changed', { tx, portalId, changes: changed });
   return { unknown };
 }
 
@@ -376,7 +344,7 @@ async function applyStatuses(
  *
  * @throws the database's error when even the one-by-one fallback fails.
  */
-export type StatusBatchApplier = (
+type StatusBatchApplier = (
   portalId: number,
   events: readonly StatusToApply[],
   done?: (tx?: JobTx) => Promise<void>,
@@ -385,19 +353,19 @@ export type StatusBatchApplier = (
 export function statusBatchApplier(deps: {
   db: Database;
   logger: Logger;
-  eventSteps?: MessagingEventSteps | undefined;
+  /** Where the changes are announced (none in tests of messaging alone). */
+  events?: MessagingEvents | undefined;
   /** Portico's prices, to settle at the category the provider bills (none: at the reserved). */
   prices?: CategoryPriceTable | undefined;
 }): StatusBatchApplier {
   const table = deps.prices;
-  const steps = deps.eventSteps;
   const { db } = deps;
   const log = deps.logger.child({ component: 'messaging-webhooks' });
   const postedAt = new Map<number, number>();
   return async (portalId, events, done) => {
     const unknown = await db
       .transaction(async (tx) => {
-        const applied = await applyStatuses(tx, portalId, events, steps, table);
+        const applied = await applyStatuses(tx, portalId, events, deps.events, table);
         await done?.(tx);
         return applied.unknown;
       })
@@ -410,7 +378,7 @@ export function statusBatchApplier(deps: {
           err,
           'status batch failed; one by one',
         );
-        const missed = await applyOneByOne(db, portalId, events, steps, table);
+        const missed = await applyOneByOne(db, portalId, events, deps.events, table);
         await done?.();
         return missed;
       });
@@ -430,8 +398,8 @@ export function createWebhookSink(deps: {
   logger: Logger;
   /** A template's status changed at the provider: forget the portal's cached templates. */
   onTemplateChange: (portalId: number) => void;
-  /** The webhooks' steps (none in tests of messaging alone). */
-  eventSteps?: MessagingEventSteps | undefined;
+  /** Where the changes are announced (none in tests of messaging alone). */
+  events?: MessagingEvents | undefined;
   /** Where inbound messages are stored (inbound/inbound-ingestion.ts). */
   inbound: Pick<ReturnType<typeof createInboundIngestion>, 'store'>;
   /** How statuses are applied (default: `statusBatchApplier` over `db`). */
@@ -439,8 +407,8 @@ export function createWebhookSink(deps: {
   /** Where the receiver's statuses wait to be applied; without it they are applied at once. */
   statusQueue?: Pick<StatusQueue, 'accept'>;
 }): MessagingWebhookSink {
-  const steps = deps.eventSteps;
   const { db } = deps;
+  const bus = deps.events;
   const apply = deps.applyStatuses ?? statusBatchApplier(deps);
   const queue = deps.statusQueue;
   return {
@@ -457,7 +425,10 @@ export function createWebhookSink(deps: {
 
     async templateStatusUpdated(portalId, event) {
       deps.onTemplateChange(portalId);
-      if (steps) await db.transaction((tx) => steps.templateStatusUpdated(tx, portalId, event));
+      if (bus && bus.listenerCount('template.status_updated') > 0)
+        await db.transaction((tx) =>
+          bus.emitSerial('template.status_updated', { tx, portalId, event }),
+        );
     },
   };
 }

@@ -24,7 +24,7 @@
 import type { JobQueue, JobTx } from '../../jobs/job-queue.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { warnCaught } from '../../platform/process-faults.ts';
-import type { MessageStatusEvent } from '../messaging-types.ts';
+import type { MessageStatusEvent } from '../../partner/cloud-api/provider-webhook-events.ts';
 
 /** The queue's name. */
 export const STATUS_QUEUE = 'message.statuses';
@@ -60,7 +60,7 @@ type StoredStatus = [
  * text of their `StoredStatus` tuples: one string the database stores as it is, rather than
  * thousands of objects it would take apart and build again.
  */
-export interface StatusJobData {
+interface StatusJobData {
   portalId: number;
   statuses: string;
 }
@@ -91,7 +91,7 @@ function restored([wamid, status, at, callback, errors, pricing]: StoredStatus):
  * Applies one job's statuses. `done` deletes the job: called with the transaction that applied
  * them (then both commit together), or without one after a fallback applied them in several.
  */
-export type ApplyStatuses = (
+type ApplyStatuses = (
   portalId: number,
   statuses: readonly StatusToApply[],
   done: (tx?: JobTx) => Promise<void>,

@@ -17,20 +17,20 @@
  * @see https://developers.facebook.com/docs/whatsapp/business-management-api/message-templates
  */
 import { LRUCache } from 'lru-cache';
+import type { CloudApi } from '../../partner/cloud-api/cloud-api.ts';
+import type { MediaFile } from '../../partner/cloud-api/cloud-api-media.ts';
 import type {
-  CloudApi,
-  MediaFile,
   MessageTemplate,
   NewTemplate,
   OutboundMessage,
-  OnboardingState,
   Page,
   PhoneNumber as ProviderPhoneNumber,
-  WithCloudApi,
-} from '../../partner/partner-service.ts';
+} from '../../partner/cloud-api/cloud-api-types.ts';
+import type { OnboardingState } from '../../partner/onboarding/number-onboarding.ts';
+import type { WithCloudApi } from '../../partner/outbound-calls.ts';
 import { notConnected, providerAppError } from './provider-errors.ts';
 
-export type { MessageTemplate, OutboundMessage } from '../../partner/partner-service.ts';
+export type { MessageTemplate, OutboundMessage } from '../../partner/cloud-api/cloud-api-types.ts';
 export type { ProviderPhoneNumber };
 
 /**
@@ -67,7 +67,7 @@ const MAX_PORTALS = 10_000;
 const MAX_TEMPLATE_PAGES = 20;
 
 /** What the adapter needs of partner/ (narrow, so tests and the bench pass just this). */
-export interface ProviderAdapterDeps {
+interface ProviderAdapterDeps {
   partner: {
     /** The WABA ids of the portal's active connection; [] when not connected. */
     wabaIdsOf: (portalId: number) => Promise<string[]>;

@@ -6,7 +6,8 @@
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/support/error-codes
  * @see docs/messaging.md "The provider"
  */
-import { ConnectionInactiveError, ProviderError } from '../../partner/partner-service.ts';
+import { ConnectionInactiveError } from '../../partner/connections-store.ts';
+import { ProviderError } from '../../partner/provider-error.ts';
 import { AppError } from '../../platform/errors.ts';
 
 /** The message of every `not_connected` refusal of messaging. */

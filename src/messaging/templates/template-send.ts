@@ -15,15 +15,15 @@
 import { Type, type Static, type TProperties } from 'typebox';
 
 /** The most characters of one body variable (the Cloud API's body text limit). */
-export const TEMPLATE_TEXT_PARAMETER_MAX = 1024;
+const TEMPLATE_TEXT_PARAMETER_MAX = 1024;
 /** The most body variables a send may give. */
-export const TEMPLATE_BODY_PARAMETERS_MAX = 100;
+const TEMPLATE_BODY_PARAMETERS_MAX = 100;
 /** The most characters of a text header's variable (a text header is at most 60). */
 export const TEMPLATE_HEADER_TEXT_MAX = 60;
 /** The most characters of a copy code button's coupon code (Cloud API). */
-export const COUPON_CODE_MAX = 15;
+const COUPON_CODE_MAX = 15;
 /** The most buttons a template has (Cloud API). */
-export const TEMPLATE_BUTTONS_MAX = 10;
+const TEMPLATE_BUTTONS_MAX = 10;
 
 const Text = (maxLength: number, description: string) =>
   Type.String({ minLength: 1, maxLength, description });
@@ -56,7 +56,7 @@ const DocumentRefSchema = Type.Object(
 const param = <K extends string, P extends TProperties>(kind: K, title: string, fields: P) =>
   Type.Object({ type: Type.Literal(kind), ...fields }, { ...closed, title });
 
-export const TemplateParameterSchema = Type.Union(
+const TemplateParameterSchema = Type.Union(
   [
     param('text', 'TemplateTextParameter', {
       text: Text(TEMPLATE_TEXT_PARAMETER_MAX, 'The variable’s text.'),

@@ -12,7 +12,7 @@ import type { AcceptedTemplate, TemplateParameter } from './template-send.ts';
  * Our `med_…` id → the provider's media id (resolved before the message is built: the worker
  * fails a message whose medium is gone before it gets here).
  */
-export type ProviderMediaIdOf = (mediaId: string) => string | undefined;
+type ProviderMediaIdOf = (mediaId: string) => string | undefined;
 
 type WireParameter = Record<string, unknown>;
 

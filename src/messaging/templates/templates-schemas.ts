@@ -8,19 +8,19 @@
 import { Type, type Static } from 'typebox';
 import { Envelope, Nullable, Page } from '../../api-kit/schema-kit.ts';
 
-export const TEMPLATE_NAME_MAX = 512;
-export const TEMPLATE_BODY_MAX = 1024;
+const TEMPLATE_NAME_MAX = 512;
+const TEMPLATE_BODY_MAX = 1024;
 export const TEMPLATE_HEADER_TEXT_MAX = 60;
 export const TEMPLATE_FOOTER_MAX = 60;
-export const TEMPLATE_PAGE_MAX = 100;
-export const TEMPLATE_PAGE_DEFAULT = 20;
+const TEMPLATE_PAGE_MAX = 100;
+const TEMPLATE_PAGE_DEFAULT = 20;
 
-export const GraphIdSchema = Type.String({
+const GraphIdSchema = Type.String({
   pattern: '^[0-9]{1,40}$',
   description: 'A Graph id (digits).',
 });
 
-export const PhoneNumberSchema = Type.Object(
+const PhoneNumberSchema = Type.Object(
   {
     id: Type.String({ description: 'The phone number id: the `from` of a message.' }),
     displayPhoneNumber: Type.String({ description: 'As the provider shows it.' }),
@@ -84,7 +84,7 @@ export const NumbersPageSchema = Envelope(
   { title: 'PhoneNumberPage' },
 );
 
-export const TemplateCategorySchema = Type.Union([
+const TemplateCategorySchema = Type.Union([
   Type.Literal('MARKETING'),
   Type.Literal('UTILITY'),
   Type.Literal('AUTHENTICATION'),
@@ -194,7 +194,7 @@ export const NewTemplateBodySchema = Type.Object(
 );
 export type NewTemplateBody = Static<typeof NewTemplateBodySchema>;
 
-export const TemplateSchema = Type.Object(
+const TemplateSchema = Type.Object(
   {
     id: Type.String(),
     name: Type.String(),

@@ -11,7 +11,7 @@
  * @see https://developers.facebook.com/docs/whatsapp/cloud-api/messages/reaction-messages
  * @see docs/messaging.md "Inbox"
  */
-import { CAPTION_MAX, INTERACTIVE } from '../../messaging/messages/send-kinds-schemas.ts';
+import { CAPTION_MAX, INTERACTIVE } from '../../messaging/store/send-kinds-schemas.ts';
 import type { ComposerErrors, ComposerForm } from '../message-composer.ts';
 
 /** What the open window's composer sends: free text, a file, reply buttons or a list. */

@@ -14,7 +14,7 @@ import {
   TEMPLATE_PARAMETER_MAX,
   TEMPLATE_PARAMETERS_MAX,
   TEXT_BODY_MAX,
-} from '../../messaging/messages/messages-schemas.ts';
+} from '../../messaging/store/messages-schemas.ts';
 import { interactiveOf, isReplyMode, MESSAGE_ID, richFormErrors } from './inbox-compose.ts';
 import {
   isShownField,

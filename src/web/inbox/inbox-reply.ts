@@ -7,7 +7,7 @@
  * @see docs/messaging.md "Inbox"
  */
 import type { FastifyBaseLogger } from 'fastify';
-import type { SendMessageBody } from '../../messaging/messages/messages-schemas.ts';
+import type { SendMessageBody } from '../../messaging/store/messages-schemas.ts';
 import { toAppError } from '../../platform/error-envelope.ts';
 import { isReplyMode } from './inbox-compose.ts';
 import { summaryOf, type InboxConversation } from './inbox-view.ts';

@@ -5,8 +5,8 @@
  *
  * @see docs/messaging.md
  */
-import type { ListMessagesQuery } from '../../messaging/messages/messages-schemas.ts';
-import type { MessagingService } from '../../messaging/messaging-types.ts';
+import type { ListMessagesQuery } from '../../messaging/store/messages-schemas.ts';
+import type { MessagingService } from '../../messaging/store/messaging-types.ts';
 import type { DailyCounts } from './messages-page-chart.tsx';
 import type { CreditView, LoggedMessage, MessageFilters } from './messages-page.tsx';
 

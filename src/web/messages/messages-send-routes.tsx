@@ -13,7 +13,7 @@ import {
   TEMPLATE_PARAMETER_MAX,
   TEMPLATE_PARAMETERS_MAX,
   TEXT_BODY_MAX,
-} from '../../messaging/messages/messages-schemas.ts';
+} from '../../messaging/store/messages-schemas.ts';
 import {
   chosenTemplate,
   formErrors,

@@ -4,9 +4,9 @@ import {
   openContent,
   sealContent,
   type StoredInboundContent,
-} from '../../../src/messaging/messages/message-content.ts';
-import { inboundMessageView } from '../../../src/messaging/messages/message-view.ts';
-import { InboundMessageSchema } from '../../../src/messaging/inbound/inbound-schemas.ts';
+} from '../../../src/messaging/store/message-content.ts';
+import { inboundMessageView } from '../../../src/messaging/store/message-view.ts';
+import { InboundMessageSchema } from '../../../src/messaging/store/inbound-schemas.ts';
 import {
   createKeyring,
   DecryptionError,
