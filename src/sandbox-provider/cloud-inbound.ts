@@ -156,6 +156,9 @@ export async function writeInBatch(
   for (const [i, { input, wamid, item }] of made.entries()) {
     const person = people[i]!;
     state.cloud.lastInbound.set(`${phoneNumberId}:${person.address}`, now);
+    // From an ad or a Page call-to-action: the business's answer may open a free entry point.
+    if (item.referral !== undefined)
+      state.cloud.referralAt.set(`${phoneNumberId}:${person.address}`, now);
     const text = summary(item);
     state.cloud.messages.push({
       wamid,

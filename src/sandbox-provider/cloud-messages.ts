@@ -211,7 +211,7 @@ export async function cloudMessageRoutes(
         status: 'accepted',
         at: now,
         ...(failure === undefined
-          ? { pricing: pricingFor(category, state.cloud.inWindow(phoneNumberId, waId, now)) }
+          ? { pricing: pricingFor(category, state.cloud.freeEntryPoint(phoneNumberId, waId, now)) }
           : { failure }),
       };
       state.cloud.messages.push(message);

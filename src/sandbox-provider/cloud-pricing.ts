@@ -3,17 +3,21 @@
  * decides it and as each of the message's status webhooks carries it: `pricing: {billable,
  * pricing_model: "PMP", type, category}`.
  *
- * - A marketing or authentication template: billed (`billable: true`, `type: "regular"`),
- *   whether or not a customer service window is open.
- * - A utility template: free inside an open customer service window (`billable: false`, `type:
- *   "free_customer_service"`), billed outside it (`regular`).
- * - A non-template (service) message, which can only be sent inside the window: free
- *   (`billable: false`, `type: "free_customer_service"`, `category: "service"`).
+ * - Every message is billed in its category (`billable: true`, `type: "regular"`): a template
+ *   in its template's category (`marketing`, `utility`, `authentication`), a non-template
+ *   message, which can only be sent inside the customer service window, as `service`. An open
+ *   customer service window makes nothing free: service messages are charged per message, and
+ *   so are utility templates sent inside the window.
+ * - Inside a free entry point window every message is free (`billable: false`, `type:
+ *   "free_entry_point"`, its category kept). The window opens when the business answers, within
+ *   24 hours, a message the person wrote from a click-to-WhatsApp ad or a Page call-to-action
+ *   (an inbound message with a `referral`), and lasts 72 hours from that answer
+ *   (`CloudState.freeEntryPoint`).
  *
- * Free entry point windows (a person who wrote from a click-to-WhatsApp ad or a Page button:
- * `type: "free_entry_point"`) are not modelled: the sandbox's people never write from an ad.
+ * No free monthly allotment of service messages is modelled: the provider's page documents none.
  *
  * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/pricing
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/messages/send-messages
  * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/status/
  */
 
@@ -28,14 +32,14 @@ export interface CloudPricing {
 
 /**
  * The pricing of a message of `category` (a template's category in lower case, or `service`
- * for a non-template message) sent while the person's customer service window is open or not.
+ * for a non-template message): free when sent inside the person's free entry point window,
+ * billed in its category otherwise.
  */
-export function pricingFor(category: string, windowOpen: boolean): CloudPricing {
-  const free = category === 'service' || (category === 'utility' && windowOpen);
+export function pricingFor(category: string, freeEntryPoint: boolean): CloudPricing {
   return {
-    billable: !free,
+    billable: !freeEntryPoint,
     pricing_model: 'PMP',
-    type: free ? 'free_customer_service' : 'regular',
+    type: freeEntryPoint ? 'free_entry_point' : 'regular',
     category,
   };
 }

@@ -102,6 +102,9 @@ export interface PhoneMessage {
 /** A customer service window lasts 24 hours. */
 const DAY_MS = 24 * 3600 * 1000;
 
+/** A free entry point window lasts 72 hours. */
+const FREE_ENTRY_POINT_MS = 3 * DAY_MS;
+
 /** The provider's own sample template, as its API lists it. */
 const HELLO_WORLD: Record<string, unknown>[] = [
   { type: 'HEADER', format: 'TEXT', text: 'Hello World' },
@@ -196,6 +199,16 @@ export class CloudState {
   readonly marketingStopped = new Set<string>();
   /** Last inbound per `{phoneNumberId}:{waId}`, ms on the sandbox clock. */
   readonly lastInbound = new Map<string, number>();
+  /**
+   * When each person last wrote from a click-to-WhatsApp ad or a Page call-to-action (a message
+   * with a `referral`), per `{phoneNumberId}:{waId}`, sandbox clock ms (cloud-inbound.ts).
+   */
+  readonly referralAt = new Map<string, number>();
+  /**
+   * Until when each person's free entry point window is open, per `{phoneNumberId}:{waId}`,
+   * sandbox clock ms ({@link CloudState.freeEntryPoint}).
+   */
+  readonly freeEntryUntil = new Map<string, number>();
   /**
    * Until when the person sees the business typing, per `{phoneNumberId}:{waId}` (sandbox clock
    * ms): set by a read receipt with `typing_indicator`, ended by the business's next message
@@ -311,6 +324,26 @@ export class CloudState {
   inWindow(phoneNumberId: string, waId: string, nowMs: number): boolean {
     const at = this.lastInbound.get(`${phoneNumberId}:${waId}`);
     return at !== undefined && nowMs - at < DAY_MS;
+  }
+
+  /**
+   * Whether a message the business sends `waId` from `phoneNumberId` at `nowMs` falls in a free
+   * entry point window (cloud-pricing.ts): one is open, or this message opens it, being the
+   * business's answer within 24 hours of a message the person wrote from an ad or a Page
+   * call-to-action. An opened window lasts 72 hours from that answer; the referral that opened
+   * it is used up. Call it only for a message that is sent (not for one that fails).
+   *
+   * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/pricing
+   */
+  freeEntryPoint(phoneNumberId: string, waId: string, nowMs: number): boolean {
+    const key = `${phoneNumberId}:${waId}`;
+    const until = this.freeEntryUntil.get(key);
+    if (until !== undefined && nowMs < until) return true;
+    const referral = this.referralAt.get(key);
+    if (referral === undefined || nowMs - referral >= DAY_MS) return false;
+    this.referralAt.delete(key);
+    this.freeEntryUntil.set(key, nowMs + FREE_ENTRY_POINT_MS);
+    return true;
   }
 
   /** Run `fn` after `ms` (unref'd; cancelled by `close`). */

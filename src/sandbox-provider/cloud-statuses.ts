@@ -5,8 +5,8 @@
  *
  * - a message that goes through: `sent`, `delivered`, `read`, each item carrying the same
  *   per-message `pricing: {billable, pricing_model: "PMP", type, category}` (cloud-pricing.ts)
- *   and no `conversation` (per-message pricing includes it only for a free entry point
- *   conversation, which the sandbox does not model);
+ *   and no `conversation` (per-message pricing includes one only for a message in a free
+ *   entry point window; the sandbox leaves it out there too, `pricing.type` says it);
  * - a voice message (`audio` with `voice: true`): `played` after `read`, the first time the person
  *   plays it;
  * - a message that fails (`PhoneMessage.failure`): one `failed` with `errors: [{code, title,

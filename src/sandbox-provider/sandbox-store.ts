@@ -52,6 +52,9 @@ export interface SandboxSnapshot {
     templates: [string, SandboxTemplate[]][];
     messages: PhoneMessage[];
     lastInbound: [string, number][];
+    /** Free entry points (cloud-state.ts): absent in a file written before they were kept. */
+    referralAt?: [string, number][];
+    freeEntryUntil?: [string, number][];
     numberSignals: [string, NumberSignals][];
     verifiedApps: string[];
     /** Onboarding (cloud-onboarding.ts): absent in a file written before it was kept. */
@@ -75,6 +78,8 @@ export function snapshotOf(state: SandboxState): SandboxSnapshot {
       templates: [...state.cloud.templates.entries()],
       messages: state.cloud.messages,
       lastInbound: [...state.cloud.lastInbound.entries()],
+      referralAt: [...state.cloud.referralAt.entries()],
+      freeEntryUntil: [...state.cloud.freeEntryUntil.entries()],
       numberSignals: [...state.cloud.numberSignals.entries()],
       verifiedApps: [...state.cloud.verifiedApps],
       subscribedApps: [...state.cloud.subscribedApps].map(([waba, apps]) => [waba, [...apps]]),
@@ -98,6 +103,8 @@ export function restoreSnapshot(state: SandboxState, snapshot: SandboxSnapshot):
   for (const [waba, list] of cloud.templates) state.cloud.templates.set(waba, list);
   state.cloud.messages.push(...cloud.messages);
   for (const [key, at] of cloud.lastInbound) state.cloud.lastInbound.set(key, at);
+  for (const [key, at] of cloud.referralAt ?? []) state.cloud.referralAt.set(key, at);
+  for (const [key, until] of cloud.freeEntryUntil ?? []) state.cloud.freeEntryUntil.set(key, until);
   for (const [id, signals] of cloud.numberSignals) state.cloud.numberSignals.set(id, signals);
   for (const appId of cloud.verifiedApps) state.cloud.verifiedApps.add(appId);
   for (const [waba, apps] of cloud.subscribedApps ?? [])

@@ -3,7 +3,9 @@
  * Cloud API's per-message `pricing` (docs/decisions/0056-billed-pricing.md): a template the
  * provider bills at a dearer category than Portico reserved is settled at that category (the
  * difference charged, the ledger showing it); a free-form reply inside the customer service
- * window, and a utility template there, are free (their reservation released whole); the
+ * window is charged the text price and a utility template there the utility price (the window
+ * makes nothing free); in a free entry point window (a person wrote from an ad, the business
+ * answered within 24 hours) every message is free for 72 hours, its reservation released; the
  * message shows Meta's pricing beside Portico's charge; `GET /messaging/reports/costs` gives
  * per day, number and category the estimate beside the charge.
  */
@@ -137,7 +139,7 @@ for (const backend of backends()) {
       assert.equal(wrong.statusCode, 400, wrong.body);
     });
 
-    test('inside the customer service window a free-form reply and a utility template are free: their reservation released', async (t) => {
+    test('inside the customer service window a free-form reply is charged the text price and a utility template the utility price', async (t) => {
       const s = await messagingSetup(t, backend, { credit: 100 });
       await s.provider.sandbox.cloud.writeIn({
         phoneNumberId: s.numbers[0]!,
@@ -152,27 +154,104 @@ for (const backend of backends()) {
       });
       assert.deepEqual(reply.price, { amount: 1, currency: 'EUR' });
       assert.deepEqual(reply.pricing, {
-        billable: false,
+        billable: true,
         category: 'service',
         pricingModel: 'PMP',
-        type: 'free_customer_service',
-        charged: 0,
+        type: 'regular',
+        charged: 1,
       });
       assert.deepEqual(await transactionsOf(s, reply.id as string), [
-        ['release', 1],
+        ['capture', 1],
         ['reserve', 1],
       ]);
       const utility = await sendRead(s, hello('+16505553003', s.numbers[0]!));
       assert.deepEqual(utility.pricing, {
-        billable: false,
+        billable: true,
         category: 'utility',
         pricingModel: 'PMP',
-        type: 'free_customer_service',
-        charged: 0,
+        type: 'regular',
+        charged: 4,
       });
       await s.services.messaging.settle();
       assert.deepEqual(await s.services.messaging.credit({ portalId: s.portalId }), {
+        balance: 100 - 1 - 4,
+        reserved: 0,
+        currency: 'EUR',
+      });
+    });
+    test('a person who wrote from an ad and was answered within 24 hours: 72 hours free, then billed', async (t) => {
+      const s = await messagingSetup(t, backend, { credit: 100 });
+      const sandbox = s.provider.sandbox;
+      const HOUR = 3600 * 1000;
+      const person = '16505553004';
+      const text = (body: string) => ({
+        to: `+${person}`,
+        from: s.numbers[0],
+        type: 'text',
+        text: { body },
+      });
+      const free = (category: string) => ({
+        billable: false,
+        category,
+        pricingModel: 'PMP',
+        type: 'free_entry_point',
+        charged: 0,
+      });
+      const billed = (category: string, charged: number) => ({
+        billable: true,
+        category,
+        pricingModel: 'PMP',
+        type: 'regular',
+        charged,
+      });
+      const writeIn = (message: object) =>
+        sandbox.cloud.writeIn({ phoneNumberId: s.numbers[0]!, from: person, ...message });
+      // The provider's clock starts 60 hours back, so that the window's end (72 hours after the
+      // answer) falls within what Portico accepts of status timestamps (36 hours ahead).
+      sandbox.advanceTime(-60 * HOUR);
+      await writeIn({
+        message: {
+          type: 'text',
+          text: { body: 'Is the sale still on?' },
+          referral: { source_url: 'https://fb.me/3cr4Wqqkv', source_id: '1202', source_type: 'ad' },
+        },
+      });
+      // The answer opens the free entry point window: free, its reservation released whole.
+      const answer = await sendRead(s, hello(`+${person}`, s.numbers[0]!));
+      assert.deepEqual(answer.price, { amount: 4, currency: 'EUR' });
+      assert.deepEqual(answer.pricing, free('utility'));
+      assert.deepEqual(await transactionsOf(s, answer.id as string), [
+        ['release', 4],
+        ['reserve', 4],
+      ]);
+      // 50 hours later, still inside it: the person writes again; a free-form reply and a
+      // template are free too.
+      sandbox.advanceTime(50 * HOUR);
+      await writeIn({ text: 'And delivery?' });
+      const reply = await sendRead(s, text('Free, this week.'));
+      assert.deepEqual(reply.pricing, free('service'));
+      assert.deepEqual(await transactionsOf(s, reply.id as string), [
+        ['release', 1],
+        ['reserve', 1],
+      ]);
+      const template = await sendRead(s, hello(`+${person}`, s.numbers[0]!));
+      assert.deepEqual(template.pricing, free('utility'));
+      await s.services.messaging.settle();
+      assert.deepEqual(await s.services.messaging.credit({ portalId: s.portalId }), {
         balance: 100,
+        reserved: 0,
+        currency: 'EUR',
+      });
+      // 75 hours after the answer the window has closed: billed again.
+      sandbox.advanceTime(25 * HOUR);
+      const after = await sendRead(s, hello(`+${person}`, s.numbers[0]!));
+      assert.deepEqual(after.pricing, billed('utility', 4));
+      await writeIn({ text: 'Thanks!' });
+      const last = await sendRead(s, text('You are welcome.'));
+      assert.deepEqual(last.pricing, billed('service', 1));
+      await s.services.messaging.settle();
+      assert.deepEqual(await s.services.messaging.credit({ portalId: s.portalId }), {
+        balance: 100 - 4 - 1,
         reserved: 0,
         currency: 'EUR',
       });

@@ -2,13 +2,16 @@
  * The sandbox's sends and status webhooks as the Cloud API has them, over raw HTTP in Graph's
  * wire format (a receiver stands in for the app): free text outside the 24-hour customer
  * service window is accepted and then fails with 131047; statuses carry the per-message
- * `pricing` (PMP: a utility template or a service message free inside the window) and no
+ * `pricing` (PMP: every message billed in its category, inside the window too, except in a
+ * free entry point window opened by answering a person who wrote from an ad) and no
  * conversation, and `errors[].error_data` on a failure; `hello_world` has no variables, as
  * the provider's own. Every body the sandbox sends passes Portico's webhook parser whole.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { parseProviderWebhook } from '../../src/partner/cloud-api/provider-webhook-payload.ts';
+import { restoreSnapshot, snapshotOf } from '../../src/sandbox-provider/sandbox-store.ts';
+import { SandboxState } from '../../src/sandbox-provider/sandbox-state.ts';
 import { granted } from './sandbox-cloud.ts';
 import {
   recordAppWebhooks,
@@ -117,7 +120,7 @@ describe('the sandbox sends and reports as the Cloud API does', () => {
     ]);
   });
 
-  test('statuses carry per-message pricing (PMP): marketing billed, utility free inside the window and billed outside, service free; no conversation', async (t) => {
+  test('statuses carry per-message pricing (PMP): every message billed in its category, inside the customer service window too; no conversation', async (t) => {
     const p = await startTestProvider(t);
     const hooks = await recordAppWebhooks(t, p);
     const { token, wabaId, numbers } = await granted(p, '5502');
@@ -137,12 +140,6 @@ describe('the sandbox sends and reports as the Cloud API does', () => {
       type: 'regular',
       category,
     });
-    const free = (category: string) => ({
-      billable: false,
-      pricing_model: 'PMP',
-      type: 'free_customer_service',
-      category,
-    });
     const wamids = new Map<string, [string, object]>();
     wamids.set('utility outside the window', [
       await accepted(p, token, a, template('16505551234', 'hello_world')),
@@ -151,7 +148,7 @@ describe('the sandbox sends and reports as the Cloud API does', () => {
     await p.sandbox.cloud.writeIn({ phoneNumberId: a, from: '16505551234', text: 'hi' });
     wamids.set('utility inside the window', [
       await accepted(p, token, a, template('16505551234', 'hello_world')),
-      free('utility'),
+      billed('utility'),
     ]);
     wamids.set('marketing inside the window', [
       await accepted(p, token, a, template('16505551234', 'spring_sale')),
@@ -159,7 +156,7 @@ describe('the sandbox sends and reports as the Cloud API does', () => {
     ]);
     wamids.set('service inside the window', [
       await accepted(p, token, a, text('16505551234', 'On its way')),
-      free('service'),
+      billed('service'),
     ]);
     wamids.set('utility from the other number (no window there)', [
       await accepted(p, token, b, template('16505551234', 'hello_world')),
@@ -181,7 +178,7 @@ describe('the sandbox sends and reports as the Cloud API does', () => {
       }
     }
 
-    // After 24 hours the window has closed: the utility template is billed again.
+    // After 24 hours the window has closed: the utility template is billed as before.
     p.sandbox.advanceTime(DAY_MS + 1000);
     const next = await hooks.waitForStatuses(
       await accepted(p, token, a, template('16505551234', 'hello_world')),
@@ -198,6 +195,84 @@ describe('the sandbox sends and reports as the Cloud API does', () => {
       [[131026, 'Message undeliverable', 'string']],
     );
     assertParsedWhole(hooks);
+  });
+
+  test('a free entry point: answering a person who wrote from an ad within 24 hours opens 72 free hours', async (t) => {
+    const p = await startTestProvider(t);
+    const hooks = await recordAppWebhooks(t, p);
+    const { token, numbers } = await granted(p, '5503');
+    const [a, b] = numbers;
+    const pricingOf = async (wamid: string) => (await hooks.waitForStatuses(wamid, 3))[0]!.pricing;
+    const entry = (category: string) => ({
+      billable: false,
+      pricing_model: 'PMP',
+      type: 'free_entry_point',
+      category,
+    });
+    const billed = (category: string) => ({
+      billable: true,
+      pricing_model: 'PMP',
+      type: 'regular',
+      category,
+    });
+    // A message without a referral opens no free entry point.
+    await p.sandbox.cloud.writeIn({ phoneNumberId: a, from: '16505551236', text: 'hi' });
+    assert.deepEqual(
+      await pricingOf(await accepted(p, token, a, text('16505551236', 'Hello'))),
+      billed('service'),
+    );
+    // From an ad, answered 25 hours later: too late, billed.
+    const fromAd = {
+      type: 'text' as const,
+      text: { body: 'Is this still on?' },
+      referral: {
+        source_url: 'https://fb.me/3cr4Wqqkv',
+        source_id: '1202',
+        source_type: 'ad' as const,
+      },
+    };
+    await p.sandbox.cloud.writeIn({ phoneNumberId: a, from: '16505551237', message: fromAd });
+    p.sandbox.advanceTime(DAY_MS + 1000);
+    assert.deepEqual(
+      await pricingOf(await accepted(p, token, a, template('16505551237', 'hello_world'))),
+      billed('utility'),
+    );
+    // From an ad, answered within 24 hours: the answer and everything for 72 hours are free,
+    // on that number only.
+    await p.sandbox.cloud.writeIn({ phoneNumberId: a, from: '16505551235', message: fromAd });
+    p.sandbox.advanceTime(3600 * 1000);
+    assert.deepEqual(
+      await pricingOf(await accepted(p, token, a, text('16505551235', 'Yes, it is'))),
+      entry('service'),
+    );
+    assert.deepEqual(
+      await pricingOf(await accepted(p, token, b, template('16505551235', 'hello_world'))),
+      billed('utility'),
+    );
+    p.sandbox.advanceTime(2 * DAY_MS);
+    assert.deepEqual(
+      await pricingOf(await accepted(p, token, a, template('16505551235', 'hello_world'))),
+      entry('utility'),
+    );
+    // 72 hours after the answer the window has closed.
+    p.sandbox.advanceTime(DAY_MS);
+    assert.deepEqual(
+      await pricingOf(await accepted(p, token, a, template('16505551235', 'hello_world'))),
+      billed('utility'),
+    );
+  });
+
+  test('free entry points are kept across a restart of the sandbox (its data file)', () => {
+    const before = new SandboxState([]);
+    const now = before.now();
+    before.cloud.referralAt.set('1:16505551238', now);
+    before.cloud.referralAt.set('1:16505551239', now);
+    assert.equal(before.cloud.freeEntryPoint('1', '16505551238', now), true, 'opened');
+    const after = new SandboxState([]);
+    restoreSnapshot(after, JSON.parse(JSON.stringify(snapshotOf(before))));
+    assert.equal(after.cloud.freeEntryPoint('1', '16505551238', now + 71 * 3600 * 1000), true);
+    assert.equal(after.cloud.freeEntryPoint('1', '16505551238', now + 73 * 3600 * 1000), false);
+    assert.equal(after.cloud.freeEntryPoint('1', '16505551239', now + 3600 * 1000), true, 'opens');
   });
 
   test("hello_world is the provider's own: a header, a body and a footer without variables; a parameter → 132000", async (t) => {

@@ -1,9 +1,11 @@
 /**
  * What a message costs once the provider says how it bills it. The Cloud API prices per message
  * (`pricing_model: "PMP"`): each status webhook of a message carries `pricing: {billable,
- * pricing_model, type, category}`, where `type` is `regular` (billed), `free_customer_service`
- * (a service message, or a utility template, inside an open customer service window) or
- * `free_entry_point` (inside a free entry point window), and `category` is the one billed
+ * pricing_model, type, category}`, where `type` is `regular` (billed), `free_entry_point`
+ * (inside a free entry point window: the business answered within 24 hours a person who wrote
+ * from an ad or a Page call-to-action, 72 hours free) or `free_customer_service` (free inside
+ * the customer service window: the provider's current rules bill service messages and utility
+ * templates there, but the value stays valid), and `category` is the one billed
  * (`marketing`, `utility`, `authentication`, `authentication_international`, `service`,
  * `marketing_lite`). Portico reserves a price from its own table at send time (config
  * `MESSAGING_PRICE_*`, by template category or `text`); the first status that carries a
