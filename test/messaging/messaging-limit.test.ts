@@ -41,7 +41,7 @@ for (const backend of backends()) {
             url: `${MESSAGES}?limit=100&to=${encodeURIComponent(person(250))}`,
             headers: { authorization: s.token },
           })
-        ).json().data.items.length;
+        ).json<{ data: { items: unknown[] } }>().data.items.length;
 
       const refused = await s.send(hello(person(250), number));
       assert.equal(refused.statusCode, 429, refused.body);

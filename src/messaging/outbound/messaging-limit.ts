@@ -11,7 +11,7 @@
  * portal, so two instances never both let the last place go.
  *
  * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/messaging-limits
- * @see docs/messaging.md "Messaging limit"
+ * @see docs/messaging.md "Messaging limits"
  */
 import { sql } from 'drizzle-orm';
 import { AppError } from '../../platform/errors.ts';
@@ -67,7 +67,7 @@ async function countReached(
         )
       group by m.wa_id
     ) p`);
-  const row = (result as unknown as { rows: Record<string, unknown>[] }).rows[0] ?? {};
+  const row = (result as { rows: Record<string, unknown>[] }).rows[0] ?? {};
   const first = row.first_last_at;
   return {
     count: Number(row.count ?? 0),

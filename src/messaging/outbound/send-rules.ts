@@ -7,8 +7,9 @@
  * `template_not_approved`), a marketing template to a person who stopped marketing from the
  * sender number (422 `marketing_stopped`; the category is the provider's newest once it applies,
  * account-standing.ts) and its parameters against its definition (422
- * `invalid_template_parameters`, template-send-check.ts). Credit (402) is checked last, inside
- * the send's transaction.
+ * `invalid_template_parameters`, template-send-check.ts). Credit (402) and then the portfolio's
+ * messaging limit for a business-initiated template (429 `messaging_limit_reached`,
+ * messaging-limit.ts) are checked last, the limit inside the send's transaction.
  *
  * @see https://developers.facebook.com/docs/whatsapp/pricing#customer-service-windows
  * @see docs/messaging.md "Sending"
