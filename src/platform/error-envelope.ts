@@ -71,6 +71,12 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
   invalid_template_parameters:
     "The template's parameters do not fit its definition (header kind, body variable count, " +
     'button suffix or code); the message names the component and position, `details` the fields.',
+  messaging_limit_reached:
+    "A template to a person outside a service window, when the business portfolio's messaging " +
+    'limit (distinct people reached by such messages in a moving 24 hours, GET ' +
+    '/messaging/numbers `messagingLimitPerDay`) is reached and this person is not among them; ' +
+    '`Retry-After` gives the seconds until the person counted longest ago leaves the 24 hours. ' +
+    'Nothing is reserved or queued.',
   provider_error: 'The provider failed or refused the call; retry later.',
   media_gone:
     'The provider no longer has this medium (it keeps inbound media for a limited time); ' +

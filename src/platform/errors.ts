@@ -43,6 +43,11 @@ export const ERROR_STATUS = {
   /** An upload over its kind's limit, or an inbound medium over `MESSAGING_MEDIA_MAX_BYTES`. */
   media_too_large: 422,
   rate_limited: 429,
+  /**
+   * A business-initiated send to a new person when the business portfolio's messaging limit
+   * (distinct people in a moving 24 hours) is reached; `Retry-After` says when one leaves it.
+   */
+  messaging_limit_reached: 429,
   internal_error: 500,
   provider_error: 502,
   /** The provider's bytes of a medium do not match the SHA-256 its webhook gave. */

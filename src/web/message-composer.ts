@@ -239,6 +239,8 @@ function refusalPlace(
       return { field: blank(form.contactId) ? 'to' : 'contactId', words: err.message };
     case 'outside_service_window':
       return { field: 'text', words: err.message };
+    case 'messaging_limit_reached':
+      return { field: 'compose', words: err.message };
     case 'template_not_approved':
       return {
         field: 'compose',

@@ -35,6 +35,7 @@ import type { SendMessageBody } from '../store/send-kinds-schemas.ts';
 import type { MessagingEvents } from '../events/messaging-events.ts';
 import type { PortalOf, SendMessageResult } from '../store/messaging-types.ts';
 import { checkSend, type CheckedSend, type SendRulesProvider } from './send-rules.ts';
+import { assertWithinMessagingLimit, type BusinessInitiated } from './messaging-limit.ts';
 
 /** Prices per message kind, integer minor units of `currency` (config MESSAGING_PRICE_*). */
 export interface MessagingPrices {
@@ -177,15 +178,20 @@ async function queueOnce(
   clear: OutboundContent | null,
   hold: Hold | null,
   key: KeyOf,
+  limited: BusinessInitiated | null,
 ): Promise<SendMessageResult> {
   const { db, queue } = deps;
   const { portalId } = m;
-  if (key.idempotencyKey === undefined && !hold?.zone) return insert(db, queue, m, hold, clear);
+  if (key.idempotencyKey === undefined && !hold?.zone && !limited)
+    return insert(db, queue, m, hold, clear);
   return db.transaction(async (tx) => {
     if (key.idempotencyKey !== undefined) {
       const first = await claimOrReplay(tx, portalId, key.idempotencyKey, key.requestHash);
       if (first) return replayOf(deps, tx, portalId, first);
     }
+    // The portfolio's messaging limit, before the statement that reserves the credit (429
+    // `messaging_limit_reached`: nothing written). Its lock is taken before the credit zone's.
+    if (limited) await assertWithinMessagingLimit(tx, portalId, limited, deps.now());
     // One zone send of the portal at a time, each seeing the ones before it committed.
     if (hold?.zone) await lockCreditZone(tx, portalId);
     const result = await insert(tx, queue, m, hold, clear);
@@ -231,6 +237,7 @@ export function createSendMessage(deps: SendDeps) {
           checked.content,
           hold,
           key,
+          checked.businessInitiated,
         );
       } catch (err) {
         if (err instanceof LeaseClosed) {

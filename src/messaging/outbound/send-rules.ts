@@ -7,8 +7,9 @@
  * `template_not_approved`), a marketing template to a person who stopped marketing from the
  * sender number (422 `marketing_stopped`; the category is the provider's newest once it applies,
  * account-standing.ts) and its parameters against its definition (422
- * `invalid_template_parameters`, template-send-check.ts). Credit (402) is checked last, inside
- * the send's transaction.
+ * `invalid_template_parameters`, template-send-check.ts). Credit (402) and then the portfolio's
+ * messaging limit for a business-initiated template (429 `messaging_limit_reached`,
+ * messaging-limit.ts) are checked last, the limit inside the send's transaction.
  *
  * @see https://developers.facebook.com/docs/whatsapp/pricing#customer-service-windows
  * @see docs/messaging.md "Sending"
@@ -36,6 +37,7 @@ import { findSendableMedium } from '../media/outbound-media.ts';
 import { checkTemplateSend } from './template-send-check.ts';
 import type { AcceptedTemplate } from '../templates/template-send.ts';
 import { categoryAt } from '../provider-webhooks/account-standing.ts';
+import type { BusinessInitiated } from './messaging-limit.ts';
 
 type TemplateCategory = (typeof TEMPLATE_CATEGORIES)[number];
 
@@ -48,6 +50,12 @@ export interface CheckedSend {
   /** What it says, to seal in its row (message-content.ts); null for a template without any. */
   content: OutboundContent | null;
   template: { name: string; language: string; category: TemplateCategory } | null;
+  /**
+   * A template to a person whose service window with the sender number is closed, when the
+   * portfolio's messaging limit is a number (null for `TIER_UNLIMITED`, an unknown tier, or a
+   * send inside a window): checked in the send's transaction (messaging-limit.ts).
+   */
+  businessInitiated: BusinessInitiated | null;
 }
 
 const invalid = (field: string, message: string, text = `\`${field}\` ${message}.`) =>
@@ -179,7 +187,7 @@ export async function checkSend(deps: {
           `free-form message (${input.type}) cannot be sent; send an approved template instead.`,
       );
     const content = await checkKind(db, conversation, input);
-    return { ...base, type: input.type, content, template: null };
+    return { ...base, type: input.type, content, template: null, businessInitiated: null };
   }
   if (input.context && !(await findTargetMessage(db, conversation, input.context.messageId)))
     throw new AppError(
@@ -230,10 +238,26 @@ export async function checkSend(deps: {
     from,
     findMedium: (id) => findSendableMedium(db, portalId, id),
   });
+  // Business-initiated when the person's window with the sender number is closed: it counts
+  // toward the portfolio's messaging limit (unlimited: no count).
+  // @see https://developers.facebook.com/documentation/business-messaging/whatsapp/messaging-limits
+  const limit = sender.messagingLimitPerDay;
+  const windowOpen =
+    limit !== null &&
+    contact !== null &&
+    (
+      await findServiceWindow(db, {
+        portalId,
+        contactId: contact.id,
+        phoneNumberId: from,
+        now: deps.now,
+      })
+    ).open;
   return {
     ...base,
     type: 'template',
     content: templateContent(accepted, input.context),
     template: { name: template.name, language: template.language, category },
+    businessInitiated: limit !== null && !windowOpen ? { to, limit } : null,
   };
 }

@@ -74,7 +74,10 @@ function messageRoutes(
           'stopped marketing from the sender number in WhatsApp), 422 `recipient_needs_phone` ' +
           '(an authentication template to a person known only by their WhatsApp user id), 422 ' +
           '`invalid_template_parameters` (kinds and counts checked ' +
-          "against the template's definition), 402 `insufficient_credit`. The message's price is reserved " +
+          "against the template's definition), 402 `insufficient_credit`, 429 " +
+          '`messaging_limit_reached` (a template to a person outside a service window, not yet ' +
+          "counted, when the business portfolio's messaging limit of people in 24 hours is " +
+          "reached; `Retry-After` in seconds). The message's price is reserved " +
           'from the credit, captured when the provider sends it and released if it fails. ' +
           'Follow its status with GET /messaging/messages/{id}.',
         tags: TAGS,
@@ -102,6 +105,9 @@ function messageRoutes(
             'marketing_stopped',
             'recipient_needs_phone',
             'invalid_template_parameters',
+            // The shared 429 as well: this route's 429 replaces it in the OpenAPI document.
+            'rate_limited',
+            'messaging_limit_reached',
             'provider_error',
             'provider_timeout',
           ]),

@@ -41,7 +41,8 @@ export interface MessagingService {
    * @throws AppError `invalid_request` (bad phone, missing text/template, unknown `from`, `from`
    *   needed), `not_found` (unknown `contactId`), `not_connected` (409),
    *   `recipient_opted_out` (422), `outside_service_window` (422), `template_not_approved`, `marketing_stopped`
-   *   (422), `insufficient_credit` (402), `idempotency_conflict` (409), `provider_error` (502),
+   *   (422), `messaging_limit_reached` (429, with `Retry-After`; messaging-limit.ts),
+   *   `insufficient_credit` (402), `idempotency_conflict` (409), `provider_error` (502),
    *   `provider_timeout` (504).
    */
   sendMessage(args: {
