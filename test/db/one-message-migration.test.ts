@@ -173,6 +173,15 @@ for (const target of migrationTargets) {
         readAt: null,
         failedAt: null,
         error: null,
+        // Provider pricing arrived after this schema: none on migrated rows; a settled message
+        // is charged what its ledger captured (none here), a queued one nothing yet.
+        pricing: {
+          billable: null,
+          category: null,
+          pricingModel: null,
+          type: null,
+          charged: fields.status === 'queued' ? null : 0,
+        },
         ...fields,
       });
       const inboundView = (id: string, fields: Record<string, unknown>) => ({
@@ -206,7 +215,12 @@ for (const target of migrationTargets) {
         inboundView('msg_inReply', {
           providerMessageId: 'wamid.IN3',
           text: { body: 'Thanks!' },
-          context: { messageId: 'msg_outText', providerMessageId: 'wamid.OUT1', forwarded: false },
+          context: {
+            messageId: 'msg_outText',
+            providerMessageId: 'wamid.OUT1',
+            forwarded: false,
+            frequentlyForwarded: false,
+          },
           receivedAt: at(150),
         }),
         outbound('msg_outTemplate', {
