@@ -3,7 +3,8 @@
  * (test/fixtures/meta-webhooks/bsuid, each with the page it comes from), replayed signed through
  * Portico's provider-webhook route over real storage, each checked where it lands: a message
  * from a username person (`from_user_id`, no `from`) → a contact with the BSUID, parent BSUID,
- * username and profile name, and the message on it; a status naming them by
+ * username and profile name, the message on it, and `message.received` naming the sender by
+ * BSUID and username; a status naming them by
  * `recipient_user_id` (no `recipient_id`) → the message Portico sent them is delivered; a
  * `user_changed_user_id` system message → the same contact under the new BSUID, no message added.
  */
@@ -13,10 +14,12 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, test } from 'node:test';
+import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { eventually } from '../helpers/instances.ts';
 import { MESSAGES, messagingSetup, type MessagingSetup } from '../helpers/messaging.ts';
 import { ROOT } from '../helpers/root.ts';
 import { backends } from '../helpers/storage.ts';
+import { startReceiver } from '../webhooks/receiver.ts';
 
 // From the repository root: the suite runs this file bundled into test-output/suite.
 const FIXTURES = pathToFileURL(join(ROOT, 'test', 'fixtures', 'meta-webhooks', 'bsuid') + '/');
@@ -90,6 +93,16 @@ for (const backend of backends()) {
         credit: 100,
         cloud: { statusDelaysMs: [3_600_000, 3_600_001, 3_600_002] },
       });
+      const receiver = await startReceiver();
+      t.after(() => receiver.close());
+      await s.services.webhooks.start();
+      await s.services.webhooks.startWorker();
+      const { secret } = await s.services.webhooks.addEndpoint(
+        s.portalId,
+        { url: receiver.url, eventTypes: ['message.received'] },
+        { actor: CLI_ACTOR },
+      );
+      receiver.secrets.push(secret);
       const wabaId = (await s.services.partner.wabaIdsOf(s.portalId))[0]!;
       const phoneNumberId = s.numbers.find((n) => n.startsWith(wabaId))!;
       const to = { wabaId, phoneNumberId };
@@ -107,6 +120,13 @@ for (const backend of backends()) {
       const inbound = (await get(s, `${MESSAGES}?direction=inbound`)).json().data.items;
       assert.equal(inbound.length, 1);
       assert.equal(inbound[0].contactId, contact.id);
+      // The event names the sender by BSUID and username, as the provider gave them.
+      const [received] = await receiver.waitFor(1);
+      assert.equal(received!.event?.type, 'message.received');
+      assert.equal(received!.event?.data.from, userId);
+      assert.equal(received!.event?.data.waUserId, userId);
+      assert.equal(received!.event?.data.username, 'sheena.nelson');
+      assert.equal(received!.event?.data.contactId, contact.id);
 
       // Answered by the BSUID; the provider's status names them by `recipient_user_id` only.
       const sent = await s.send({
