@@ -4,7 +4,12 @@
  * nothing):
  *
  * - `POST /sandbox/phone/reply`    form `phone_number_id`, `from`, `text`, `name?`,
- *   `context_id?` (the wamid of the message it quotes) → a text message.
+ *   `context_id?` (the wamid of the message it quotes) → a text message; or, for a person who
+ *   writes with a WhatsApp username and no visible number, `username` instead of `from` (their
+ *   BSUID derived from it; the webhook carries no phone).
+ *
+ * In every form `from` is the person's number (digits), or the BSUID of a username person (the
+ * key of their thread on the page): they then write without a phone.
  * - `POST /sandbox/phone/react`    form `phone_number_id`, `from`, `message_id`, `emoji` (empty
  *   removes the reaction) → a reaction.
  * - `POST /sandbox/phone/interactive` form `phone_number_id`, `from`, `message_id` (the wamid of
@@ -26,18 +31,26 @@ import { writeIn, type InboundInput } from './cloud-inbound.ts';
 import { findMessage, type InboundMessage, type Upload } from './inbound-message.ts';
 import { tappedReply } from './interactive-replies.ts';
 import { sampleByKey } from './samples/samples.ts';
+import { BSUID_PATTERN, isBsuid } from './sandbox-people.ts';
 import { failureStatus, outcomeLines, phoneHtml } from './phone-page.tsx';
 import { HtmlResponse, type SurfaceOptions } from './surface.ts';
 
 /** The largest file a person may upload from the phone page. */
 const UPLOAD_MAX_BYTES = 1024 * 1024;
 
+const PHONE = '^[1-9][0-9]{6,14}$';
+/** The person: a number, or a username person's BSUID. */
+const From = Type.Union([Type.String({ pattern: PHONE }), Type.String({ pattern: BSUID_PATTERN })]);
 const Who = {
   phone_number_id: Type.String({ pattern: '^[0-9]{1,30}$' }),
-  from: Type.String({ pattern: '^[1-9][0-9]{6,14}$' }),
+  from: From,
 };
+/** The `InboundInput` person of a form's `from`: a number, or a BSUID without one. */
+const person = (from: string) => (isBsuid(from) ? { userId: from } : { from });
 const ReplyForm = Type.Object({
-  ...Who,
+  phone_number_id: Who.phone_number_id,
+  from: Type.Optional(From),
+  username: Type.Optional(Type.String({ pattern: '^[a-z0-9._]{3,35}$' })),
   text: Type.String({ minLength: 1, maxLength: 4096 }),
   name: Type.Optional(Type.String({ maxLength: 100 })),
   context_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
@@ -89,9 +102,12 @@ export async function phoneFormRoutes(
 
   app.post('/sandbox/phone/reply', schema(ReplyForm), async (request, reply) => {
     const form = request.body as Static<typeof ReplyForm>;
+    if (form.from === undefined && form.username === undefined)
+      return html(reply, 400, ['Give your number or your username.']);
     return send(reply, {
       phoneNumberId: form.phone_number_id,
-      from: form.from,
+      ...(form.from !== undefined && person(form.from)),
+      ...(form.username !== undefined && { username: form.username }),
       message: {
         type: 'text',
         text: { body: form.text },
@@ -105,7 +121,7 @@ export async function phoneFormRoutes(
     const form = request.body as Static<typeof ReactForm>;
     return send(reply, {
       phoneNumberId: form.phone_number_id,
-      from: form.from,
+      ...person(form.from),
       message: { type: 'reaction', reaction: { message_id: form.message_id, emoji: form.emoji } },
     });
   });
@@ -117,7 +133,7 @@ export async function phoneFormRoutes(
     const message =
       mine && m.phoneNumberId === form.phone_number_id && tappedReply(m, form.reply_id);
     if (!message) return html(reply, 400, ['No such button or row on that message.']);
-    return send(reply, { phoneNumberId: form.phone_number_id, from: form.from, message });
+    return send(reply, { phoneNumberId: form.phone_number_id, ...person(form.from), message });
   });
 
   app.post('/sandbox/phone/location', schema(LocationForm), async (request, reply) => {
@@ -127,7 +143,7 @@ export async function phoneFormRoutes(
       return html(reply, 400, ['Latitude is -90 to 90, longitude -180 to 180.']);
     return send(reply, {
       phoneNumberId: form.phone_number_id,
-      from: form.from,
+      ...person(form.from),
       message: {
         type: 'location',
         location: {
@@ -158,7 +174,8 @@ export async function phoneFormRoutes(
     const form: MediaFields = fields;
     const sample = sampleByKey(form.sample ?? '');
     const { phone_number_id: phoneNumberId = '', from = '' } = form;
-    const who = /^[0-9]{1,30}$/.test(phoneNumberId) && /^[1-9][0-9]{6,14}$/.test(from);
+    const who =
+      /^[0-9]{1,30}$/.test(phoneNumberId) && (new RegExp(PHONE).test(from) || isBsuid(from));
     if (!who || (!upload && !sample) || (form.caption ?? '').length > 1024)
       return html(reply, 400, ['Check the form and try again.']);
     const type = upload
@@ -170,7 +187,7 @@ export async function phoneFormRoutes(
     const content = type === 'image' || type === 'video' || type === 'document' ? caption : {};
     return send(reply, {
       phoneNumberId,
-      from,
+      ...person(from),
       message: { type, [type]: content } as InboundMessage,
       media: upload ? { upload } : { sampleKey: sample!.key },
     });

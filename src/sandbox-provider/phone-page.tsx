@@ -18,6 +18,7 @@ import { findMessage } from './inbound-message.ts';
 import { BusinessMessage, Medium, MESSAGE_STYLE, Quote } from './phone-message.tsx';
 import { Layout, page } from './pages.tsx';
 import { SAMPLES } from './samples/samples.ts';
+import { isBsuid } from './sandbox-people.ts';
 import type { SandboxState } from './sandbox-state.ts';
 
 /** The reactions the page offers (an empty one removes the person's reaction). */
@@ -176,7 +177,9 @@ function Person(p: {
   const last = p.messages.at(-1)!;
   return (
     <section aria-labelledby={`person-${p.waId}`}>
-      <h2 id={`person-${p.waId}`}>+{p.waId}</h2>
+      <h2 id={`person-${p.waId}`}>
+        {isBsuid(p.waId) ? `A person with a username, no visible number (${p.waId})` : `+${p.waId}`}
+      </h2>
       <ol class="thread">
         {p.messages.map((m) => {
           // A business's reaction shows on the message it reacts to, not as a message.
@@ -262,6 +265,29 @@ export function PhonePage(p: {
         <label>
           Your number (digits, with country code){' '}
           <input name="from" pattern="[1-9][0-9]{6,14}" required inputMode="numeric" />
+        </label>
+        <label>
+          Your name <input name="name" maxLength={100} />
+        </label>
+        <label>
+          Message <input name="text" required maxLength={4096} />
+        </label>
+        <button type="submit">Send</button>
+      </form>
+      <h2>Write with a username (no visible number)</h2>
+      <form method="post" action="/sandbox/phone/reply">
+        <label>
+          Business number{' '}
+          <select name="phone_number_id">
+            {p.numbers.map((id) => (
+              <option key={id} value={id}>
+                {describePhoneNumber(id).display_phone_number} ({id})
+              </option>
+            ))}
+          </select>
+        </label>
+        <label>
+          Your username <input name="username" pattern="[a-z0-9._]{3,35}" required />
         </label>
         <label>
           Your name <input name="name" maxLength={100} />

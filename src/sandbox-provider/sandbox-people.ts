@@ -37,3 +37,8 @@ export function bsuidOfPhone(waId: string): string {
 export function bsuidOfUsername(username: string): string {
   return `US.${digits(`username:${username}`)}`;
 }
+
+/** The BSUID a person gets when theirs changes from `previous` (same country), stable. */
+export function nextBsuid(previous: string): string {
+  return `${previous.slice(0, 2)}.${digits(`next:${previous}`)}`;
+}

@@ -12,6 +12,9 @@
  * - `POST /sandbox/signals/capability` form `waba_id`, `tier` (TIER_250 … TIER_UNLIMITED).
  * - `POST /sandbox/signals/name` form `phone_number_id`, `decision` (APPROVED, DEFERRED,
  *   REJECTED).
+ * - `POST /sandbox/signals/user-id` form `phone_number_id`, `previous_user_id` (a BSUID),
+ *   `user_id` (the new BSUID; blank: one derived from the previous): the person's BSUID changes
+ *   (cloud-user-ids.ts).
  *
  * Each answers a result page; unknown numbers, templates or WABAs → 404, bad input → 400.
  *
@@ -32,7 +35,9 @@ import {
   userPreference,
   type AlertType,
 } from './cloud-standing.ts';
+import { changeUserId } from './cloud-user-ids.ts';
 import { page, ResultPage } from './pages.tsx';
+import { BSUID_PATTERN } from './sandbox-people.ts';
 import type { SandboxState } from './sandbox-state.ts';
 import { HtmlResponse, type SurfaceOptions } from './surface.ts';
 
@@ -48,6 +53,11 @@ const PreferenceForm = Type.Object({
   phone_number_id: Digits,
   wa_id: Type.String({ pattern: '^[0-9]{6,20}$' }),
   value: Literals(['stop', 'resume']),
+});
+const UserIdForm = Type.Object({
+  phone_number_id: Digits,
+  previous_user_id: Type.String({ pattern: BSUID_PATTERN }),
+  user_id: Type.Optional(Type.Union([Type.Literal(''), Type.String({ pattern: BSUID_PATTERN })])),
 });
 const AlertForm = Type.Object({ waba_id: Digits, alert_type: Literals(Object.keys(ALERTS)) });
 const CapabilityForm = Type.Object({ waba_id: Digits, tier: Literals(TIERS) });
@@ -115,6 +125,16 @@ export function StandingForms(p: { state: SandboxState; waba: string }) {
           Resume marketing
         </button>
       </form>
+      <form method="post" action="/sandbox/signals/user-id">
+        <input type="hidden" name="phone_number_id" value={first} />
+        <label>
+          Person&apos;s user ID <input name="previous_user_id" required />
+        </label>
+        <label>
+          New user ID (blank: a new one) <input name="user_id" />
+        </label>
+        <button type="submit">Change user ID</button>
+      </form>
       <form method="post" action="/sandbox/signals/name">
         <input type="hidden" name="phone_number_id" value={first} />
         {NAME_DECISIONS.map((d) => (
@@ -168,6 +188,9 @@ export async function standingRoutes(
   );
   post('/sandbox/signals/user-preferences', PreferenceForm, (f) =>
     userPreference(state, f.phone_number_id, f.wa_id, f.value as 'stop' | 'resume'),
+  );
+  post('/sandbox/signals/user-id', UserIdForm, (f) =>
+    changeUserId(state, f.phone_number_id, f.previous_user_id, f.user_id || undefined),
   );
   post('/sandbox/signals/alert', AlertForm, (f) =>
     accountAlert(state, f.waba_id, f.alert_type as AlertType),

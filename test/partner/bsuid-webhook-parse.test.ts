@@ -110,3 +110,43 @@ test('a status to a person named only by BSUID is parsed', () => {
   assert.equal(event!.recipientId, undefined);
   assert.equal(event!.recipientUserId, 'US.13491208655302741918');
 });
+
+test('a system message reporting a changed BSUID is a user-id change, placed first', () => {
+  const system = (type: string, extra: Record<string, unknown> = {}) => ({
+    id: `wamid.${type}`,
+    timestamp: now,
+    type: 'system',
+    ...extra,
+    system: {
+      body: 'User changed',
+      type,
+      previous_user_id: 'US.13491208655302741918',
+      user_id: 'US.20937459123874510293',
+      parent_user_id: 'US.ENT.11815799212886844830',
+    },
+  });
+  const parsed = parseProviderWebhook(
+    body({
+      messages: [
+        system('user_changed_user_id'),
+        system('user_changed_number', { from: '16505551234' }),
+      ],
+    }),
+  );
+  assert.ok(parsed.ok);
+  assert.equal(parsed.skipped, 0);
+  const [ids, inbound] = parsed.changes;
+  assert.equal(ids?.kind, 'user_ids');
+  assert.deepEqual(
+    ids.kind === 'user_ids' && ids.events.map((e) => [e.previousUserId, e.userId, e.parentUserId]),
+    [
+      ['US.13491208655302741918', 'US.20937459123874510293', 'US.ENT.11815799212886844830'],
+      ['US.13491208655302741918', 'US.20937459123874510293', 'US.ENT.11815799212886844830'],
+    ],
+  );
+  // A number change stays a message of the person's, as before; a BSUID change alone does not.
+  assert.equal(inbound?.kind, 'inbound');
+  assert.deepEqual(inbound.kind === 'inbound' && inbound.events.map((e) => e.wamid), [
+    'wamid.user_changed_number',
+  ]);
+});

@@ -250,7 +250,7 @@ async function afterInsert(
       },
       afterCommit: (work) => later.push(work),
     });
-  return inboundMessageView(
+  const view = inboundMessageView(
     {
       id: row.id,
       waId: row.wa_id,
@@ -268,6 +268,13 @@ async function afterInsert(
       ? null
       : { id: row.media_id, mimeType: row.mime_type!, sha256: row.sha256, fileSize: null },
   );
+  // What the provider said of the sender with this message (`message.received` carries it).
+  const { waUserId, username } = p.person;
+  return {
+    ...view,
+    ...(waUserId !== null && { waUserId }),
+    ...(username !== null && { username }),
+  };
 }
 
 /**

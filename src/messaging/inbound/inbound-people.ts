@@ -240,3 +240,51 @@ async function mergeContact(tx: Tx, portalId: number, from: string, into: string
     reason: `${from} into ${into}`,
   });
 }
+
+/**
+ * A person's BSUID changed (the provider's system message): the contact that held the previous
+ * BSUID takes the new one (and the new parent BSUID when given). When another contact already
+ * holds the new BSUID, the two are one person and are merged (audited, ids only): the one with a
+ * phone wins, else the one under the new BSUID. Nothing happens when no contact held either.
+ *
+ * @param change BSUIDs as received (`US.1349…`); `parentUserId` the new parent BSUID, if any.
+ * @returns the contact that now holds `userId`, or null when Portico knew neither BSUID.
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/system/
+ * @see docs/decisions/0055-business-scoped-user-ids.md
+ */
+export async function recordUserIdChange(
+  tx: Tx,
+  portalId: number,
+  change: { previousUserId: string; userId: string; parentUserId?: string | undefined },
+): Promise<string | null> {
+  const rows = await tx
+    .select({ id: contacts.id, phone: contacts.phone, waUserId: contacts.waUserId })
+    .from(contacts)
+    .where(
+      and(
+        eq(contacts.portalId, portalId),
+        inArray(contacts.waUserId, [change.previousUserId, change.userId]),
+      ),
+    )
+    .orderBy(contacts.id)
+    .for('update');
+  const old = rows.find((r) => r.waUserId === change.previousUserId);
+  const current = rows.find((r) => r.waUserId === change.userId);
+  let keep: string;
+  if (old && current && old.id !== current.id) {
+    const oldWins = old.phone !== null && current.phone === null;
+    const [from, into] = oldWins ? [current, old] : [old, current];
+    await mergeContact(tx, portalId, from.id, into.id);
+    keep = into.id;
+  } else if (old ?? current) keep = (old ?? current)!.id;
+  else return null;
+  await tx
+    .update(contacts)
+    .set({
+      waUserId: change.userId,
+      ...(change.parentUserId !== undefined && { parentWaUserId: change.parentUserId }),
+      updatedAt: new Date(),
+    })
+    .where(and(eq(contacts.portalId, portalId), eq(contacts.id, keep)));
+  return keep;
+}

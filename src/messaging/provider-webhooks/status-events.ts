@@ -44,6 +44,7 @@ import type {
   ProviderWebhookSink as MessagingWebhookSink,
 } from '../../partner/cloud-api/provider-webhook-events.ts';
 import type { createInboundIngestion } from '../inbound/inbound-ingestion.ts';
+import { recordUserIdChange } from '../inbound/inbound-people.ts';
 import type { MessagingEvents, StatusChangedEvent } from '../events/messaging-events.ts';
 import { countStatusChanges, type StatusChange } from '../store/daily-counts.ts';
 import {
@@ -421,6 +422,12 @@ export function createWebhookSink(deps: {
 
     async inboundMessages(portalId, phoneNumberId, events) {
       await deps.inbound.store(portalId, phoneNumberId, events);
+    },
+
+    // A changed BSUID: the contact keeps one identity (inbound/inbound-people.ts).
+    async userIdsChanged(portalId, events) {
+      for (const e of events)
+        await db.transaction((tx) => recordUserIdChange(tx, portalId, e).then(() => undefined));
     },
 
     async templateStatusUpdated(portalId, event) {

@@ -108,6 +108,20 @@ export const InboundMessageSchema = Type.Object(
     contactId: Nullable(Str(), {
       description: 'The contact who wrote (`ctc_…`); null once erased.',
     }),
+    waUserId: Opt(
+      Str(
+        "The sender's business-scoped user id (`US.1349…`) as the provider gave it with this " +
+          'message: in the `message.received` and `message.reaction` events (the contact keeps the ' +
+          'current one).',
+      ),
+    ),
+    username: Opt(
+      Str(
+        "The sender's WhatsApp username, when they use one and the provider gave it with this " +
+          'message: in the `message.received` and `message.reaction` events (the contact keeps the ' +
+          'current one).',
+      ),
+    ),
     phoneNumberId: Str('The business number written to: its phone number id.'),
     providerMessageId: Str("The provider's id (wamid)."),
     type: Str(

@@ -251,6 +251,26 @@ export interface UserPreferenceEvent {
 }
 
 /**
+ * A person's business-scoped user id changed (a `messages[]` system message of type
+ * `user_changed_user_id`, or `user_changed_number`, which regenerates the BSUID too): the
+ * previous BSUID and the new one (`system.previous_user_id`, `system.user_id`), with the parent
+ * BSUIDs of a managed business when given. No contact data beyond the ids.
+ *
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/system/
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/changelog/
+ *   (`user_id_update` is not a subscribable field: BSUID changes come as these system messages)
+ */
+export interface UserIdChangeEvent {
+  /** The system message's id (a wamid). */
+  wamid: string;
+  previousUserId: string;
+  userId: string;
+  previousParentUserId?: string;
+  parentUserId?: string;
+  timestamp: Date;
+}
+
+/**
  * A signal about the standing of a WABA, its business portfolio or a number: `account_alerts`,
  * an `account_update` restriction, violation or ban, `business_capability_update`,
  * `phone_number_name_update`. `details` holds the provider's codes and limits, camelCased.
@@ -307,6 +327,8 @@ export interface ProviderWebhookSink {
   templateQualityUpdated?(portalId: number, event: TemplateQualityEvent): Promise<void>;
   templateCategoryChanged?(portalId: number, event: TemplateCategoryEvent): Promise<void>;
   userPreferencesChanged?(portalId: number, events: UserPreferenceEvent[]): Promise<void>;
+  /** People's BSUIDs changed: each contact keeps one identity (messaging's sink). */
+  userIdsChanged?(portalId: number, events: UserIdChangeEvent[]): Promise<void>;
   accountStanding?(portalId: number, event: AccountStandingEvent): Promise<void>;
 }
 
@@ -323,5 +345,6 @@ export const IGNORE_MESSAGING_EVENTS: ProviderWebhookSink = {
   templateQualityUpdated: async () => {},
   templateCategoryChanged: async () => {},
   userPreferencesChanged: async () => {},
+  userIdsChanged: async () => {},
   accountStanding: async () => {},
 };

@@ -12,6 +12,8 @@
  * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/business-scoped-user-ids/
  *   (a person who uses a username may come without `from`/`wa_id`/`recipient_id`, named by
  *   `from_user_id`/`user_id`/`recipient_user_id`)
+ * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/webhooks/reference/messages/system/
+ *   (a changed BSUID: a system message with `previous_user_id` and `user_id`)
  */
 import { Type, type Static, type TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
@@ -26,12 +28,15 @@ import type {
   InboundMessageEvent,
   MessageStatusEvent,
   TemplateStatusEvent,
+  UserIdChangeEvent,
 } from './provider-webhook-events.ts';
 
 /** What one change of one entry asks of Portico. */
 export type WebhookChange =
   | { kind: 'statuses'; wabaId: string; phoneNumberId: string; events: MessageStatusEvent[] }
   | { kind: 'inbound'; wabaId: string; phoneNumberId: string; events: InboundMessageEvent[] }
+  /** People's BSUIDs changed (system messages `user_changed_user_id` / `user_changed_number`). */
+  | { kind: 'user_ids'; wabaId: string; phoneNumberId: string; events: UserIdChangeEvent[] }
   | { kind: 'template'; wabaId: string; event: TemplateStatusEvent }
   | { kind: 'partner_removed'; wabaId: string; time: Date | undefined }
   /** The business shared the WABA with the app (`account_update`, `PARTNER_ADDED`). */
@@ -93,6 +98,17 @@ const Inbound = Type.Object({
   from_parent_user_id: Type.Optional(UserId),
   timestamp: Timestamp,
   type: Type.String({ minLength: 1, maxLength: 64 }),
+});
+/** A system message that reports a changed BSUID (the new and previous ids both given). */
+const UserIdSystem = Type.Object({
+  type: Type.Literal('system'),
+  system: Type.Object({
+    type: Type.Union([Type.Literal('user_changed_user_id'), Type.Literal('user_changed_number')]),
+    previous_user_id: UserId,
+    user_id: UserId,
+    previous_parent_user_id: Type.Optional(UserId),
+    parent_user_id: Type.Optional(UserId),
+  }),
 });
 const Contact = Type.Object({
   wa_id: Type.Optional(Type.String({ maxLength: 64 })),
@@ -268,12 +284,28 @@ function messages(wabaId: string, value: Static<typeof MessagesValue>): Parsed {
       if (c.user_id !== undefined) people.set(`u:${c.user_id}`, c);
     }
   const inbound: InboundMessageEvent[] = [];
+  const userIds: UserIdChangeEvent[] = [];
   for (const m of value.messages ?? []) {
     const timestamp = is(Inbound, m) ? date(m.timestamp) : null;
     if (!is(Inbound, m) || timestamp === null) {
       skipped++;
       skippedIds.push(...idOf(m));
       continue;
+    }
+    if (is(UserIdSystem, m)) {
+      const sys = m.system;
+      userIds.push({
+        wamid: m.id,
+        previousUserId: sys.previous_user_id,
+        userId: sys.user_id,
+        ...(sys.previous_parent_user_id !== undefined && {
+          previousParentUserId: sys.previous_parent_user_id,
+        }),
+        ...(sys.parent_user_id !== undefined && { parentUserId: sys.parent_user_id }),
+        timestamp,
+      });
+      // A BSUID change alone is no message of the person's; a number change is kept as before.
+      if (sys.type === 'user_changed_user_id') continue;
     }
     const person =
       (m.from !== undefined ? people.get(`p:${m.from}`) : undefined) ??
@@ -307,6 +339,9 @@ function messages(wabaId: string, value: Static<typeof MessagesValue>): Parsed {
     });
   }
   const changes: WebhookChange[] = [];
+  // The new ids first: the batch's messages then find the person under them.
+  if (userIds.length > 0)
+    changes.push({ kind: 'user_ids', wabaId, phoneNumberId, events: userIds });
   if (statuses.length > 0)
     changes.push({ kind: 'statuses', wabaId, phoneNumberId, events: statuses });
   if (inbound.length > 0) changes.push({ kind: 'inbound', wabaId, phoneNumberId, events: inbound });

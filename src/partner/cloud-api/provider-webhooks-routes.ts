@@ -182,6 +182,7 @@ async function dispatch(
       await sink.templateQualityUpdated?.(portalId, change.event);
     else if (change.kind === 'template_category')
       await sink.templateCategoryChanged?.(portalId, change.event);
+    else if (change.kind === 'user_ids') await sink.userIdsChanged?.(portalId, change.events);
     else if (change.kind === 'user_preferences')
       await sink.userPreferencesChanged?.(portalId, change.events);
     else if (change.kind === 'account_standing')
