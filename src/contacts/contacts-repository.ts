@@ -104,50 +104,31 @@ export async function insertContacts(
   return (inserted as { rows: { phone: string }[] }).rows.map((r) => r.phone);
 }
 
+/** A unique key of a portal's contacts: its id, its E.164 phone, or its BSUID. */
+export type ContactKey = { id: string } | { phone: string } | { waUserId: string };
+
 /**
- * The portal's contact that `key` names (a unique column: id, phone or BSUID), or null; locked
- * for update when `forUpdate` (inside a transaction).
+ * The portal's contact that `key` names, or null; locked for update when `forUpdate` (inside a
+ * transaction).
  */
-async function findContactBy(
+export async function findContactBy(
   db: Db,
   portalId: number,
-  key: SQL,
+  key: ContactKey,
   options: { forUpdate?: boolean } = {},
 ): Promise<ContactRow | null> {
+  const named =
+    'id' in key
+      ? eq(contacts.id, key.id)
+      : 'phone' in key
+        ? eq(contacts.phone, key.phone)
+        : eq(contacts.waUserId, key.waUserId);
   const query = db
     .select()
     .from(contacts)
-    .where(and(eq(contacts.portalId, portalId), key));
+    .where(and(eq(contacts.portalId, portalId), named));
   const [row] = options.forUpdate ? await query.for('update') : await query;
   return row ?? null;
-}
-
-/** The portal's contact with this id, or null. */
-export async function findContact(
-  db: Db,
-  portalId: number,
-  id: string,
-): Promise<ContactRow | null> {
-  return findContactBy(db, portalId, eq(contacts.id, id));
-}
-
-/** The portal's contact with this business-scoped user id (BSUID), or null. */
-export async function findContactByWaUserId(
-  db: Db,
-  portalId: number,
-  waUserId: string,
-): Promise<ContactRow | null> {
-  return findContactBy(db, portalId, eq(contacts.waUserId, waUserId));
-}
-
-/** The contact with this E.164 phone, locked for update when inside a transaction that asks. */
-export async function findContactByPhone(
-  db: Db,
-  portalId: number,
-  phone: string,
-  options: { forUpdate?: boolean } = {},
-): Promise<ContactRow | null> {
-  return findContactBy(db, portalId, eq(contacts.phone, phone), options);
 }
 
 /** The portal's contacts with these phones, locked for update (an import's existing rows). */
