@@ -104,42 +104,29 @@ export async function insertContacts(
   return (inserted as { rows: { phone: string }[] }).rows.map((r) => r.phone);
 }
 
-export async function findContact(
-  db: Db,
-  portalId: number,
-  id: string,
-): Promise<ContactRow | null> {
-  const [row] = await db
-    .select()
-    .from(contacts)
-    .where(and(eq(contacts.portalId, portalId), eq(contacts.id, id)));
-  return row ?? null;
-}
+/** A unique key of a portal's contacts: its id, its E.164 phone, or its BSUID. */
+export type ContactKey = { id: string } | { phone: string } | { waUserId: string };
 
-/** The contact with this E.164 phone, locked for update when inside a transaction that asks. */
-/** The portal's contact with this business-scoped user id (BSUID), or null. */
-export async function findContactByWaUserId(
+/**
+ * The portal's contact that `key` names, or null; locked for update when `forUpdate` (inside a
+ * transaction).
+ */
+export async function findContactBy(
   db: Db,
   portalId: number,
-  waUserId: string,
-): Promise<ContactRow | null> {
-  const [row] = await db
-    .select()
-    .from(contacts)
-    .where(and(eq(contacts.portalId, portalId), eq(contacts.waUserId, waUserId)));
-  return row ?? null;
-}
-
-export async function findContactByPhone(
-  db: Db,
-  portalId: number,
-  phone: string,
+  key: ContactKey,
   options: { forUpdate?: boolean } = {},
 ): Promise<ContactRow | null> {
+  const named =
+    'id' in key
+      ? eq(contacts.id, key.id)
+      : 'phone' in key
+        ? eq(contacts.phone, key.phone)
+        : eq(contacts.waUserId, key.waUserId);
   const query = db
     .select()
     .from(contacts)
-    .where(and(eq(contacts.portalId, portalId), eq(contacts.phone, phone)));
+    .where(and(eq(contacts.portalId, portalId), named));
   const [row] = options.forUpdate ? await query.for('update') : await query;
   return row ?? null;
 }

@@ -196,7 +196,7 @@ async function createContact(
       ...newContactColumns(phone, data, 'api'),
     });
     if (!row) {
-      const existing = await repo.findContactByPhone(tx, principal.portalId, phone);
+      const existing = await repo.findContactBy(tx, principal.portalId, { phone });
       throw phoneTaken(existing?.id ?? 'unknown', 'body.phone');
     }
     await recordInitialConsent(tx, [row]);
@@ -217,7 +217,7 @@ async function eraseContact(
 ): Promise<Erasure> {
   const { db, logger, erasureSteps } = deps;
   const erasure = await db.transaction(async (tx) => {
-    const row = await repo.findContact(tx, principal.portalId, id);
+    const row = await repo.findContactBy(tx, principal.portalId, { id });
     if (!row) throw notFound();
     const result: Erasure = {
       id,
@@ -270,9 +270,14 @@ export function createContactsService({
           await recordInitialConsent(tx, [inserted]);
           return { created: true, contact: toContact(inserted) };
         }
-        const row = await repo.findContactByPhone(tx, principal.portalId, phone, {
-          forUpdate: true,
-        });
+        const row = await repo.findContactBy(
+          tx,
+          principal.portalId,
+          { phone },
+          {
+            forUpdate: true,
+          },
+        );
         if (!row) throw new AppError('internal_error', 'The contact vanished during the upsert.');
         const changes = upsertChanges(row, data, 'api');
         const updated = changes
@@ -284,7 +289,7 @@ export function createContactsService({
     },
 
     async getContact(principal, id) {
-      const row = await repo.findContact(db, principal.portalId, id);
+      const row = await repo.findContactBy(db, principal.portalId, { id });
       if (!row) throw notFound();
       const history = await readConsentHistory(db, principal.portalId, id);
       return { ...toContact(row), consentHistory: history.map(toConsentChange) };
@@ -295,11 +300,11 @@ export function createContactsService({
       const phone = rawPhone === undefined ? undefined : phoneOrThrow(rawPhone, 'body.phone');
       try {
         return await db.transaction(async (tx) => {
-          const row = await repo.findContact(tx, principal.portalId, id);
+          const row = await repo.findContactBy(tx, principal.portalId, { id });
           if (!row) throw notFound();
           const changes = patchChanges(row, rest, 'api');
           if (phone !== undefined && phone !== row.phone) {
-            const holder = await repo.findContactByPhone(tx, principal.portalId, phone);
+            const holder = await repo.findContactBy(tx, principal.portalId, { phone });
             if (holder) throw phoneTaken(holder.id, 'body.phone');
             changes.phone = phone;
           }
@@ -312,7 +317,7 @@ export function createContactsService({
       } catch (err) {
         // Two patches racing to the same new phone: the unique index decides.
         if (phone !== undefined && isUniqueViolation(err)) {
-          const holder = await repo.findContactByPhone(db, principal.portalId, phone);
+          const holder = await repo.findContactBy(db, principal.portalId, { phone });
           throw phoneTaken(holder?.id ?? 'unknown', 'body.phone');
         }
         throw err;

@@ -24,6 +24,7 @@ import { wabaOfPhoneNumber } from './cloud-state.ts';
 import { liveUserToken } from './graph-auth.ts';
 import { GraphError, graphError, type GraphFault } from './graph-errors.ts';
 import type { SurfaceOptions } from './surface.ts';
+import type { SandboxMedium } from './cloud-media-store.ts';
 
 export const MEDIA_DOWNLOAD_PATH = '/whatsapp_business/attachments/';
 
@@ -54,6 +55,27 @@ const GONE: GraphFault = { code: 100, message: 'The media URL has expired or doe
 /** `http://host:port` as the client addressed the sandbox. */
 const origin = (request: FastifyRequest) => `${request.protocol}://${request.host}`;
 
+/**
+ * The medium a `/{version}/{media-id}` request names, when the caller may reach it: a live user
+ * token (else 401, code 190), a medium the sandbox has, of the `phone_number_id`'s WABA when one
+ * is given, that the token covers (else 400, code 100, subcode 33, as for one never sent).
+ */
+function mediumOf(
+  request: FastifyRequest,
+  options: SurfaceOptions,
+): SandboxMedium | { status: 400 | 401; fault: GraphFault } {
+  const { mediaId } = request.params as Static<typeof Params>;
+  const live = liveUserToken(request, options);
+  if ('fault' in live) return { status: 401, fault: live.fault };
+  const medium = options.state.cloud.media.get(mediaId);
+  const { phone_number_id: number } = request.query as Static<typeof Query>;
+  if (!medium || (number !== undefined && wabaOfPhoneNumber(number) !== medium.wabaId))
+    return { status: 400, fault: noSuchMedium(mediaId) };
+  const access = wabaAccess(request, options, medium.wabaId, [MESSAGING, MANAGEMENT]);
+  if ('fault' in access) return { status: 400, fault: noSuchMedium(mediaId) };
+  return medium;
+}
+
 /** The media surface. */
 export async function cloudMediaRoutes(
   app: FastifyInstance,
@@ -74,15 +96,8 @@ export async function cloudMediaRoutes(
       },
     },
     async (request, reply) => {
-      const { mediaId } = request.params as Static<typeof Params>;
-      const live = liveUserToken(request, options);
-      if ('fault' in live) return graphError(reply, 401, live.fault);
-      const medium = state.cloud.media.get(mediaId);
-      const { phone_number_id: number } = request.query as Static<typeof Query>;
-      if (!medium || (number !== undefined && wabaOfPhoneNumber(number) !== medium.wabaId))
-        return graphError(reply, 400, noSuchMedium(mediaId));
-      const access = wabaAccess(request, options, medium.wabaId, [MESSAGING, MANAGEMENT]);
-      if ('fault' in access) return graphError(reply, 400, noSuchMedium(mediaId));
+      const medium = mediumOf(request, options);
+      if ('fault' in medium) return graphError(reply, medium.status, medium.fault);
       const link = state.cloud.media.issueLink(
         medium.id,
         state.now(),
@@ -111,15 +126,8 @@ export async function cloudMediaRoutes(
       },
     },
     async (request, reply) => {
-      const { mediaId } = request.params as Static<typeof Params>;
-      const live = liveUserToken(request, options);
-      if ('fault' in live) return graphError(reply, 401, live.fault);
-      const medium = state.cloud.media.get(mediaId);
-      const { phone_number_id: number } = request.query as Static<typeof Query>;
-      if (!medium || (number !== undefined && wabaOfPhoneNumber(number) !== medium.wabaId))
-        return graphError(reply, 400, noSuchMedium(mediaId));
-      const access = wabaAccess(request, options, medium.wabaId, [MESSAGING, MANAGEMENT]);
-      if ('fault' in access) return graphError(reply, 400, noSuchMedium(mediaId));
+      const medium = mediumOf(request, options);
+      if ('fault' in medium) return graphError(reply, medium.status, medium.fault);
       state.cloud.media.delete(medium.id);
       return { success: true };
     },

@@ -79,40 +79,55 @@ export function answerSignal(reply: FastifyReply, outcome: SignalOutcome) {
   return reply.send(page(<ResultPage title="Signal sent" lines={lines} />));
 }
 
+/** A form that posts the WABA and one value chosen from a list. */
+function WabaChoiceForm(p: {
+  action: string;
+  waba: string;
+  label: string;
+  name: string;
+  choices: readonly string[];
+  submit: string;
+}) {
+  return (
+    <form method="post" action={p.action}>
+      <input type="hidden" name="waba_id" value={p.waba} />
+      <label>
+        {p.label}{' '}
+        <select name={p.name}>
+          {p.choices.map((c) => (
+            <option key={c} value={c}>
+              {c}
+            </option>
+          ))}
+        </select>
+      </label>
+      <button type="submit">{p.submit}</button>
+    </form>
+  );
+}
+
 /** The WABA's part of the apps page: its standing's buttons. */
 export function StandingForms(p: { state: SandboxState; waba: string }) {
   const { waba } = p;
   const [first] = phoneNumberIdsOf(waba);
   return (
     <div>
-      <form method="post" action="/sandbox/signals/alert">
-        <input type="hidden" name="waba_id" value={waba} />
-        <label>
-          Alert{' '}
-          <select name="alert_type">
-            {Object.keys(ALERTS).map((a) => (
-              <option key={a} value={a}>
-                {a}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button type="submit">Raise alert</button>
-      </form>
-      <form method="post" action="/sandbox/signals/capability">
-        <input type="hidden" name="waba_id" value={waba} />
-        <label>
-          Portfolio messaging limit{' '}
-          <select name="tier">
-            {TIERS.map((t) => (
-              <option key={t} value={t}>
-                {t}
-              </option>
-            ))}
-          </select>
-        </label>
-        <button type="submit">Set limit</button>
-      </form>
+      <WabaChoiceForm
+        action="/sandbox/signals/alert"
+        waba={waba}
+        label="Alert"
+        name="alert_type"
+        choices={Object.keys(ALERTS)}
+        submit="Raise alert"
+      />
+      <WabaChoiceForm
+        action="/sandbox/signals/capability"
+        waba={waba}
+        label="Portfolio messaging limit"
+        name="tier"
+        choices={TIERS}
+        submit="Set limit"
+      />
       <form method="post" action="/sandbox/signals/user-preferences">
         <input type="hidden" name="phone_number_id" value={first} />
         <label>

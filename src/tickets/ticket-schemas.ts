@@ -136,7 +136,8 @@ export const IdempotencyHeadersSchema = Type.Object({
 });
 export const CreateTicketHeadersSchema = IdempotencyHeadersSchema;
 
-export const ListTicketsQuerySchema = Type.Object({
+/** The `limit` and `cursor` of a paged list's query (the tickets, a ticket's comments). */
+export const PageQueryFields = {
   // Optional: the server fills the default (Ajv's useDefaults), so a client need not send it.
   limit: Type.Optional(
     Type.Integer({
@@ -153,6 +154,10 @@ export const ListTicketsQuerySchema = Type.Object({
       description: 'The `nextCursor` of the previous page; omit for the first page.',
     }),
   ),
+};
+
+export const ListTicketsQuerySchema = Type.Object({
+  ...PageQueryFields,
   status: Type.Optional(literals(TICKET_STATUSES, { description: 'Only tickets in this status.' })),
 });
 

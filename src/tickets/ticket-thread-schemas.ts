@@ -7,7 +7,7 @@
 import { Type, type Static } from 'typebox';
 import { TICKET_PRIORITIES } from '../db/schema/support-tickets.ts';
 import { CUSTOMER_STATUSES } from './ticket-lifecycle.ts';
-import { PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, TextField } from './ticket-schemas.ts';
+import { PageQueryFields, TextField } from './ticket-schemas.ts';
 
 export const COMMENT_MAX = 10_000;
 
@@ -68,21 +68,7 @@ export const CommentPageSchema = Type.Object(
 );
 
 export const ListCommentsQuerySchema = Type.Object({
-  limit: Type.Optional(
-    Type.Integer({
-      minimum: 1,
-      maximum: PAGE_LIMIT_MAX,
-      default: PAGE_LIMIT_DEFAULT,
-      description: `Page size, 1–${PAGE_LIMIT_MAX} (default ${PAGE_LIMIT_DEFAULT}).`,
-    }),
-  ),
-  cursor: Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 200,
-      description: 'The `nextCursor` of the previous page; omit for the first page.',
-    }),
-  ),
+  ...PageQueryFields,
 });
 export type ListCommentsQuery = Static<typeof ListCommentsQuerySchema>;
 

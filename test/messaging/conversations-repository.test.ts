@@ -21,7 +21,7 @@ import {
 import {
   listMessageRows,
   type MessageListFilter,
-} from '../../src/messaging/conversations/message-thread-repository.ts';
+} from '../../src/messaging/store/messages-repository.ts';
 import { queryRows } from '../helpers/sql.ts';
 import { backends, type Backend } from '../helpers/storage.ts';
 

@@ -31,13 +31,14 @@ import {
   type AnyMessage,
   type MediaMetadata,
 } from '../store/message-view.ts';
-import type { MessageRow, StoredMessageRow } from '../store/messages-repository.ts';
-import { MessageSchema, type ListMessagesQuery } from '../store/messages-schemas.ts';
 import {
-  findStoredMessage,
   listMessageRows,
   type MessageListFilter,
-} from './message-thread-repository.ts';
+  type MessageRow,
+  type StoredMessageRow,
+} from '../store/messages-repository.ts';
+import { MessageSchema, type ListMessagesQuery } from '../store/messages-schemas.ts';
+import { findStoredMessage } from './message-thread-repository.ts';
 
 export type { AnyMessage } from '../store/message-view.ts';
 

@@ -13,18 +13,17 @@ import { Envelope, errorResponses, Iso, typed } from '../../api-kit/schema-kit.t
 import { MessageParamsSchema } from '../store/messages-schemas.ts';
 import type { ReadReceipts } from './read-receipts.ts';
 
-const ReadReceiptSchema = Envelope(
-  Type.Object({
-    id: Type.String({ description: 'The inbound message (`msg_…`).' }),
-    readAt: Iso('When Portico recorded it read (the first time, on a repeat).'),
-  }),
-  { title: 'ReadReceipt' },
-);
+/** What both answers say: the message, and when Portico recorded it read. */
+const ReadFields = {
+  id: Type.String({ description: 'The inbound message (`msg_…`).' }),
+  readAt: Iso('When Portico recorded it read (the first time, on a repeat).'),
+};
+
+const ReadReceiptSchema = Envelope(Type.Object(ReadFields), { title: 'ReadReceipt' });
 
 const TypingIndicatorSchema = Envelope(
   Type.Object({
-    id: Type.String({ description: 'The inbound message (`msg_…`).' }),
-    readAt: Iso('When Portico recorded it read (the first time, on a repeat).'),
+    ...ReadFields,
     typingUntil: Iso(
       'When the person stops seeing the indicator at the latest: 25 seconds on; a reply ends ' +
         'it sooner.',
@@ -32,6 +31,15 @@ const TypingIndicatorSchema = Envelope(
   }),
   { title: 'TypingIndicator' },
 );
+
+/** The errors of both routes: the message is not the portal's inbound one, or the provider failed. */
+const ReadErrors = errorResponses([
+  'invalid_request',
+  'not_found',
+  'not_connected',
+  'provider_error',
+  'provider_timeout',
+]);
 
 /** The route plugin; pass it in the external API's `routes` option. */
 export function readReceiptsRoutes(receipts: Pick<ReadReceipts, 'markRead' | 'showTyping'>) {
@@ -53,13 +61,7 @@ export function readReceiptsRoutes(receipts: Pick<ReadReceipts, 'markRead' | 'sh
           params: MessageParamsSchema,
           response: {
             200: { ...ReadReceiptSchema, description: 'The message is read.' },
-            ...errorResponses([
-              'invalid_request',
-              'not_found',
-              'not_connected',
-              'provider_error',
-              'provider_timeout',
-            ]),
+            ...ReadErrors,
           },
         },
       },
@@ -87,13 +89,7 @@ export function readReceiptsRoutes(receipts: Pick<ReadReceipts, 'markRead' | 'sh
           params: MessageParamsSchema,
           response: {
             200: { ...TypingIndicatorSchema, description: 'The person sees the business typing.' },
-            ...errorResponses([
-              'invalid_request',
-              'not_found',
-              'not_connected',
-              'provider_error',
-              'provider_timeout',
-            ]),
+            ...ReadErrors,
           },
         },
       },

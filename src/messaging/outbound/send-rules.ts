@@ -14,12 +14,7 @@
  * @see https://developers.facebook.com/docs/whatsapp/pricing#customer-service-windows
  * @see docs/messaging.md "Sending"
  */
-import {
-  findContact,
-  findContactByPhone,
-  findContactByWaUserId,
-  type ContactRow,
-} from '../../contacts/contacts-repository.ts';
+import { findContactBy, type ContactRow } from '../../contacts/contacts-repository.ts';
 import { normalisePhone } from '../../contacts/phone.ts';
 import { stoppedMarketing } from '../../contacts/marketing-preferences.ts';
 import { isWaUserId } from '../../contacts/wa-user-id.ts';
@@ -77,14 +72,14 @@ async function recipientOf(
     );
   }
   if (input.contactId !== undefined) {
-    const contact = await findContact(db, portalId, input.contactId);
+    const contact = await findContactBy(db, portalId, { id: input.contactId });
     if (!contact) throw new AppError('not_found', 'No contact with this id.');
     // The phone when known (the provider's own preference), else the BSUID.
     return { to: (contact.phone ?? contact.waUserId)!, contact };
   }
   // A business-scoped user id: the person as the provider named them (docs/decisions/0055).
   if (isWaUserId(input.to!)) {
-    const contact = await findContactByWaUserId(db, portalId, input.to!);
+    const contact = await findContactBy(db, portalId, { waUserId: input.to! });
     return { to: contact?.phone ?? input.to!, contact };
   }
   const phone = normalisePhone(input.to!);
@@ -93,12 +88,12 @@ async function recipientOf(
     // when the phone library does not know its range yet.
     const digits = input.to!.replace(/[\s().-]/g, '').replace(/^\+/, '');
     const wrote = /^[1-9][0-9]{6,14}$/.test(digits)
-      ? await findContactByPhone(db, portalId, `+${digits}`)
+      ? await findContactBy(db, portalId, { phone: `+${digits}` })
       : null;
     if (wrote) return { to: `+${digits}`, contact: wrote };
     throw invalid('to', phone.message);
   }
-  return { to: phone.e164, contact: await findContactByPhone(db, portalId, phone.e164) };
+  return { to: phone.e164, contact: await findContactBy(db, portalId, { phone: phone.e164 }) };
 }
 
 /** A template's content: its parameters as checked, and the message it quotes. */

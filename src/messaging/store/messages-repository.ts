@@ -44,7 +44,14 @@ export const asOutbound = (rows: readonly StoredMessageRow[]): MessageRow[] => r
 /** The condition of every outbound statement. */
 const isOutbound = eq(messages.direction, 'outbound');
 
-interface MessageFilter {
+/**
+ * The filters of a message list; `status` and `to` concern outbound messages only (either names
+ * outbound messages).
+ */
+export interface MessageListFilter {
+  direction?: NonNullable<StoredMessageRow['direction']> | undefined;
+  contactId?: string | undefined;
+  phoneNumberId?: string | undefined;
   status?: MessageStatus | undefined;
   to?: string | undefined;
   since?: Date | undefined;
@@ -262,28 +269,16 @@ export async function failIfQueued(
   at: Date,
   options: { unlessAttempted?: boolean } = {},
 ): Promise<MessageRow | null> {
-  const [row] = await tx
-    .update(messages)
-    .set({
-      status: 'failed',
-      failedAt: at,
-      chargedMinor: 0,
-      errorCode: error.code,
-      errorTitle: error.title,
-    })
-    .where(
-      and(
-        eq(messages.id, id),
-        eq(messages.status, 'queued'),
-        isNull(messages.providerMessageId),
-        options.unlessAttempted ? isNull(messages.sendAttemptedAt) : undefined,
-      ),
-    )
-    .returning();
-  if (!row) return null;
-  const [failed] = asOutbound([row]);
-  await countFailedFromQueued(tx, failed!.portalId, [failed!]);
-  return failed!;
+  const [failed] = await failQueuedWhere(
+    tx,
+    and(
+      eq(messages.id, id),
+      options.unlessAttempted ? isNull(messages.sendAttemptedAt) : undefined,
+    ),
+    error,
+    at,
+  );
+  return failed ?? null;
 }
 
 /**
@@ -298,6 +293,22 @@ export async function failQueuedOfPortal(
   error: { code: string; title: string },
   at: Date,
 ): Promise<MessageRow[]> {
+  return failQueuedWhere(tx, eq(messages.portalId, portalId), error, at);
+}
+
+/**
+ * Fail the messages `which` names (all of one portal) that are still `queued` and that the
+ * provider has not accepted (no wamid), and count them in the portal's daily counts in the same
+ * transaction.
+ *
+ * @returns the failed rows.
+ */
+async function failQueuedWhere(
+  tx: Tx,
+  which: SQL | undefined,
+  error: { code: string; title: string },
+  at: Date,
+): Promise<MessageRow[]> {
   const rows = asOutbound(
     await tx
       .update(messages)
@@ -308,58 +319,80 @@ export async function failQueuedOfPortal(
         errorCode: error.code,
         errorTitle: error.title,
       })
-      .where(
-        and(
-          eq(messages.portalId, portalId),
-          eq(messages.status, 'queued'),
-          isNull(messages.providerMessageId),
-        ),
-      )
+      .where(and(which, eq(messages.status, 'queued'), isNull(messages.providerMessageId)))
       .returning(),
   );
-  await countFailedFromQueued(tx, portalId, rows);
+  if (rows.length > 0) {
+    await countStatusChanges(
+      tx,
+      rows[0]!.portalId,
+      rows.map((r) => ({ id: r.id, createdAt: r.createdAt, from: 'queued', to: 'failed' })),
+    );
+  }
   return rows;
 }
 
-/** Count messages just failed from `queued` in the portal's daily counts. */
-function countFailedFromQueued(tx: Tx, portalId: number, rows: readonly MessageRow[]) {
-  return countStatusChanges(
-    tx,
-    portalId,
-    rows.map((r) => ({ id: r.id, createdAt: r.createdAt, from: 'queued', to: 'failed' })),
-  );
-}
-
-function filterConditions(portalId: number, filter: MessageFilter): SQL[] {
-  const conditions: SQL[] = [eq(messages.portalId, portalId), isOutbound];
-  if (filter.status) conditions.push(eq(messages.status, filter.status));
-  if (filter.to) conditions.push(eq(messages.waId, filter.to));
-  if (filter.since) conditions.push(gte(messages.createdAt, filter.since));
-  if (filter.until) conditions.push(lt(messages.createdAt, filter.until));
-  return conditions;
+function listConditions(portalId: number, f: MessageListFilter): SQL[] {
+  const where: SQL[] = [eq(messages.portalId, portalId)];
+  if (f.direction) where.push(eq(messages.direction, f.direction));
+  // A status or an addressee names outbound messages only.
+  if ((f.status !== undefined || f.to !== undefined) && f.direction !== 'outbound') {
+    where.push(isOutbound);
+  }
+  if (f.contactId) where.push(eq(messages.contactId, f.contactId));
+  if (f.phoneNumberId) where.push(eq(messages.phoneNumberId, f.phoneNumberId));
+  if (f.status) where.push(eq(messages.status, f.status));
+  if (f.to) where.push(eq(messages.waId, f.to));
+  if (f.since) where.push(gte(messages.createdAt, f.since));
+  if (f.until) where.push(lt(messages.createdAt, f.until));
+  return where;
 }
 
 /**
- * One page, newest first, by keyset on `(created_at, id)`.
+ * One page of the portal's messages in both directions, newest first, by keyset on
+ * `(created_at, id)` (`limit + 1` rows read, the extra one telling `hasMore`), from the page
+ * index the filters name.
+ *
+ * @see docs/messaging.md "Conversations"
+ */
+export async function listMessageRows(
+  db: Db,
+  portalId: number,
+  options: { limit: number; after?: PagePosition | undefined; filter: MessageListFilter },
+): Promise<KeysetPage<StoredMessageRow>> {
+  return readKeysetPage(
+    messages,
+    listConditions(portalId, options.filter),
+    options,
+    (where, orderBy, limit) =>
+      db
+        .select()
+        .from(messages)
+        .where(where)
+        .orderBy(...orderBy)
+        .limit(limit),
+  );
+}
+
+/**
+ * One page of the portal's outbound messages, newest first, by keyset on `(created_at, id)`.
  *
  * @param options.limit rows wanted; one more is read to know whether a next page exists.
  */
 export async function listMessagePage(
   db: Db,
   portalId: number,
-  options: { limit: number; after?: PagePosition | undefined; filter: MessageFilter },
+  options: {
+    limit: number;
+    after?: PagePosition | undefined;
+    filter: Pick<MessageListFilter, 'status' | 'to' | 'since' | 'until'>;
+  },
 ): Promise<KeysetPage<MessageRow>> {
-  const conditions = filterConditions(portalId, options.filter);
-  return readKeysetPage(messages, conditions, options, async (where, orderBy, limit) =>
-    asOutbound(
-      await db
-        .select()
-        .from(messages)
-        .where(where)
-        .orderBy(...orderBy)
-        .limit(limit),
-    ),
-  );
+  const page = await listMessageRows(db, portalId, {
+    ...options,
+    filter: { ...options.filter, direction: 'outbound' },
+  });
+  return { rows: asOutbound(page.rows), hasMore: page.hasMore };
 }
 
 /** One bucket of the summary: messages created in it, by current status, and their cost. */
@@ -428,27 +461,7 @@ export async function failQueuedOfPerson(
   error: { code: string; title: string },
   at: Date,
 ): Promise<MessageRow[]> {
-  const rows = asOutbound(
-    await tx
-      .update(messages)
-      .set({
-        status: 'failed',
-        failedAt: at,
-        chargedMinor: 0,
-        errorCode: error.code,
-        errorTitle: error.title,
-      })
-      .where(
-        and(
-          messagesOfPerson(contact),
-          eq(messages.status, 'queued'),
-          isNull(messages.providerMessageId),
-        ),
-      )
-      .returning(),
-  );
-  await countFailedFromQueued(tx, contact.portalId, rows);
-  return rows;
+  return failQueuedWhere(tx, messagesOfPerson(contact), error, at);
 }
 
 /**

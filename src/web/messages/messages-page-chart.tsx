@@ -9,7 +9,7 @@
  *
  * @see docs/decisions/0009-pages.md
  */
-import { ChartLegend, DayAxis } from '../pages/chart-parts.tsx';
+import { CHART_HEIGHT as H, DayChart, niceMax } from '../pages/chart-parts.tsx';
 
 /** One day's counts; `day` is `YYYY-MM-DD` (UTC). */
 export interface DailyCounts {
@@ -22,18 +22,6 @@ export interface DailyCounts {
 
 export const SERIES = ['sent', 'delivered', 'read', 'failed'] as const;
 
-const W = 640;
-const H = 220;
-
-/** A round upper bound for the axis and its 4 ticks (1, 2, 5 × 10^n). */
-export function niceMax(max: number): number {
-  if (max <= 4) return 4;
-  const step = max / 4;
-  const mag = 10 ** Math.floor(Math.log10(step));
-  const nice = [1, 2, 5, 10].map((m) => m * mag).find((s) => s >= step) ?? 10 * mag;
-  return nice * 4;
-}
-
 /** The last `days` UTC days ending with `today`, each with its counts (0 when absent). */
 export function lastDays(counts: DailyCounts[], today: Date, days = 14): DailyCounts[] {
   const byDay = new Map(counts.map((c) => [c.day, c]));
@@ -45,68 +33,40 @@ export function lastDays(counts: DailyCounts[], today: Date, days = 14): DailyCo
   return out;
 }
 
-/**
- * The chart: bars in an SVG that stretches to its box (`preserveAspectRatio="none"`), axis and
- * day labels as HTML text in CSS pixels (they never shrink with the SVG), today's column
- * shaded and its label in bold.
- */
+/** The chart: per day, one bar per series side by side (chart-parts.tsx draws the frame). */
 export function DailyChart({ days }: { days: DailyCounts[] }) {
   const max = niceMax(Math.max(0, ...days.flatMap((d) => SERIES.map((s) => d[s]))));
-  const slot = W / Math.max(days.length, 1);
-  const bar = (slot * 0.8) / SERIES.length;
   const y = (v: number) => H - (v / max) * H;
   const totals = SERIES.map((s) => `${days.reduce((n, d) => n + d[s], 0)} ${s}`).join(', ');
-  const today = days.length - 1;
-  const every = days.length > 7 ? 2 : 1;
   return (
-    <figure class="chart" data-testid="daily-chart">
-      <div class="chart-plot">
-        <div class="chart-axis" aria-hidden="true">
-          {[0, 1, 2, 3, 4].map((i) => (
-            <span key={i}>{(max / 4) * i}</span>
-          ))}
-        </div>
-        <div class="chart-area">
-          <svg
-            viewBox={`0 0 ${W} ${H}`}
-            preserveAspectRatio="none"
-            role="img"
-            aria-label={`Messages per day over the last ${days.length} days, today last: ${totals}.`}
-            xmlns="http://www.w3.org/2000/svg"
-          >
-            <title>Messages per day</title>
-            <rect class="chart-today" x={today * slot} y={0} width={slot} height={H} />
-            {[0, 1, 2, 3, 4].map((i) => (
-              <line
-                key={i}
-                class="chart-grid"
-                x1={0}
-                x2={W}
-                y1={y((max / 4) * i)}
-                y2={y((max / 4) * i)}
-              />
+    <DayChart
+      testId="daily-chart"
+      days={days}
+      max={max}
+      every={days.length > 7 ? 2 : 1}
+      label={`Messages per day over the last ${days.length} days, today last: ${totals}.`}
+      title="Messages per day"
+      series={SERIES}
+      barClass="bar-"
+      bars={(slot) => {
+        const bar = (slot * 0.8) / SERIES.length;
+        return days.map((d, i) => (
+          <g key={d.day}>
+            {SERIES.map((s, j) => (
+              <rect
+                key={s}
+                class={`bar-${s}`}
+                x={i * slot + slot * 0.1 + j * bar}
+                y={y(d[s])}
+                width={Math.max(bar - 1, 1)}
+                height={H - y(d[s])}
+              >
+                <title>{`${d.day}: ${d[s]} ${s}`}</title>
+              </rect>
             ))}
-            {days.map((d, i) => (
-              <g key={d.day}>
-                {SERIES.map((s, j) => (
-                  <rect
-                    key={s}
-                    class={`bar-${s}`}
-                    x={i * slot + slot * 0.1 + j * bar}
-                    y={y(d[s])}
-                    width={Math.max(bar - 1, 1)}
-                    height={H - y(d[s])}
-                  >
-                    <title>{`${d.day}: ${d[s]} ${s}`}</title>
-                  </rect>
-                ))}
-              </g>
-            ))}
-          </svg>
-        </div>
-      </div>
-      <DayAxis days={days} today={today} every={every} />
-      <ChartLegend names={SERIES} barClass="bar-" />
-    </figure>
+          </g>
+        ));
+      }}
+    />
   );
 }
