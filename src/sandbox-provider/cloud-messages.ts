@@ -33,6 +33,7 @@ import { stoppedMarketing } from './cloud-standing.ts';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import { Type, type Static } from 'typebox';
+import { Value } from 'typebox/value';
 import { MESSAGING, wabaAccess } from './cloud-auth.ts';
 import {
   newWamid,
@@ -160,6 +161,8 @@ export async function cloudMessageRoutes(
       // A number not registered for the Cloud API sends nothing (cloud-onboarding.ts).
       if (!state.cloud.registered.has(phoneNumberId)) return graphError(reply, 400, UNREGISTERED);
       if ('status' in (request.body as object)) {
+        // A read receipt is only what MarkRead allows (the union also admits it as a send).
+        if (!Value.Check(MarkRead, request.body)) return graphError(reply, 400, INVALID);
         const { message_id: messageId, typing_indicator: typing } = request.body as Static<
           typeof MarkRead
         >;
