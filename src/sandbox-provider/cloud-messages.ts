@@ -162,10 +162,9 @@ export async function cloudMessageRoutes(
       if (!state.cloud.registered.has(phoneNumberId)) return graphError(reply, 400, UNREGISTERED);
       if ('status' in (request.body as object)) {
         // A read receipt is only what MarkRead allows (the union also admits it as a send).
-        if (!Value.Check(MarkRead, request.body)) return graphError(reply, 400, INVALID);
-        const { message_id: messageId, typing_indicator: typing } = request.body as Static<
-          typeof MarkRead
-        >;
+        const body: unknown = request.body;
+        if (!Value.Check(MarkRead, body)) return graphError(reply, 400, INVALID);
+        const { message_id: messageId, typing_indicator: typing } = body;
         const fault = markRead(state, phoneNumberId, messageId, typing !== undefined);
         return fault ? graphError(reply, 400, fault) : { success: true };
       }
