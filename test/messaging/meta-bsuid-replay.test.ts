@@ -9,7 +9,6 @@
  * `user_changed_user_id` system message → the same contact under the new BSUID, no message added.
  */
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -17,6 +16,7 @@ import { describe, test } from 'node:test';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { eventually } from '../helpers/instances.ts';
 import { MESSAGES, messagingSetup, type MessagingSetup } from '../helpers/messaging.ts';
+import { replaySigned } from '../helpers/provider-webhook.ts';
 import { ROOT } from '../helpers/root.ts';
 import { backends } from '../helpers/storage.ts';
 import { startReceiver } from '../webhooks/receiver.ts';
@@ -59,19 +59,6 @@ function replayBody(
   return JSON.stringify(body);
 }
 
-async function replay(s: MessagingSetup, body: string) {
-  const res = await s.app.inject({
-    method: 'POST',
-    url: '/api/provider/webhooks',
-    headers: {
-      'content-type': 'application/json',
-      'x-hub-signature-256': `sha256=${createHmac('sha256', s.provider.appSecret).update(body).digest('hex')}`,
-    },
-    payload: body,
-  });
-  assert.equal(res.statusCode, 200, res.body);
-}
-
 const get = (s: MessagingSetup, url: string) =>
   s.app.inject({ url, headers: { authorization: s.token } });
 
@@ -108,7 +95,7 @@ for (const backend of backends()) {
       const to = { wabaId, phoneNumberId };
       const userId = 'US.13491208655302741918';
 
-      await replay(s, replayBody('text-username', to));
+      await replaySigned(s, replayBody('text-username', to));
       const found = (await get(s, `${CONTACTS}?waUserId=${encodeURIComponent(userId)}`)).json().data
         .items;
       assert.equal(found.length, 1);
@@ -144,14 +131,14 @@ for (const backend of backends()) {
       const wamid = (await s.message(id)).providerMessageId as string;
       const delivered = s.provider.sandbox.cloud.messages.find((m) => m.wamid === wamid)!;
       assert.equal(delivered.waId, userId, 'addressed by `recipient`');
-      await replay(s, replayBody('status-recipient-user-id', to, { id: wamid }));
+      await replaySigned(s, replayBody('status-recipient-user-id', to, { id: wamid }));
       await eventually(
         async () => (await s.message(id)).status === 'delivered',
         'the status by recipient_user_id lands on the message',
       );
 
       // The BSUID changes: the same contact, under the new one; no message added.
-      await replay(s, replayBody('system-user_changed_user_id', to));
+      await replaySigned(s, replayBody('system-user_changed_user_id', to));
       const next = 'US.20937459123874510293';
       const after = (await get(s, `${CONTACTS}/${contact.id}`)).json().data;
       assert.equal(after.waUserId, next);

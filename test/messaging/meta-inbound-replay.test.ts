@@ -7,7 +7,6 @@
  * event, in `GET /messaging/messages/{id}` and on the inbox's thread.
  */
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -16,7 +15,8 @@ import { eq } from 'drizzle-orm';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { users } from '../../src/db/schema/users.ts';
 import { hashPassword } from '../../src/platform/passwords.ts';
-import { MESSAGES, messagingSetup, type MessagingSetup } from '../helpers/messaging.ts';
+import { MESSAGES, messagingSetup } from '../helpers/messaging.ts';
+import { replaySigned } from '../helpers/provider-webhook.ts';
 import { ROOT } from '../helpers/root.ts';
 import { backends } from '../helpers/storage.ts';
 import { Browser, TEST_PASSWORD } from '../helpers/web.ts';
@@ -51,19 +51,6 @@ function replayBody(name: string, wabaId: string, phoneNumberId: string): string
   body.entry[0]!.id = wabaId;
   body.entry[0]!.changes[0]!.value.metadata.phone_number_id = phoneNumberId;
   return JSON.stringify(body);
-}
-
-async function replay(s: MessagingSetup, body: string) {
-  const res = await s.app.inject({
-    method: 'POST',
-    url: '/api/provider/webhooks',
-    headers: {
-      'content-type': 'application/json',
-      'x-hub-signature-256': `sha256=${createHmac('sha256', s.provider.appSecret).update(body).digest('hex')}`,
-    },
-    payload: body,
-  });
-  assert.equal(res.statusCode, 200, res.body);
 }
 
 test('every inbound fixture names the Meta reference page of its type', () => {
@@ -101,7 +88,7 @@ for (const backend of backends()) {
         'audio-voice',
         'unsupported',
       ])
-        await replay(s, replayBody(name, wabaId, number));
+        await replaySigned(s, replayBody(name, wabaId, number));
       const got = await receiver.waitFor(4);
       const byType = new Map<string, Record<string, unknown>>();
       for (const r of got) {

@@ -10,14 +10,14 @@
  * /settings banner (the signals in force).
  */
 import assert from 'node:assert/strict';
-import { createHmac } from 'node:crypto';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, test } from 'node:test';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { signalsInForce } from '../../src/messaging/provider-webhooks/account-standing.ts';
-import { greeting, messagingSetup, type MessagingSetup } from '../helpers/messaging.ts';
+import { greeting, messagingSetup } from '../helpers/messaging.ts';
+import { replaySigned } from '../helpers/provider-webhook.ts';
 import { ROOT } from '../helpers/root.ts';
 import { backends } from '../helpers/storage.ts';
 import { startReceiver } from '../webhooks/receiver.ts';
@@ -43,19 +43,6 @@ function replayBody(name: string, wabaId: string, patch: Record<string, unknown>
   body.entry[0]!.id = wabaId;
   Object.assign(body.entry[0]!.changes[0]!.value, patch);
   return JSON.stringify(body);
-}
-
-async function replay(s: MessagingSetup, body: string) {
-  const res = await s.app.inject({
-    method: 'POST',
-    url: '/api/provider/webhooks',
-    headers: {
-      'content-type': 'application/json',
-      'x-hub-signature-256': `sha256=${createHmac('sha256', s.provider.appSecret).update(body).digest('hex')}`,
-    },
-    payload: body,
-  });
-  assert.equal(res.statusCode, 200, res.body);
 }
 
 const EVENT_TYPES = [
@@ -106,7 +93,7 @@ for (const backend of backends()) {
       assert.equal(before.json().data.price.amount, 4);
 
       // Announced ahead: stored with the day it applies; sends before it keep the old price.
-      await replay(
+      await replaySigned(
         s,
         replayBody('template_category_update-impending', wabaId, {
           message_template_id: Number(greetingId),
@@ -124,7 +111,7 @@ for (const backend of backends()) {
       assert.equal(ahead.json().data.price.amount, 4, 'not yet: priced as utility');
 
       // Done (the entry's time, in the past): sends are priced as marketing from now on.
-      await replay(
+      await replaySigned(
         s,
         replayBody('template_category_update-completed', wabaId, {
           message_template_id: Number(greetingId),
@@ -146,7 +133,7 @@ for (const backend of backends()) {
       assert.equal(after.json().data.price.amount, 11, 'priced as marketing');
 
       // The person stops marketing from the number: a marketing template is refused.
-      await replay(
+      await replaySigned(
         s,
         replayBody('user_preferences-stop', wabaId, { metadata: { phone_number_id: from } }),
       );
@@ -182,11 +169,11 @@ for (const backend of backends()) {
       assert.equal(detail.json().data.consent.whatsapp, 'unknown', 'WhatsApp consent unchanged');
 
       // A replay of the same stop changes nothing; the resume allows marketing again.
-      await replay(
+      await replaySigned(
         s,
         replayBody('user_preferences-stop', wabaId, { metadata: { phone_number_id: from } }),
       );
-      await replay(
+      await replaySigned(
         s,
         replayBody('user_preferences-resume', wabaId, { metadata: { phone_number_id: from } }),
       );
@@ -200,8 +187,8 @@ for (const backend of backends()) {
         (n) => n.id === from,
       )!;
       const digits = number.displayPhoneNumber.replace(/[^0-9]/g, '');
-      await replay(s, replayBody('account_alerts', wabaId));
-      await replay(
+      await replaySigned(s, replayBody('account_alerts', wabaId));
+      await replaySigned(
         s,
         replayBody('account_update-restriction', wabaId, {
           restriction_info: [
@@ -212,10 +199,10 @@ for (const backend of backends()) {
           ],
         }),
       );
-      await replay(s, replayBody('account_update-violation', wabaId));
-      await replay(s, replayBody('account_update-disabled', wabaId));
-      await replay(s, replayBody('business_capability_update', wabaId));
-      await replay(
+      await replaySigned(s, replayBody('account_update-violation', wabaId));
+      await replaySigned(s, replayBody('account_update-disabled', wabaId));
+      await replaySigned(s, replayBody('business_capability_update', wabaId));
+      await replaySigned(
         s,
         replayBody('phone_number_name_update', wabaId, { display_phone_number: digits }),
       );
@@ -269,9 +256,9 @@ for (const backend of backends()) {
       const s = await messagingSetup(t, backend, { workers: false });
       const wabaId = (await s.services.partner.wabaIdsOf(s.portalId))[0]!;
       // The page's example expiration is long past.
-      await replay(s, replayBody('account_update-restriction', wabaId));
+      await replaySigned(s, replayBody('account_update-restriction', wabaId));
       assert.deepEqual(await signalsInForce(s.services.storage.db, s.portalId), []);
-      await replay(s, replayBody('account_update-violation', wabaId));
+      await replaySigned(s, replayBody('account_update-violation', wabaId));
       assert.deepEqual(
         (await signalsInForce(s.services.storage.db, s.portalId)).map((b) => b.event),
         ['ACCOUNT_VIOLATION'],
