@@ -142,7 +142,11 @@ export function createStatusQueue(deps: {
         retryBackoff: true,
         expireInSeconds: EXPIRE_S,
       });
-    })());
+    })().catch((err: unknown) => {
+      // A database blink at the first use is not remembered: the next accept tries again.
+      started = null;
+      throw err;
+    }));
 
   /** Apply one job; false when the queue had none. */
   async function takeOne(): Promise<boolean> {
