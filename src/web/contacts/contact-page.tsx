@@ -318,7 +318,7 @@ function ConversationsCard({ p }: { p: ContactPageProps }) {
                     {c.unreadCount > 0 && <Badge tone="info">{`${c.unreadCount} unread`}</Badge>}
                   </span>
                 </div>
-                <ol class="plain" aria-label="The last messages, newest first">
+                <ul class="plain" aria-label="The last messages, newest first">
                   {messages.map((m) => {
                     const at = shortTime(timeOf(m), p.now);
                     return (
@@ -331,7 +331,7 @@ function ConversationsCard({ p }: { p: ContactPageProps }) {
                       </li>
                     );
                   })}
-                </ol>
+                </ul>
               </li>
             );
           })}
