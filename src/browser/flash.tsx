@@ -25,7 +25,7 @@ export const FLASHES = {
   attributes_saved: { tone: 'ok', text: () => 'The attributes are saved.' },
   contact_message_sent: {
     tone: 'ok',
-    text: () => 'The template is queued. The conversation below shows it.',
+    text: () => 'The template is queued; the conversation below shows it once it is sent.',
   },
   contacts_imported: {
     tone: 'ok',

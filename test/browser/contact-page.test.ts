@@ -12,6 +12,7 @@
  * Screenshots: test-output/screenshots/contact-page-<step>-<width>.png (kept on failure).
  */
 import assert from 'node:assert/strict';
+import { setTimeout as delay } from 'node:timers/promises';
 import { describe, test } from 'node:test';
 import { eq } from 'drizzle-orm';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -131,10 +132,18 @@ for (const backend of backends())
         page.click('[data-testid=start-send]'),
       ]);
       assert.match((await page.textContent('[role=status]')) ?? '', /The template is queued/);
-      assert.match(
-        (await page.textContent('[data-testid=conversations]')) ?? '',
-        /You sent · \d\d:\d\d: Template greeting/,
-      );
+      // The delivery worker sends it; the conversation shows it from then on.
+      const until = Date.now() + deadline(15_000);
+      for (;;) {
+        const text = (await page.textContent('[data-testid=conversations]')) ?? '';
+        if (/You sent · \d\d:\d\d: Template greeting/.test(text)) break;
+        assert.ok(
+          Date.now() < until,
+          `the sent template never showed in the conversation: ${text}`,
+        );
+        await delay(200);
+        await page.reload();
+      }
       await look(page, 'sent', 1280);
 
       // An unknown contact: the 404 page.
