@@ -53,6 +53,7 @@ import {
   changeMessagingSettings,
   messagingSettings,
 } from './messaging/conversations/messaging-settings.ts';
+import { conversationIdsOfContact } from './web/contacts/contact-page-data.ts';
 import { createInboxReads } from './web/inbox-data.ts';
 import type { InboxReads } from './web/inbox-reads.ts';
 import {
@@ -225,6 +226,8 @@ async function registerPages(
     partner: services.partner,
     apiKeys: services.apiKeys,
     contacts: services.contacts,
+    contactConversationIds: (portalId, contactId, limit) =>
+      conversationIdsOfContact(services.storage.db, portalId, contactId, limit),
     messaging: {
       provider: services.messagingProvider,
       accountSignals: (portalId) => signalsInForce(services.storage.db, portalId),

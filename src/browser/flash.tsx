@@ -21,6 +21,12 @@ const n0 = (n: FlashCounts, k: string) => n[k] ?? 0;
 /** Every flash a page can show, by key. A new outcome adds its line here. */
 export const FLASHES = {
   contact_erased: { tone: 'ok', text: () => 'The contact is erased.' },
+  contact_saved: { tone: 'ok', text: () => 'The details are saved.' },
+  attributes_saved: { tone: 'ok', text: () => 'The attributes are saved.' },
+  contact_message_sent: {
+    tone: 'ok',
+    text: () => 'The template is queued; the conversation below shows it once it is sent.',
+  },
   contacts_imported: {
     tone: 'ok',
     text: (n) =>

@@ -53,8 +53,8 @@ const AttributeValue = Type.Unsafe<string | number | boolean>({
   pattern: NO_CONTROL,
   description: `A string (up to ${ATTRIBUTE_VALUE_MAX} characters), number or boolean; no nesting.`,
 });
-const Attributes = (value: TSchema) =>
-  Type.Unsafe<Record<string, string | number | boolean>>({
+const Attributes = <V = string | number | boolean>(value: TSchema) =>
+  Type.Unsafe<Record<string, V>>({
     type: 'object',
     maxProperties: ATTRIBUTES_MAX,
     propertyNames: { pattern: ATTRIBUTE_KEY_PATTERN },
@@ -131,7 +131,7 @@ export const PatchContactBodySchema = Type.Object(
     lastName: Type.Optional(Nullable(fields.lastName)),
     attributes: Type.Optional(
       Nullable(
-        Attributes(
+        Attributes<string | number | boolean | null>(
           Type.Unsafe({
             type: ['string', 'number', 'boolean', 'null'],
             maxLength: ATTRIBUTE_VALUE_MAX,

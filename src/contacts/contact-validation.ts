@@ -8,7 +8,11 @@
 import { Compile } from 'typebox/compile';
 import { AppError, type ErrorDetail } from '../platform/errors.ts';
 import { messageOf } from '../platform/validation-messages.ts';
-import { ATTRIBUTE_KEY_PATTERN, ContactFieldsSchema } from './contact-schemas.ts';
+import {
+  ATTRIBUTE_KEY_PATTERN,
+  ContactFieldsSchema,
+  PatchContactBodySchema,
+} from './contact-schemas.ts';
 
 /** A validation failure as both Ajv and TypeBox report it. */
 export interface SchemaFailure {
@@ -93,4 +97,16 @@ const checkFields = Compile(ContactFieldsSchema);
 export function rowFailures(row: unknown): ErrorDetail[] {
   if (checkFields.Check(row)) return [];
   return detailsOf([...checkFields.Errors(row)] as SchemaFailure[], '');
+}
+
+const checkPatch = Compile(PatchContactBodySchema);
+
+/**
+ * Check a merge patch against `PATCH /crm/contacts/{id}`'s schema (for a caller that is not that
+ * route, e.g. the contact's page); an empty list when it is valid. Fields are named without a
+ * prefix (`email`, `attributes.plan`).
+ */
+export function patchFailures(patch: unknown): ErrorDetail[] {
+  if (checkPatch.Check(patch)) return [];
+  return detailsOf([...checkPatch.Errors(patch)] as SchemaFailure[], '');
 }

@@ -8,10 +8,12 @@
  * @see docs/support.md
  * @see docs/security.md
  */
-import { and, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, or, sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn } from 'drizzle-orm/pg-core';
 import { supportTickets, ticketComments, ticketNotes } from '../db/schema/index.ts';
 import { nationalDigits, withoutPerson, type ErasedPerson } from '../platform/erased-person.ts';
+import type { TICKET_STATUSES } from '../db/schema/support-tickets.ts';
+import type { Database } from '../db/client.ts';
 import type { Tx } from './tickets-repository.ts';
 
 /** What one kind of row lost: `count` rows of `what` rewritten without the person. */
@@ -111,4 +113,46 @@ export async function anonymiseTicketsOf(tx: Tx, person: ErasedPerson): Promise<
     { kind: 'anonymised', what: 'ticketComments', count: comments },
     { kind: 'anonymised', what: 'ticketNotes', count: notes },
   ];
+}
+
+/** A ticket that names a person, as a contact's page lists it. */
+export interface TicketNaming {
+  /** `tkt_…` */
+  id: string;
+  subject: string;
+  status: (typeof TICKET_STATUSES)[number];
+  createdAt: Date;
+}
+
+/**
+ * The portal's support tickets whose subject or description names the person (the same match
+ * as their erasure: a coarse one in the query, then the whole-word pattern), newest first, at
+ * most `limit`: what an erasure of the contact would rewrite.
+ */
+export async function ticketsNaming(
+  db: Database | Tx,
+  person: ErasedPerson,
+  limit: number,
+): Promise<TicketNaming[]> {
+  const t = supportTickets;
+  const found = await db
+    .select({
+      id: t.id,
+      subject: t.subject,
+      description: t.description,
+      status: t.status,
+      createdAt: t.createdAt,
+    })
+    .from(t)
+    .where(and(eq(t.portalId, person.portalId), mentions([t.subject, t.description], person)))
+    .orderBy(desc(t.createdAt), desc(t.id))
+    .limit(limit * 4);
+  return found
+    .filter(
+      (r) =>
+        withoutPerson(r.subject, person) !== r.subject ||
+        withoutPerson(r.description, person) !== r.description,
+    )
+    .slice(0, limit)
+    .map(({ id, subject, status, createdAt }) => ({ id, subject, status, createdAt }));
 }

@@ -16,6 +16,8 @@ import { saveIdempotentResponse } from '../idempotency/idempotency-repository.ts
 import type { TICKET_PRIORITIES } from '../db/schema/support-tickets.ts';
 import { randomBase62 } from '../platform/crypto.ts';
 import type { Logger } from '../platform/logger.ts';
+import type { ErasedPerson } from '../platform/erased-person.ts';
+import { ticketsNaming, type TicketNaming } from './ticket-erasure.ts';
 import { ticketCursor } from './ticket-cursor.ts';
 import {
   logRedaction,
@@ -130,6 +132,14 @@ export interface TicketsService extends TicketThreadService {
    * @throws AppError `not_found` for an unknown id and for another portal's ticket alike.
    */
   getTicket(principal: Pick<Principal, 'portalId'>, id: string): Promise<Ticket>;
+
+  /**
+   * The portal's tickets whose subject or description names the person (phone, email, names,
+   * WhatsApp ids; the match their erasure uses), newest first, at most `limit` (1–50).
+   *
+   * @see docs/decisions/0066-contact-page.md
+   */
+  ticketsNaming(person: ErasedPerson, limit: number): Promise<TicketNaming[]>;
 }
 
 /** Public ticket id: `tkt_` + base62 of 16 random bytes. */
@@ -270,5 +280,7 @@ export function createTicketsService({
       if (!row) throw ticketNotFound();
       return toTicket(row);
     },
+
+    ticketsNaming: (person, limit) => ticketsNaming(db, person, Math.min(Math.max(limit, 1), 50)),
   };
 }

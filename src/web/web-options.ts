@@ -53,8 +53,13 @@ export interface WebRoutesOptions {
   signInLimits: SignInLimitSettings;
   contacts: Pick<
     ContactsService,
-    'listContacts' | 'getContact' | 'eraseContact' | 'importContacts'
+    'listContacts' | 'getContact' | 'patchContact' | 'eraseContact' | 'importContacts'
   >;
+  /**
+   * A contact's page: the ids of the contact's conversations (one per business number), newest
+   * activity first, at most `limit`; each is then read through {@link inbox}.
+   */
+  contactConversationIds: (portalId: number, contactId: string, limit: number) => Promise<string[]>;
   webhooks: Pick<
     WebhooksService,
     | 'listEndpoints'

@@ -280,6 +280,12 @@ export function pagesTour(viewports: readonly (typeof VIEWPORTS)[number][]): voi
         ]);
         await look(page, 'contacts', width);
         await Promise.all([
+          page.waitForURL(/\/contacts\/ctc_\w+$/),
+          page.click('[data-testid=contact-link] >> nth=0'),
+        ]);
+        await look(page, 'contact', width);
+        await page.goto(`${appUrl}/contacts`);
+        await Promise.all([
           page.waitForURL(/\/delete$/),
           page.click('td a:has-text("Delete") >> nth=0'),
         ]);

@@ -3,6 +3,7 @@
  * `DELETE /crm/contacts/{id}` no ticket subject or description, public comment or agent's
  * internal note holds their phone, email or names, while the rest of each text stays; another
  * portal's ticket naming the same words is untouched (docs/support.md, src/tickets/ticket-erasure.ts).
+ * Before it, `ticketsNaming` (a contact's page) lists the tickets the erasure will rewrite.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
@@ -63,6 +64,22 @@ for (const backend of backends()) {
       });
       const contact = await call(mine.token, 'POST', CONTACTS, PERSON);
       assert.equal(contact.statusCode, 201, contact.body);
+      // A word that only contains a name is no mention of the person.
+      const near = await call(mine.token, 'POST', TICKETS, {
+        subject: 'Zenobiana theme',
+        description: 'The Zenobiana colours are off.',
+      });
+      assert.equal(near.statusCode, 201, near.body);
+
+      // Before the erasure, the contact's page lists the tickets it will rewrite: this
+      // portal's only.
+      const portalId = await services.accounts.portalIdFor(mine.portalCode);
+      const person = { ...PERSON, portalId, id: contact.json().data.id as string };
+      const naming = await services.tickets.ticketsNaming(person, 10);
+      assert.deepEqual(
+        naming.map((n) => [n.id, n.subject, n.status]),
+        [[id, text.subject, 'new']],
+      );
 
       const erased = await call(mine.token, 'DELETE', `${CONTACTS}/${contact.json().data.id}`);
       assert.equal(erased.statusCode, 200, erased.body);

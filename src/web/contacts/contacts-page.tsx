@@ -1,8 +1,9 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 /**
- * The pages of `/contacts`, on the page kit: the list with its search, the CSV upload, the
- * import preview and the erasure's confirmation step.
+ * The pages of `/contacts`, on the page kit: the list with its search (each row links to the
+ * contact's page, contact-page.tsx), the CSV upload, the import preview and the erasure's
+ * confirmation step.
  */
 import {
   Actions,
@@ -58,7 +59,14 @@ function ContactsTable({ items }: { items: Contact[] }) {
       rows={items}
       rowKey={(c) => c.id}
       columns={[
-        { label: 'Phone', cell: addressOf },
+        {
+          label: 'Phone',
+          cell: (c) => (
+            <a href={`/contacts/${c.id}`} data-testid="contact-link">
+              {addressOf(c) || 'Contact'}
+            </a>
+          ),
+        },
         { label: 'Name', cell: nameOf, kind: 'text' },
         { label: 'Email', cell: (c) => c.email ?? '', kind: 'long' },
         { label: 'Tags', cell: (c) => c.tags.join(', '), kind: 'text' },
@@ -222,7 +230,7 @@ export function ConfirmErasePage({ signedIn, contact }: { signedIn: SignedIn; co
         csrfToken={signedIn.csrfToken}
         action={`/contacts/${contact.id}/delete`}
         confirmLabel="Delete for good"
-        cancelHref="/contacts"
+        cancelHref={`/contacts/${contact.id}`}
         cancelLabel="Cancel"
       >
         <p>

@@ -3,7 +3,8 @@
 /**
  * `/contacts`: the portal's contacts for signed-in users: search and tag filter, pages, a CSV
  * upload that shows what would fail before the confirmed import writes anything (the same
- * import as `POST /crm/contacts/import`), and erasure with a confirmation step.
+ * import as `POST /crm/contacts/import`), erasure with a confirmation step, and each contact's
+ * page (`/contacts/{id}`, contact-routes.tsx).
  *
  * @see docs/reference/external-api.md "The capability areas"
  */
@@ -20,6 +21,7 @@ import { CSV_MAX_BYTES, contactsFromCsv } from '../../contacts/contact-csv.ts';
 import { sortRows } from '../../contacts/contact-import.ts';
 import { AppError, UsageError } from '../../platform/errors.ts';
 import { ConfirmErasePage, ContactsPage, ImportPreviewPage } from './contacts-page.tsx';
+import { contactPageRoutes, sendNoContact } from './contact-routes.tsx';
 import { guardPortalArea, signedIn, streamedFormTokenOk } from '../page-area.ts';
 import { FormField, HtmlPage, Redirect, type WebRoutesOptions } from '../web-options.ts';
 
@@ -163,6 +165,7 @@ export async function contactsPages(app: FastifyInstance, opts: WebRoutesOptions
     },
   );
   registerErasePages(app, opts);
+  contactPageRoutes(app, opts);
 }
 
 /** The confirmation page of an erasure, and the erasure. */
@@ -176,7 +179,7 @@ function registerErasePages(app: FastifyInstance, { contacts }: WebRoutesOptions
     async (request, reply) => {
       const session = signedIn(request);
       const contact = await contacts.getContact(session, request.params.id).catch(() => null);
-      if (!contact) return sendGone(reply, session);
+      if (!contact) return sendNoContact(reply, session);
       return sendPage(reply, <ConfirmErasePage signedIn={signedInOf(session)} contact={contact} />);
     },
   );
@@ -201,23 +204,11 @@ function registerErasePages(app: FastifyInstance, { contacts }: WebRoutesOptions
           requestId: request.id,
         });
       } catch (err) {
-        if (err instanceof AppError && err.code === 'not_found') return sendGone(reply, session);
+        if (err instanceof AppError && err.code === 'not_found')
+          return sendNoContact(reply, session);
         throw err;
       }
       return reply.redirect('/contacts?done=contact_erased', 303);
     },
-  );
-}
-
-function sendGone(reply: FastifyReply, session: WebSession) {
-  return sendPage(
-    reply,
-    <MessagePage title="No such contact" signedIn={signedInOf(session)}>
-      <p>This contact does not exist (it may have been deleted already).</p>
-      <Actions>
-        <ButtonLink href="/contacts">Back to contacts</ButtonLink>
-      </Actions>
-    </MessagePage>,
-    404,
   );
 }
