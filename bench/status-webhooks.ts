@@ -1,20 +1,26 @@
 /**
  * `npm run bench:statuses`: how long Portico takes to answer a provider webhook of many message
- * statuses (the Cloud API's `statuses` array), and to apply them, on PostgreSQL and PGlite.
+ * statuses (the Cloud API's `statuses` array), and how many statuses a second it applies, on
+ * PostgreSQL and PGlite.
  *
  * Portico runs in this process (services and app as `npm start` composes them, listening on a
- * free port), connected through the sandbox provider. For each size (BENCH_STATUS_SIZES,
- * default 1,000 and 4,000 statuses), fresh queued messages are seeded (one set-based insert),
- * then one signed webhook carries `sent` then `delivered` for each (half as many messages as
- * statuses), POSTed over HTTP by a client in a worker thread (as the provider, it does not
- * wait for the server's event loop) and timed there until its answer; then the time until this
- * instance has applied them all (`statusesApplied`), from the same start. One of the size not
- * counted (a warm-up), then three, each on fresh messages, the medians reported. The
- * reference, in the same run and on the same database: the same number of statuses of other
- * fresh messages applied by the per-status path (`applyOneByOne`: one transaction per status),
- * timed in this process without HTTP. The ratio is the median time to apply ÷ the reference.
- * The answer's time is what matters to the provider: Meta sends a webhook again when its
- * answer is late.
+ * free port), connected through the sandbox provider. Two shapes of traffic, each on fresh
+ * queued messages seeded in one set-based insert:
+ *
+ * - one webhook of many statuses (BENCH_STATUS_SIZES, default 1,000, 4,000 and 10,000): `sent`
+ *   then `delivered` for each of half as many messages, POSTed over HTTP by a client in a worker
+ *   thread (as the provider, it does not wait for the server's event loop) and timed there until
+ *   its answer; then the time until this instance has applied them all (`statusesApplied`),
+ *   from the same start. One of the size not counted (a warm-up), then three, the medians
+ *   reported;
+ * - one status a webhook (as the sandbox sends them): BENCH_STATUS_SINGLES webhooks (default
+ *   2,000: `sent` then `delivered` of 1,000 messages), POSTed 20 at a time, each answer timed;
+ *   statuses applied a second from the first POST until all were applied.
+ *
+ * The reference, in the same run: `pgbench` single-row inserts (one row a transaction, 10
+ * clients, 10 s) on the PostgreSQL server (bench/pgbench.ts); applied statuses a second are
+ * reported beside it. The answer's time is what matters to the provider: Meta sends a webhook
+ * again when its answer is late.
  *
  * Writes `bench/results/statuses-<time>.json`, prints the figures with the load average, and
  * redraws its section of docs/performance.md (`<!-- bench:statuses -->`).
@@ -34,19 +40,19 @@ import { buildApp } from '../src/app.ts';
 import { CLI_ACTOR } from '../src/audit/audit-log.ts';
 import { parseConfig } from '../src/config.ts';
 import { openStorage, type Storage } from '../src/db/client.ts';
-import { applyOneByOne } from '../src/messaging/provider-webhooks/status-events.ts';
 import type { ValidatedAuthorizationCode } from '../src/partner/oauth/authorization-response.ts';
-import { parseProviderWebhook } from '../src/partner/cloud-api/provider-webhook-payload.ts';
 import { createLogger } from '../src/platform/logger.ts';
 import { startSandboxProvider } from '../src/sandbox-provider/sandbox-provider.tsx';
 import { createServices } from '../src/services.ts';
-import { webhookEventSteps } from '../src/webhooks/event-hooks.ts';
-import { createMessagingEvents } from '../src/messaging/events/messaging-events.ts';
 import { figure, redrawSection, runContext, table } from './performance-doc.ts';
-import { createThrowawayDatabase } from './postgres.ts';
+import { pgbenchSingleInserts, type PgbenchResult } from './pgbench.ts';
+import { BENCH_DATABASE_URL, createThrowawayDatabase } from './postgres.ts';
 
 const RESULTS = fileURLToPath(new URL('./results/', import.meta.url));
-const SIZES = (process.env.BENCH_STATUS_SIZES ?? '1000,4000').split(',').map(Number);
+const SIZES = (process.env.BENCH_STATUS_SIZES ?? '1000,4000,10000').split(',').map(Number);
+const SINGLES = Number(process.env.BENCH_STATUS_SINGLES ?? 2000);
+/** Webhooks of one status in flight at once. */
+const CONCURRENCY = 20;
 const BACKENDS = (process.env.BENCH_STATUS_BACKENDS ?? 'postgres,pglite').split(',');
 const REPEATS = 3;
 const T0 = 1_764_000_000;
@@ -59,8 +65,18 @@ interface SizeResult {
   /** From the POST's start until every status was applied, ms. */
   appliedMs: number[];
   appliedMedianMs: number;
-  referenceMs: number;
-  ratio: number;
+  /** Statuses applied a second, from the median. */
+  perSecond: number;
+}
+
+interface SinglesResult {
+  webhooks: number;
+  /** Answer times, ms: median and 99th percentile. */
+  answerP50Ms: number;
+  answerP99Ms: number;
+  answers: Record<string, number>;
+  appliedMs: number;
+  perSecond: number;
 }
 
 /** Portico on `storage`, a portal connected through the sandbox, listening. */
@@ -105,10 +121,6 @@ async function start(storage: Storage) {
   await services.messaging.addCredit({ portalId, amount: 1e12, note: 'bench', actor: CLI_ACTOR });
   const wabaId = (await services.partner.wabaIdsOf(portalId))[0]!;
   const [number] = await services.messagingProvider.numbers(portalId);
-  const hooks = webhookEventSteps(services.webhooks);
-  const steps = createMessagingEvents();
-  steps.on('message.status_changed', (e) => hooks.messageStatus(e.tx, e.portalId, e.change));
-  steps.on('message.statuses_changed', (e) => hooks.messageStatuses(e.tx, e.portalId, e.changes));
   return {
     services,
     portalId,
@@ -116,7 +128,6 @@ async function start(storage: Storage) {
     phoneNumberId: number!.id,
     url,
     appSecret,
-    steps,
     async stop() {
       await app.close();
       await services.stop();
@@ -150,15 +161,25 @@ async function seed(s: Started, tag: string, n: number): Promise<string[]> {
   return (result as { rows: { id: string }[] }).rows.map((r) => r.id);
 }
 
+/** A status item as the Cloud API sends it (without pricing). */
+const item = (id: string, status: string, second: number) => ({
+  id: `wamid.${id}`,
+  status,
+  timestamp: String(T0 + second),
+  recipient_id: '16505550101',
+  biz_opaque_callback_data: id,
+});
+
 /** A webhook body: `sent` for every message, then `delivered` for every one. */
 function webhookBody(s: Started, ids: readonly string[]): string {
-  const item = (id: string, status: string, second: number) => ({
-    id: `wamid.${id}`,
-    status,
-    timestamp: String(T0 + second),
-    recipient_id: '16505550101',
-    biz_opaque_callback_data: id,
-  });
+  return bodyOf(s, [
+    ...ids.map((id) => item(id, 'sent', 1)),
+    ...ids.map((id) => item(id, 'delivered', 2)),
+  ]);
+}
+
+/** A webhook body carrying `statuses`. */
+function bodyOf(s: Started, statuses: object[]): string {
   return JSON.stringify({
     object: 'whatsapp_business_account',
     entry: [
@@ -170,10 +191,7 @@ function webhookBody(s: Started, ids: readonly string[]): string {
             value: {
               messaging_product: 'whatsapp',
               metadata: { display_phone_number: '15550111234', phone_number_id: s.phoneNumberId },
-              statuses: [
-                ...ids.map((id) => item(id, 'sent', 1)),
-                ...ids.map((id) => item(id, 'delivered', 2)),
-              ],
+              statuses,
             },
           },
         ],
@@ -182,36 +200,69 @@ function webhookBody(s: Started, ids: readonly string[]): string {
   });
 }
 
-/** The client: POSTs what it is sent and answers with the time to the answer (ms). */
+/**
+ * The client: POSTs the bodies it is sent, `concurrency` at a time, and answers with each
+ * one's time to its answer (ms) and status.
+ */
 const CLIENT = `
 const { parentPort } = require('node:worker_threads');
-parentPort.on('message', async ({ url, body, signature }) => {
-  const t0 = performance.now();
-  const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-hub-signature-256': 'sha256=' + signature },
-    body,
-  });
-  await res.arrayBuffer();
-  parentPort.postMessage({ ms: performance.now() - t0, status: res.status });
+parentPort.on('message', async ({ url, posts, concurrency }) => {
+  const out = new Array(posts.length);
+  let next = 0;
+  async function lane() {
+    while (next < posts.length) {
+      const i = next++;
+      const t0 = performance.now();
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'x-hub-signature-256': 'sha256=' + posts[i].signature,
+        },
+        body: posts[i].body,
+      });
+      await res.arrayBuffer();
+      out[i] = { ms: performance.now() - t0, status: res.status };
+    }
+  }
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  parentPort.postMessage(out);
 });`;
 const client = new Worker(CLIENT, { eval: true });
 
-/** POST the signed webhook from the client; its answer's time, then the time to apply it. */
+/**
+ * POST the signed webhooks from the client, `concurrency` at a time; each answer's time and
+ * status, then the time from the first POST until every status was applied (ms).
+ */
+async function postWebhooks(
+  s: Started,
+  bodies: readonly string[],
+  concurrency: number,
+): Promise<{ answers: { ms: number; status: number }[]; appliedMs: number }> {
+  const posts = bodies.map((body) => ({
+    body,
+    signature: createHmac('sha256', s.appSecret).update(body).digest('hex'),
+  }));
+  const t0 = performance.now();
+  const answered = new Promise<{ ms: number; status: number }[]>((resolve) =>
+    client.once('message', resolve),
+  );
+  client.postMessage({ url: `${s.url}/api/provider/webhooks`, posts, concurrency });
+  const answers = await answered;
+  await s.services.messaging.statusesApplied();
+  return { answers, appliedMs: performance.now() - t0 };
+}
+
+/** POST one signed webhook; its answer's time, then the time to apply it. */
 async function postWebhook(
   s: Started,
   body: string,
 ): Promise<{ ms: number; status: number; appliedMs: number }> {
-  const signature = createHmac('sha256', s.appSecret).update(body).digest('hex');
-  const t0 = performance.now();
-  const answer = new Promise<{ ms: number; status: number }>((resolve) =>
-    client.once('message', resolve),
-  );
-  client.postMessage({ url: `${s.url}/api/provider/webhooks`, body, signature });
-  const { ms, status } = await answer;
-  await s.services.messaging.statusesApplied();
-  return { ms, status, appliedMs: performance.now() - t0 };
+  const { answers, appliedMs } = await postWebhooks(s, [body], 1);
+  return { ...answers[0]!, appliedMs };
 }
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 async function runSize(s: Started, size: number, run: string): Promise<SizeResult> {
   const messages = Math.ceil(size / 2);
@@ -228,14 +279,6 @@ async function runSize(s: Started, size: number, run: string): Promise<SizeResul
     appliedMs.push(applied);
     answers.push(status);
   }
-  const ids = await seed(s, `${run}s${size}refn`, messages);
-  const parsed = parseProviderWebhook(JSON.parse(webhookBody(s, ids)));
-  const change = parsed.ok ? parsed.changes[0] : undefined;
-  if (change?.kind !== 'statuses') throw new Error('the reference body did not parse');
-  const t0 = performance.now();
-  await applyOneByOne(s.services.storage.db, s.portalId, change.events, s.steps);
-  const referenceMs = performance.now() - t0;
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
   return {
     statuses: messages * 2,
     webhookMs,
@@ -243,12 +286,34 @@ async function runSize(s: Started, size: number, run: string): Promise<SizeResul
     answers,
     appliedMs,
     appliedMedianMs: median(appliedMs),
-    referenceMs,
-    ratio: median(appliedMs) / referenceMs,
+    perSecond: (messages * 2) / (median(appliedMs) / 1000),
   };
 }
 
-async function onBackend(backend: string): Promise<SizeResult[]> {
+/** `SINGLES` webhooks of one status each (`sent` of every message, then `delivered`). */
+async function runSingles(s: Started, run: string): Promise<SinglesResult> {
+  const ids = await seed(s, `${run}one`, Math.ceil(SINGLES / 2));
+  const bodies = [
+    ...ids.map((id) => bodyOf(s, [item(id, 'sent', 1)])),
+    ...ids.map((id) => bodyOf(s, [item(id, 'delivered', 2)])),
+  ];
+  const { answers, appliedMs } = await postWebhooks(s, bodies, CONCURRENCY);
+  const times = answers.map((a) => a.ms).sort((a, b) => a - b);
+  const statuses: Record<string, number> = {};
+  for (const a of answers) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
+  return {
+    webhooks: bodies.length,
+    answerP50Ms: times[Math.floor(times.length / 2)]!,
+    answerP99Ms: times[Math.min(times.length - 1, Math.floor(times.length * 0.99))]!,
+    answers: statuses,
+    appliedMs,
+    perSecond: bodies.length / (appliedMs / 1000),
+  };
+}
+
+async function onBackend(
+  backend: string,
+): Promise<{ sizes: SizeResult[]; singles: SinglesResult }> {
   let storage: Storage;
   let drop = async () => {};
   if (backend === 'postgres') {
@@ -271,11 +336,19 @@ async function onBackend(backend: string): Promise<SizeResult[]> {
           `${backend}: ${r.statuses} statuses, webhook ${r.webhookMs.map((m) => m.toFixed(0)).join(' / ')} ms ` +
             `(median ${r.medianMs.toFixed(0)}), answers ${r.answers.join(',')}; ` +
             `applied ${r.appliedMs.map((m) => m.toFixed(0)).join(' / ')} ms; ` +
-            `per-status reference ${r.referenceMs.toFixed(0)} ms; ratio ${r.ratio.toFixed(3)}`,
+            `${r.perSecond.toFixed(0)} statuses/s`,
         );
         results.push(r);
       }
-      return results;
+      // A warm-up of the one-status path, not counted, then the run.
+      await runSingles(s, `${backend.slice(0, 2)}w`);
+      const one = await runSingles(s, backend.slice(0, 2));
+      console.log(
+        `${backend}: ${one.webhooks} webhooks of one status, answered p50 ${one.answerP50Ms.toFixed(0)} ms, ` +
+          `p99 ${one.answerP99Ms.toFixed(0)} ms (${JSON.stringify(one.answers)}); all applied in ` +
+          `${one.appliedMs.toFixed(0)} ms: ${one.perSecond.toFixed(0)} statuses/s`,
+      );
+      return { sizes: results, singles: one };
     } finally {
       await s.stop();
     }
@@ -287,30 +360,56 @@ async function onBackend(backend: string): Promise<SizeResult[]> {
 
 async function main() {
   const context = runContext();
-  const results: Record<string, SizeResult[]> = {};
+  const results: Record<string, { sizes: SizeResult[]; singles: SinglesResult }> = {};
   for (const backend of BACKENDS) results[backend] = await onBackend(backend);
   await client.terminate();
+  // The reference, after the runs (the same server, the same minutes).
+  const reference: PgbenchResult = await pgbenchSingleInserts(BENCH_DATABASE_URL, {
+    clients: 10,
+    durationS: 10,
+  });
+  const refLine =
+    'missing' in reference
+      ? `pgbench: ${reference.missing}`
+      : `pgbench single-row inserts (10 clients, 10 s): ${figure(reference.tps)} transactions/s`;
+  console.log(refLine);
   mkdirSync(RESULTS, { recursive: true });
   const file = join(RESULTS, `statuses-${new Date().toISOString().replace(/[:.]/g, '-')}.json`);
   writeFileSync(
     file,
-    `${JSON.stringify({ ...context.finish(), loadBefore: context.loadBefore, results }, null, 2)}\n`,
+    `${JSON.stringify({ ...context.finish(), loadBefore: context.loadBefore, results, reference }, null, 2)}\n`,
   );
-  const rows = Object.entries(results).flatMap(([backend, sizes]) =>
+  const name = (backend: string) => (backend === 'postgres' ? 'PostgreSQL' : 'PGlite');
+  const ratio = (perSecond: number) =>
+    'missing' in reference ? '–' : `${(perSecond / reference.tps).toFixed(2)}×`;
+  const sizeRows = Object.entries(results).flatMap(([backend, { sizes }]) =>
     sizes.map((r) => [
-      backend === 'postgres' ? 'PostgreSQL' : 'PGlite',
+      name(backend),
       figure(r.statuses),
       `${figure(r.medianMs)} ms (${r.webhookMs.map((m) => figure(m)).join(', ')})`,
       r.answers.every((a) => a === 200) ? `${r.answers.length} × 200` : r.answers.join(', '),
       `${figure(r.appliedMedianMs)} ms (${r.appliedMs.map((m) => figure(m)).join(', ')})`,
-      `${figure(r.referenceMs)} ms`,
-      `${r.ratio.toFixed(3)}×`,
+      figure(r.perSecond),
+      ratio(r.perSecond),
     ]),
   );
+  const singleRows = Object.entries(results).map(([backend, { singles: r }]) => [
+    name(backend),
+    figure(r.webhooks),
+    `${figure(r.answerP50Ms)} ms / ${figure(r.answerP99Ms)} ms`,
+    Object.entries(r.answers)
+      .map(([status, n]) => `${figure(n)} × ${status}`)
+      .join(', '),
+    `${figure(r.appliedMs)} ms`,
+    figure(r.perSecond),
+    ratio(r.perSecond),
+  ]);
   const section = [
     context.line('npm run bench:statuses'),
     '',
-    `One signed webhook of \`sent\` then \`delivered\` for each of half as many fresh queued messages, POSTed over HTTP to Portico in the bench's process by a client in a worker thread and timed to its answer, then until all its statuses were applied (from the same start), ${REPEATS} times after one not counted (median, then each); the reference is the same number of statuses of other fresh messages applied one transaction each (the per-status path), in the same run on the same database.`,
+    `Reference in the same run: ${refLine}, on the PostgreSQL server the PostgreSQL rows used.`,
+    '',
+    `One signed webhook of \`sent\` then \`delivered\` for each of half as many fresh queued messages, POSTed over HTTP to Portico in the bench's process by a client in a worker thread and timed to its answer, then until all its statuses were applied (from the same start), ${REPEATS} times after one not counted (median, then each).`,
     '',
     table(
       [
@@ -319,10 +418,26 @@ async function main() {
         'answered (median; each)',
         'answers',
         'all applied (median; each)',
-        'per-status reference',
-        'applied ÷ reference',
+        'statuses/s',
+        '÷ pgbench',
       ],
-      rows,
+      sizeRows,
+      [false, true, true, false, true, true, true],
+    ),
+    '',
+    `One status a webhook (as the sandbox sends them): \`sent\` then \`delivered\` of half as many fresh messages, ${CONCURRENCY} webhooks in flight at once, after one such run not counted; statuses applied a second from the first POST until all were applied.`,
+    '',
+    table(
+      [
+        'database',
+        'webhooks',
+        'answered (p50 / p99)',
+        'answers',
+        'all applied',
+        'statuses/s',
+        '÷ pgbench',
+      ],
+      singleRows,
       [false, true, true, false, true, true, true],
     ),
   ].join('\n');

@@ -94,6 +94,33 @@ async function queuedMessages(services: Services, portalId: number, n: number) {
   return ids;
 }
 
+/**
+ * `n` queued messages of the portal with their reservations, written in one statement (the
+ * account's `reserved` raised by their prices, a `reserve` row each): thousands in a moment.
+ */
+async function seededMessages(services: Services, portalId: number, n: number) {
+  const tag = randomBytes(4).toString('hex');
+  const rows = await queryRows<{ id: string }>(
+    services.storage,
+    sql`with inserted as (
+      insert into messages (id, portal_id, direction, wa_id, phone_number_id, type, template_name,
+        template_language, template_category, status, queued_at, price_minor, currency)
+      select 'msg_' || ${tag} || lpad(g::text, 6, '0'), ${portalId}, 'outbound', '+16505550101',
+        ${PHONE_NUMBER_ID}, 'template', 'hello', 'en_US', 'UTILITY', 'queued', now(), ${PRICE},
+        'EUR'
+      from generate_series(1, ${n}) g
+      returning id, price_minor),
+    reserved as (
+      insert into credit_transactions (id, portal_id, kind, amount, currency, message_id, actor)
+      select 'ctx_' || id, ${portalId}, 'reserve', price_minor, 'EUR', id, 'api' from inserted),
+    account as (
+      update credit_accounts set reserved = reserved + (select sum(price_minor) from inserted)
+      where portal_id = ${portalId})
+    select id from inserted order by id`,
+  );
+  return rows.map((r) => r.id);
+}
+
 type Item = Record<string, unknown>;
 
 /** A status item as the Cloud API sends it; `callback` false leaves out the callback data. */
@@ -464,6 +491,142 @@ for (const backend of backends()) {
       await b.services.messaging.statusesApplied();
       assert.deepEqual(await jobs(), [], 'the job is gone with its statuses applied');
       const events = eventsOf(body).map((e) =>
+        e.bizOpaqueCallbackData === undefined
+          ? e
+          : { ...e, bizOpaqueCallbackData: ofQ[ofP.indexOf(e.bizOpaqueCallbackData)]! },
+      );
+      for (const e of events)
+        e.wamid = e.wamid.replace(/msg_[0-9A-Za-z]+/, (id) => ofQ[ofP.indexOf(id)]!);
+      assert.equal(
+        await applyOneByOne(a.services.storage.db, qId, events, statusSteps(a.services)),
+        0,
+      );
+      const applied = await landed(a.services, pId, ofP);
+      assert.deepEqual(applied, await landed(a.services, qId, ofQ));
+      assert.equal(applied.messages[0]!.status, 'read');
+    });
+    test('a webhook of 10,000 statuses as the Cloud API sends them (over 1 MiB) is answered, then applied whole', async (t) => {
+      const provider = await startTestProvider(t);
+      const [a] = (await openInstances(t, backend, 1, {
+        ...provider.env,
+        TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+      })) as [Instance];
+      t.after(() => a.services.stop());
+      const p = await createPortal(a.services);
+      const portalId = await a.services.accounts.portalIdFor(p.portalCode);
+      await connectPortal(a.services, provider, { portalId, userId: p.userId });
+      await a.services.messaging.addCredit({
+        portalId,
+        amount: 1_000_000,
+        note: 'n',
+        actor: CLI_ACTOR,
+      });
+      await a.services.messaging.start();
+      await a.services.messaging.startWorkers();
+      const ids = await seededMessages(a.services, portalId, 5000);
+      // As Meta sends them: the conversation and the pricing on each (some 350 bytes a status).
+      const full = (id: string, status: string, second: number): Item => ({
+        ...item(id, status, second),
+        conversation: {
+          id: `c${id.padEnd(31, '0')}`,
+          ...(status === 'sent' && { expiration_timestamp: String(T0 + 86_400) }),
+          origin: { type: 'utility' },
+        },
+        pricing: { billable: true, pricing_model: 'PMP', category: 'utility', type: 'regular' },
+      });
+      const statuses = [
+        ...ids.map((id) => full(id, 'sent', 1)),
+        ...ids.map((id) => full(id, 'delivered', 2)),
+      ];
+      const wabaId = (await a.services.partner.wabaIdsOf(portalId))[0]!;
+      const body = webhookBody(wabaId, statuses);
+      assert.equal(statuses.length, 10_000);
+      assert.ok(Buffer.byteLength(body) > 1024 * 1024, `${Buffer.byteLength(body)} bytes`);
+      const res = await post(a.app, provider.appSecret, body);
+      assert.equal(res.statusCode, 200, res.body);
+      await a.services.messaging.statusesApplied();
+      // Each settled at the category billed (the price table's, not the reserved price).
+      const [counts] = await queryRows<{ n: number; unsettled: number; charged: number }>(
+        a.services.storage,
+        sql`select count(*) filter (where status = 'delivered')::int as n,
+              count(*) filter (where charged_minor is null)::int as unsettled,
+              coalesce(sum(charged_minor), 0)::int as charged
+            from messages where portal_id = ${portalId}`,
+      );
+      assert.equal(counts!.n, 5000);
+      assert.equal(counts!.unsettled, 0);
+      const [events] = await queryRows<{ n: number }>(
+        a.services.storage,
+        sql`select count(*)::int as n from webhook_events
+            where portal_id = ${portalId} and type = 'message.status'`,
+      );
+      assert.equal(events!.n, 10_000);
+      const credit = await a.services.messaging.credit({ portalId });
+      assert.deepEqual(
+        { balance: credit.balance, reserved: credit.reserved },
+        { balance: 1_000_000 - counts!.charged, reserved: 0 },
+      );
+    });
+
+    test("the webhooks waiting are applied together, each portal's statuses as one set in one transaction, as the per-status path would", async (t) => {
+      const provider = await startTestProvider(t);
+      const instances: Instance[] = [];
+      t.after(async () => {
+        for (const i of instances) await i.services.stop();
+      });
+      instances.push(
+        ...(await openInstances(t, backend, 2, {
+          ...provider.env,
+          TOKEN_ENCRYPTION_KEYS: `k1:${randomBytes(32).toString('base64')}`,
+        })),
+      );
+      const [a, b] = instances as [Instance, Instance];
+      const [p, q] = [await createPortal(a.services), await createPortal(a.services)];
+      const [pId, qId] = [
+        await a.services.accounts.portalIdFor(p.portalCode),
+        await a.services.accounts.portalIdFor(q.portalCode),
+      ];
+      await connectPortal(a.services, provider, { portalId: pId, userId: p.userId });
+      for (const portalId of [pId, qId])
+        await a.services.messaging.addCredit({
+          portalId,
+          amount: 10_000,
+          note: 'n',
+          actor: CLI_ACTOR,
+        });
+      await a.services.messaging.start();
+      const ofP = await seededMessages(a.services, pId, 12);
+      const ofQ = await seededMessages(a.services, qId, 12);
+      await a.services.messaging.stop();
+      // One status a webhook, as the sandbox and many providers send them: a job each, waiting.
+      const wabaId = (await a.services.partner.wabaIdsOf(pId))[0]!;
+      const all = batchOf(ofP);
+      for (const status of all) {
+        const res = await post(a.app, provider.appSecret, webhookBody(wabaId, [status]));
+        assert.equal(res.statusCode, 200, res.body);
+      }
+      const [waiting] = await queryRows<{ n: number }>(
+        a.services.storage,
+        sql`select count(*)::int as n from pgboss.job where name = ${STATUS_QUEUE}`,
+      );
+      assert.equal(waiting!.n, all.length);
+
+      await b.services.messaging.start();
+      await b.services.messaging.startWorkers();
+      await b.services.messaging.statusesApplied();
+      const [left] = await queryRows<{ n: number }>(
+        a.services.storage,
+        sql`select count(*)::int as n from pgboss.job where name = ${STATUS_QUEUE}`,
+      );
+      assert.equal(left!.n, 0, 'every job gone with its statuses applied');
+      // The events of one transaction share its id: one set, not one per webhook.
+      const [sets] = await queryRows<{ n: number }>(
+        a.services.storage,
+        sql`select count(distinct writer_xid)::int as n from webhook_events
+            where portal_id = ${pId} and type = 'message.status'`,
+      );
+      assert.equal(sets!.n, 1);
+      const events = eventsOf(webhookBody(wabaId, all)).map((e) =>
         e.bizOpaqueCallbackData === undefined
           ? e
           : { ...e, bizOpaqueCallbackData: ofQ[ofP.indexOf(e.bizOpaqueCallbackData)]! },

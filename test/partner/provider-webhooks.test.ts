@@ -259,13 +259,13 @@ for (const backend of backends()) {
       assert.equal((await post(s, template, sign(s.p.appSecret, template))).statusCode, 200);
     });
 
-    test("a body over the receiver's 1 MiB limit is 413 stating that limit", async (t) => {
+    test("a body over the receiver's 8 MiB limit is 413 stating that limit", async (t) => {
       const s = await setup(t, backend);
-      const body = notification(s.wabaIds[0]!, 'messages', { pad: 'x'.repeat(1024 * 1024) });
+      const body = notification(s.wabaIds[0]!, 'messages', { pad: 'x'.repeat(8 * 1024 * 1024) });
       const res = await post(s, body, sign(s.p.appSecret, body));
       assert.equal(res.statusCode, 413);
       assert.equal(res.json().error.code, 'payload_too_large');
-      assert.match(res.json().error.message, /1 MiB/);
+      assert.match(res.json().error.message, /8 MiB/);
       assert.equal(s.recorded.length, 0);
     });
 

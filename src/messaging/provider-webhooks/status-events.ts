@@ -17,7 +17,8 @@
  * daily counts in the same transaction (store/daily-counts.ts).
  *
  * A webhook's statuses are accepted first: stored as one job and applied after the answer
- * (`queueStatuses`, status-queue.ts). They are applied as a set, in one transaction of a few
+ * (`queueStatuses`, status-queue.ts), the jobs of a portal waiting together
+ * (docs/decisions/0060-status-sets.md). They are applied as a set, in one transaction of a few
  * statements whatever their number: the messages named locked in one statement, the events
  * folded over them in the order sent (exactly as one at a time would), then the messages, the
  * ledger rows, the daily counts, the inbox notifications and the tenant events written one

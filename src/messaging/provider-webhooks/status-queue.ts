@@ -3,14 +3,17 @@
  * are stored as one job of the `message.statuses` queue (one insert on the service's job queue,
  * `jobs/job-queue.ts`), the webhook is answered, and this instance applies the job at once in
  * the background (status-events.ts, as one set). The answer's time is the insert's, whatever
- * the number of statuses (docs/decisions/0040-status-batches.md).
+ * the number of statuses (docs/decisions/0040-status-batches.md). The jobs waiting are taken
+ * together (up to 200 at a time) and each portal's applied as one set, in one transaction:
+ * a provider that sends one status per webhook costs a few statements per set, not per status
+ * (docs/decisions/0060-status-sets.md).
  *
- * - Exactly once: a job is deleted in the transaction that applies its statuses, so it is
- *   applied and gone together, or neither. Should the set's transaction fail, the statuses are
- *   applied one transaction each and the job deleted after (applying a status again changes
- *   nothing).
- * - In order: one loop per instance takes the jobs one at a time, oldest first (pg-boss fetches
- *   by creation time). A job that failed (the database down) is retried by pg-boss with backoff,
+ * - Exactly once: the jobs of a set are deleted in the transaction that applies their
+ *   statuses, so they are applied and gone together, or neither. Should the set's transaction
+ *   fail, the statuses are applied one transaction each and the jobs deleted after (applying a
+ *   status again changes nothing).
+ * - In order: one loop per instance takes the jobs oldest first (pg-boss fetches by creation
+ *   time), and a portal's statuses are applied in that order. A job that failed (the database down) is retried by pg-boss with backoff,
  *   after newer ones: statuses only move a message forward, so a late one changes nothing.
  * - Nothing lost: a job whose instance stopped or died before applying it stays in the queue
  *   (an active one until it expires) and is taken by the sweep every few seconds, on any
@@ -21,6 +24,7 @@
  * @see https://github.com/timgit/pg-boss/blob/10.4.2/docs/readme.md ("send", "fetch", "deleteJob")
  * @see docs/messaging.md "Statuses"
  */
+import { JOB_SCHEMA } from '../../jobs/job-insert.ts';
 import type { JobQueue, JobTx } from '../../jobs/job-queue.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { warnCaught } from '../../platform/process-faults.ts';
@@ -34,6 +38,13 @@ const RETRY_LIMIT = 12;
 const RETRY_DELAY_S = 2;
 /** Seconds a taken job may stay unapplied before another loop takes it (an instance died). */
 const EXPIRE_S = 300;
+/** Jobs taken at once: one webhook each, applied together per portal. */
+const JOBS_PER_TAKE = 200;
+/**
+ * Characters of stored statuses applied in one transaction at most (some 10,000 statuses),
+ * unless one job alone holds more.
+ */
+const SET_CHARS = 1_000_000;
 
 /** What applying a status reads of it. */
 export type StatusToApply = Pick<
@@ -63,6 +74,34 @@ type StoredStatus = [
 interface StatusJobData {
   portalId: number;
   statuses: string;
+}
+
+/** A job as taken from the queue. */
+interface Job {
+  id: string;
+  data: StatusJobData;
+}
+
+/**
+ * The jobs taken, as the sets they are applied in: each portal's jobs in the order taken
+ * (oldest first), cut where a set's stored statuses would pass `SET_CHARS` (a job larger than
+ * that alone is a set of its own).
+ */
+function groupsOf(taken: readonly Job[]): Job[][] {
+  const byPortal = new Map<number, { jobs: Job[]; chars: number }[]>();
+  for (const job of taken) {
+    const sets = byPortal.get(job.data.portalId) ?? [];
+    byPortal.set(job.data.portalId, sets);
+    const chars = job.data.statuses.length;
+    let last = sets.at(-1);
+    if (!last || last.chars + chars > SET_CHARS) {
+      last = { jobs: [], chars: 0 };
+      sets.push(last);
+    }
+    last.jobs.push(job);
+    last.chars += chars;
+  }
+  return [...byPortal.values()].flatMap((sets) => sets.map((set) => set.jobs));
 }
 
 function stored(e: StatusToApply): StoredStatus {
@@ -148,25 +187,67 @@ export function createStatusQueue(deps: {
       throw err;
     }));
 
-  /** Apply one job; false when the queue had none. */
-  async function takeOne(): Promise<boolean> {
-    const [job] = await jobs.boss.fetch<StatusJobData>(STATUS_QUEUE, { batchSize: 1 });
-    if (!job) return false;
+  /**
+   * Apply the statuses of `group` (jobs of one portal, oldest first) as one set; a job whose
+   * stored text does not parse is failed alone (retried, then kept by pg-boss as failed).
+   */
+  async function applyGroup(group: readonly Job[]): Promise<void> {
+    const portalId = group[0]!.data.portalId;
+    const ids: string[] = [];
+    const statuses: StatusToApply[] = [];
+    for (const job of group) {
+      try {
+        statuses.push(...(JSON.parse(job.data.statuses) as StoredStatus[]).map(restored));
+        ids.push(job.id);
+      } catch (err) {
+        warnCaught(log, { portalId }, err, 'a status job could not be read; retried later');
+        await jobs.boss.fail(STATUS_QUEUE, job.id);
+      }
+    }
+    if (ids.length === 0) return;
     const done = async (tx?: JobTx) => {
       await jobs.boss.deleteJob(
         STATUS_QUEUE,
-        job.id,
+        ids,
         tx === undefined ? {} : { db: jobs.inTransaction(tx) },
       );
     };
-    const { portalId } = job.data;
     try {
-      const statuses = (JSON.parse(job.data.statuses) as StoredStatus[]).map(restored);
       await apply(portalId, statuses, done);
     } catch (err) {
-      warnCaught(log, { portalId }, err, 'applying a status batch failed; retried later');
-      await jobs.boss.fail(STATUS_QUEUE, job.id);
+      warnCaught(
+        log,
+        { portalId, jobs: ids.length },
+        err,
+        'applying a status batch failed; retried later',
+      );
+      await jobs.boss.fail(STATUS_QUEUE, ids);
     }
+  }
+
+  /**
+   * The jobs taken, oldest first: pg-boss returns them in no set order, and its job times are
+   * read in milliseconds, so their order is read from the table (to the microsecond).
+   */
+  async function inOrder(taken: Job[]): Promise<Job[]> {
+    if (taken.length < 2) return taken;
+    const { rows } = await jobs.boss
+      .getDb()
+      .executeSql(
+        `select id from ${JOB_SCHEMA}.job where name = $1 and id = any($2::uuid[]) order by created_on, id`,
+        [STATUS_QUEUE, taken.map((j) => j.id)],
+      );
+    const rank = new Map((rows as { id: string }[]).map((r, i) => [r.id, i]));
+    return [...taken].sort((x, y) => (rank.get(x.id) ?? 0) - (rank.get(y.id) ?? 0));
+  }
+
+  /** Apply the jobs waiting (up to `JOBS_PER_TAKE`); false when the queue had none. */
+  async function takeSome(): Promise<boolean> {
+    const taken = await jobs.boss.fetch<StatusJobData>(STATUS_QUEUE, {
+      batchSize: JOBS_PER_TAKE,
+    });
+    if (taken.length === 0) return false;
+    for (const group of groupsOf(await inOrder(taken))) await applyGroup(group);
     return true;
   }
 
@@ -175,7 +256,7 @@ export function createStatusQueue(deps: {
     // reply is written in this turn's callbacks), then the work starts.
     await new Promise((resolve) => setImmediate(resolve));
     try {
-      while (!stopped && (await takeOne()));
+      while (!stopped && (await takeSome()));
     } catch (err) {
       // The queue could not be read or a failure not recorded: the sweep tries again.
       warnCaught(log, {}, err, 'the status queue could not be read');

@@ -26,8 +26,12 @@ import type { PartnerService } from '../partner-service.ts';
 import type { ProviderWebhookSink } from './provider-webhook-events.ts';
 import { parseProviderWebhook, type WebhookChange } from './provider-webhook-payload.ts';
 
-/** Largest webhook body, in bytes: the provider batches up to 1,000 updates per delivery. */
-const WEBHOOK_BODY_LIMIT = 1024 * 1024;
+/**
+ * Largest webhook body, in bytes (8 MiB): room for 10,000 statuses as the Cloud API sends them
+ * (some 300–700 bytes each with `conversation`, `pricing` and `errors`), so a large batch is
+ * answered rather than refused whole (docs/decisions/0060-status-sets.md).
+ */
+const WEBHOOK_BODY_LIMIT = 8 * 1024 * 1024;
 
 const Verification = Type.Object({
   'hub.mode': Type.Optional(Type.String({ maxLength: 32 })),
