@@ -73,16 +73,31 @@ export interface AttemptBatches {
   load(deliveryId: string): Promise<Loaded | undefined>;
   /** Record a 2xx; false when another run recorded this attempt first. */
   recordSucceeded(item: repo.Succeeded): Promise<boolean>;
+  /**
+   * Put attempt `job.attempt` off until `until`, unsent and not counted: its delivery's next
+   * attempt time moves and the same attempt is queued again for then; false when it is no
+   * longer the delivery's next.
+   */
+  postpone(job: DeliveryJob, until: Date): Promise<boolean>;
 }
 
 /**
- * Batch the attempts' reads (those started in one tick) and their successes (those within
- * `RECORD_WINDOW_MS`) with DataLoader, uncached: each call is answered from its batch's one
- * statement, and a statement that fails rejects each of its calls (their jobs are retried).
+ * Batch the attempts' reads (those started in one tick), their successes and their postponements
+ * (those within `RECORD_WINDOW_MS`: an endpoint's waiting line put off at once by its circuit or
+ * its wait's end) with DataLoader, uncached: each call is answered from its batch's statements,
+ * and a batch that fails rejects each of its calls (their jobs are retried).
  *
  * @see https://github.com/graphql/dataloader#batching
  */
-export function createAttemptBatches(db: Database): AttemptBatches {
+export function createAttemptBatches(
+  db: Database,
+  queue: Pick<WebhookQueue, 'enqueueMany'>,
+): AttemptBatches {
+  const windowed = {
+    cache: false,
+    maxBatchSize: 200,
+    batchScheduleFn: (flush: () => void) => setTimeout(flush, RECORD_WINDOW_MS),
+  };
   const loads = new DataLoader<string, Loaded | undefined>(
     async (ids) => {
       const rows = await repo.loadDeliveriesForAttempt(db, ids);
@@ -91,20 +106,37 @@ export function createAttemptBatches(db: Database): AttemptBatches {
     },
     { cache: false, maxBatchSize: 200 },
   );
-  const successes = new DataLoader<repo.Succeeded, boolean>(
-    async (items) => {
-      const recorded = new Set(await repo.recordSucceeded(db, items));
-      return items.map((i) => recorded.has(i.deliveryId));
-    },
-    {
-      cache: false,
-      maxBatchSize: 200,
-      batchScheduleFn: (flush) => setTimeout(flush, RECORD_WINDOW_MS),
-    },
+  const successes = new DataLoader<repo.Succeeded, boolean>(async (items) => {
+    const recorded = new Set(await repo.recordSucceeded(db, items));
+    return items.map((i) => recorded.has(i.deliveryId));
+  }, windowed);
+  const postponements = new DataLoader<{ job: DeliveryJob; until: Date }, boolean>(
+    (items) =>
+      db.transaction(async (tx) => {
+        const moved = new Set(
+          await repo.postponeDeliveries(
+            tx,
+            items.map(({ job, until }) => ({
+              deliveryId: job.deliveryId,
+              attempt: job.attempt,
+              until,
+            })),
+          ),
+        );
+        await queue.enqueueMany(
+          tx,
+          items
+            .filter(({ job }) => moved.has(job.deliveryId))
+            .map(({ job, until }) => ({ job, startAfter: until })),
+        );
+        return items.map(({ job }) => moved.has(job.deliveryId));
+      }),
+    windowed,
   );
   return {
     load: (deliveryId) => loads.load(deliveryId),
     recordSucceeded: (item) => successes.load(item),
+    postpone: (job, until) => postponements.load({ job, until }),
   };
 }
 
@@ -201,21 +233,6 @@ async function recordOutcome(
   });
 }
 
-/**
- * Put the delivery's attempt `job.attempt` off until `until`, unsent and not counted: its next
- * attempt time moves and the same attempt is queued again for then.
- */
-async function postpone(deps: AttemptDeps, job: DeliveryJob, until: Date): Promise<void> {
-  await deps.db.transaction(async (tx) => {
-    const moved = await tx
-      .update(webhookDeliveries)
-      .set({ nextAttemptAt: until })
-      .where(isNextAttempt(job))
-      .returning({ id: webhookDeliveries.id });
-    if (moved.length > 0) await deps.queue.enqueue(tx, job, until);
-  });
-}
-
 /** What the breaker makes of an outcome. */
 const resultOf = (outcome: AttemptOutcome): AttemptResult =>
   outcome.error === 'timeout' ? 'timeout' : outcome.error === 'aborted' ? 'aborted' : 'other';
@@ -250,7 +267,7 @@ export async function runAttempt(
   );
   if (admission.kind !== 'send') {
     const until = admission.kind === 'postpone' ? admission.until : new Date();
-    await postpone(deps, job, until);
+    await deps.batches.postpone(job, until);
     if (admission.kind === 'postpone') {
       deps.log.debug(
         { endpointId: endpoint.id, deliveryId: delivery.id, reason: admission.reason, until },
@@ -278,7 +295,7 @@ export async function runAttempt(
   if (!outcome) return;
   if (resultOf(outcome) === 'aborted') {
     // The worker is stopping: the same attempt again, as soon as an instance runs.
-    await postpone(deps, job, new Date());
+    await deps.batches.postpone(job, new Date());
     return;
   }
   const recorded =

@@ -212,6 +212,26 @@ export async function recordSucceeded(db: Db, items: readonly Succeeded[]): Prom
   return (result as { rows: { id: string }[] }).rows.map((r) => r.id);
 }
 
+/**
+ * Move many deliveries' next attempt to later, unsent and not counted, each only while its
+ * attempt `attempt` is still its next. Returns the ids moved.
+ */
+export async function postponeDeliveries(
+  db: Db,
+  items: readonly { deliveryId: string; attempt: number; until: Date }[],
+): Promise<string[]> {
+  if (items.length === 0) return [];
+  const rows = JSON.stringify(
+    items.map((i) => ({ id: i.deliveryId, attempt: i.attempt, until: i.until.toISOString() })),
+  );
+  const result: unknown = await db.execute(sql`
+    update ${webhookDeliveries} d set next_attempt_at = v.until
+    from jsonb_to_recordset(${rows}::jsonb) as v(id text, attempt int, until timestamptz)
+    where d.id = v.id and d.status = 'pending' and d.attempts = v.attempt - 1
+    returning d.id`);
+  return (result as { rows: { id: string }[] }).rows.map((r) => r.id);
+}
+
 export async function updateDelivery(
   db: Db,
   id: string,

@@ -240,7 +240,7 @@ function attemptDepsOf(deps: WebhooksServiceDeps, log: Logger): AttemptDeps {
     queue: deps.queue,
     log,
     gate: createLoggedGate(log, gate),
-    batches: createAttemptBatches(deps.db),
+    batches: createAttemptBatches(deps.db, deps.queue),
     retryScheduleMs: deps.retryScheduleMs ?? RETRY_SCHEDULE_MS,
     send: {
       policy: deps.addressPolicy,
