@@ -282,7 +282,7 @@ async function main() {
     figure(r.perSecond),
     `${(r.perSecond / floorRun.perSecond).toFixed(3)}×`,
     `${r.cpuMsPerEvent.toFixed(2)} ms`,
-    figure(r.connections),
+    String(r.connections),
   ];
   const section = [
     context.line('npm run bench:webhooks'),
