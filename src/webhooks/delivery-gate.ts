@@ -31,9 +31,9 @@ export interface GateSettings {
 }
 
 export const GATE_SETTINGS: GateSettings = {
-  perEndpoint: 2,
-  perPortal: 4,
-  waitingPerPortal: 16,
+  perEndpoint: 4,
+  perPortal: 8,
+  waitingPerPortal: 60,
   maxWaitMs: 10_000,
   busyRetryMs: 2_000,
   openMs: 30_000,

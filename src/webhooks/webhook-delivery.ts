@@ -5,9 +5,16 @@
  * attempt may take the whole timeout); the outcome is written only if this attempt is still the
  * delivery's next one, so a duplicate job records nothing (it may still have sent: at least once).
  *
+ * Concurrent attempts share statements (`createAttemptBatches`): the deliveries of the attempts a
+ * fetch started are read in one statement, and the successes that arrive within a few
+ * milliseconds of each other are written in one. A failure, and a success at an endpoint that
+ * was failing, is written in a transaction of its own (it may queue the next attempt, clear or
+ * set the endpoint's failing time, or disable it).
+ *
  * @see https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md#delivery-behavior
  * @see docs/webhooks.md "Delivery and retries"
  */
+import DataLoader from 'dataloader';
 import { and, eq } from 'drizzle-orm';
 import { recordAuditEvent, type Actor } from '../audit/audit-log.ts';
 import type { Database } from '../db/client.ts';
@@ -50,10 +57,88 @@ export interface AttemptDeps {
   retryScheduleMs: readonly number[];
   /** This instance's lanes and circuit breakers. */
   gate: DeliveryGate;
+  /** Shared statements of concurrent attempts (`createAttemptBatches`). */
+  batches: AttemptBatches;
   log: Logger;
 }
 
 type Loaded = NonNullable<Awaited<ReturnType<typeof repo.loadDeliveryForAttempt>>>;
+
+/** Successes that arrive within this many ms of the first are written in one statement. */
+export const RECORD_WINDOW_MS = 5;
+
+/** Statements shared by concurrent attempts (most: 200 rows each). */
+export interface AttemptBatches {
+  /** The delivery with its endpoint and event, or undefined when it is gone. */
+  load(deliveryId: string): Promise<Loaded | undefined>;
+  /** Record a 2xx; false when another run recorded this attempt first. */
+  recordSucceeded(item: repo.Succeeded): Promise<boolean>;
+  /**
+   * Put attempt `job.attempt` off until `until`, unsent and not counted: its delivery's next
+   * attempt time moves and the same attempt is queued again for then; false when it is no
+   * longer the delivery's next.
+   */
+  postpone(job: DeliveryJob, until: Date): Promise<boolean>;
+}
+
+/**
+ * Batch the attempts' reads (those started in one tick), their successes and their postponements
+ * (those within `RECORD_WINDOW_MS`: an endpoint's waiting line put off at once by its circuit or
+ * its wait's end) with DataLoader, uncached: each call is answered from its batch's statements,
+ * and a batch that fails rejects each of its calls (their jobs are retried).
+ *
+ * @see https://github.com/graphql/dataloader#batching
+ */
+export function createAttemptBatches(
+  db: Database,
+  queue: Pick<WebhookQueue, 'enqueueMany'>,
+): AttemptBatches {
+  const windowed = {
+    cache: false,
+    maxBatchSize: 200,
+    batchScheduleFn: (flush: () => void) => setTimeout(flush, RECORD_WINDOW_MS),
+  };
+  const loads = new DataLoader<string, Loaded | undefined>(
+    async (ids) => {
+      const rows = await repo.loadDeliveriesForAttempt(db, ids);
+      const byId = new Map(rows.map((r) => [r.delivery.id, r]));
+      return ids.map((id) => byId.get(id));
+    },
+    { cache: false, maxBatchSize: 200 },
+  );
+  const successes = new DataLoader<repo.Succeeded, boolean>(async (items) => {
+    const recorded = new Set(await repo.recordSucceeded(db, items));
+    return items.map((i) => recorded.has(i.deliveryId));
+  }, windowed);
+  const postponements = new DataLoader<{ job: DeliveryJob; until: Date }, boolean>(
+    (items) =>
+      db.transaction(async (tx) => {
+        const moved = new Set(
+          await repo.postponeDeliveries(
+            tx,
+            items.map(({ job, until }) => ({
+              deliveryId: job.deliveryId,
+              attempt: job.attempt,
+              until,
+            })),
+          ),
+        );
+        await queue.enqueueMany(
+          tx,
+          items
+            .filter(({ job }) => moved.has(job.deliveryId))
+            .map(({ job, until }) => ({ job, startAfter: until })),
+        );
+        return items.map(({ job }) => moved.has(job.deliveryId));
+      }),
+    windowed,
+  );
+  return {
+    load: (deliveryId) => loads.load(deliveryId),
+    recordSucceeded: (item) => successes.load(item),
+    postpone: (job, until) => postponements.load({ job, until }),
+  };
+}
 
 /**
  * The wait before the attempt after `attempt`, in ms, or null when the schedule is over: the
@@ -148,21 +233,6 @@ async function recordOutcome(
   });
 }
 
-/**
- * Put the delivery's attempt `job.attempt` off until `until`, unsent and not counted: its next
- * attempt time moves and the same attempt is queued again for then.
- */
-async function postpone(deps: AttemptDeps, job: DeliveryJob, until: Date): Promise<void> {
-  await deps.db.transaction(async (tx) => {
-    const moved = await tx
-      .update(webhookDeliveries)
-      .set({ nextAttemptAt: until })
-      .where(isNextAttempt(job))
-      .returning({ id: webhookDeliveries.id });
-    if (moved.length > 0) await deps.queue.enqueue(tx, job, until);
-  });
-}
-
 /** What the breaker makes of an outcome. */
 const resultOf = (outcome: AttemptOutcome): AttemptResult =>
   outcome.error === 'timeout' ? 'timeout' : outcome.error === 'aborted' ? 'aborted' : 'other';
@@ -177,7 +247,7 @@ export async function runAttempt(
   job: DeliveryJob,
   context: AttemptContext,
 ): Promise<void> {
-  const loaded = await deps.db.transaction((tx) => repo.loadDeliveryForAttempt(tx, job.deliveryId));
+  const loaded = await deps.batches.load(job.deliveryId);
   if (!loaded) return;
   const { delivery, endpoint, event } = loaded;
   if (delivery.status !== 'pending' || delivery.attempts >= job.attempt) return;
@@ -189,12 +259,15 @@ export async function runAttempt(
     });
     return;
   }
+  // Decrypted before the endpoint's turn, so a lane holds only the signing and the exchange.
+  const opened = await open(deps, loaded);
+  if (!opened) return;
   const admission = await context.park(
     deps.gate.acquire(endpoint.portalId, endpoint.id, context.signal),
   );
   if (admission.kind !== 'send') {
     const until = admission.kind === 'postpone' ? admission.until : new Date();
-    await postpone(deps, job, until);
+    await deps.batches.postpone(job, until);
     if (admission.kind === 'postpone') {
       deps.log.debug(
         { endpointId: endpoint.id, deliveryId: delivery.id, reason: admission.reason, until },
@@ -203,46 +276,63 @@ export async function runAttempt(
     }
     return;
   }
-  let result: AttemptResult = 'other';
+  let outcome: AttemptOutcome | null = null;
   try {
-    const outcome = await send(deps, loaded, context.signal);
-    if (!outcome) return;
-    result = resultOf(outcome);
-    if (result === 'aborted') {
-      // The worker is stopping: the same attempt again, as soon as an instance runs.
-      await postpone(deps, job, new Date());
-      return;
-    }
-    const recorded = await recordOutcome(deps, loaded, job, outcome);
-    // Ids, codes and times only: never the payload, the URL's query or the answer.
-    deps.log.info(
-      {
-        portalId: endpoint.portalId,
-        endpointId: endpoint.id,
-        deliveryId: delivery.id,
-        eventType: event.type,
-        attempt: job.attempt,
-        statusCode: outcome.statusCode,
-        error: outcome.error,
-        latencyMs: outcome.latencyMs,
-        recorded,
-      },
-      'webhook attempt',
+    const headers = signDelivery(event.id, new Date(), opened.body, opened.secrets);
+    outcome = await sendWebhook(
+      endpoint.url,
+      opened.body,
+      headers,
+      deps.send,
+      context.signal,
+      endpoint.id,
     );
   } finally {
-    admission.release(result);
+    // A lane is the HTTP exchange: it frees as soon as the answer is in, before the outcome is
+    // written, so the endpoint's next attempt is sent meanwhile.
+    admission.release(outcome ? resultOf(outcome) : 'other');
   }
+  if (!outcome) return;
+  if (resultOf(outcome) === 'aborted') {
+    // The worker is stopping: the same attempt again, as soon as an instance runs.
+    await deps.batches.postpone(job, new Date());
+    return;
+  }
+  const recorded =
+    outcome.error === null && outcome.statusCode !== null && endpoint.failingSince === null
+      ? await deps.batches.recordSucceeded({
+          deliveryId: delivery.id,
+          attempt: job.attempt,
+          statusCode: outcome.statusCode,
+          latencyMs: outcome.latencyMs,
+          at: new Date(),
+        })
+      : await recordOutcome(deps, loaded, job, outcome);
+  // Ids, codes and times only: never the payload, the URL's query or the answer.
+  deps.log.info(
+    {
+      portalId: endpoint.portalId,
+      endpointId: endpoint.id,
+      deliveryId: delivery.id,
+      eventType: event.type,
+      attempt: job.attempt,
+      statusCode: outcome.statusCode,
+      error: outcome.error,
+      latencyMs: outcome.latencyMs,
+      recorded,
+    },
+    'webhook attempt',
+  );
 }
 
 /**
- * Sign and send the delivery's event; null (the delivery ended as failed) when its secret or
- * its data cannot be decrypted.
+ * The delivery's body and signing secrets, decrypted; null (the delivery ended as failed) when
+ * its secret or its data cannot be decrypted.
  */
-async function send(
+async function open(
   deps: AttemptDeps,
   { delivery, endpoint, event }: Loaded,
-  signal: AbortSignal,
-): Promise<AttemptOutcome | null> {
+): Promise<{ body: string; secrets: string[] } | null> {
   let secrets: string[];
   try {
     secrets = secretsOf(endpoint, deps.keyring);
@@ -274,6 +364,5 @@ async function send(
     deps.log.error({ eventId: event.id, deliveryId: delivery.id }, 'webhook event unreadable');
     return null;
   }
-  const headers = signDelivery(event.id, new Date(), body, secrets);
-  return sendWebhook(endpoint.url, body, headers, deps.send, signal);
+  return { body, secrets };
 }

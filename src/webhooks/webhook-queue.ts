@@ -11,6 +11,7 @@
  * @see docs/webhooks.md "Delivery and retries"
  */
 import { setMaxListeners } from 'node:events';
+import DataLoader from 'dataloader';
 import type PgBoss from 'pg-boss';
 import { JOB_SCHEMA } from '../jobs/job-insert.ts';
 import type { JobQueue } from '../jobs/job-queue.ts';
@@ -85,9 +86,12 @@ export interface WorkerSettings {
 
 export const WORKER_SETTINGS: WorkerSettings = {
   pollingIntervalSeconds: 0.5,
-  concurrency: 16,
+  concurrency: 128,
   perPortal: GATE_SETTINGS.perEndpoint + GATE_SETTINGS.waitingPerPortal,
 };
+
+/** Completed jobs within this many ms of the first are marked so in one statement. */
+export const COMPLETE_WINDOW_MS = 5;
 
 /**
  * pg-boss's `fetch` (mark up to `$2` due jobs of queue `$1` active and return them, skipping
@@ -97,7 +101,8 @@ export const WORKER_SETTINGS: WorkerSettings = {
  * or the attempts its endpoint's circuit put off, all due at the same moment) therefore takes
  * one job of a fetch per portal with due jobs before its second, and never stands before
  * another portal's next delivery. `$3` (a JSON object, portal id → count) caps what a portal
- * may take; a job without a portal is a group of its own. The ranking reads every due job of
+ * already in hand may take, `$4` what any other may; a job without a portal is a group of its
+ * own. The ranking reads every due job of
  * the queue, each poll: a sort of the backlog, no index.
  *
  * @see https://github.com/timgit/pg-boss/blob/10.4.2/src/plans.js (fetchNextJob)
@@ -115,7 +120,7 @@ const FETCH_IN_TURNS = `
     SELECT j.id
     FROM ${JOB_SCHEMA}.job j JOIN due ON due.id = j.id
       LEFT JOIN jsonb_each_text($3::jsonb) AS cap(portal, room) ON cap.portal = due.portal
-    WHERE j.name = $1 AND j.state < 'active' AND due.turn <= coalesce(cap.room::int, $2)
+    WHERE j.name = $1 AND j.state < 'active' AND due.turn <= coalesce(cap.room::int, $4)
     ORDER BY due.turn, due.priority DESC, due.created_on, due.id
     LIMIT $2
     FOR UPDATE OF j SKIP LOCKED
@@ -130,12 +135,13 @@ const FETCH_IN_TURNS = `
 
 /**
  * Up to `batchSize` due delivery jobs, marked active, in turns across portals, at most
- * `room.get(p)` of portal `p`.
+ * `room.get(p)` of portal `p` and `perPortal` of a portal not in `room`.
  */
 async function fetchInTurns(
   boss: PgBoss,
   batchSize: number,
   room: ReadonlyMap<number, number>,
+  perPortal: number,
 ): Promise<PgBoss.Job<DeliveryJob>[]> {
   const { rows } = await boss
     .getDb()
@@ -143,6 +149,7 @@ async function fetchInTurns(
       DELIVERY_QUEUE,
       batchSize,
       JSON.stringify(Object.fromEntries(room)),
+      perPortal,
     ]);
   return rows as PgBoss.Job<DeliveryJob>[];
 }
@@ -152,6 +159,12 @@ async function fetchInTurns(
  * portals and at most `perPortal` of one portal in hand, and runs each on its own, completing
  * (or failing) each job when its attempt ends — never waiting for a batch's slowest attempt.
  * pg-boss's `work` would hand out batches, oldest first, and wait for the whole batch.
+ *
+ * While there is work it never waits out the polling interval: a fetch that filled every free
+ * slot is followed by the next at once; a fetch that took fewer (the queue had no more due jobs
+ * this worker may take) waits for the interval, or until a quarter of the slots is free again
+ * (when all were taken) or a portal that had its whole room is down to half of it. Completed
+ * jobs are marked in one statement per few milliseconds (`COMPLETE_WINDOW_MS`).
  */
 function startDeliveryWorker(
   boss: PgBoss,
@@ -181,9 +194,22 @@ function startDeliveryWorker(
         resolve();
       };
     });
+  // Woken when enough slots are free for a fetch worth its statement (a quarter of them).
+  const refill = Math.max(1, Math.floor(settings.concurrency / 4));
   const slotFreed = () => {
-    if (full) wake?.();
+    if (full && settings.concurrency - busy >= refill) wake?.();
   };
+  const completions = new DataLoader<string, true>(
+    async (ids) => {
+      await boss.complete(DELIVERY_QUEUE, [...ids]);
+      return ids.map(() => true as const);
+    },
+    {
+      cache: false,
+      maxBatchSize: 500,
+      batchScheduleFn: (flush) => setTimeout(flush, COMPLETE_WINDOW_MS),
+    },
+  );
   const context: AttemptContext = {
     signal: stopping.signal,
     async park(wait) {
@@ -198,7 +224,7 @@ function startDeliveryWorker(
   };
   const settle = async (job: PgBoss.Job<DeliveryJob>, ok: boolean) => {
     try {
-      if (ok) await boss.complete(DELIVERY_QUEUE, job.id);
+      if (ok) await completions.load(job.id);
       else await boss.fail(DELIVERY_QUEUE, job.id);
     } catch (err) {
       // The job stays active and expires; pg-boss then hands it out again (a no-op if recorded).
@@ -221,8 +247,9 @@ function startDeliveryWorker(
     const held = inHand.get(portalId) ?? 0;
     if (held <= 1) inHand.delete(portalId);
     else inHand.set(portalId, held - 1);
-    // A portal that had all its room: its next due job is fetched now, not at the next poll.
-    if (held >= settings.perPortal) wake?.();
+    // A portal that had all its room, down to half of it: its next due jobs are fetched now,
+    // not at the next poll.
+    if (held - 1 === Math.floor(settings.perPortal / 2)) wake?.();
   };
   const loop = (async () => {
     const idleMs = settings.pollingIntervalSeconds * 1000;
@@ -235,7 +262,7 @@ function startDeliveryWorker(
       }
       let jobs: PgBoss.Job<DeliveryJob>[] = [];
       try {
-        jobs = await fetchInTurns(boss, free, roomLeft());
+        jobs = await fetchInTurns(boss, free, roomLeft(), settings.perPortal);
       } catch (err) {
         // The database unreachable: said once per interval, and the next poll tries again.
         dependencyFaults.note('job-queue', databaseErrorCode(err), log);
@@ -248,6 +275,7 @@ function startDeliveryWorker(
         running.add(p);
         void p.finally(() => running.delete(p));
       }
+      // Every free slot filled: there may be more due jobs, taken at once.
       if (jobs.length < free) await nap(idleMs);
     }
   })();

@@ -4,7 +4,7 @@
  *
  * @see docs/webhooks.md
  */
-import { and, arrayContains, desc, eq, sql } from 'drizzle-orm';
+import { and, arrayContains, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
 import {
   webhookDeliveries,
@@ -158,6 +158,78 @@ export async function loadDeliveryForAttempt(tx: Tx, deliveryId: string) {
     .where(eq(webhookDeliveries.id, deliveryId))
     .for('update', { of: webhookDeliveries });
   return row;
+}
+
+/**
+ * `loadDeliveryForAttempt` for many deliveries in one statement (the attempts a worker's fetch
+ * started together), without a lock: an attempt's outcome is written only while it is still its
+ * delivery's next (`recordSucceeded`, the attempt's own transaction). Rows in no given order;
+ * an id without a row is absent.
+ */
+export function loadDeliveriesForAttempt(db: Db, deliveryIds: readonly string[]) {
+  return db
+    .select({ delivery: webhookDeliveries, endpoint: webhookEndpoints, event: webhookEvents })
+    .from(webhookDeliveries)
+    .innerJoin(webhookEndpoints, eq(webhookEndpoints.id, webhookDeliveries.endpointId))
+    .innerJoin(webhookEvents, eq(webhookEvents.id, webhookDeliveries.eventId))
+    .where(inArray(webhookDeliveries.id, [...deliveryIds]));
+}
+
+/** A 2xx answer to attempt `attempt` of a delivery. */
+export interface Succeeded {
+  deliveryId: string;
+  attempt: number;
+  statusCode: number;
+  latencyMs: number;
+  /** When the attempt was made. */
+  at: Date;
+}
+
+/**
+ * Record many successful attempts in one statement: each delivery becomes `succeeded` with its
+ * attempt's figures — only while that attempt is still its next (pending, the attempts before
+ * it made), so a duplicate job records nothing. Returns the ids recorded.
+ */
+export async function recordSucceeded(db: Db, items: readonly Succeeded[]): Promise<string[]> {
+  if (items.length === 0) return [];
+  const rows = JSON.stringify(
+    items.map((i) => ({
+      id: i.deliveryId,
+      attempt: i.attempt,
+      code: i.statusCode,
+      latency: i.latencyMs,
+      at: i.at.toISOString(),
+    })),
+  );
+  const result: unknown = await db.execute(sql`
+    update ${webhookDeliveries} d set
+      status = 'succeeded', attempts = v.attempt, last_status_code = v.code, last_error = null,
+      last_latency_ms = v.latency, last_attempt_at = v.at, next_attempt_at = null
+    from jsonb_to_recordset(${rows}::jsonb)
+      as v(id text, attempt int, code int, latency int, at timestamptz)
+    where d.id = v.id and d.status = 'pending' and d.attempts = v.attempt - 1
+    returning d.id`);
+  return (result as { rows: { id: string }[] }).rows.map((r) => r.id);
+}
+
+/**
+ * Move many deliveries' next attempt to later, unsent and not counted, each only while its
+ * attempt `attempt` is still its next. Returns the ids moved.
+ */
+export async function postponeDeliveries(
+  db: Db,
+  items: readonly { deliveryId: string; attempt: number; until: Date }[],
+): Promise<string[]> {
+  if (items.length === 0) return [];
+  const rows = JSON.stringify(
+    items.map((i) => ({ id: i.deliveryId, attempt: i.attempt, until: i.until.toISOString() })),
+  );
+  const result: unknown = await db.execute(sql`
+    update ${webhookDeliveries} d set next_attempt_at = v.until
+    from jsonb_to_recordset(${rows}::jsonb) as v(id text, attempt int, until timestamptz)
+    where d.id = v.id and d.status = 'pending' and d.attempts = v.attempt - 1
+    returning d.id`);
+  return (result as { rows: { id: string }[] }).rows.map((r) => r.id);
 }
 
 export async function updateDelivery(

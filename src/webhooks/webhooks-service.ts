@@ -18,7 +18,13 @@ import type { Keyring } from '../platform/keyring.ts';
 import type { Logger } from '../platform/logger.ts';
 import { systemResolver, type AddressPolicy, type Resolver } from './address-guard.ts';
 import { createLoggedGate, GATE_SETTINGS, type GateSettings } from './delivery-gate.ts';
-import { runAttempt, RETRY_SCHEDULE_MS, type AttemptDeps } from './webhook-delivery.ts';
+import {
+  createAttemptBatches,
+  runAttempt,
+  RETRY_SCHEDULE_MS,
+  type AttemptDeps,
+} from './webhook-delivery.ts';
+import { AGENT_POOL_SETTINGS, createAgentPool } from './webhook-sender.ts';
 import { createEndpointManagement, type ChangeContext } from './webhook-endpoints.ts';
 import { newEventRow as eventRow, type EventKeyring } from './event-payload.ts';
 import { TEST_EVENT_TYPE, type EventData, type EventType } from './webhook-events.ts';
@@ -227,17 +233,21 @@ function createManualSends(db: Database, deps: EmitDeps) {
 
 /** What an attempt needs, from the service's dependencies (production defaults). */
 function attemptDepsOf(deps: WebhooksServiceDeps, log: Logger): AttemptDeps {
+  const gate = { ...GATE_SETTINGS, ...deps.gate };
   return {
     db: deps.db,
     keyring: deps.keyring,
     queue: deps.queue,
     log,
-    gate: createLoggedGate(log, { ...GATE_SETTINGS, ...deps.gate }),
+    gate: createLoggedGate(log, gate),
+    batches: createAttemptBatches(deps.db, deps.queue),
     retryScheduleMs: deps.retryScheduleMs ?? RETRY_SCHEDULE_MS,
     send: {
       policy: deps.addressPolicy,
       resolver: deps.resolver ?? systemResolver,
       timeoutMs: deps.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS,
+      // As many kept-alive sockets per endpoint as its lanes.
+      agents: createAgentPool({ ...AGENT_POOL_SETTINGS, socketsPerEndpoint: gate.perEndpoint }),
     },
   };
 }
@@ -356,6 +366,10 @@ export function createWebhooksService(deps: WebhooksServiceDeps) {
     /** Start this instance's delivery worker (main.ts; tests). */
     startWorker: () => queue.startWorker((job, context) => runAttempt(attemptDeps, job, context)),
     /** Stop it: the attempts under way are aborted and stay queued (retried after a restart). */
-    stopWorker: () => queue.stopWorker(),
+    stopWorker: async () => {
+      await queue.stopWorker();
+      // The kept-alive connections close with the worker (new ones are opened if it restarts).
+      attemptDeps.send.agents?.close();
+    },
   };
 }

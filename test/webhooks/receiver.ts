@@ -27,6 +27,8 @@ export interface Receiver {
   waitFor(count: number, timeoutMs?: number): Promise<Received[]>;
   /** Stalled requests whose connection the sender still holds open (not yet given up). */
   held(): number;
+  /** TCP connections the receiver accepted so far. */
+  connections(): number;
   close(): Promise<void>;
 }
 
@@ -72,6 +74,8 @@ export async function startReceiver(
       });
     });
   });
+  let connections = 0;
+  server.on('connection', () => connections++);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
@@ -94,6 +98,7 @@ export async function startReceiver(
       return received.slice(0, count);
     },
     held: () => stalled.length,
+    connections: () => connections,
     async close() {
       for (const res of [...stalled]) res.destroy();
       server.closeAllConnections();
