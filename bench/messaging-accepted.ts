@@ -11,7 +11,6 @@ import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { PgDialect } from 'drizzle-orm/pg-core';
 import pg from 'pg';
-import { deliveryJobStatements } from '../src/messaging/outbound/delivery-queue.ts';
 import { queuedMessageStatement } from '../src/messaging/outbound/message-insert.ts';
 import { startSandboxProvider } from '../src/sandbox-provider/sandbox-provider.tsx';
 import type { FromMessagingServer, ToMessagingServer } from './messaging-server.ts';
@@ -86,6 +85,8 @@ export async function startServer(dbUrl: string, placement: Placement) {
     LOG_LEVEL: 'info',
     DATABASE_URL: dbUrl,
     RATE_LIMIT_PER_MINUTE: '1000000',
+    // Meta's highest throughput of a business number.
+    MESSAGING_RATE_PER_NUMBER: '1000',
     TOKEN_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
     BENCH_SANDBOX: placement,
   };
@@ -121,6 +122,7 @@ export async function startServer(dbUrl: string, placement: Placement) {
   });
   return {
     ...ready,
+    dbUrl,
     url: `http://127.0.0.1:${ready.port}`,
     /** The sandbox in this process (`outside` only). */
     sandbox,
@@ -149,6 +151,7 @@ type Server = Awaited<ReturnType<typeof startServer>>;
 async function accepted(server: Server, profile: string | undefined) {
   if (profile) await server.ask({ type: 'profile-start' });
   const cpuBefore = await server.cpuMicros();
+  const startedAt = new Date();
   const result = await autocannon({
     url: `${server.url}/api/v1/external/messaging/messages`,
     connections: CONNECTIONS,
@@ -157,10 +160,13 @@ async function accepted(server: Server, profile: string | undefined) {
     headers: { authorization: server.token, 'content-type': 'application/json' },
     body: body(server.from, 1),
   });
+  const endedAt = new Date();
   const cpu = (await server.cpuMicros()) - cpuBefore;
   if (profile) await server.ask({ type: 'profile-stop', path: profile });
   return {
     perSecond: result.requests.average,
+    /** Messages handed to the provider per second while the sends were arriving. */
+    deliveredPerSecond: (await handedOver(server.dbUrl, startedAt, endedAt)) / DURATION_S,
     /** The server's CPU time per accepted send (its delivery work included), µs. */
     serverCpuPerSendUs: cpu / Math.max(1, result['2xx']),
     serverCpuShare: cpu / 1e6 / DURATION_S,
@@ -170,6 +176,25 @@ async function accepted(server: Server, profile: string | undefined) {
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
   };
+}
+
+/**
+ * Messages whose send attempt (the worker's commit right before the provider call) falls in
+ * `[from, to)` and that the provider accepted (they have a wamid).
+ */
+async function handedOver(dbUrl: string, from: Date, to: Date): Promise<number> {
+  const client = new pg.Client({ connectionString: dbUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ n: string }>(
+      `select count(*) as n from messages where direction = 'outbound'
+       and provider_message_id is not null and send_attempted_at >= $1 and send_attempted_at < $2`,
+      [from, to],
+    );
+    return Number(rows[0]!.n);
+  } finally {
+    await client.end();
+  }
 }
 
 /**
@@ -208,8 +233,6 @@ async function pgbenchAcceptStatement(dbUrl: string, portalId: number): Promise<
       currency: 'EUR',
     },
     { leaseId, actor: 'api', transactionId },
-    // The server's defaults (MESSAGING_RETRY_LIMIT, …_RETRY_DELAY_S, …_JOB_EXPIRE_S).
-    deliveryJobStatements({ retryLimit: 8, retryDelayS: 5, expireS: 60 }),
   );
   const { sql: text, params } = new PgDialect().sqlToQuery(statement);
   const literal = (v: unknown) =>
@@ -256,7 +279,7 @@ export async function acceptedRun(
     if (options.endToEnd) result.endToEnd = await endToEnd(dbUrl, server);
     await server.stop();
     stopped = true;
-    // With no server running: its workers would take the statement's jobs.
+    // With no server running: its workers would take the statement's messages.
     if (options.acceptStatement)
       result.pgbenchAcceptStatement = await pgbenchAcceptStatement(dbUrl, server.portalId);
     return result;
@@ -270,8 +293,8 @@ async function endToEnd(dbUrl: string, server: Server) {
   const db = new pg.Client({ connectionString: dbUrl });
   await db.connect();
   try {
-    // Fail the queued messages and release exactly their reservations, in one statement; their
-    // jobs go (the workers would find them failed and do nothing).
+    // Fail the queued messages and release exactly their reservations, in one statement (the
+    // workers find them failed and do nothing), then wait for the batches in hand to end.
     await db.query(`with drained as (
         update messages set status = 'failed', failed_at = now(), error_code = 'bench_drained'
         where status = 'queued' returning portal_id, price_minor),
@@ -279,13 +302,12 @@ async function endToEnd(dbUrl: string, server: Server) {
         update credit_accounts c set reserved = c.reserved - d.total
         from (select portal_id, sum(price_minor) as total from drained group by portal_id) d
         where c.portal_id = d.portal_id)
-      delete from pgboss.job where name = 'message.send' and state in ('created', 'retry')`);
+      select count(*) from drained`);
     const busy = async () =>
       Number(
         (
           await db.query<{ n: string }>(
-            `select count(*) as n from pgboss.job where name = 'message.send'
-             and state in ('created', 'retry', 'active')`,
+            `select count(*) as n from messages where delivery_due_at is not null`,
           )
         ).rows[0]!.n,
       );

@@ -4,7 +4,8 @@
  * 1. Accepted sends per second for one portal: autocannon in this process, 50 connections,
  *    BENCH_DURATION_S (10) seconds of `POST /messaging/messages` (a template), to Portico in a
  *    process of its own (bench/messaging-server.ts: `services.start()`, so the delivery workers
- *    deliver meanwhile; the access log written), twice: with the sandbox provider inside the
+ *    deliver meanwhile, the sender number paced at MESSAGING_RATE_PER_NUMBER = 1000; the access
+ *    log written), and the messages handed to the provider per second meanwhile, twice: with the sandbox provider inside the
  *    server's process (the development default) and in this process (as the real provider is
  *    remote). Right after each, in the same run, `pgbench` with as many clients for as long:
  *    single-row inserts into a throwaway table (bench/pgbench.ts), reported as
@@ -220,11 +221,10 @@ async function killedInstance(dbUrl: string, logDir: string) {
     await waitFor(async () => (await count()) >= ids.size, 300_000);
     const delivered = await count();
     const stats = s.sandbox.cloud.stats();
-    // What became of any message not delivered: its row, its job, the sandbox's count of it.
+    // What became of any message not delivered: its row, its leases, the sandbox's count of it.
     const notDelivered: unknown = await s.storage.db.execute(
       sql`select m.id, m.status, m.error_code, m.provider_message_id is not null as has_wamid,
-            (select json_agg(json_build_object('state', j.state, 'retries', j.retry_count))
-               from pgboss.job j where j.data->>'messageId' = m.id) as jobs
+            m.delivery_due_at, m.delivery_attempts
           from messages m where m.status not in ('delivered','read') limit 20`,
     );
     const undelivered = (notDelivered as { rows: { id: string }[] }).rows.map((r) => ({
@@ -341,14 +341,14 @@ async function main() {
 
 /** One line per placement: accepted/s, p99, the pgbench reference and the ratio. */
 function summary(run: Record<string, unknown>) {
-  const sends = run.accepted as { perSecond: number; p99Ms: number };
+  const sends = run.accepted as { perSecond: number; p99Ms: number; deliveredPerSecond: number };
   const inserts = run.pgbenchSingleInserts as { tps?: number; missing?: string };
   const reference =
     inserts.tps === undefined
       ? `no pgbench reference: ${inserts.missing}`
       : `pgbench single inserts ${inserts.tps.toFixed(0)}/s, ratio ${(run.ratio as number).toFixed(3)}`;
   console.log(
-    `sandbox ${String(run.placement)} the server's process: ${sends.perSecond.toFixed(0)} accepted/s, p99 ${sends.p99Ms} ms; ${reference}`,
+    `sandbox ${String(run.placement)} the server's process: ${sends.perSecond.toFixed(0)} accepted/s, p99 ${sends.p99Ms} ms, ${sends.deliveredPerSecond.toFixed(0)} handed to the provider/s meanwhile; ${reference}`,
   );
   const statement = run.pgbenchAcceptStatement as { tps?: number } | undefined;
   if (statement?.tps !== undefined)

@@ -108,9 +108,9 @@ export function createBackgroundTasks(deps: {
 const DEFERRED_WORK: readonly DeferredWork[] = [
   {
     name: 'message.send',
-    runsOn: 'job queue',
+    runsOn: 'messages table',
     reason:
-      "one job per message, taken by any instance's delivery worker; a throttled or failed call is retried with backoff (MESSAGING_RETRY_LIMIT, MESSAGING_RETRY_DELAY_S); a job out of attempts fails its message",
+      "each queued message is its own job, claimed in batches by any instance's delivery worker under a lease (MESSAGING_JOB_EXPIRE_S); a throttled or failed call is retried with backoff (MESSAGING_RETRY_LIMIT, MESSAGING_RETRY_DELAY_S); a message out of attempts fails",
   },
   {
     name: 'message.statuses',

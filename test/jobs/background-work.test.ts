@@ -187,7 +187,7 @@ for (const backend of backends()) {
       assert.match(printed, /^sessions\.expire {2}every 3600 s {2}next \d{4}-/m);
       assert.match(printed, /last run \S+ \(1 done, on [^)]+\); 1 runs/);
       assert.match(printed, /webhooks\.event-retention[^]*?failed \(ECONNRESET; 2 in a row\)/);
-      assert.match(printed, /Not periodic:\nmessage\.send {2}\(job queue\)/);
+      assert.match(printed, /Not periodic:\nmessage\.send {2}\(messages table\)/);
     });
   });
 }

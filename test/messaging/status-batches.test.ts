@@ -16,7 +16,6 @@ import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import type { Database } from '../../src/db/client.ts';
 import { messages as messagesTable } from '../../src/db/schema/messages.ts';
 import { settleLease, takeLease } from '../../src/messaging/credit/credit-leases.ts';
-import { deliveryJobStatements } from '../../src/messaging/outbound/delivery-queue.ts';
 import { insertQueuedMessage } from '../../src/messaging/outbound/message-insert.ts';
 import { newMessageId } from '../../src/messaging/outbound/message-sending.ts';
 import { findMessage } from '../../src/messaging/store/messages-repository.ts';
@@ -49,13 +48,7 @@ const T0 = 1_764_000_000;
 /** `n` queued messages of the portal, written as sends write them, from one escrow block. */
 async function queuedMessages(services: Services, portalId: number, n: number) {
   const db = services.storage.db;
-  const { config } = services;
   await services.messaging.start();
-  const queue = deliveryJobStatements({
-    retryLimit: config.MESSAGING_RETRY_LIMIT,
-    retryDelayS: config.MESSAGING_RETRY_DELAY_S,
-    expireS: config.MESSAGING_JOB_EXPIRE_S,
-  });
   const { lease } = await takeLease(db, {
     portalId,
     holder: 'test',
@@ -85,7 +78,6 @@ async function queuedMessages(services: Services, portalId: number, n: number) {
         currency: 'EUR',
       },
       { leaseId: lease.id, actor: 'api' },
-      queue,
     );
     assert.equal(outcome.kind, 'queued');
     ids.push(id);
@@ -464,7 +456,7 @@ for (const backend of backends()) {
       const ofP = await queuedMessages(a.services, pId, 24);
       const ofQ = await queuedMessages(a.services, qId, 24);
       // The sends are not this test's subject: no delivery worker takes these messages.
-      await queryRows(a.services.storage, sql`delete from pgboss.job where name = 'message.send'`);
+      await queryRows(a.services.storage, sql`update messages set delivery_due_at = null`);
       const jobs = () =>
         queryRows<{ state: string; data: unknown }>(
           a.services.storage,

@@ -13,7 +13,6 @@ import { createHmac } from 'node:crypto';
 import { describe, test } from 'node:test';
 import { CLI_ACTOR } from '../../src/audit/audit-log.ts';
 import { settleLease, takeLease } from '../../src/messaging/credit/credit-leases.ts';
-import { deliveryJobStatements } from '../../src/messaging/outbound/delivery-queue.ts';
 import { insertQueuedMessage } from '../../src/messaging/outbound/message-insert.ts';
 import { newMessageId } from '../../src/messaging/outbound/message-sending.ts';
 import {
@@ -31,13 +30,7 @@ import { backends } from '../helpers/storage.ts';
 
 async function queuedMessage(services: Services, portalId: number, wamid: string | null = null) {
   const db = services.storage.db;
-  const { config } = services;
   await services.messaging.start();
-  const queue = deliveryJobStatements({
-    retryLimit: config.MESSAGING_RETRY_LIMIT,
-    retryDelayS: config.MESSAGING_RETRY_DELAY_S,
-    expireS: config.MESSAGING_JOB_EXPIRE_S,
-  });
   const { lease } = await takeLease(db, {
     portalId,
     holder: 'test',
@@ -65,7 +58,6 @@ async function queuedMessage(services: Services, portalId: number, wamid: string
       currency: 'EUR',
     },
     { leaseId: lease.id, actor: 'api' },
-    queue,
   );
   assert.equal(outcome.kind, 'queued');
   assert.equal(await settleLease(db, portalId, lease.id), true);

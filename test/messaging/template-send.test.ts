@@ -8,7 +8,6 @@
 import assert from 'node:assert/strict';
 import { describe, test, type TestContext } from 'node:test';
 import { sql } from 'drizzle-orm';
-import { SEND_QUEUE } from '../../src/messaging/outbound/delivery-queue.ts';
 import { graphProxy } from '../helpers/graph-proxy.ts';
 import { eventually } from '../helpers/instances.ts';
 import { messagingSetup, type MessagingSetup } from '../helpers/messaging.ts';
@@ -26,7 +25,7 @@ function recordingProxy(t: TestContext, sent: unknown[]) {
 
 const TO = '+16505551234';
 
-/** Messages, reservations and delivery jobs the portal has: all zero after a refusal. */
+/** Messages, reservations and messages due for delivery the portal has: all zero after a refusal. */
 async function written(s: MessagingSetup) {
   const count = async (query: ReturnType<typeof sql>) =>
     Number((await queryRows<{ n: unknown }>(s.services.storage, query))[0]!.n);
@@ -35,7 +34,9 @@ async function written(s: MessagingSetup) {
     reserves: await count(
       sql`select count(*) as n from credit_transactions where portal_id = ${s.portalId} and kind = 'reserve'`,
     ),
-    jobs: await count(sql`select count(*) as n from pgboss.job where name = ${SEND_QUEUE}`),
+    due: await count(
+      sql`select count(*) as n from messages where portal_id = ${s.portalId} and delivery_due_at is not null`,
+    ),
   };
 }
 
@@ -198,7 +199,7 @@ for (const backend of backends()) {
       assert.equal(headerOnHello.statusCode, 422);
       assert.match(headerOnHello.json().error.message, /header has no variable/);
 
-      assert.deepEqual(await written(s), { messages: 0, reserves: 0, jobs: 0 });
+      assert.deepEqual(await written(s), { messages: 0, reserves: 0, due: 0 });
     });
 
     test('an image header and a URL suffix: accepted, kept, sent as the Cloud API components', async (t) => {

@@ -116,6 +116,15 @@ export const messages = pgTable(
      * (docs/messaging.md "Retries and failures").
      */
     sendAttemptedAt: at('send_attempted_at'),
+    /**
+     * Outbound: when the delivery worker may take the message (the row is its own delivery
+     * job, docs/messaging.md "The queue"): now at queueing, the end of a worker's lease while
+     * one holds it, the next attempt's time after a retryable failure; null once the worker
+     * is done with it (sent, failed, held or no longer queued).
+     */
+    deliveryDueAt: at('delivery_due_at'),
+    /** Outbound: how many times a delivery worker took the message (its lease count). */
+    deliveryAttempts: integer('delivery_attempts').notNull().default(0),
     /** Outbound: when it was queued. */
     queuedAt: at('queued_at'),
     sentAt: at('sent_at'),
@@ -181,6 +190,10 @@ export const messages = pgTable(
     index('messages_queued_attempts')
       .on(t.sendAttemptedAt)
       .where(sql`${t.status} = 'queued'`),
+    // The delivery worker's claim: the due messages, soonest first.
+    index('messages_delivery_due')
+      .on(t.deliveryDueAt)
+      .where(sql`${t.deliveryDueAt} IS NOT NULL`),
     check('messages_price_not_negative', sql`${t.priceMinor} >= 0`),
     check('messages_charged_not_negative', sql`${t.chargedMinor} >= 0`),
     check(

@@ -1,39 +1,38 @@
 /**
- * The delivery worker: takes `message.send` jobs, paces each sender number, sends through the
- * provider and records the outcome (docs/messaging.md "Delivery and pacing", "Retries and failures").
+ * The delivery worker: takes the batches of messages the delivery queue claims
+ * (delivery-queue.ts), paces each sender number, sends through the provider and records the
+ * outcome (docs/messaging.md "Delivery and pacing", "Retries and failures").
  *
  * The attempt protocol (docs/decisions/0034-delivery-idempotency.md): right before the
  * provider call the worker commits the message's send attempt (`send_attempted_at`), only on a
  * message still `queued`, without a wamid and without an earlier attempt. Then:
- * - the provider accepts: the wamid is written (inside the call) before the job completes;
+ * - the provider accepts: the wamid is written (inside the call) before the lease ends;
  * - the provider answers with a failure (nothing was sent): the attempt is cleared and a
- *   retryable failure (`throttled`, `unavailable`) is handed back to pg-boss for a retry with
+ *   retryable failure (`throttled`, `unavailable`) is handed back to the queue for a retry with
  *   backoff until the retry limit, honouring the provider's `Retry-After` on the sender number;
  *   a final failure (`rejected` and the rest, an inactive connection) fails the message and
  *   releases its credit in one transaction;
  * - no answer (a timeout, a lost connection, this process killed): the outcome is unknown, the
- *   attempt stays, and no worker ever calls the provider for this message again. A job that
- *   finds such an attempt completes without sending ("held"); the message's status webhook
+ *   attempt stays, and no worker ever calls the provider for this message again. A claim that
+ *   finds such an attempt ends without sending ("held"); the message's status webhook
  *   (matched by its `biz_opaque_callback_data`) records its wamid and status, or the settlement
  *   sweep (delivery-settlement.ts) fails it after `MESSAGING_SEND_CONFIRM_S`.
  *
  * So the provider is called at most once per message: a crash between the provider's accept and
  * the record never sends the message twice.
+ *
+ * The attempts and the wamids of the messages in flight are written in batches: each write
+ * waits for the statement that carries it (one at a time; those that arrive meanwhile go in the
+ * next), so the protocol is the same as one statement per message.
  */
 import { setMaxListeners } from 'node:events';
 import type { Database } from '../../db/client.ts';
 import { ConnectionInactiveError } from '../../partner/connections-store.ts';
 import { ProviderError } from '../../partner/provider-error.ts';
 import type { Logger } from '../../platform/logger.ts';
-import type { SendJob } from './delivery-queue.ts';
+import { beginSendAttempts, recordProviderMessageIds, type SendJob } from './delivery-queue.ts';
 import { failQueuedMessage, INACTIVE_ERROR } from '../store/message-failures.ts';
-import {
-  beginSendAttempt,
-  clearSendAttempt,
-  findMessageForDelivery,
-  recordProviderMessageId,
-  type MessageRow,
-} from '../store/messages-repository.ts';
+import { clearSendAttempt, type MessageRow } from '../store/messages-repository.ts';
 import type { OutboundMessage, ProviderAdapter } from '../provider/provider-adapter.ts';
 import type { SenderPacing } from './sender-pacing.ts';
 import type { ContentKeyring, OutboundContent } from '../store/message-content.ts';
@@ -48,6 +47,38 @@ import {
   type ProviderIds,
 } from './outbound-wire.ts';
 import { templateWireComponents } from '../templates/template-wire.ts';
+
+/**
+ * Coalesce concurrent calls into one statement: `run` gets the items that arrived while the
+ * previous statement ran (at most `max`), and each call resolves with its own item's result.
+ */
+function coalescer<T, R>(
+  run: (items: T[]) => Promise<(item: T) => R>,
+  max = 500,
+): (item: T) => Promise<R> {
+  let pending: { item: T; resolve: (r: R) => void; reject: (e: unknown) => void }[] = [];
+  let busy = false;
+  const flush = async (): Promise<void> => {
+    if (busy || pending.length === 0) return;
+    busy = true;
+    const batch = pending.slice(0, max);
+    pending = pending.slice(max);
+    try {
+      const resultOf = await run(batch.map((p) => p.item));
+      for (const p of batch) p.resolve(resultOf(p.item));
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+    } finally {
+      busy = false;
+      void flush();
+    }
+  };
+  return (item) =>
+    new Promise<R>((resolve, reject) => {
+      pending.push({ item, resolve, reject });
+      if (!busy) queueMicrotask(() => void flush());
+    });
+}
 
 /**
  * What became of one job: `held` is a message whose send attempt has an unknown outcome, left
@@ -93,10 +124,20 @@ export function createDeliveryWorker(deps: {
 }) {
   const { db, provider, pacing } = deps;
   const log = deps.logger.child({ component: 'delivery-worker' });
+  /** The attempt of one message, committed with those of the others in flight. */
+  const beginAttempt = coalescer<string, boolean>(async (ids) => {
+    const begun = await beginSendAttempts(db, ids, new Date());
+    return (id) => begun.has(id);
+  });
+  /** The wamid of one message, written with those of the others in flight. */
+  const recordWamid = coalescer<{ id: string; wamid: string }, void>(async (accepted) => {
+    await recordProviderMessageIds(db, accepted);
+    return () => undefined;
+  });
 
   async function deliver(job: SendJob, signal: AbortSignal): Promise<JobOutcome> {
-    const row = await findMessageForDelivery(db, job.data.messageId);
-    if (!row || row.status !== 'queued' || row.providerMessageId !== null) return 'skipped';
+    const { row } = job;
+    if (row.status !== 'queued' || row.providerMessageId !== null) return 'skipped';
     if (row.sendAttemptedAt !== null) return held(row);
     const content = outboundContentOf(deps.keyring, row);
     const ids = await resolveProviderIds(db, row, content);
@@ -116,8 +157,8 @@ export function createDeliveryWorker(deps: {
       // The attempt is committed right before the request; the wamid is recorded inside the
       // send, before a revocation waiting for it goes on.
       const sent = await provider.sendMessage(row.portalId, row.phoneNumberId, message, row.id, {
-        beforeSend: () => beginSendAttempt(db, row.id, new Date()),
-        onAccepted: (wamid) => recordProviderMessageId(db, row.id, wamid),
+        beforeSend: () => beginAttempt(row.id),
+        onAccepted: (wamid) => recordWamid({ id: row.id, wamid }),
       });
       // Another worker's attempt came first (this job was taken over meanwhile).
       if (sent === null) return 'skipped';
@@ -181,7 +222,7 @@ export function createDeliveryWorker(deps: {
           deliver(job, controller.signal).catch((err: unknown) => {
             log.error(
               {
-                messageId: job.data.messageId,
+                messageId: job.row.id,
                 error: err instanceof Error ? err.name : typeof err,
               },
               'message delivery failed unexpectedly; will retry',

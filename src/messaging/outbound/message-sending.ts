@@ -30,7 +30,7 @@ import {
   type OutboundContent,
 } from '../store/message-content.ts';
 import { findMessage } from '../store/messages-repository.ts';
-import { insertQueuedMessage, type JobStatements, type QueuedMessage } from './message-insert.ts';
+import { insertQueuedMessage, type QueuedMessage } from './message-insert.ts';
 import type { SendMessageBody } from '../store/send-kinds-schemas.ts';
 import type { MessagingEvents } from '../events/messaging-events.ts';
 import type { PortalOf, SendMessageResult } from '../store/messaging-types.ts';
@@ -70,7 +70,8 @@ interface SendDeps {
   /** Seals the message's content for its row (message-content.ts). */
   keyring: ContentKeyring;
   provider: SendRulesProvider;
-  queue: JobStatements;
+  /** The delivery queue (delivery-queue.ts), woken once a queued message has committed. */
+  queue: { wake(): void };
   escrow: CreditEscrow;
   prices: MessagingPrices;
   now: () => Date;
@@ -151,7 +152,6 @@ function messageOf(
 /** The statement, on the database or in a transaction; throws LeaseClosed when nothing was written. */
 async function insert(
   db: Parameters<typeof insertQueuedMessage>[0],
-  queue: JobStatements,
   m: QueuedMessage,
   hold: Hold | null,
   clear: OutboundContent | null,
@@ -160,10 +160,8 @@ async function insert(
     db,
     m,
     hold ? { leaseId: hold.leaseId, actor: 'api' } : null,
-    queue,
   );
   if (outcome.kind === 'lease_closed') throw new LeaseClosed();
-  if (outcome.kind === 'no_queue') throw new Error('the delivery queue is not started');
   return {
     status: 202,
     body: { success: true, data: toMessage(outcome.row, clear) },
@@ -180,10 +178,10 @@ async function queueOnce(
   key: KeyOf,
   limited: BusinessInitiated | null,
 ): Promise<SendMessageResult> {
-  const { db, queue } = deps;
+  const { db } = deps;
   const { portalId } = m;
   if (key.idempotencyKey === undefined && !hold?.zone && !limited)
-    return insert(db, queue, m, hold, clear);
+    return insert(db, m, hold, clear);
   return db.transaction(async (tx) => {
     if (key.idempotencyKey !== undefined) {
       const first = await claimOrReplay(tx, portalId, key.idempotencyKey, key.requestHash);
@@ -194,7 +192,7 @@ async function queueOnce(
     if (limited) await assertWithinMessagingLimit(tx, portalId, limited, deps.now());
     // One zone send of the portal at a time, each seeing the ones before it committed.
     if (hold?.zone) await lockCreditZone(tx, portalId);
-    const result = await insert(tx, queue, m, hold, clear);
+    const result = await insert(tx, m, hold, clear);
     if (key.idempotencyKey !== undefined)
       await saveIdempotentResponse(tx, portalId, key.idempotencyKey, {
         status: result.status,
@@ -251,7 +249,11 @@ export function createSendMessage(deps: SendDeps) {
         throw err;
       }
       if (result.replayed) hold?.unused();
-      else hold?.done();
+      else {
+        hold?.done();
+        // Committed: this instance's delivery worker takes it now rather than at its next look.
+        deps.queue.wake();
+      }
       return result;
     }
   }

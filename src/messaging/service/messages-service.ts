@@ -1,6 +1,6 @@
 /**
- * The messaging service: sending (checks, then the message row, the credit reservation from
- * this instance's escrow block and the delivery job in one statement), the message log and its summary, the credit ledger, the
+ * The messaging service: sending (checks, then the message row, due for delivery, and the
+ * credit reservation from this instance's escrow block in one statement), the message log and its summary, the credit ledger, the
  * provider's webhook events, and the delivery workers.
  *
  * The pieces: checks in send-rules.ts, queries in messages-repository.ts and credit-ledger.ts,
@@ -76,7 +76,7 @@ interface MessagingServiceDeps {
 
 /** The service, plus the queue's life cycle (main.ts and tests drive it). */
 export interface MessagingRuntime extends MessagingService {
-  /** Start the job queue and create the delivery queues; sends need it. Idempotent. */
+  /** Start the job queue and create the status queue; sends need it. Idempotent. */
   start(): Promise<void>;
   /**
    * Start this instance's delivery workers and the sweep of status batches other instances left
@@ -98,7 +98,7 @@ export interface MessagingRuntime extends MessagingService {
   stop(): Promise<void>;
   /** The send path as the consent module's confirmation replies use it. */
   keywordReplies: KeywordReplies;
-  /** Jobs waiting in the queue (tests, benchmark). */
+  /** Messages due for delivery or under a worker's lease (tests, benchmark). */
   waitingJobs(): Promise<number>;
   /**
    * Resolves when every status batch this instance accepted from the provider's webhooks has
@@ -115,7 +115,7 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
   const db: Database = storage.db;
   const now = deps.now ?? (() => new Date());
   const { provider } = deps;
-  const queue = createDeliveryQueue({ jobs: deps.jobs, settings: deps.queue });
+  const queue = createDeliveryQueue({ db, settings: deps.queue, logger });
   const worker = createDeliveryWorker({
     db,
     keyring: deps.keyring,
@@ -239,20 +239,20 @@ export function createMessagingService(deps: MessagingServiceDeps): MessagingRun
       ...createAccountSignalSink({ db, provider, events: deps.events }),
     },
 
-    async start() {
-      await queue.start();
-      await statusQueue.start();
-    },
+    start: () => statusQueue.start(),
     async startWorkers() {
-      await queue.work((jobs) => worker.handle(jobs));
-      await queue.workDeadLetters((jobs) => failUndelivered(db, jobs));
+      queue.work(
+        (jobs) => worker.handle(jobs),
+        (out) => failUndelivered(db, out),
+      );
       statusQueue.startSweep();
     },
     settle: () => settleDeliveries(settlement, now()),
     async stop() {
+      const stopped = queue.stopWorkers();
       worker.abort();
       await statusQueue.stop();
-      await queue.stopWorkers();
+      await stopped;
       // The sends have ended (the app closed first): this instance's credit blocks go back.
       await escrow.close();
     },
