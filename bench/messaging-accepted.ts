@@ -78,8 +78,15 @@ function answer<T extends FromMessagingServer['type']>(child: ChildProcess, type
 
 type Placement = 'inside' | 'outside';
 
-/** Portico in its own process, its portal connected to a sandbox inside it or in this process. */
-export async function startServer(dbUrl: string, placement: Placement) {
+/**
+ * Portico in its own process, its portal connected to a sandbox inside it or in this process;
+ * `extraEnv` adds to (or overrides) the server's environment.
+ */
+export async function startServer(
+  dbUrl: string,
+  placement: Placement,
+  extraEnv: Record<string, string> = {},
+) {
   const env: Record<string, string> = {
     NODE_ENV: 'test',
     LOG_LEVEL: 'info',
@@ -89,6 +96,7 @@ export async function startServer(dbUrl: string, placement: Placement) {
     MESSAGING_RATE_PER_NUMBER: '1000',
     TOKEN_ENCRYPTION_KEYS: `bench:${randomBytes(32).toString('base64')}`,
     BENCH_SANDBOX: placement,
+    ...extraEnv,
   };
   let sandbox: Awaited<ReturnType<typeof startSandboxProvider>> | undefined;
   const appId = '424242424';

@@ -27,7 +27,11 @@
  *    for BENCH_DURATION_S seconds: messages stored per second, the webhook's p50 / p99, a stored
  *    row checked sealed, and the same run's `pgbench` single-insert rate.
  *
- * `BENCH_ONLY=accepted|kill|inbound` runs one part; `BENCH_PROFILE=1` writes a CPU profile of the
+ * 5. A burst (bench/messaging-burst.ts): 2,000 sends at once against a pool of 10 connections,
+ *    with the API's admission at its defaults and without it; the distribution of answer times
+ *    and statuses, and the messages stored against the 202s.
+ *
+ * `BENCH_ONLY=accepted|kill|inbound|burst` runs one part; `BENCH_PROFILE=1` writes a CPU profile of the
  * server during each accepted run beside the results. Writes `bench/results/messaging-<time>.json`
  * and the instances' logs beside it; prints the figures with the load average; a whole run
  * redraws the messaging section of docs/performance.md (bench/messaging-doc.ts).
@@ -47,6 +51,7 @@ import { startSandboxProvider } from '../src/sandbox-provider/sandbox-provider.t
 import { createServices } from '../src/services.ts';
 import { acceptedRun, body, sleep, waitFor } from './messaging-accepted.ts';
 import { messagingSection, type AcceptedRunResult, type KillRunResult } from './messaging-doc.ts';
+import { burstRun, type BurstRunResult } from './messaging-burst.ts';
 import { inboundRun, type InboundRunResult } from './messaging-inbound.ts';
 import { redrawSection, runContext } from './performance-doc.ts';
 import { createThrowawayDatabase } from './postgres.ts';
@@ -316,6 +321,27 @@ async function main() {
     } finally {
       await db.drop();
     }
+  }
+  if (!only || only === 'burst') {
+    const runs: BurstRunResult[] = [];
+    for (const admission of ['off', 'default'] as const) {
+      const db = await createThrowawayDatabase();
+      if ('error' in db) throw new Error(`PostgreSQL: ${db.error}`);
+      try {
+        runs.push(
+          await burstRun(
+            db.url,
+            admission,
+            process.env.BENCH_PROFILE === '1'
+              ? join(logDir, `server-burst-${admission}.cpuprofile`)
+              : undefined,
+          ),
+        );
+      } finally {
+        await db.drop();
+      }
+    }
+    results.burst = runs;
   }
   results.loadAfter = loadavg();
   const file = join(RESULTS, `messaging-${stamp}.json`);

@@ -60,6 +60,7 @@ import {
   createConversationEvents,
   type ConversationEvents,
 } from './messaging/store/conversation-changes.ts';
+import { createAdmission, type Admission } from './platform/admission.ts';
 import { loadKeyring } from './platform/keyring.ts';
 
 /** Largest request body accepted, in bytes (64 KiB). */
@@ -84,6 +85,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** This instance's token change listener (its state shows in tests and the benchmark). */
     tokenChangeListener: TokenChangeListener;
+    /** The external API's admission (its counts show in tests). */
+    apiAdmission: Admission;
   }
 }
 
@@ -145,8 +148,16 @@ export async function buildApp({
   // After the API's own close: the last counts are written.
   app.addHook('onClose', () => services.tokenVerification.usage.close());
 
+  // Back-pressure before the pool (docs/decisions/0061-back-pressure.md).
+  const admission = createAdmission({
+    concurrency: config.API_CONCURRENCY,
+    queue: config.API_QUEUE,
+    waitMs: config.API_QUEUE_TIMEOUT_MS,
+  });
+  app.decorate('apiAdmission', admission);
   await app.register(externalApi, {
     prefix: EXTERNAL_API_PREFIX,
+    admission,
     lookupPrincipal: services.tokenVerification.lookup,
     cachedPrincipal: services.tokenVerification.cached,
     keyUsage: services.tokenVerification.usage,

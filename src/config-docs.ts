@@ -100,6 +100,20 @@ export const CONFIG_DOCS: Record<keyof typeof ConfigSchema.properties, ConfigVar
     group: 'External API',
     meaning: 'failed authentications per minute per client address (IPv6: per /64)',
   },
+  API_CONCURRENCY: {
+    group: 'External API',
+    meaning:
+      'requests served at once per instance; more wait their turn (see docs/decisions/0061-back-pressure.md)',
+  },
+  API_QUEUE: {
+    group: 'External API',
+    meaning:
+      'requests waiting for a turn at once per instance; one more answers 503 `unavailable` with `Retry-After` at once',
+  },
+  API_QUEUE_TIMEOUT_MS: {
+    group: 'External API',
+    meaning: 'longest a request waits for its turn (ms); then 503 `unavailable` with `Retry-After`',
+  },
   RATE_LIMIT_SYNC_MS: {
     group: 'External API',
     meaning:

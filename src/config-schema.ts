@@ -99,6 +99,24 @@ export const ConfigSchema = Type.Object({
     1_000_000,
     60,
   ),
+  API_CONCURRENCY: Int(
+    'external API requests served at once per instance, from 1 to 10000',
+    1,
+    10_000,
+    50,
+  ),
+  API_QUEUE: Int(
+    'external API requests that may wait for a turn at once per instance, from 0 to 100000',
+    0,
+    100_000,
+    200,
+  ),
+  API_QUEUE_TIMEOUT_MS: Int(
+    'milliseconds from 0 to 60000 an external API request may wait for a turn',
+    0,
+    60_000,
+    500,
+  ),
   RATE_LIMIT_SYNC_MS: Int(
     'milliseconds from 10 to 10000 an instance counts rate-limit hits locally between synchronisations with Redis',
     10,

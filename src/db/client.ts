@@ -2,15 +2,16 @@
  * Storage: Drizzle over embedded PGlite (default) or PostgreSQL through node-postgres.
  * One schema and one set of drizzle-kit migrations serve both.
  */
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
 import type { PGlite } from '@electric-sql/pglite';
 import { drizzle as drizzlePg } from 'drizzle-orm/node-postgres';
 import { migrate as migratePg } from 'drizzle-orm/node-postgres/migrator';
 import type { PgDatabase, PgQueryResultHKT } from 'drizzle-orm/pg-core';
+import { parseTar } from 'nanotar';
 import pg from 'pg';
 import {
   acquireDataDirLock,
@@ -60,6 +61,41 @@ export const PGLITE_TEMPLATE_FILE = fileURLToPath(
  */
 export function readPgliteTemplate(file = PGLITE_TEMPLATE_FILE): Blob | undefined {
   return existsSync(file) ? new Blob([readFileSync(file)]) : undefined;
+}
+
+/**
+ * Unpack the template (a tar of a PGlite data directory, as `dumpDataDir` writes it) into `dir`
+ * on disk, for PGlite to open as a directory in use. Written beside `dir` first and renamed
+ * into place, so a start cut off half-way leaves no directory that looks initialised (the next
+ * start unpacks again); whatever `dir` held without `PG_VERSION` is replaced. Directories
+ * 0700, files with the archive's mode (owner bits only).
+ *
+ * Why not PGlite's `loadDataDir`: it unpacks through PGlite's WebAssembly file system, which
+ * grows the WebAssembly memory by the archive's bytes several times over and never gives it
+ * back, so the first start of a server stayed about 100 MB larger than every later one
+ * (docs/performance.md, start-up and memory).
+ *
+ * @throws Error on an entry outside `dir` or of a type other than file or directory.
+ * @see https://pglite.dev/docs/api#dumpdatadir
+ */
+export function unpackPgliteTemplate(file: string, dir: string): void {
+  const staging = `${dir}.unpacking`;
+  rmSync(staging, { recursive: true, force: true });
+  mkdirSync(staging, { recursive: true, mode: 0o700 });
+  const root = resolve(staging);
+  for (const entry of parseTar(readFileSync(file))) {
+    const path = resolve(root, `.${sep}${entry.name}`);
+    if (path !== root && !path.startsWith(root + sep))
+      throw new Error('the PGlite template names a path outside the data directory');
+    if (entry.type === 'directory') mkdirSync(path, { recursive: true, mode: 0o700 });
+    else if (entry.type === 'file' || entry.type === undefined) {
+      mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+      const mode = parseInt(entry.attrs?.mode ?? '600', 8) & 0o700;
+      writeFileSync(path, entry.data ?? new Uint8Array(), { mode: mode || 0o600 });
+    } else throw new Error(`the PGlite template holds an entry of type ${entry.type}`);
+  }
+  rmSync(dir, { recursive: true, force: true });
+  renameSync(staging, dir);
 }
 
 /**
@@ -134,12 +170,13 @@ export async function openStorage(target: StorageTarget): Promise<Storage> {
     try {
       const dir = join(target.dataDir, 'pglite');
       // A new directory starts from the template (initdb and migrations done at build time:
-      // seconds of CPU saved at the first start); one in use is opened as it is.
-      const template = existsSync(join(dir, 'PG_VERSION')) ? undefined : readPgliteTemplate();
+      // seconds of CPU saved at the first start), unpacked on disk; one in use is opened as it
+      // is. Without a template (running from src/), PGlite runs initdb in it.
+      if (!existsSync(join(dir, 'PG_VERSION')) && existsSync(PGLITE_TEMPLATE_FILE))
+        unpackPgliteTemplate(PGLITE_TEMPLATE_FILE, dir);
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       client = await PGlite.create(dir, {
         startParams: pgliteStartParams(PGlite.defaultStartParams),
-        ...(template ? { loadDataDir: template } : {}),
       });
     } catch (err) {
       release();

@@ -15,6 +15,7 @@ import type {
 } from 'fastify';
 import fastifyCompress from '@fastify/compress';
 import { RESPONSE_COMPRESSION } from '../platform/cached-body.ts';
+import type { Admission, AdmissionRefusal } from '../platform/admission.ts';
 import { notFoundHandler } from '../platform/error-envelope.ts';
 import { AppError } from '../platform/errors.ts';
 import { jsonBodyParser } from '../platform/json-body.ts';
@@ -35,6 +36,11 @@ export interface ExternalApiOptions {
   rateLimits: RateLimitSettings;
   /** Usage per key and the audit of refused keys, both batched off the request's path. */
   keyUsage?: Pick<KeyUsage, 'record' | 'refused'>;
+  /**
+   * Admission in front of every request but the public ones: a request over its bounds is
+   * answered 503 `unavailable` with `Retry-After` before any other work (platform/admission.ts).
+   */
+  admission?: Admission;
   /** Feature route plugins mounted under the API base (tickets, ...). */
   routes?: ((api: FastifyInstance) => Promise<void>)[];
 }
@@ -52,6 +58,21 @@ function scopeError(
     return err as Error;
   }
 }
+
+/**
+ * What an admission refusal answers: 503 `unavailable`, `Retry-After` 1 s (AppError adds it),
+ * the cause's code (`ADMISSION_QUEUE_FULL` or `ADMISSION_WAIT_TIMEOUT`) counted in the storage
+ * fault summary (one log line per interval, not one per refusal).
+ */
+function admissionRefusal(why: AdmissionRefusal): AppError {
+  return new AppError('unavailable', 'The service is busy; retry after `Retry-After` seconds.', {
+    cause: why === 'queue_full' ? QUEUE_FULL : WAIT_TIMEOUT,
+  });
+}
+
+// Shared causes: a refusal builds no stack of its own.
+const QUEUE_FULL = Object.freeze({ code: 'ADMISSION_QUEUE_FULL' });
+const WAIT_TIMEOUT = Object.freeze({ code: 'ADMISSION_WAIT_TIMEOUT' });
 
 export async function externalApi(
   api: FastifyInstance,
@@ -110,6 +131,24 @@ export async function externalApi(
       done(err as Error);
     }
   };
+
+  // First of all, admission: a request refused here has done nothing (no token lookup, no body
+  // read); an admitted one holds its slot until its answer is finished or its client has gone.
+  const admission = options.admission;
+  if (admission)
+    api.addHook('onRequest', (request, reply, done) => {
+      if (request.routeOptions.config.public) return done();
+      admission.enter(
+        (release) => {
+          reply.raw.once('close', release);
+          done();
+        },
+        (why) => {
+          reply.header('x-content-type-options', 'nosniff');
+          done(admissionRefusal(why));
+        },
+      );
+    });
 
   // Callback style, and no promise at all for a token the cache holds (most requests): this
   // hook runs on every API request. The pages' security headers (helmet, in the pages' own

@@ -94,7 +94,8 @@ export const ERROR_MEANINGS: Record<ErrorCode, string> = {
     "uploaded file's content is not a type WhatsApp sends.",
   rate_limited: 'Too many requests; wait the `Retry-After` seconds.',
   internal_error: 'Something failed on our side; quote the request id to support.',
-  unavailable: 'Storage is not answering; retry later.',
+  unavailable:
+    'Storage is not answering, or the instance is busy (too many requests at once); retry after the `Retry-After` seconds.',
 };
 
 /**
