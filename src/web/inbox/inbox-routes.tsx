@@ -178,6 +178,21 @@ async function freshBox(
   });
 }
 
+/** The list for the session's member: their filters and their own unread counts. */
+function listOf(
+  opts: WebRoutesOptions,
+  session: WebSession,
+  query: InboxListQuery,
+  cursor: string | undefined,
+) {
+  return opts.inbox.conversations(
+    session.portalId,
+    { limit: LIST_SIZE, cursor },
+    session.userId,
+    filterOf(query, session.userId),
+  );
+}
+
 /** Send an HTML fragment (no layout), never cached. */
 function sendFragment(reply: FastifyReply, html: string): FastifyReply {
   return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
@@ -191,12 +206,7 @@ export async function inboxPages(app: FastifyInstance, opts: WebRoutesOptions): 
       const session = signedIn(request);
       const now = new Date();
       const [list, members] = await Promise.all([
-        opts.inbox.conversations(
-          session.portalId,
-          { limit: LIST_SIZE, cursor: request.query.cursor || undefined },
-          session.userId,
-          filterOf(request.query, session.userId),
-        ),
+        listOf(opts, session, request.query, request.query.cursor || undefined),
         opts.inbox.members(session.portalId),
       ]);
       return sendPage(
@@ -291,12 +301,7 @@ export async function inboxPages(app: FastifyInstance, opts: WebRoutesOptions): 
     async (request, reply) => {
       const session = signedIn(request);
       const [list, members] = await Promise.all([
-        opts.inbox.conversations(
-          session.portalId,
-          { limit: LIST_SIZE },
-          session.userId,
-          filterOf(request.query, session.userId),
-        ),
+        listOf(opts, session, request.query, undefined),
         opts.inbox.members(session.portalId),
       ]);
       const current = request.query.current ?? null;
