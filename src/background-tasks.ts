@@ -55,11 +55,14 @@ export function createBackgroundTasks(deps: {
     },
     {
       name: 'conversations.sweep',
-      description: 'announce service windows closing within the hour; erase expired content',
+      description:
+        'announce service windows closing within the hour; reopen snoozes that ended; erase expired content',
       everyMs: SWEEP_INTERVAL_MS,
       run: async () => {
         const done = await deps.conversations.sweep();
-        return done.windowsClosing + done.expired.inbound + done.expired.outbound;
+        return (
+          done.windowsClosing + done.snoozesEnded + done.expired.inbound + done.expired.outbound
+        );
       },
     },
     {

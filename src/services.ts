@@ -365,6 +365,12 @@ function subscribeWebhooks(
   events.on('conversation.window_closing', ({ tx, portalId, ...e }) =>
     steps.windowClosing(tx, portalId, e),
   );
+  events.on('conversation.work_changed', (e) =>
+    steps.conversationWorkChanged(e.tx, e.portalId, e.change),
+  );
+  events.on('conversation.note_added', (e) =>
+    steps.conversationNoteAdded(e.tx, e.portalId, e.note),
+  );
   events.on('phone_number.quality_updated', ({ tx, portalId, ...e }) =>
     steps.phoneNumberQualityUpdated(tx, portalId, e),
   );

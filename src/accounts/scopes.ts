@@ -12,6 +12,8 @@ export const SCOPES = [
   'messaging:reports:read',
   'messaging:drafts:read',
   'messaging:drafts:write',
+  'messaging:conversations:write',
+  'messaging:notes:read',
   'crm:contacts:read',
   'crm:contacts:write',
   'support:tickets:read',
@@ -33,6 +35,9 @@ export const SCOPE_WORDS: Record<Scope, string> = {
   'messaging:reports:read': 'See delivery reports',
   'messaging:drafts:read': 'See message drafts',
   'messaging:drafts:write': 'Create, change and delete message drafts',
+  'messaging:conversations:write':
+    "Change conversations' status, assignee and labels, and add private notes",
+  'messaging:notes:read': 'See the private notes in conversations',
   'crm:contacts:read': 'See contacts',
   'crm:contacts:write': 'Create, change, import and erase contacts',
   'support:tickets:read': 'See support tickets',

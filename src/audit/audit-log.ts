@@ -50,6 +50,7 @@ export type AuditAction =
   | 'messaging_settings.changed'
   | 'ticket.status_changed'
   | 'ticket.assigned'
+  | 'conversation.assigned'
   | 'agent.created'
   | 'agent.disabled';
 

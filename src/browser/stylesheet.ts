@@ -148,6 +148,8 @@ form.filters { display: flex; flex-wrap: wrap; gap: 0 var(--s-3); align-items: f
 form.filters .field { flex: 1 1 9rem; margin: 0; }
 form.filters button { margin-top: var(--s-3); }
 form.filters.choice .field { flex-basis: 16rem; }
+.view-links { display: flex; flex-wrap: wrap; gap: var(--s-3); margin-bottom: var(--s-2); }
+.view-links a[aria-current] { font-weight: 600; }
 
 /* Chart: the SVG scales, its labels are HTML in CSS pixels and do not */
 figure.chart { margin: 0; }

@@ -20,6 +20,7 @@ import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { SealedValue, SealPurpose } from '../platform/keyring.ts';
 import {
   connections,
+  conversationNotes,
   media,
   messageDrafts,
   messages,
@@ -147,6 +148,13 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
     key: numberOnboarding.id,
     portalId: numberOnboarding.portalId,
     purpose: 'registration-pin',
+    subjectIsKey: true,
+  }),
+  jsonbSealed(conversationNotes.body, {
+    table: conversationNotes,
+    key: conversationNotes.id,
+    portalId: conversationNotes.portalId,
+    purpose: 'conversation-note',
     subjectIsKey: true,
   }),
   jsonbSealed(messageDrafts.content, {

@@ -11,6 +11,7 @@
  *
  * @see docs/messaging.md "Inbox"
  */
+import { listPortalMembers } from '../accounts/portal-members.ts';
 import type { Database } from '../db/client.ts';
 import { keysetCursor } from '../api-kit/keyset-cursor.ts';
 import type { ConversationsService } from '../messaging/conversations/conversations-service.ts';
@@ -42,6 +43,10 @@ export function inboxConversationOf(c: Conversation): InboxConversation {
     lastMessageAt: c.lastMessage.at,
     unreadCount: c.unreadCount,
     windowExpiresAt: c.windowExpiresAt,
+    status: c.status,
+    snoozedUntil: c.snoozedUntil,
+    assigneeId: c.assigneeId,
+    labels: c.labels,
   };
 }
 
@@ -50,7 +55,11 @@ export interface InboxDataDeps {
   /** Messaging's conversation read model (the one `GET /messaging/conversations` serves). */
   conversations: Pick<
     ConversationsService,
-    'listConversations' | 'getConversation' | 'conversationsChangedSince'
+    | 'listConversations'
+    | 'getConversation'
+    | 'conversationsChangedSince'
+    | 'updateConversation'
+    | 'markReadBy'
   >;
   keyring: ContentKeyring;
   /** Where a stored message that does not fit its schema is noted (ids only). */
@@ -70,17 +79,29 @@ export function createInboxReads(deps: InboxDataDeps): InboxReads {
     showTyping: deps.showTyping,
     changedSince: (portalId, since, limit) =>
       deps.conversations.conversationsChangedSince({ portalId }, since, limit),
-    async conversations(portalId, page) {
+    async conversations(portalId, page, readerId, filter = {}) {
       const { items, nextCursor } = await deps.conversations.listConversations(
         { portalId },
-        { limit: page.limit, ...(page.cursor !== undefined && { cursor: page.cursor }) },
+        {
+          limit: page.limit,
+          ...(page.cursor !== undefined && { cursor: page.cursor }),
+          ...(filter.status !== undefined && { status: filter.status }),
+          ...(filter.assigneeId !== undefined && { assigneeId: filter.assigneeId }),
+          ...(filter.label !== undefined && { label: filter.label }),
+        },
+        { readerId },
       );
       return { items: items.map(inboxConversationOf), nextCursor };
     },
-    async conversation(portalId, id) {
-      const c = await deps.conversations.getConversation({ portalId }, id);
+    async conversation(portalId, id, readerId) {
+      const c = await deps.conversations.getConversation({ portalId }, id, { readerId });
       return c ? inboxConversationOf(c) : null;
     },
+    members: (portalId) => listPortalMembers(deps.db, portalId),
+    async update(principal, id, update) {
+      await deps.conversations.updateConversation(principal, id, update);
+    },
+    markReadBy: (principal, id) => deps.conversations.markReadBy(principal, id),
     async messages(portalId, conversationId, page) {
       const c = await deps.conversations.getConversation({ portalId }, conversationId);
       if (!c) return { items: [], nextCursor: null };

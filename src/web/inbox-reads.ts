@@ -7,6 +7,8 @@
  * @see docs/messaging.md "Inbox"
  */
 import type { Readable } from 'node:stream';
+import type { PortalMember } from '../accounts/portal-members.ts';
+import type { ConversationUpdate } from '../messaging/conversations/conversations-schemas.ts';
 import type { ConversationEvents } from '../messaging/store/conversation-changes.ts';
 import type { InboxConversation, InboxMessage } from './inbox/inbox-view.ts';
 
@@ -26,14 +28,47 @@ export interface InboxMedium {
   body: Readable | Buffer;
 }
 
+/** Which conversations the list shows (the API's filters). */
+export interface InboxFilter {
+  status?: InboxConversation['status'] | undefined;
+  /** `usr_…`, or `none` for the unassigned ones. */
+  assigneeId?: string | undefined;
+  label?: string | undefined;
+}
+
 export interface InboxReads {
-  /** The portal's conversations, newest activity first. Throws `invalid_request` on a bad cursor. */
+  /**
+   * The portal's conversations, newest activity first, each with `readerId`'s own unread count.
+   * Throws `invalid_request` on a bad cursor.
+   */
   conversations(
     portalId: number,
     page: { limit: number; cursor?: string | undefined },
+    readerId: number,
+    filter?: InboxFilter,
   ): Promise<InboxPage<InboxConversation>>;
-  /** One conversation of the portal; null when unknown or another portal's. */
-  conversation(portalId: number, conversationId: string): Promise<InboxConversation | null>;
+  /** One conversation of the portal (`readerId`'s unread count); null when unknown or another portal's. */
+  conversation(
+    portalId: number,
+    conversationId: string,
+    readerId: number,
+  ): Promise<InboxConversation | null>;
+  /** The portal's members, to assign a conversation to. */
+  members(portalId: number): Promise<PortalMember[]>;
+  /**
+   * Change a conversation's status, snooze, assignee or labels as a member. Throws the API's
+   * `not_found` and `invalid_request`.
+   */
+  update(
+    principal: { portalId: number; userId: number },
+    conversationId: string,
+    update: ConversationUpdate,
+  ): Promise<void>;
+  /** The member opened the thread: mark it read for them. False when not found. */
+  markReadBy(
+    principal: { portalId: number; userId: number },
+    conversationId: string,
+  ): Promise<boolean>;
   /** The conversation's messages of both directions, newest first. */
   messages(
     portalId: number,

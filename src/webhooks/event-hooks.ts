@@ -80,6 +80,15 @@ export function webhookEventSteps(webhooks: Pick<WebhooksService, 'emit' | 'emit
     /** For messaging's conversations: a service window closes in an hour (once per window). */
     windowClosing: (tx: Tx, portalId: number, data: EventData['conversation.window_closing']) =>
       webhooks.emit(tx, portalId, 'conversation.window_closing', data),
+    /**
+     * For messaging's conversations worked by a team: one change becomes up to three events
+     * (`conversation.status_changed`, `.assigned`, `.labelled`), in that order.
+     */
+    conversationWorkChanged: (tx: Tx, portalId: number, c: ConversationWorkData) =>
+      conversationWorkEvents(webhooks, tx, portalId, c),
+    /** For messaging's private notes: the note's own event, the only one carrying it. */
+    conversationNoteAdded: (tx: Tx, portalId: number, data: EventData['conversation.note_added']) =>
+      webhooks.emit(tx, portalId, 'conversation.note_added', data),
     /** For messaging's status events (every status change; never on a duplicate). */
     messageStatus: (tx: Tx, portalId: number, data: EventData['message.status']) =>
       webhooks.emit(tx, portalId, 'message.status', data),
@@ -127,4 +136,57 @@ export function webhookEventSteps(webhooks: Pick<WebhooksService, 'emit' | 'emit
     templateStatusUpdated: (tx: Tx, portalId: number, data: EventData['template.status_updated']) =>
       webhooks.emit(tx, portalId, 'template.status_updated', data),
   };
+}
+
+/** A change of how a conversation is worked, as messaging's event gives it. */
+interface ConversationWorkData {
+  conversationId: string;
+  contactId: string;
+  phoneNumberId: string;
+  status?: { from: string; to: string; snoozedUntil: string | null };
+  assignee?: { from: string | null; to: string | null };
+  labels?: { from: readonly string[]; to: readonly string[] };
+  by: EventData['conversation.assigned']['by'];
+  changedAt: string;
+}
+
+/** The tenant events of one change: status, then assignee, then labels (each when changed). */
+async function conversationWorkEvents(
+  webhooks: Pick<WebhooksService, 'emit'>,
+  tx: Tx,
+  portalId: number,
+  c: ConversationWorkData,
+): Promise<void> {
+  const about = {
+    conversationId: c.conversationId,
+    contactId: c.contactId,
+    phoneNumberId: c.phoneNumberId,
+  };
+  const when = { by: c.by, changedAt: c.changedAt };
+  type Status = EventData['conversation.status_changed']['to'];
+  if (c.status)
+    await webhooks.emit(tx, portalId, 'conversation.status_changed', {
+      ...about,
+      from: c.status.from as Status,
+      to: c.status.to as Status,
+      snoozedUntil: c.status.snoozedUntil,
+      ...when,
+    });
+  if (c.assignee)
+    await webhooks.emit(tx, portalId, 'conversation.assigned', {
+      ...about,
+      from: c.assignee.from,
+      to: c.assignee.to,
+      ...when,
+    });
+  if (c.labels) {
+    const { from, to } = c.labels;
+    await webhooks.emit(tx, portalId, 'conversation.labelled', {
+      ...about,
+      labels: [...to],
+      added: to.filter((l) => !from.includes(l)),
+      removed: from.filter((l) => !to.includes(l)),
+      ...when,
+    });
+  }
 }

@@ -3,8 +3,9 @@
  * payload is `{type, timestamp, data}` (Standard Webhooks' recommended shape) with ids and the
  * few fields a receiver needs to act or to fetch the rest through the API; never a token or a
  * secret. Content is carried only where the API returns it to the same portal: an inbound
- * message (`message.received`, `message.reaction`: the tenant's own conversations) and a support
- * agent's reply to the portal's own ticket (`ticket.comment_added`).
+ * message (`message.received`, `message.reaction`: the tenant's own conversations), a member's
+ * private note (`conversation.note_added`, its only event) and a support agent's reply to the
+ * portal's own ticket (`ticket.comment_added`).
  *
  * @see https://github.com/standard-webhooks/standard-webhooks/blob/main/spec/standard-webhooks.md#payload-structure
  * @see docs/reference/webhook-events.md
@@ -24,6 +25,7 @@ export type ConnectionRevokedReason = RevocationReason;
 export const CONNECTION_REVOKED_REASONS: readonly ConnectionRevokedReason[] = REVOCATION_REASONS;
 
 import { ACCOUNT_EVENT_SCHEMAS, Change, Iso, Nullable } from './account-event-schemas.ts';
+import { CONVERSATION_EVENT_SCHEMAS } from './conversation-event-schemas.ts';
 
 /**
  * The `data` of each event type, as schemas: the one definition of the catalogue, from which the
@@ -137,6 +139,7 @@ export const EVENT_SCHEMAS = {
     ],
   }),
   ...ACCOUNT_EVENT_SCHEMAS,
+  ...CONVERSATION_EVENT_SCHEMAS,
   'credit.low': Type.Object(
     {
       available: Type.Integer({ description: 'Credit available now, minor units.' }),

@@ -93,6 +93,16 @@ for (const backend of backends()) {
         },
       });
       assert.equal(draft.statusCode, 201, draft.body);
+      const [conversation] = (
+        await s.app.inject({ url: '/api/v1/external/messaging/conversations', headers: auth })
+      ).json().data.items;
+      const note = await s.app.inject({
+        method: 'POST',
+        url: `/api/v1/external/messaging/conversations/${conversation.id}/notes`,
+        headers: auth,
+        payload: { body: 'Private: call back on Monday' },
+      });
+      assert.equal(note.statusCode, 201, note.body);
 
       // The fixture covers the registry: every sealed column has a value under the old key.
       const before = await countKeyUses(s.services.storage.db);
@@ -184,6 +194,11 @@ for (const backend of backends()) {
       assert.equal(messages.statusCode, 200, messages.body);
       assert.ok(messages.body.includes('Thanks, see you'), 'the inbound text reads');
       assert.ok(!messages.body.includes('contentErased'), 'nothing reads as erased');
+      const notes = await app.inject({
+        url: `/api/v1/external/messaging/conversations/${conversation.id}/notes`,
+        headers: auth,
+      });
+      assert.ok(notes.body.includes('call back on Monday'), 'the note reads');
       assert.equal((await onlyNew.partner.fetchProviderProfile(s.portalId)).id !== '', true);
       const rows = await queryRows<{ reason: string }>(
         s.services.storage,

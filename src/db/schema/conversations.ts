@@ -15,6 +15,7 @@ import {
 import type { SealedValue } from '../../platform/keyring.ts';
 import { CONSENT_SCOPES, CONSENT_SOURCES, CONSENT_STATES, contacts } from './contacts.ts';
 import { portals } from './portals.ts';
+import { users } from './users.ts';
 
 const at = (name: string) => timestamp(name, { withTimezone: true, precision: 3 });
 
@@ -78,11 +79,17 @@ export const media = pgTable(
   ],
 );
 
+/** A conversation's status (docs/decisions/0064-conversations-worked-by-a-team.md). */
+export const CONVERSATION_STATUSES = ['open', 'pending', 'resolved', 'snoozed'] as const;
+export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
+
 /**
  * One conversation per contact and business number: the newest activity in either direction,
- * the unread inbound count, and the service window. Maintained in the transaction of each
- * inbound message, outbound send and read (docs/messaging.md "Conversations"). Invariants: every
- * read filters by `portal_id`; `last_message_at` only moves forward; `unread_count` ≥ 0.
+ * the unread inbound count, and the service window; how the team works it (status, snooze,
+ * assignee, labels). Maintained in the transaction of each inbound message, outbound send and
+ * read (docs/messaging.md "Conversations"). Invariants: every read filters by `portal_id`;
+ * `last_message_at` only moves forward; `unread_count` ≥ 0; `snoozed_until` is set exactly when
+ * the status is `snoozed`; the assignee is a user of the same portal (checked on write).
  */
 export const conversations = pgTable(
   'conversations',
@@ -106,13 +113,79 @@ export const conversations = pgTable(
     lastInboundAt: at('last_inbound_at'),
     /** When `conversation.window_closing` was emitted for the current window. */
     windowClosingNotifiedAt: at('window_closing_notified_at'),
+    status: text('status', { enum: CONVERSATION_STATUSES }).notNull().default('open'),
+    /** When a snooze ends (the sweep reopens it then, or a new inbound message sooner). */
+    snoozedUntil: at('snoozed_until'),
+    /** The member working it (`users.id`, public as `usr_<id>`); null: unassigned. */
+    assigneeId: integer('assignee_id').references(() => users.id, { onDelete: 'set null' }),
+    /** The team's labels (distinct from the contact's tags), trimmed, sorted, unique. */
+    labels: text('labels')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
   },
   (t) => [
     primaryKey({ columns: [t.portalId, t.contactId, t.phoneNumberId] }),
     index('conversations_portal_page').on(t.portalId, t.lastMessageAt, t.id),
+    index('conversations_portal_status_page').on(t.portalId, t.status, t.lastMessageAt, t.id),
+    index('conversations_portal_assignee_page').on(t.portalId, t.assigneeId, t.lastMessageAt, t.id),
     index('conversations_window').on(t.lastInboundAt),
+    index('conversations_snoozed')
+      .on(t.snoozedUntil)
+      .where(sql`${t.status} = 'snoozed'`),
     check('conversations_unread_not_negative', sql`${t.unreadCount} >= 0`),
+    check(
+      'conversations_snooze_until',
+      sql`(${t.status} = 'snoozed') = (${t.snoozedUntil} IS NOT NULL)`,
+    ),
   ],
+);
+
+/**
+ * A member's private note in a conversation's thread: seen by members only, never sent to the
+ * person, never in a tenant webhook but its own `conversation.note_added`. The body is sealed
+ * like message content (purpose `conversation-note`, AAD the note id; db/sealed-columns.ts) and
+ * goes with its conversation (and so with the contact's erasure).
+ */
+export const conversationNotes = pgTable(
+  'conversation_notes',
+  {
+    /** Public id: `nte_` + base62. */
+    id: text('id').primaryKey(),
+    portalId: integer('portal_id')
+      .notNull()
+      .references(() => portals.id, { onDelete: 'cascade' }),
+    conversationId: text('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    /** The member who wrote it; null once that user is deleted. */
+    authorId: integer('author_id').references(() => users.id, { onDelete: 'set null' }),
+    body: jsonb('body').$type<SealedValue>().notNull(),
+    createdAt: at('created_at').notNull().defaultNow(),
+  },
+  (t) => [index('conversation_notes_page').on(t.portalId, t.conversationId, t.createdAt, t.id)],
+);
+
+/**
+ * Each member's read mark in a conversation: inbound messages stored after `read_at` are unread
+ * for that member. Written when the member opens the thread on the inbox; independent of the
+ * provider read receipt (`messages.read_at`, the portal's `auto_mark_read`).
+ */
+export const conversationReads = pgTable(
+  'conversation_reads',
+  {
+    portalId: integer('portal_id')
+      .notNull()
+      .references(() => portals.id, { onDelete: 'cascade' }),
+    conversationId: text('conversation_id')
+      .notNull()
+      .references(() => conversations.id, { onDelete: 'cascade' }),
+    userId: integer('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    readAt: at('read_at').notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.conversationId, t.userId] })],
 );
 
 /**

@@ -5,6 +5,7 @@
  *
  * @see docs/messaging.md "Conversations"
  */
+import { memberIdOrNull } from '../../accounts/member-id.ts';
 import { keysetCursor } from '../../api-kit/keyset-cursor.ts';
 import type { ConversationListRow } from './conversations-repository.ts';
 import { PREVIEW_MAX, type Conversation } from './conversations-schemas.ts';
@@ -71,7 +72,11 @@ export function messagePreview(
   return chars.length <= PREVIEW_MAX ? line : `${chars.slice(0, PREVIEW_MAX - 1).join('')}…`;
 }
 
-/** A list row as the API shows it; `preview` comes from the opened last message. */
+/**
+ * A list row as the API shows it; `preview` comes from the opened last message. `unreadCount`
+ * is the reader's own when the row was read for a reader who opened the conversation
+ * (`readerUnread`), else the portal's (inbound messages not marked read at the provider).
+ */
 export function toConversation(
   row: ConversationListRow,
   preview: string | null,
@@ -98,8 +103,12 @@ export function toConversation(
       preview,
       at: row.lastMessageAt.toISOString(),
     },
-    unreadCount: row.unreadCount,
+    unreadCount: row.readerUnread ?? row.unreadCount,
     windowExpiresAt: expiresAt?.toISOString() ?? null,
     lastActivityAt: row.lastMessageAt.toISOString(),
+    status: row.status,
+    snoozedUntil: row.snoozedUntil?.toISOString() ?? null,
+    assigneeId: memberIdOrNull(row.assigneeId),
+    labels: row.labels,
   };
 }

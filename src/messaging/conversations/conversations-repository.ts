@@ -10,10 +10,14 @@
  *
  * @see docs/messaging.md "Conversations"
  */
-import { and, desc, eq, gt, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, arrayContains, desc, eq, gt, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { contacts } from '../../db/schema/contacts.ts';
-import { conversations } from '../../db/schema/conversations.ts';
+import {
+  conversationReads,
+  conversations,
+  type ConversationStatus,
+} from '../../db/schema/conversations.ts';
 import { messages } from '../../db/schema/messages.ts';
 import { keysetClauses, type KeysetPage, type PagePosition } from '../../db/keyset-page.ts';
 import { randomBase62 } from '../../platform/crypto.ts';
@@ -92,11 +96,16 @@ export async function markConversationRead(
     );
 }
 
-interface ConversationFilter {
-  /** Only conversations with unread inbound messages. */
+export interface ConversationFilter {
+  /** Only conversations with unread inbound messages (the portal's count, read at the provider). */
   unread?: boolean | undefined;
   /** Only conversations whose service window is open at this instant. */
   windowOpenAt?: Date | undefined;
+  status?: ConversationStatus | undefined;
+  /** Only those assigned to this user (`users.id`); null: only unassigned ones. */
+  assigneeId?: number | null | undefined;
+  /** Only those carrying this label. */
+  label?: string | undefined;
 }
 
 /** A conversation with its contact and last message, as one list row. */
@@ -122,6 +131,15 @@ export interface ConversationListRow {
   lastMessageAt: Date;
   unreadCount: number;
   lastInboundAt: Date | null;
+  status: ConversationStatus;
+  snoozedUntil: Date | null;
+  assigneeId: number | null;
+  labels: string[];
+  /**
+   * Inbound messages (not reactions) stored after the reader's read mark; null when no reader was
+   * given or the reader never opened the conversation.
+   */
+  readerUnread: number | null;
   /** The keyset position (`lastMessageAt`), for the cursor. */
   createdAt: Date;
 }
@@ -146,12 +164,31 @@ const listColumns = {
   lastMessageAt: conversations.lastMessageAt,
   unreadCount: conversations.unreadCount,
   lastInboundAt: conversations.lastInboundAt,
+  status: conversations.status,
+  snoozedUntil: conversations.snoozedUntil,
+  assigneeId: conversations.assigneeId,
+  labels: conversations.labels,
   createdAt: conversations.lastMessageAt,
 };
 
-function selectConversations(db: Db) {
+/**
+ * The reader's unread count: the inbound messages (not reactions) of the conversation stored
+ * after the reader's read mark, null without a mark. One indexed count per listed row
+ * (`messages_portal_contact_page`); a page holds at most 100 rows.
+ */
+function readerUnreadSql(readerId: number | undefined): SQL<number | null> {
+  if (readerId === undefined) return sql<null>`null::int`;
+  return sql<number | null>`(select (select count(*)::int from ${messages} m
+      where m.portal_id = ${conversations.portalId} and m.contact_id = ${conversations.contactId}
+        and m.phone_number_id = ${conversations.phoneNumberId} and m.direction = 'inbound'
+        and m.type <> 'reaction' and m.stored_at > r.read_at)
+    from ${conversationReads} r
+    where r.conversation_id = ${conversations.id} and r.user_id = ${readerId})`;
+}
+
+function selectConversations(db: Db, readerId?: number) {
   return db
-    .select(listColumns)
+    .select({ ...listColumns, readerUnread: readerUnreadSql(readerId) })
     .from(conversations)
     .innerJoin(
       contacts,
@@ -172,18 +209,31 @@ function selectConversations(db: Db) {
 export async function listConversationPage(
   db: Db,
   portalId: number,
-  options: { limit: number; after?: PagePosition | undefined; filter: ConversationFilter },
+  options: {
+    limit: number;
+    after?: PagePosition | undefined;
+    filter: ConversationFilter;
+    /** The member whose unread count `readerUnread` gives (`users.id`). */
+    readerId?: number | undefined;
+  },
 ): Promise<KeysetPage<ConversationListRow>> {
+  const { filter } = options;
   const conditions: SQL[] = [eq(conversations.portalId, portalId)];
-  if (options.filter.unread) conditions.push(gt(conversations.unreadCount, 0));
-  const openAt = options.filter.windowOpenAt;
+  if (filter.unread) conditions.push(gt(conversations.unreadCount, 0));
+  const openAt = filter.windowOpenAt;
   if (openAt) conditions.push(windowOpenSql(conversations.lastInboundAt, openAt));
+  if (filter.status) conditions.push(eq(conversations.status, filter.status));
+  if (filter.assigneeId === null) conditions.push(isNull(conversations.assigneeId));
+  else if (filter.assigneeId !== undefined)
+    conditions.push(eq(conversations.assigneeId, filter.assigneeId));
+  if (filter.label !== undefined)
+    conditions.push(arrayContains(conversations.labels, [filter.label]));
   const { where, orderBy } = keysetClauses(
     { createdAt: conversations.lastMessageAt, id: conversations.id },
     conditions,
     options.after,
   );
-  const rows = await selectConversations(db)
+  const rows = await selectConversations(db, options.readerId)
     .where(where)
     .orderBy(...orderBy)
     .limit(options.limit + 1);
@@ -195,8 +245,9 @@ export async function findConversation(
   db: Db,
   portalId: number,
   id: string,
+  readerId?: number,
 ): Promise<ConversationListRow | null> {
-  const [row] = await selectConversations(db).where(
+  const [row] = await selectConversations(db, readerId).where(
     and(eq(conversations.portalId, portalId), eq(conversations.id, id)),
   );
   return row ?? null;

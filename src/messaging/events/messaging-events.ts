@@ -55,6 +55,46 @@ type StandingEventData =
       data: Record<string, unknown> & { wabaId: string };
     };
 
+/** A change of one value, before and after. */
+interface Change<T> {
+  from: T;
+  to: T;
+}
+
+/**
+ * Who changed a conversation: a member of the portal (`usr_<id>`, through the inbox or an API
+ * key they own), or Portico itself (a new inbound message reopening it, a snooze ending).
+ */
+export type ConversationActor = { type: 'user'; id: string } | { type: 'system' };
+
+/** How the team works a conversation, as one change tells it (only what changed is present). */
+export interface ConversationWorkChange {
+  conversationId: string;
+  contactId: string;
+  phoneNumberId: string;
+  /** The status (`open`, `pending`, `resolved`, `snoozed`), with the snooze's end after it. */
+  status?: Change<string> & { snoozedUntil: string | null };
+  /** The assignee (`usr_<id>`, null: nobody). */
+  assignee?: Change<string | null>;
+  /** The labels, sorted. */
+  labels?: Change<readonly string[]>;
+  by: ConversationActor;
+  /** ISO 8601 UTC. */
+  changedAt: string;
+}
+
+/** A member's private note, as `conversation.note_added` tells it (the tenant's own event). */
+export interface ConversationNoteAdded {
+  conversationId: string;
+  contactId: string;
+  noteId: string;
+  /** The author (`usr_<id>`). */
+  authorId: string;
+  body: string;
+  /** ISO 8601 UTC. */
+  createdAt: string;
+}
+
 /** Each event's name and payload. */
 interface MessagingEventMap {
   /** A status changed one message (never a duplicate): a send's failure, a provider status. */
@@ -120,6 +160,13 @@ interface MessagingEventMap {
     preference: 'stopped' | 'resumed';
     changedAt: string;
   };
+  /**
+   * A conversation's status, assignee or labels changed (a member, or Portico: a new inbound
+   * message reopened it, a snooze ended).
+   */
+  'conversation.work_changed': InTx & { change: ConversationWorkChange };
+  /** A member added a private note (never sent to the person). */
+  'conversation.note_added': InTx & { note: ConversationNoteAdded };
   /** `account.alert`, `account.updated`, `account.capability_updated`, `phone_number.name_updated`. */
   'account.standing': InTx & { standing: StandingEventData };
 }

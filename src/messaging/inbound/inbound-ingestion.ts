@@ -77,7 +77,7 @@ export function createInboundIngestion(deps: InboundIngestionDeps) {
         const w = p.row.ctx_wamid;
         if (w !== null) p.row.ctx_message_id = known.get(w) ?? inBatch.get(w) ?? null;
       }
-      const inserted = await ingest(
+      const { inserted, reopened } = await ingest(
         tx,
         portalId,
         phoneNumberId,
@@ -110,6 +110,21 @@ export function createInboundIngestion(deps: InboundIngestionDeps) {
         if (reactions.length > 0)
           await bus.emitSerial('inbound.reacted', { tx, portalId, messages: reactions });
       }
+      // A new message reopened a resolved or snoozed conversation: Portico changed its status.
+      const changedAt = new Date().toISOString();
+      for (const r of reopened)
+        await bus?.emitSerial('conversation.work_changed', {
+          tx,
+          portalId,
+          change: {
+            conversationId: r.conversationId,
+            contactId: r.contactId,
+            phoneNumberId,
+            status: { from: r.from, to: 'open', snoozedUntil: null },
+            by: { type: 'system' },
+            changedAt,
+          },
+        });
       return inserted.length;
     });
     for (const run of later) await run();

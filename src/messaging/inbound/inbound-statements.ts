@@ -75,9 +75,11 @@ export async function messagesByWamid(
  * Store the batch's messages written to `phoneNumberId`: the senders recorded (contacts), each
  * message inserted unless its wamid is stored already, a medium per media message, and each
  * sender's conversation moved on (newest message, unread count, last inbound time, which is the
- * service window; a reaction is not counted unread).
+ * service window; a reaction is not counted unread). A message that is not a reaction reopens a
+ * resolved or snoozed conversation (docs/decisions/0064-conversations-worked-by-a-team.md).
  *
- * @returns the messages inserted now (a replay's are absent) with their contact.
+ * @returns the messages inserted now (a replay's are absent) with their contact, and the
+ *   conversations reopened, with the status and snooze end they had.
  */
 export async function ingest(
   db: Db,
@@ -85,7 +87,15 @@ export async function ingest(
   phoneNumberId: string,
   rows: readonly IngestRow[],
   people: readonly IngestPerson[],
-): Promise<{ id: string; contactId: string }[]> {
+): Promise<{
+  inserted: { id: string; contactId: string }[];
+  reopened: {
+    conversationId: string;
+    contactId: string;
+    from: string;
+    snoozedUntil: Date | null;
+  }[];
+}> {
   const input = sql`(select * from jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) as r(id text,
     wamid text, wa_id text, contact_id text, type text, content jsonb, media_id text, provider_media_id text,
     mime_type text, sha256 text, ctx_wamid text, ctx_message_id text, received_at timestamptz))`;
@@ -116,6 +126,11 @@ export async function ingest(
       select contact_id, (count(*) filter (where type <> 'reaction'))::int as unread,
         max(received_at) as last_at
       from inserted group by contact_id),
+    reopened as (
+      select c.id, c.contact_id, c.status, c.snoozed_until from ${conversations} c
+      join counts using (contact_id)
+      where c.portal_id = ${portalId} and c.phone_number_id = ${phoneNumberId}
+        and counts.unread > 0 and c.status in ('resolved', 'snoozed')),
     conversation as (
       insert into ${conversations} (id, portal_id, contact_id, phone_number_id, last_message_id,
         last_message_at, last_direction, unread_count, last_inbound_at)
@@ -129,10 +144,36 @@ export async function ingest(
           then 'inbound' else ${conversations.lastDirection} end,
         last_message_at = greatest(${conversations.lastMessageAt}, excluded.last_message_at),
         unread_count = ${conversations.unreadCount} + excluded.unread_count,
-        last_inbound_at = greatest(${conversations.lastInboundAt}, excluded.last_inbound_at))
-    select id, contact_id from inserted`);
-  return rowsOf<{ id: string; contact_id: string }>(result).map((r) => ({
-    id: r.id,
-    contactId: r.contact_id,
-  }));
+        last_inbound_at = greatest(${conversations.lastInboundAt}, excluded.last_inbound_at),
+        status = case when excluded.unread_count > 0 and ${conversations.status} in ('resolved', 'snoozed')
+          then 'open' else ${conversations.status} end,
+        snoozed_until = case when excluded.unread_count > 0 then null
+          else ${conversations.snoozedUntil} end)
+    select id, contact_id, null::text as from_status, null::timestamptz as snoozed_until
+      from inserted
+    union all
+    select id, contact_id, status, snoozed_until from reopened`);
+  const out = rowsOf<{
+    id: string;
+    contact_id: string;
+    from_status: string | null;
+    snoozed_until: Date | string | null;
+  }>(result);
+  return {
+    inserted: out
+      .filter((r) => r.from_status === null)
+      .map((r) => ({ id: r.id, contactId: r.contact_id })),
+    reopened: out.flatMap((r) =>
+      r.from_status === null
+        ? []
+        : [
+            {
+              conversationId: r.id,
+              contactId: r.contact_id,
+              from: r.from_status,
+              snoozedUntil: r.snoozed_until === null ? null : new Date(r.snoozed_until),
+            },
+          ],
+    ),
+  };
 }

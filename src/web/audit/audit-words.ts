@@ -13,6 +13,7 @@ const ACTION_WORDS: Record<string, string> = {
   'api_token.created': 'API token created',
   'ticket.status_changed': 'Support ticket status changed',
   'ticket.assigned': 'Support ticket assigned',
+  'conversation.assigned': 'Conversation reassigned',
   'api_token.regenerated': 'API token regenerated',
   'api_token.scopes_changed': 'API token permissions changed',
   'api_key.created': 'API key created',

@@ -37,6 +37,14 @@ import {
 import { REACTION_CHOICES } from './inbox-compose.ts';
 import { ReplyBox, type ReplyView } from './inbox-reply-box.tsx';
 import { MessageContent } from './inbox-message.tsx';
+import type { PortalMember } from '../../accounts/portal-members.ts';
+import {
+  ListFilters,
+  listQueryString,
+  WorkBadges,
+  WorkForm,
+  type InboxListQuery,
+} from './inbox-work.tsx';
 
 /** The conversation list, with a link to the next (older) page when there is one. */
 export function ConversationsPane(p: {
@@ -44,9 +52,17 @@ export function ConversationsPane(p: {
   currentId: string | null;
   nextCursor: string | null;
   now: Date;
+  members: PortalMember[];
+  /** The list's filters as a query string (carried by its links). */
+  listQuery: string;
 }) {
+  const qs = p.listQuery ? `?${p.listQuery}` : '';
   if (p.items.length === 0)
-    return (
+    return p.listQuery ? (
+      <EmptyState title="No conversations match." testid="inbox-empty">
+        <a href="/inbox">Show all conversations</a>
+      </EmptyState>
+    ) : (
       <EmptyState title="No conversations yet." testid="inbox-empty">
         When a person writes to one of your business numbers, the conversation shows here.
       </EmptyState>
@@ -59,7 +75,7 @@ export function ConversationsPane(p: {
           return (
             <ConversationLink
               key={c.id}
-              href={`/inbox/${c.id}`}
+              href={`/inbox/${c.id}${qs}`}
               testid={`conversation-${c.id}`}
               title={titleOf(c)}
               current={c.id === p.currentId}
@@ -79,6 +95,7 @@ export function ConversationsPane(p: {
                     </Badge>
                   )}
                   <Badge tone={window.open ? 'ok' : 'neutral'}>{window.words}</Badge>
+                  <WorkBadges conversation={c} members={p.members} />
                 </>
               }
             />
@@ -87,7 +104,11 @@ export function ConversationsPane(p: {
       </ConversationList>
       {p.nextCursor && (
         <p class="pager">
-          <a href={`/inbox?cursor=${encodeURIComponent(p.nextCursor)}`}>Older conversations</a>
+          <a
+            href={`/inbox?${p.listQuery ? `${p.listQuery}&` : ''}cursor=${encodeURIComponent(p.nextCursor)}`}
+          >
+            Older conversations
+          </a>
         </p>
       )}
     </>
@@ -190,6 +211,7 @@ export function ThreadPane(p: {
   olderHref: string | null;
   now: Date;
   csrfToken: string;
+  members: PortalMember[];
 }) {
   const c = p.conversation;
   const window = windowWords(c.windowExpiresAt, p.now);
@@ -202,6 +224,10 @@ export function ThreadPane(p: {
         </Badge>
       </div>
       {c.name && <p class="muted thread-phone">{c.phone}</p>}
+      <p class="badges" data-testid="work-badges">
+        <WorkBadges conversation={c} members={p.members} />
+      </p>
+      <WorkForm conversation={c} members={p.members} csrfToken={p.csrfToken} now={p.now} />
       {c.unreadCount > 0 && (
         // Sent by /assets/inbox.js once the thread is shown (a GET never marks read).
         <form method="post" action={`/inbox/${c.id}/read`} data-mark-read hidden>
@@ -237,12 +263,18 @@ export interface InboxPageProps {
   } | null;
   /** Why the list could not be read (storage fine, the messaging engine not). */
   problem?: ComponentChildren;
+  /** The portal's members (assignees). */
+  members: PortalMember[];
+  /** The list's filters. */
+  listQuery: InboxListQuery;
 }
 
 /** The whole page; `data-*` attributes tell inbox.js which fragments to refresh. */
 export function InboxPage(p: InboxPageProps) {
   const currentId = p.open?.conversation.id ?? null;
-  const listFragment = `/inbox/fragments/list${currentId ? `?current=${currentId}` : ''}`;
+  const qs = listQueryString(p.listQuery);
+  const fragmentQuery = [currentId ? `current=${currentId}` : '', qs].filter((x) => x).join('&');
+  const listFragment = `/inbox/fragments/list${fragmentQuery ? `?${fragmentQuery}` : ''}`;
   return (
     <Layout title="Inbox" signedIn={p.signedIn} current="inbox" scripts={['/assets/inbox.js']} wide>
       <PageHeader
@@ -261,14 +293,19 @@ export function InboxPage(p: InboxPageProps) {
         backHref="/inbox"
         backLabel="All conversations"
         list={
-          <div id="inbox-list" data-fragment={listFragment} data-events="/inbox/events">
-            <ConversationsPane
-              items={p.list.items}
-              currentId={currentId}
-              nextCursor={p.list.nextCursor}
-              now={p.now}
-            />
-          </div>
+          <>
+            <ListFilters query={p.listQuery} />
+            <div id="inbox-list" data-fragment={listFragment} data-events="/inbox/events">
+              <ConversationsPane
+                items={p.list.items}
+                currentId={currentId}
+                nextCursor={p.list.nextCursor}
+                now={p.now}
+                members={p.members}
+                listQuery={qs}
+              />
+            </div>
+          </>
         }
         detail={
           p.open ? (
@@ -284,6 +321,7 @@ export function InboxPage(p: InboxPageProps) {
                   olderHref={p.open.olderHref}
                   now={p.now}
                   csrfToken={p.signedIn.csrfToken}
+                  members={p.members}
                 />
               </div>
               <ReplyBox view={p.open.reply} csrfToken={p.signedIn.csrfToken} />

@@ -85,7 +85,7 @@ export async function inboxReplyRoutes(
       const id = request.params.conversationId;
       const session = signedIn(request);
       const body = request.body;
-      const conversation = await conversationOf(opts, session.portalId, id);
+      const conversation = await conversationOf(opts, session, id);
       if (!conversation) return sendNotFoundPage(reply);
       const form: ComposerForm = {
         text: body.text,

@@ -135,7 +135,7 @@ export async function inboxRichRoutes(app: FastifyInstance, opts: WebRoutesOptio
     async (request, reply) => {
       const id = request.params.conversationId;
       const session = signedIn(request);
-      const conversation = await conversationOf(opts, session.portalId, id);
+      const conversation = await conversationOf(opts, session, id);
       if (!conversation) return sendNotFoundPage(reply);
       const { messageId } = request.body;
       const emoji = reactionEmoji(request.body.emoji);
@@ -165,7 +165,7 @@ export async function inboxRichRoutes(app: FastifyInstance, opts: WebRoutesOptio
     async (request, reply) => {
       const id = request.params.conversationId;
       const session = signedIn(request);
-      const conversation = await conversationOf(opts, session.portalId, id);
+      const conversation = await conversationOf(opts, session, id);
       if (!conversation) return sendNotFoundPage(reply);
       const upload = opts.messaging.upload;
       const refuse = (

@@ -20,12 +20,21 @@ import type { WebSession } from '../../browser/session-store.ts';
 import { MESSAGE_ID } from './inbox-compose.ts';
 import { quoteOf, replySource, replyView } from './inbox-reply.ts';
 import { windowWords, type InboxConversation } from './inbox-view.ts';
+import { filterOf, listQueryString, updateOf, type InboxListQuery } from './inbox-work.tsx';
+import { MessagePage } from '../../browser/message-page.tsx';
+import { toAppError } from '../../platform/error-envelope.ts';
 import { ConversationsPane, InboxPage, ThreadPane } from './inbox-page.tsx';
 import type { ReplyView } from './inbox-reply-box.tsx';
 import { signedIn, type PageRouteRules } from '../page-area.ts';
 import { FormField, HtmlPage, Redirect, type WebRoutesOptions } from '../web-options.ts';
 
 const ReadForm = Type.Object({ csrf: FormField(200) });
+const WorkForm = Type.Object({
+  csrf: FormField(200),
+  status: FormField(20),
+  assignee: FormField(20),
+  labels: FormField(2000),
+});
 
 /** Conversations per page of the list; messages per page of a thread. */
 export const LIST_SIZE = 30;
@@ -33,8 +42,11 @@ export const THREAD_SIZE = 50;
 const CONVERSATION_ID = /^cnv_[0-9A-Za-z]{1,60}$/;
 
 const Params = Type.Object({ conversationId: Type.String({ maxLength: 100 }) });
-const ListQuery = Type.Object({ cursor: FormField(400), current: FormField(100) });
+/** The list's filters (inbox-work.tsx). */
+const FILTERS = { view: FormField(20), status: FormField(20), label: FormField(100) };
+const ListQuery = Type.Object({ cursor: FormField(400), current: FormField(100), ...FILTERS });
 const ThreadQuery = Type.Object({
+  ...FILTERS,
   compose: FormField(64),
   older: FormField(400),
   /** A message to quote in the reply (`msg_…`). */
@@ -58,26 +70,27 @@ const signedInOf = (s: WebSession) => ({ email: s.email, csrfToken: s.csrfToken 
 /** The portal's conversation `id`, or null (malformed, unknown or another portal's). */
 export async function conversationOf(
   opts: WebRoutesOptions,
-  portalId: number,
+  session: Pick<WebSession, 'portalId' | 'userId'>,
   id: string,
 ): Promise<InboxConversation | null> {
   if (!CONVERSATION_ID.test(id)) return null;
-  return opts.inbox.conversation(portalId, id);
+  return opts.inbox.conversation(session.portalId, id, session.userId);
 }
 
 /**
- * Mark the opened conversation read, when the portal's `autoMarkRead` is on; a failure is logged
- * (by kind) and never shown.
+ * Mark the opened conversation read for the member who opened it, and at the provider when the
+ * portal's `autoMarkRead` is on; a failure at the provider is logged (by kind) and never shown.
  */
 async function markRead(
   opts: WebRoutesOptions,
   request: FastifyRequest,
-  portalId: number,
+  session: WebSession,
   c: InboxConversation,
 ) {
+  await opts.inbox.markReadBy(session, c.id);
   if (!opts.inbox.markReadOnOpen) return;
   try {
-    await opts.inbox.markReadOnOpen(portalId, c);
+    await opts.inbox.markReadOnOpen(session.portalId, c);
   } catch (err) {
     request.log.warn({ err }, '/inbox: marking read on open failed');
   }
@@ -110,7 +123,16 @@ export async function renderInbox(
 ): Promise<FastifyReply> {
   const now = new Date();
   const portalId = session.portalId;
-  const list = await opts.inbox.conversations(portalId, { limit: LIST_SIZE });
+  const listQuery: InboxListQuery = open?.query ?? {};
+  const [list, members] = await Promise.all([
+    opts.inbox.conversations(
+      portalId,
+      { limit: LIST_SIZE },
+      session.userId,
+      filterOf(listQuery, session.userId),
+    ),
+    opts.inbox.members(portalId),
+  ]);
   let view = null;
   if (open) {
     const c = open.conversation;
@@ -123,7 +145,14 @@ export async function renderInbox(
   }
   return sendPage(
     reply,
-    <InboxPage signedIn={signedInOf(session)} now={now} list={list} open={view} />,
+    <InboxPage
+      signedIn={signedInOf(session)}
+      now={now}
+      list={list}
+      open={view}
+      members={members}
+      listQuery={listQuery}
+    />,
     status,
   );
 }
@@ -149,6 +178,21 @@ async function freshBox(
   });
 }
 
+/** The list for the session's member: their filters and their own unread counts. */
+function listOf(
+  opts: WebRoutesOptions,
+  session: WebSession,
+  query: InboxListQuery,
+  cursor: string | undefined,
+) {
+  return opts.inbox.conversations(
+    session.portalId,
+    { limit: LIST_SIZE, cursor },
+    session.userId,
+    filterOf(query, session.userId),
+  );
+}
+
 /** Send an HTML fragment (no layout), never cached. */
 function sendFragment(reply: FastifyReply, html: string): FastifyReply {
   return reply.header('cache-control', 'no-store').type('text/html; charset=utf-8').send(html);
@@ -161,13 +205,20 @@ export async function inboxPages(app: FastifyInstance, opts: WebRoutesOptions): 
     async (request, reply) => {
       const session = signedIn(request);
       const now = new Date();
-      const list = await opts.inbox.conversations(session.portalId, {
-        limit: LIST_SIZE,
-        cursor: request.query.cursor || undefined,
-      });
+      const [list, members] = await Promise.all([
+        listOf(opts, session, request.query, request.query.cursor || undefined),
+        opts.inbox.members(session.portalId),
+      ]);
       return sendPage(
         reply,
-        <InboxPage signedIn={signedInOf(session)} now={now} list={list} open={null} />,
+        <InboxPage
+          signedIn={signedInOf(session)}
+          now={now}
+          list={list}
+          open={null}
+          members={members}
+          listQuery={request.query}
+        />,
       );
     },
   );
@@ -178,7 +229,7 @@ export async function inboxPages(app: FastifyInstance, opts: WebRoutesOptions): 
     async (request, reply) => {
       const id = request.params.conversationId;
       const session = signedIn(request);
-      const conversation = await conversationOf(opts, session.portalId, id);
+      const conversation = await conversationOf(opts, session, id);
       if (!conversation) return sendNotFoundPage(reply);
       return renderInbox(opts, request, reply, session, { conversation, query: request.query });
     },
@@ -199,12 +250,14 @@ export async function inboxPages(app: FastifyInstance, opts: WebRoutesOptions): 
     async (request, reply) => {
       const id = request.params.conversationId;
       const session = signedIn(request);
-      const c = await conversationOf(opts, session.portalId, id);
+      const c = await conversationOf(opts, session, id);
       if (!c) return sendNotFoundPage(reply);
-      await markRead(opts, request, session.portalId, c);
+      await markRead(opts, request, session, c);
       return reply.redirect(`/inbox/${c.id}`, 303);
     },
   );
+
+  workRoute(app, opts);
 
   // The page's script posts this when the agent starts typing a reply (at most every 20 s):
   // the person sees the business typing. A failure is logged and never shown.
@@ -228,7 +281,7 @@ export async function inboxPages(app: FastifyInstance, opts: WebRoutesOptions): 
     async (request, reply) => {
       const id = request.params.conversationId;
       const session = signedIn(request);
-      const c = await conversationOf(opts, session.portalId, id);
+      const c = await conversationOf(opts, session, id);
       if (!c) return sendNotFoundPage(reply);
       try {
         await opts.inbox.showTyping?.(session.portalId, c);
@@ -247,7 +300,10 @@ export async function inboxPages(app: FastifyInstance, opts: WebRoutesOptions): 
     },
     async (request, reply) => {
       const session = signedIn(request);
-      const list = await opts.inbox.conversations(session.portalId, { limit: LIST_SIZE });
+      const [list, members] = await Promise.all([
+        listOf(opts, session, request.query, undefined),
+        opts.inbox.members(session.portalId),
+      ]);
       const current = request.query.current ?? null;
       return sendFragment(
         reply,
@@ -257,6 +313,8 @@ export async function inboxPages(app: FastifyInstance, opts: WebRoutesOptions): 
             nextCursor={list.nextCursor}
             currentId={current}
             now={new Date()}
+            members={members}
+            listQuery={listQueryString(request.query)}
           />,
         ),
       );
@@ -271,9 +329,12 @@ export async function inboxPages(app: FastifyInstance, opts: WebRoutesOptions): 
     },
     async (request, reply) => {
       const session = signedIn(request);
-      const c = await conversationOf(opts, session.portalId, request.params.conversationId);
+      const c = await conversationOf(opts, session, request.params.conversationId);
       if (!c) return sendNotFoundPage(reply);
-      const thread = await threadOf(opts, session.portalId, c, undefined);
+      const [thread, members] = await Promise.all([
+        threadOf(opts, session.portalId, c, undefined),
+        opts.inbox.members(session.portalId),
+      ]);
       return sendFragment(
         reply,
         renderToString(
@@ -282,9 +343,54 @@ export async function inboxPages(app: FastifyInstance, opts: WebRoutesOptions): 
             {...thread}
             now={new Date()}
             csrfToken={session.csrfToken}
+            members={members}
           />,
         ),
       );
+    },
+  );
+}
+
+/** `POST /inbox/{conversationId}/work`: the thread's form (status or a snooze, assignee, labels). */
+function workRoute(app: FastifyInstance, opts: WebRoutesOptions): void {
+  // The thread's form: status (or a snooze), assignee and labels, through messaging's rules.
+  app.post<{ Params: Static<typeof Params>; Body: Static<typeof WorkForm> }>(
+    '/inbox/:conversationId/work',
+    {
+      config: CONVERSATION_FORM,
+      schema: {
+        params: Params,
+        body: WorkForm,
+        response: { 302: Redirect, 303: Redirect, 400: HtmlPage, 403: HtmlPage, 404: HtmlPage },
+      },
+    },
+    async (request, reply) => {
+      const session = signedIn(request);
+      const c = await conversationOf(opts, session, request.params.conversationId);
+      if (!c) return sendNotFoundPage(reply);
+      const parsed = updateOf(request.body, new Date());
+      let problem = 'error' in parsed ? parsed.error : null;
+      if (!problem && 'update' in parsed) {
+        try {
+          await opts.inbox.update(session, c.id, parsed.update);
+        } catch (err) {
+          const e = toAppError(err);
+          if (e.code !== 'invalid_request' && e.code !== 'not_found') throw err;
+          problem = e.message;
+        }
+      }
+      if (problem)
+        return sendPage(
+          reply,
+          <MessagePage title="This change was not saved" signedIn={signedInOf(session)}>
+            <p>{problem}</p>
+            <p>
+              <a href={`/inbox/${c.id}`}>Back to the conversation</a>
+            </p>
+          </MessagePage>,
+          400,
+        );
+      return reply.redirect(`/inbox/${c.id}`, 303);
     },
   );
 }

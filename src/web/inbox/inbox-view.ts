@@ -29,6 +29,13 @@ export interface InboxConversation {
   unreadCount: number;
   /** When the 24-hour service window closes (ISO 8601); null when it is closed. */
   windowExpiresAt: string | null;
+  /** `open`, `pending`, `resolved` or `snoozed`. */
+  status: 'open' | 'pending' | 'resolved' | 'snoozed';
+  /** When a snooze ends (ISO 8601). */
+  snoozedUntil: string | null;
+  /** The member working it (`usr_…`); null: unassigned. */
+  assigneeId: string | null;
+  labels: string[];
 }
 
 /** A location, sent or received (degrees). */
