@@ -47,16 +47,18 @@ export interface ContactConversation {
 
 /**
  * The contact's conversations as the inbox shows them, each with its newest
- * {@link MESSAGES_SHOWN} messages; a conversation gone between the two reads is left out.
+ * {@link MESSAGES_SHOWN} messages and the signed-in member's (`readerId`) unread count; a
+ * conversation gone between the two reads is left out.
  */
 export async function contactConversations(
   reads: Pick<InboxReads, 'conversation' | 'messages'>,
   ids: readonly string[],
-  portalId: number,
+  reader: { portalId: number; readerId: number },
 ): Promise<ContactConversation[]> {
+  const { portalId, readerId } = reader;
   const found = await Promise.all(
     ids.map(async (id) => {
-      const conversation = await reads.conversation(portalId, id);
+      const conversation = await reads.conversation(portalId, id, readerId);
       if (!conversation) return null;
       const { items } = await reads.messages(portalId, id, { limit: MESSAGES_SHOWN });
       return { conversation, messages: items };

@@ -183,7 +183,10 @@ async function renderContact(
     opts.tickets.ticketsNaming({ ...contact, portalId }, TICKETS_SHOWN),
     refused?.source ?? composerSource(opts, portalId, request.log),
   ]);
-  const conversations = await contactConversations(opts.inbox, ids, portalId);
+  const conversations = await contactConversations(opts.inbox, ids, {
+    portalId,
+    readerId: session.userId,
+  });
   const templates = source.kind === 'ready' ? source.templates : [];
   const view: ComposerView = {
     source,
