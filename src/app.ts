@@ -224,6 +224,7 @@ async function registerPages(
     accounts: services.accounts,
     partner: services.partner,
     apiKeys: services.apiKeys,
+    team: services.team,
     contacts: services.contacts,
     messaging: {
       provider: services.messagingProvider,

@@ -51,7 +51,13 @@ export type AuditAction =
   | 'ticket.status_changed'
   | 'ticket.assigned'
   | 'agent.created'
-  | 'agent.disabled';
+  | 'agent.disabled'
+  | 'member.invited'
+  | 'member.joined'
+  | 'member.role_changed'
+  | 'member.disabled'
+  | 'member.enabled'
+  | 'member.removed';
 
 export interface AuditEventInput {
   portalId: number | null;
