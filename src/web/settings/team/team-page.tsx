@@ -102,6 +102,7 @@ function MembersTable({ p }: { p: TeamPageProps }) {
         { label: 'Role', cell: roleWords },
         {
           label: 'Status',
+          kind: 'long',
           cell: (m) => (
             <>
               <Badge tone={STATUS_TONE[m.status]} testid={`status-${m.userId}`}>
