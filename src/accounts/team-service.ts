@@ -45,8 +45,9 @@ const INVITATION_TOKEN = /^[A-Za-z0-9_-]{43}$/;
 const EMAIL = /^[^\s@\p{Cc}]{1,64}@[^\s@\p{Cc}]{1,253}\.[^\s@\p{Cc}]{1,63}$/u;
 
 /**
- * A member as the team page and `user list` show them. `status` is `invited` until the member
- * sets a password through their invitation, then `active` or `disabled`.
+ * A member as the team page and `user list` show them. `status` is `invited` while an
+ * invitation of theirs is pending (until they set a password through it), then `active` or
+ * `disabled`.
  */
 export interface Member {
   userId: number;
@@ -118,7 +119,6 @@ export class TeamService {
         status: users.status,
         availability: users.availability,
         isMainAdmin: users.isMainAdmin,
-        passwordSet: sql<boolean>`${users.passwordHash} is not null`,
         invitationExpiresAt: memberInvitations.expiresAt,
         createdAt: users.createdAt,
       })
@@ -126,9 +126,9 @@ export class TeamService {
       .leftJoin(memberInvitations, eq(memberInvitations.userId, users.id))
       .where(eq(users.portalId, portalId))
       .orderBy(asc(users.id));
-    return rows.map(({ passwordSet, ...r }) => ({
+    return rows.map((r) => ({
       ...r,
-      status: r.status === 'disabled' ? 'disabled' : passwordSet ? 'active' : 'invited',
+      status: r.status === 'disabled' ? 'disabled' : r.invitationExpiresAt ? 'invited' : 'active',
       invitationExpiresAt: r.invitationExpiresAt?.toISOString() ?? null,
       createdAt: r.createdAt.toISOString(),
     }));
