@@ -236,6 +236,7 @@ async function registerPages(
     accounts: services.accounts,
     partner: services.partner,
     apiKeys: services.apiKeys,
+    team: services.team,
     contacts: services.contacts,
     contactConversationIds: (portalId, contactId, limit) =>
       conversationIdsOfContact(services.storage.db, portalId, contactId, limit),

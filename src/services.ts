@@ -9,6 +9,7 @@ import { hostname } from 'node:os';
 import { createAccountsService, type AccountsService } from './accounts/accounts-service.ts';
 import { createApiKeysService, type ApiKeysService } from './accounts/api-keys-service.ts';
 import { createAgentsService, type AgentsService } from './accounts/agents-service.ts';
+import { TeamService } from './accounts/team-service.ts';
 import { createSecretScanner } from './accounts/secret-scanner.ts';
 import { createTokenVerification, type TokenVerification } from './accounts/token-verification.ts';
 import { createSessionStore, type SessionStore } from './browser/session-store.ts';
@@ -64,6 +65,8 @@ export interface Services {
   storage: Storage;
   accounts: AccountsService;
   apiKeys: ApiKeysService;
+  /** The members of each portal: roles, status, invitations (`/settings/team`, `user`). */
+  team: TeamService;
   tickets: TicketsService;
   /** Support agents (the operator's people): create, list, disable, sign-in. */
   agents: AgentsService;
@@ -222,6 +225,7 @@ export function createServices(deps: {
       onTokenChange: tokenVerification.dropPortal,
     }),
     apiKeys: createApiKeysService({ db: storage.db, onTokenChange: tokenVerification.dropPortal }),
+    team: new TeamService({ db: storage.db }),
     tickets: createTicketsService({
       db: storage.db,
       providerAppSecret: config.PROVIDER_APP_SECRET,

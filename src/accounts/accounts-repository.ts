@@ -50,13 +50,13 @@ export async function endSessionsOfUser(q: Executor, userId: number): Promise<nu
   return ended.length;
 }
 
-/** The id and password hash of the user with this (normalised) email, or undefined. */
+/** The id, password hash and status of the user with this (normalised) email, or undefined. */
 export async function findUserByEmail(
   q: Executor,
   email: string,
-): Promise<{ id: number; passwordHash: string | null } | undefined> {
+): Promise<{ id: number; passwordHash: string | null; status: string } | undefined> {
   const [row] = await q
-    .select({ id: users.id, passwordHash: users.passwordHash })
+    .select({ id: users.id, passwordHash: users.passwordHash, status: users.status })
     .from(users)
     .where(eq(users.email, email));
   return row;

@@ -24,6 +24,7 @@ import {
 } from './accounts-repository.ts';
 import type { KeyPrincipal } from './principal.ts';
 import { parseScopes, SCOPES, type Scope } from './scopes.ts';
+import { parseRole } from './team-service.ts';
 import { notifyTokenChange } from './token-change-channel.ts';
 
 const PORTAL_CODE = /^[1-9][0-9]{3,17}$/;
@@ -158,19 +159,31 @@ export class AccountsService {
   }
 
   /**
-   * Add a user to a portal.
+   * Add a user to a portal (without a password: `user set-password` gives one; `user invite`
+   * sends a link instead).
    *
-   * @throws UsageError on an unknown portal, a bad or taken email, or a second main admin.
+   * @param input.role `admin` or `agent`; default `admin` for the main administrator (who is
+   *   always one), else `agent`.
+   * @throws UsageError on an unknown portal, a bad or taken email, a second main admin, or a
+   *   main administrator who would be an agent.
    */
-  async createUser(input: { portalCode: string; email: string; mainAdmin: boolean }) {
+  async createUser(input: {
+    portalCode: string;
+    email: string;
+    mainAdmin: boolean;
+    role?: string | undefined;
+  }) {
     const portalId = await this.portalIdFor(input.portalCode);
     const email = checkEmail(input.email);
+    const role = parseRole(input.role ?? (input.mainAdmin ? 'admin' : 'agent'));
+    if (input.mainAdmin && role !== 'admin')
+      throw new UsageError('The main administrator is an admin.');
     try {
       const [user] = await this.#db
         .insert(users)
-        .values({ portalId, email, isMainAdmin: input.mainAdmin })
+        .values({ portalId, email, isMainAdmin: input.mainAdmin, role })
         .returning({ id: users.id });
-      return { userId: user!.id, email, isMainAdmin: input.mainAdmin };
+      return { userId: user!.id, email, isMainAdmin: input.mainAdmin, role };
     } catch (err) {
       if (isUniqueViolation(err, 'users_email_unique')) {
         throw new UsageError(`A user with email ${email} already exists.`);
@@ -305,14 +318,14 @@ export class AccountsService {
   }
 
   /**
-   * The user whose email and password these are, or null. Unknown emails cost the same
-   * scrypt work as known ones, so timing does not tell which emails exist.
+   * The user whose email and password these are, or null (also for a disabled member). Unknown
+   * emails cost the same scrypt work as known ones, so timing does not tell which emails exist.
    */
   async authenticatePassword(email: string, password: string): Promise<{ userId: number } | null> {
     const normalized = email.trim().toLowerCase();
     const row = EMAIL.test(normalized) ? await findUserByEmail(this.#db, normalized) : undefined;
     const ok = await verifyPassword(password, row?.passwordHash ?? null);
-    return ok && row ? { userId: row.id } : null;
+    return ok && row?.status === 'active' ? { userId: row.id } : null;
   }
 
   /** A portal, its users and its token's hint and scopes. Never the token or its hash. */

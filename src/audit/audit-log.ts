@@ -52,7 +52,13 @@ export type AuditAction =
   | 'ticket.assigned'
   | 'conversation.assigned'
   | 'agent.created'
-  | 'agent.disabled';
+  | 'agent.disabled'
+  | 'member.invited'
+  | 'member.joined'
+  | 'member.role_changed'
+  | 'member.disabled'
+  | 'member.enabled'
+  | 'member.removed';
 
 export interface AuditEventInput {
   portalId: number | null;

@@ -99,6 +99,23 @@ export const FLASHES = {
     tone: 'info',
     text: () => 'The onboarding could not run (no active connection, or the provider failed).',
   },
+  member_invited: {
+    tone: 'ok',
+    text: () =>
+      'The invitation is made. Its link was shown once and is not shown again: if you did not ' +
+      'copy it, invite the same email again for a new link.',
+  },
+  member_role: { tone: 'ok', text: () => 'The member’s role is changed.' },
+  member_disabled: {
+    tone: 'ok',
+    text: () => 'The member is disabled and signed out everywhere.',
+  },
+  member_enabled: { tone: 'ok', text: () => 'The member can sign in again.' },
+  member_removed: {
+    tone: 'ok',
+    text: () => 'The member is removed and signed out everywhere.',
+  },
+  availability: { tone: 'ok', text: () => 'Your availability is saved.' },
   message_sent: {
     tone: 'ok',
     text: () => 'The message is queued. Its status appears in the log below.',

@@ -19,6 +19,7 @@ export const NAV = {
   messages: ['/messages', 'Messages'],
   webhooks: ['/settings/webhooks', 'Webhooks'],
   keys: ['/settings/keys', 'API keys'],
+  team: ['/settings/team', 'Team'],
   support: ['/support', 'Support'],
   audit: ['/audit', 'Audit log'],
 } as const satisfies Record<string, readonly [string, string]>;

@@ -6,9 +6,16 @@
  *
  * @see https://cheatsheetseries.owasp.org/cheatsheets/Session_Management_Cheat_Sheet.html
  */
-import { and, count, eq, gt, isNotNull, isNull, lt } from 'drizzle-orm';
+import { and, count, eq, gt, isNotNull, isNull, lt, sql } from 'drizzle-orm';
 import type { Database } from '../db/client.ts';
-import { agents, portals, sessions, users } from '../db/schema/index.ts';
+import {
+  agents,
+  portals,
+  sessions,
+  users,
+  type MemberAvailability,
+  type MemberRole,
+} from '../db/schema/index.ts';
 import { randomBase64Url, sha256Hex } from '../platform/crypto.ts';
 import { createOneTimeSecrets, openForSession, sealForSession } from './one-time-secret.ts';
 
@@ -18,7 +25,14 @@ export interface WebSession {
   idHash: string;
   userId: number;
   email: string;
+  /** The portal's owner (created with it; owns its first API key). Always an admin. */
   isMainAdmin: boolean;
+  /** What the member may do: an agent works the inbox and contacts only. */
+  role: MemberRole;
+  /** `role === 'admin'`: may change the connection, credit, keys, webhooks and the team. */
+  isAdmin: boolean;
+  /** Whether the member takes new conversations. */
+  availability: MemberAvailability;
   portalId: number;
   portalCode: string;
   portalName: string;
@@ -86,7 +100,10 @@ export function createSessionStore(deps: { db: Database; ttlSeconds: number; now
       return { sessionId, expiresAt };
     },
 
-    /** The live session with this id, or null (unknown, expired, or malformed id). */
+    /**
+     * The live session with this id, or null (unknown, expired, malformed id, or a member who
+     * is disabled: their sessions are deleted when they are, and this check holds meanwhile).
+     */
     async find(sessionId: string): Promise<WebSession | null> {
       if (!/^[A-Za-z0-9_-]{43}$/.test(sessionId)) return null;
       const [row] = await db
@@ -95,6 +112,9 @@ export function createSessionStore(deps: { db: Database; ttlSeconds: number; now
           userId: users.id,
           email: users.email,
           isMainAdmin: users.isMainAdmin,
+          role: users.role,
+          isAdmin: sql<boolean>`${users.role} = 'admin'`,
+          availability: users.availability,
           portalId: portals.id,
           portalCode: portals.portalCode,
           portalName: portals.name,
@@ -105,7 +125,11 @@ export function createSessionStore(deps: { db: Database; ttlSeconds: number; now
         .innerJoin(users, eq(users.id, sessions.userId))
         .innerJoin(portals, eq(portals.id, users.portalId))
         .where(
-          and(eq(sessions.idHash, sha256Hex(sessionId)), gt(sessions.expiresAt, new Date(now()))),
+          and(
+            eq(sessions.idHash, sha256Hex(sessionId)),
+            gt(sessions.expiresAt, new Date(now())),
+            eq(users.status, 'active'),
+          ),
         );
       return row ?? null;
     },

@@ -43,7 +43,18 @@ import { tasksList } from './tasks-commands.ts';
 import { keysCheck, keysRotate } from './keys-commands.ts';
 import { keyCreate, keyList, keyRevoke, keyRotate } from './api-key-commands.ts';
 import { partnerOnboard } from './partner-commands.ts';
-import { auditList, userCreate, userList, userSetPassword, userSignOut } from './user-commands.ts';
+import {
+  auditList,
+  userCreate,
+  userDisable,
+  userEnable,
+  userInvite,
+  userList,
+  userRemove,
+  userRole,
+  userSetPassword,
+  userSignOut,
+} from './user-commands.ts';
 
 /** The groups of two-word commands (`portal create`), described in `--help`. */
 export const GROUPS: Record<string, string> = {
@@ -51,7 +62,7 @@ export const GROUPS: Record<string, string> = {
   portal: 'portals (tenants)',
   token: 'the API token of a portal',
   key: "a portal's API keys (scopes, expiry, allowed addresses)",
-  user: 'users of a portal',
+  user: 'the members of a portal (its team): roles, invitations, status',
   keys: 'the keys that seal provider tokens, secrets, message content and drafts at rest',
   partner: "a portal's provider connection",
   audit: 'the audit log of a portal',
@@ -79,9 +90,14 @@ export const COMMANDS: readonly AdminCommand[] = [
   keyRevoke,
   scopes,
   userCreate,
+  userInvite,
   userList,
   userSetPassword,
   userSignOut,
+  userRole,
+  userDisable,
+  userEnable,
+  userRemove,
   keysRotate,
   keysCheck,
   partnerOnboard,

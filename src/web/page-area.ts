@@ -11,7 +11,7 @@
  * 3. for every unsafe method (POST, PUT, PATCH, DELETE), checks the form's `csrf` field against
  *    the session's synchronizer token (constant time), and sends the area's "form expired"
  *    answer when it does not match;
- * 4. in an area for the main administrator only, answers anyone else with 403.
+ * 4. in an area for the administrators only, answers anyone else with 403.
  *
  * A route changes this only through its `config.page` ({@link PageRouteRules}); handlers never
  * read the session cookie or compare tokens themselves. test/web/page-areas.test.ts walks every
@@ -77,8 +77,8 @@ const SIGN_IN_TOKEN_MAX_AGE_SECONDS = 3600;
 export interface PortalArea {
   /** The area's page, e.g. `/contacts`. */
   home: string;
-  /** Set for an area of the main administrator only: the 403 page's words for anyone else. */
-  mainAdminOnly?: string;
+  /** Set for an area of the administrators only: the 403 page's words for anyone else. */
+  adminOnly?: string;
   /** The sign-in form's answer to a stale double-submit token (the sign-in area only). */
   signInExpired?: (request: FastifyRequest, reply: FastifyReply) => FastifyReply;
 }
@@ -140,8 +140,8 @@ export function guardPortalArea(app: FastifyInstance, sessions: PageSessions, ar
     if (needsToken(request, rules) && !csrfOk(session, formToken(request.body))) {
       return sendFormExpired(reply, session);
     }
-    if (area.mainAdminOnly && !session.isMainAdmin) {
-      return sendNotAllowed(reply, session, area.mainAdminOnly);
+    if (area.adminOnly && !session.isAdmin) {
+      return sendNotAllowed(reply, session, area.adminOnly);
     }
   });
 }

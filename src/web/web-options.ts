@@ -9,6 +9,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import type { AccountsService } from '../accounts/accounts-service.ts';
 import type { ApiKeysService } from '../accounts/api-keys-service.ts';
+import type { TeamService } from '../accounts/team-service.ts';
 import type { AuditEvent } from '../audit/audit-log.ts';
 import type { PagePosition } from '../db/keyset-page.ts';
 import type { PageSessions } from '../browser/web-session.ts';
@@ -42,6 +43,19 @@ export interface WebRoutesOptions {
   >;
   /** `/settings/keys`: the portal's API keys, as the API's `/keys` and the CLI manage them. */
   apiKeys: Pick<ApiKeysService, 'list' | 'create' | 'rotate' | 'revoke' | 'usage'>;
+  /** `/settings/team` and the invitation page: the portal's members. */
+  team: Pick<
+    TeamService,
+    | 'listMembers'
+    | 'invite'
+    | 'invitation'
+    | 'acceptInvitation'
+    | 'setRole'
+    | 'disable'
+    | 'enable'
+    | 'remove'
+    | 'setAvailability'
+  >;
   /** Portico's public origin (APP_BASE_URL): the address the pages name for signing in. */
   appBaseUrl: string;
   /**
@@ -167,11 +181,11 @@ export type AdminChange = (
 ) => Promise<unknown>;
 
 /**
- * A form post of an area of the main administrator (whose guard already refused anyone else):
+ * A form post of an area of the administrators (whose guard already refused anyone else):
  * what the change throws goes to `refused`, which answers the refusals it knows and rethrows
  * anything else.
  */
-export function mainAdminChange(
+export function adminChange(
   refused: (err: unknown, ...args: Parameters<AdminChange>) => Promise<unknown>,
 ) {
   return (run: AdminChange) => async (request: FastifyRequest, reply: FastifyReply) => {

@@ -1,8 +1,8 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 /**
- * The account pages above the features, one page area per folder (sign-in, `/settings` with its
- * keys and webhooks, `/audit`, the connection flow's pages, `/contacts`, `/messages`, `/inbox`,
+ * The account pages above the features, one page area per folder (sign-in and invitations, `/settings`
+ * with its keys, webhooks and team, `/audit`, the connection flow's pages, `/contacts`, `/messages`, `/inbox`,
  * `/support`, the agents' desk), and the static files (stylesheet, favicon, the scripts). Each
  * area's guard (page-area.ts) checks the session, the form's CSRF token and the role once for
  * all its routes; routes stay thin: call a service, render.
@@ -23,6 +23,7 @@ import { contactsPages } from './contacts/contacts-routes.tsx';
 import { messagesArea } from './messages/messages-area.ts';
 import { inboxArea } from './inbox/inbox-area.ts';
 import { settingsRoutes } from './settings/settings-routes.tsx';
+import { teamPages } from './settings/team/team-routes.tsx';
 import { webhooksPages } from './settings/webhooks/webhooks-routes.tsx';
 import { signInRoutes } from './sign-in/sign-in-routes.tsx';
 import { supportPages } from './support/support-routes.tsx';
@@ -75,6 +76,7 @@ export async function webRoutes(app: FastifyInstance, opts: WebRoutesOptions): P
   await app.register(inboxArea, opts);
   await app.register(webhooksPages, opts);
   await app.register(apiKeysPages, opts);
+  await app.register(teamPages, opts);
   await app.register(supportPages, opts);
   await app.register(agentRoutes, opts);
 }

@@ -108,7 +108,26 @@ describe('admin CLI: the first hour', () => {
       ],
     );
     const users = await runCli(t, ['user', 'list', '--portal', '2002'], env);
-    assert.equal(users.stdout, '2  boss@beta.test  (main administrator)\n3  agent@beta.test\n');
+    assert.equal(
+      users.stdout,
+      '2  boss@beta.test  main administrator  active  available\n' +
+        '3  agent@beta.test  agent  active  available\n',
+    );
+    const json = JSON.parse(
+      (await runCli(t, ['user', 'list', '--portal', '2002', '--json'], env)).stdout,
+    );
+    assert.deepEqual(
+      json.map((m: { userId: number; email: string; role: string; status: string }) => [
+        m.userId,
+        m.email,
+        m.role,
+        m.status,
+      ]),
+      [
+        [2, 'boss@beta.test', 'admin', 'active'],
+        [3, 'agent@beta.test', 'agent', 'active'],
+      ],
+    );
 
     const scopes = await runCli(t, ['scopes'], env);
     assert.equal(scopes.code, 0);

@@ -58,6 +58,7 @@ describe('admin CLI', () => {
       userId: 2,
       email: 'agent@beta.test',
       isMainAdmin: false,
+      role: 'agent',
     });
 
     const signOut = await runCli(

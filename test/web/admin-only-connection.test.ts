@@ -1,5 +1,5 @@
 /**
- * Only the main administrator connects and disconnects the provider account: the
+ * Only an administrator connects and disconnects the provider account: the
  * pages say so to other users, and consent, start, callback and disconnect refuse them
  * with a page, changing nothing.
  */
@@ -31,7 +31,7 @@ async function colleagueBrowser(flow: FlowApp, portalCode: string) {
 }
 
 for (const backend of backends()) {
-  describe(`connect and disconnect are the main administrator's (${backend.name})`, () => {
+  describe(`connect and disconnect are an administrator's (${backend.name})`, () => {
     test('an ordinary user sees who may, and consent, start and disconnect refuse with a page', async (t) => {
       const flow = await buildFlowApp(t, backend);
       const admin = await signedInBrowser(flow);
@@ -50,7 +50,7 @@ for (const backend of backends()) {
         csrf: csrfOf(before.body),
       });
       assert.equal(consent.statusCode, 403);
-      assert.match(consent.body, /Only the main administrator/);
+      assert.match(consent.body, /Only an administrator/);
       const rows = await flow.services.storage.db
         .select({ consent: sessions.partnerConsentAt })
         .from(sessions)
@@ -58,7 +58,7 @@ for (const backend of backends()) {
       assert.deepEqual(rows, [{ consent: null }], 'no consent recorded');
       const start = await agent.browser.get('/api/auth/partner/start');
       assert.equal(start.statusCode, 403);
-      assert.match(start.body, /Only the main administrator/);
+      assert.match(start.body, /Only an administrator/);
       assert.equal(setCookies(start).length, 0, 'no state cookie');
 
       // The administrator connects; the agent sees it but cannot disconnect.
@@ -74,7 +74,7 @@ for (const backend of backends()) {
         csrf: csrfOf(after.body),
       });
       assert.equal(disconnect.statusCode, 403);
-      assert.match(disconnect.body, /Only the main administrator/);
+      assert.match(disconnect.body, /Only an administrator/);
       const summary = await flow.services.partner.connectionSummary(admin.portal.portalId);
       assert.equal(summary.status, 'active', 'still connected');
       const events = await listAuditEvents(flow.services.storage.db, admin.portal.portalId);
@@ -88,20 +88,20 @@ for (const backend of backends()) {
       assert.equal((await agent.browser.get('/settings/disconnect')).statusCode, 403);
     });
 
-    test('a callback in a session whose user is no longer the main administrator → not_admin, no exchange', async (t) => {
+    test('a callback in a session whose user is no longer an administrator → not_admin, no exchange', async (t) => {
       const flow = await buildFlowApp(t, backend);
       const admin = await signedInBrowser(flow);
       const { state } = await startAuthorization(admin.browser);
       await flow.services.storage.db
         .update(users)
-        .set({ isMainAdmin: false })
+        .set({ role: 'agent' })
         .where(eq(users.id, admin.portal.userId));
       const res = await admin.browser.get(callbackUrl({ code: allow(flow), state }));
       assert.equal(res.statusCode, 302);
       assert.equal(res.headers.location, '/auth-error?reason=not_admin');
       assert.equal(exchangeCalls(flow).length, 0);
       const page = await admin.browser.get('/auth-error?reason=not_admin');
-      assert.match(page.body, /Only the main administrator can connect/);
+      assert.match(page.body, /Only an administrator can connect/);
       const summary = await flow.services.partner.connectionSummary(admin.portal.portalId);
       assert.equal(summary.status, 'inactive');
     });

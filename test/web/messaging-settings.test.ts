@@ -150,7 +150,7 @@ for (const backend of backends()) {
       const page = await m.get('/settings');
       assert.equal(page.statusCode, 200);
       assert.doesNotMatch(page.body, /action="\/settings\/messaging"/);
-      assert.match(page.body, /Only the main administrator can change the messaging settings/);
+      assert.match(page.body, /Only an administrator can change the messaging settings/);
       assert.match(page.body, /STOP, STOPALL, UNSUBSCRIBE, CANCEL, END, QUIT/);
       const res = await m.post('/settings/messaging', form(csrfOf(page.body)));
       assert.equal(res.statusCode, 403);

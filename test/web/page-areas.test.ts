@@ -43,6 +43,8 @@ const PUBLIC: Record<string, number> = {
   'GET /login': 200,
   'GET /agent/login': 200,
   'GET /auth-error': 200,
+  // An invitation link's page: this "token" is no invitation's.
+  'GET /invite/:token': 404,
 };
 /** Fetched by a page's script: 401 rather than a redirect. */
 const FRAGMENTS = new Set([
@@ -184,7 +186,7 @@ for (const backend of backends()) {
         } else if (FRAGMENTS.has(r.key)) {
           assert.equal(res.statusCode, 401, r.key);
           assert.equal(res.body, '', r.key);
-        } else if (r.key === 'POST /login' || r.key === 'POST /agent/login') {
+        } else if (['POST /login', 'POST /agent/login', 'POST /invite/:token'].includes(r.key)) {
           assert.equal(res.statusCode, 403, `${r.key}: the sign-in form's token is checked`);
         } else {
           const status = r.method === 'GET' || isAgent ? [302, 303] : [303];

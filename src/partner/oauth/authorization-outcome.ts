@@ -20,7 +20,7 @@ export const AUTHORIZATION_FAILURES = [
   'provider',
   /** Storing the connection failed on our side. */
   'storage',
-  /** The signed-in user is not the portal's main administrator (only they connect). */
+  /** The signed-in user is not an administrator of the portal (only they connect). */
   'not_admin',
 ] as const;
 export type AuthorizationFailure = (typeof AUTHORIZATION_FAILURES)[number];

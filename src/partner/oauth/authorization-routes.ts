@@ -29,9 +29,9 @@ import { authErrorLocation } from './authorization-outcome.ts';
 import { validateAuthorizationResponse } from './authorization-response.ts';
 import type { PartnerService } from '../partner-service.ts';
 
-/** What a user other than the main administrator is told by consent, start and disconnect. */
+/** What a user other than an administrator is told by consent, start and disconnect. */
 export const ONLY_MAIN_ADMIN =
-  'Only the main administrator of the portal can connect or disconnect the provider account. Nothing changed.';
+  'Only an administrator of the portal can connect or disconnect the provider account. Nothing changed.';
 
 /** Random bytes in a state value (RFC 9700 asks for enough entropy; 32 bytes = 256 bits). */
 export const STATE_BYTES = 32;
@@ -80,7 +80,7 @@ export async function authorizationRoutes(
       const session = await sessions.read(request);
       if (!session) return redirectToLogin(reply, '/connect', 303);
       if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
-      if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN);
+      if (!session.isAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN);
       await sessions.store.recordConsent(session.idHash);
       return reply.redirect('/api/auth/partner/start', 303);
     },
@@ -94,7 +94,7 @@ export async function authorizationRoutes(
       reply.header('cache-control', 'no-store');
       const session = await sessions.read(request);
       if (!session) return reply.redirect('/connect', 302);
-      if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN);
+      if (!session.isAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN);
       // Start is a GET: the recent, single-use consent is what shows that the signed-in user
       // asked for this (a link from another site cannot have posted the /connect form).
       if (!(await sessions.store.takeConsent(session.idHash))) {
@@ -157,7 +157,7 @@ export async function authorizationRoutes(
       const session = await sessions.read(request);
       if (!session) return redirectToLogin(reply, '/settings', 303);
       if (!csrfOk(session, request.body.csrf)) return sendFormExpired(reply, session);
-      if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN);
+      if (!session.isAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN);
       // A destructive action is confirmed on its own page first
       // (web/settings/confirm-routes.tsx), which says what stops working; a form without the
       // confirmation goes there.
@@ -220,12 +220,12 @@ async function callback(
     request.log.info('authorization callback refused: the state belongs to another session');
     return reply.redirect(authErrorLocation('state'), 302);
   }
-  // Only the main administrator connects (checked at consent and start too; the session reads
+  // Only an administrator connects (checked at consent and start too; the session reads
   // the user's role afresh, so a demotion meanwhile is seen here).
-  if (!session.isMainAdmin) {
+  if (!session.isAdmin) {
     request.log.info(
       { userId: session.userId },
-      'authorization callback refused: not the main administrator',
+      'authorization callback refused: not an administrator',
     );
     return reply.redirect(authErrorLocation('not_admin'), 302);
   }

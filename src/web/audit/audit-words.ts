@@ -30,6 +30,12 @@ const ACTION_WORDS: Record<string, string> = {
   'provider_callback.ignored': 'Provider notice ignored',
   'contact.erased': 'Contact erased',
   'messaging_settings.changed': 'Messaging settings changed',
+  'member.invited': 'Team member invited',
+  'member.joined': 'Team member joined',
+  'member.role_changed': 'Team member role changed',
+  'member.disabled': 'Team member disabled',
+  'member.enabled': 'Team member enabled',
+  'member.removed': 'Team member removed',
 };
 
 /** System actors (audit `actor_id` of type `system`) as customers know them. */

@@ -21,8 +21,8 @@ const RETRY = (
 const NOT_ADMIN = (
   <>
     <p>
-      Only the main administrator of this portal can connect or disconnect the provider account.
-      Nothing was connected and nothing changed.
+      Only an administrator of this portal can connect or disconnect the provider account. Nothing
+      was connected and nothing changed.
     </p>
     <Actions>{BACK}</Actions>
   </>
@@ -149,7 +149,7 @@ export function AuthErrorPage({
       );
       break;
     case 'not_admin':
-      title = 'Only the main administrator can connect';
+      title = 'Only an administrator can connect';
       body = NOT_ADMIN;
       break;
     case 'storage':

@@ -24,7 +24,7 @@ export function ConnectPage({
   reconnect?: boolean;
   email: string;
   csrfToken: string;
-  /** Only the main administrator gets the form; others are told who can connect. */
+  /** Only an administrator gets the form; others are told who can connect. */
   isMainAdmin: boolean;
   /** Set when start sent the visitor back (no recent consent). */
   refused?: boolean;
@@ -78,8 +78,8 @@ export function ConnectPage({
           <>
             <Note tone="bad" testid="not-admin">
               <p>
-                Only the main administrator of this portal can connect or disconnect the provider
-                account. Ask them to connect it.
+                Only an administrator of this portal can connect or disconnect the provider account.
+                Ask them to connect it.
               </p>
             </Note>
             <Actions>{back}</Actions>

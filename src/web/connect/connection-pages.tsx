@@ -50,7 +50,7 @@ export async function connectionPages(app: FastifyInstance, opts: WebRoutesOptio
           email={session.email}
           csrfToken={session.csrfToken}
           refused={request.query.retry === 'consent'}
-          isMainAdmin={session.isMainAdmin}
+          isMainAdmin={session.isAdmin}
           providerName={partner.providerName}
           reconnect={request.query.reconnect === '1'}
         />,

@@ -16,9 +16,9 @@ import { signedIn } from '../page-area.ts';
 import { HtmlPage, Redirect, type WebRoutesOptions } from '../web-options.ts';
 
 export const ONLY_MAIN_ADMIN_TOKEN =
-  'Only the main administrator of the portal can regenerate the API token.';
+  'Only an administrator of the portal can regenerate the API token.';
 const ONLY_MAIN_ADMIN_CONNECTION =
-  'Only the main administrator of the portal can connect or disconnect the provider account.';
+  'Only an administrator of the portal can connect or disconnect the provider account.';
 
 /** The two confirmation pages; registered by the `/settings` area, behind its guard. */
 export async function confirmRoutes(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
@@ -30,7 +30,7 @@ export async function confirmRoutes(app: FastifyInstance, opts: WebRoutesOptions
     { schema: { response: { 200: HtmlPage, 302: Redirect, 403: HtmlPage } } },
     async (request, reply) => {
       const session = signedIn(request);
-      if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN_TOKEN);
+      if (!session.isAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN_TOKEN);
       const portal = await accounts.showPortal(session.portalCode);
       return sendPage(
         reply,
@@ -66,7 +66,7 @@ export async function confirmRoutes(app: FastifyInstance, opts: WebRoutesOptions
     { schema: { response: { 200: HtmlPage, 302: Redirect, 403: HtmlPage } } },
     async (request, reply) => {
       const session = signedIn(request);
-      if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN_CONNECTION);
+      if (!session.isAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN_CONNECTION);
       const name = partner.providerName;
       return sendPage(
         reply,

@@ -5,7 +5,7 @@
  * accounts and their phone numbers, the permissions granted against what Portico asked for,
  * when the access expires and was last checked), each number's onboarding (webhooks subscribed,
  * registered, the last error and the next allowed attempt) with Retry, and Reconnect /
- * Disconnect for the main administrator. Never any token material.
+ * Disconnect for an administrator. Never any token material.
  *
  * @see docs/partner-connection.md "Onboarding"
  */
@@ -67,7 +67,7 @@ function Onboarding({ n }: { n: Listed }) {
 function OnlyMainAdmin() {
   return (
     <p class="muted" data-testid="connection-admin-only">
-      Only the main administrator can connect or disconnect the provider account.
+      Only an administrator can connect or disconnect the provider account.
     </p>
   );
 }

@@ -2,7 +2,7 @@
 /** @jsxImportSource preact */
 /**
  * The "Messaging" section of `/settings`: the opt-out and opt-in keywords, their confirmation
- * replies and marking read on open. A form for the main administrator, the values as facts for
+ * replies and marking read on open. A form for an administrator, the values as facts for
  * everyone else.
  *
  * @see docs/messaging.md "Opt-out keywords"
@@ -58,12 +58,12 @@ function Facts({ s }: { s: MessagingSettings }) {
         <dt>Mark read on open</dt>
         <dd>{s.autoMarkRead ? 'Yes' : 'No'}</dd>
       </dl>
-      <p class="muted">Only the main administrator can change the messaging settings.</p>
+      <p class="muted">Only an administrator can change the messaging settings.</p>
     </>
   );
 }
 
-/** The section: a form (main administrator) or the settings as facts. */
+/** The section: a form (an administrator) or the settings as facts. */
 export function MessagingSettingsSection(p: MessagingSettingsSectionProps) {
   if (!p.canChange) {
     return (

@@ -15,7 +15,7 @@ import {
 
 export interface SettingsPageProps {
   portal: { code: string; name: string };
-  user: { id: number; email: string; isMainAdmin: boolean };
+  user: { id: number; email: string; isMainAdmin: boolean; isAdmin: boolean };
   /** The signed-in user's live sessions (browsers), this one included. */
   activeSessions: number;
   csrfToken: string;
@@ -128,13 +128,13 @@ function ApiToken(p: SettingsPageProps) {
       <p class="muted">
         How to call the API with it: <a href="/docs/">the API reference</a>.
       </p>
-      {p.user.isMainAdmin && (
+      {p.user.isAdmin && (
         <p>
           <a href="/settings/keys">Manage API keys</a>: more keys, each with its own scopes, expiry
           and allowed addresses, their rotation and usage.
         </p>
       )}
-      {p.user.isMainAdmin ? (
+      {p.user.isAdmin ? (
         p.token && (
           <p class="actions">
             <a class="button danger" href="/settings/token/regenerate" data-testid="regenerate">
@@ -144,7 +144,7 @@ function ApiToken(p: SettingsPageProps) {
           </p>
         )
       ) : (
-        <p class="muted">Only the main administrator can regenerate the token.</p>
+        <p class="muted">Only an administrator can regenerate the token.</p>
       )}
     </section>
   );
@@ -172,7 +172,12 @@ export function SettingsPage(p: SettingsPageProps) {
         </p>
         <p class="muted">
           Signed in as {p.user.email} (user {p.user.id}
-          {p.user.isMainAdmin ? ', main administrator' : ''}).
+          {p.user.isMainAdmin
+            ? ', main administrator'
+            : p.user.isAdmin
+              ? ', administrator'
+              : ', agent'}
+          ).
         </p>
         <p class="muted" data-testid="active-sessions">
           {p.activeSessions === 1
@@ -186,16 +191,12 @@ export function SettingsPage(p: SettingsPageProps) {
 
       <section id="connection">
         <h2>Provider connection</h2>
-        <ConnectionCard
-          {...p.connection}
-          isMainAdmin={p.user.isMainAdmin}
-          csrfToken={p.csrfToken}
-        />
+        <ConnectionCard {...p.connection} isMainAdmin={p.user.isAdmin} csrfToken={p.csrfToken} />
       </section>
 
       <MessagingSettingsSection
         {...p.messaging}
-        canChange={p.user.isMainAdmin}
+        canChange={p.user.isAdmin}
         csrfToken={p.csrfToken}
       />
 

@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 /**
- * `/settings`: the portal, its API token (regenerated here by the main administrator, after a
+ * `/settings`: the portal, its API token (regenerated here by an administrator, after a
  * confirmation page), the provider connection and the recent audit events; and the
  * confirmation pages of the two destructive actions (regenerate the token, disconnect).
  *
@@ -9,7 +9,7 @@
  * read (`PageSessions.stashOnce`, never in a URL), so a reload of the page shows it no more and
  * never "This form has expired".
  *
- * The "Messaging" section posts to `/settings/messaging` (main administrator): checked by
+ * The "Messaging" section posts to `/settings/messaging` (an administrator): checked by
  * `parseSettings`, a refusal comes back as the page with each error beside its field and what
  * was typed kept (400, nothing stored); a success redirects with a flash.
  *
@@ -54,9 +54,9 @@ const MessagingBody = Type.Object({
 });
 const CsrfBody = Type.Object({ csrf: FormField(100) });
 const ONLY_MAIN_ADMIN_ONBOARDING =
-  'Only the main administrator of the portal can retry the onboarding of its numbers.';
+  'Only an administrator of the portal can retry the onboarding of its numbers.';
 const ONLY_MAIN_ADMIN_MESSAGING =
-  'Only the main administrator of the portal can change the messaging settings.';
+  'Only an administrator of the portal can change the messaging settings.';
 /** The `/settings` area: the page, its forms and the confirmation pages of its two actions. */
 export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
   const { sessions, accounts, partner } = opts;
@@ -94,7 +94,12 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
       reply,
       <SettingsPage
         portal={{ code: portal.portalCode, name: portal.name }}
-        user={{ id: session.userId, email: session.email, isMainAdmin: session.isMainAdmin }}
+        user={{
+          id: session.userId,
+          email: session.email,
+          isMainAdmin: session.isMainAdmin,
+          isAdmin: session.isAdmin,
+        }}
         activeSessions={activeSessions}
         csrfToken={session.csrfToken}
         token={portal.token}
@@ -129,7 +134,7 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
     { schema: { body: ConfirmBody, response: { 303: Redirect, 403: HtmlPage } } },
     async (request, reply) => {
       const session = signedIn(request);
-      if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN_TOKEN);
+      if (!session.isAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN_TOKEN);
       if (request.body.confirm !== 'yes') return reply.redirect('/settings/token/regenerate', 303);
       const { token } = await accounts.regenerateToken({
         portalCode: session.portalCode,
@@ -151,7 +156,7 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
     { schema: { body: CsrfBody, response: { 303: Redirect, 403: HtmlPage } } },
     async (request, reply) => {
       const session = signedIn(request);
-      if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN_ONBOARDING);
+      if (!session.isAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN_ONBOARDING);
       const outcome = await partner.onboardConnection(session.portalId);
       const done = outcome.ran
         ? 'onboarding_retried'
@@ -173,7 +178,7 @@ export async function settingsRoutes(app: FastifyInstance, opts: WebRoutesOption
     async (request, reply) => {
       const session = signedIn(request);
       const body = request.body;
-      if (!session.isMainAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN_MESSAGING);
+      if (!session.isAdmin) return sendNotAllowed(reply, session, ONLY_MAIN_ADMIN_MESSAGING);
       const values = {
         optOutKeywords: body.optOutKeywords ?? '',
         optInKeywords: body.optInKeywords ?? '',

@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 /**
- * Sign-in and sign-out. The sign-in form is protected by a double-submit token (there is no
+ * Sign-in and sign-out, and the invitation links' page (invitation-routes.tsx). The sign-in form is protected by a double-submit token (there is no
  * session yet to bind it to), checked by the area's guard (page-area.ts); a new session id is
  * minted at every sign-in.
  *
@@ -15,6 +15,7 @@ import { safeNext } from '../../browser/web-session.ts';
 import { noteRequestError } from '../../platform/access-log.ts';
 import { guardPortalArea, signInFormToken } from '../page-area.ts';
 import { LoginPage } from './login-page.tsx';
+import { invitationFormExpired, invitationRoutes, type SignIn } from './invitation-routes.tsx';
 import { installSignInLimits } from './sign-in-limits.ts';
 import { CsrfBody, FormField, HtmlPage, Redirect, type WebRoutesOptions } from '../web-options.ts';
 
@@ -43,6 +44,7 @@ export async function signInRoutes(app: FastifyInstance, opts: WebRoutesOptions)
     home: '/login',
     // Login CSRF: the double-submit token had expired (or the form came from another site).
     signInExpired: (request, reply) =>
+      invitationFormExpired(request, reply) ??
       sendPage(
         reply,
         <LoginPage
@@ -54,6 +56,20 @@ export async function signInRoutes(app: FastifyInstance, opts: WebRoutesOptions)
       ),
   });
   const limits = await installSignInLimits(app, opts.signInLimits);
+
+  /**
+   * Start a session for a person who has just proven who they are (a password, an invitation
+   * link): a new session id at every sign-in (no session fixation); an old session here ends.
+   */
+  const signIn: SignIn = async (request, reply, userId) => {
+    const previous = await sessions.read(request);
+    if (previous) await sessions.store.destroy(previous.idHash);
+    const { sessionId } = await sessions.store.create(userId);
+    reply.setCookie(names.session, sessionId, cookieOptions(isProduction, opts.sessionTtlSeconds));
+    reply.clearCookie(names.loginCsrf, cookieOptions(isProduction, 0));
+    request.log.info({ userId }, 'signed in');
+  };
+  invitationRoutes(app, opts, { limits, signIn });
 
   app.get<{ Querystring: Static<typeof LoginQuery> }>(
     '/login',
@@ -112,17 +128,7 @@ export async function signInRoutes(app: FastifyInstance, opts: WebRoutesOptions)
           401,
         );
       }
-      // A new session id at every sign-in (no session fixation); an old session here ends.
-      const previous = await sessions.read(request);
-      if (previous) await sessions.store.destroy(previous.idHash);
-      const { sessionId } = await sessions.store.create(user.userId);
-      reply.setCookie(
-        names.session,
-        sessionId,
-        cookieOptions(isProduction, opts.sessionTtlSeconds),
-      );
-      reply.clearCookie(names.loginCsrf, cookieOptions(isProduction, 0));
-      request.log.info({ userId: user.userId }, 'signed in');
+      await signIn(request, reply, user.userId);
       return reply.redirect(next ?? '/settings', 303);
     },
   );

@@ -1,7 +1,7 @@
 /** @jsxRuntime automatic */
 /** @jsxImportSource preact */
 /**
- * `/settings/keys`: the portal's API keys, for the main administrator only, through the service
+ * `/settings/keys`: the portal's API keys, for the administrators only, through the service
  * the API's `/keys` and the CLI's `key` commands use. Creating and rotating are CSRF-checked
  * forms whose new secret travels POST → 303 → GET, kept server-side in the session for one read
  * (never in a URL); rotating and revoking go through a confirmation step (rotating chooses its
@@ -27,13 +27,13 @@ import {
 import {
   FormField,
   HtmlPage,
-  mainAdminChange,
+  adminChange,
   Redirect,
   type WebRoutesOptions,
 } from '../../web-options.ts';
 import { guardPortalArea, signedIn } from '../../page-area.ts';
 
-const NOT_ADMIN = 'Only the main administrator of the portal can manage API keys.';
+const NOT_ADMIN = 'Only an administrator of the portal can manage API keys.';
 /** Days of usage the page charts. */
 const USAGE_DAYS = 30;
 
@@ -120,11 +120,11 @@ function pageRenderer(keys: Keys) {
 
 export async function apiKeysPages(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
   const { sessions, apiKeys } = opts;
-  guardPortalArea(app, sessions, { home: '/settings/keys', mainAdminOnly: NOT_ADMIN });
+  guardPortalArea(app, sessions, { home: '/settings/keys', adminOnly: NOT_ADMIN });
   const render = pageRenderer(apiKeys);
 
-  /** A change by the main administrator; a refusal shows the page with its reason. */
-  const change = mainAdminChange((err, session, request, reply) => {
+  /** A change by an administrator; a refusal shows the page with its reason. */
+  const change = adminChange((err, session, request, reply) => {
     if (!(err instanceof UsageError)) throw err;
     const form =
       request.url.split('?')[0] === '/settings/keys'

@@ -2,7 +2,7 @@
 /** @jsxImportSource preact */
 /**
  * `/settings/webhooks`: the portal's outbound webhook endpoints and recent deliveries, for the
- * main administrator only (like connect and disconnect). Every change is a CSRF-checked form;
+ * administrators only (like connect and disconnect). Every change is a CSRF-checked form;
  * a new secret is shown once on the page the form redirects to, the rest redirect back with a
  * flash; removing an endpoint goes through a confirmation step.
  *
@@ -23,14 +23,14 @@ import { ConfirmRemovePage, WebhooksPage, type WebhooksPageProps } from './webho
 import {
   FormField,
   HtmlPage,
-  mainAdminChange,
+  adminChange,
   type AdminChange,
   Redirect,
   type WebRoutesOptions,
 } from '../../web-options.ts';
 import { guardPortalArea, signedIn } from '../../page-area.ts';
 
-const NOT_ADMIN = 'Only the main administrator of the portal can manage webhooks.';
+const NOT_ADMIN = 'Only an administrator of the portal can manage webhooks.';
 const Query = Type.Object({
   done: FormField(32),
   events: FormField(12),
@@ -70,9 +70,9 @@ type Render = (
   status?: number,
 ) => Promise<FastifyReply>;
 
-/** A change by the main administrator; a refusal shows the page with its reason. */
+/** A change by an administrator; a refusal shows the page with its reason. */
 function changeBy(render: Render) {
-  return mainAdminChange((err, session, request, reply) => {
+  return adminChange((err, session, request, reply) => {
     if (!(err instanceof AppError) || err.status >= 500) throw err;
     return render(reply, session, formError(err, request), err.status === 404 ? 404 : 400);
   });
@@ -206,7 +206,7 @@ function pageRenderer(webhooks: WebRoutesOptions['webhooks']): Render {
 
 export async function webhooksPages(app: FastifyInstance, opts: WebRoutesOptions): Promise<void> {
   const { sessions, webhooks } = opts;
-  guardPortalArea(app, sessions, { home: '/settings/webhooks', mainAdminOnly: NOT_ADMIN });
+  guardPortalArea(app, sessions, { home: '/settings/webhooks', adminOnly: NOT_ADMIN });
 
   const render = pageRenderer(webhooks);
   const change = changeBy(render);
