@@ -89,8 +89,9 @@ for (const backend of backends()) {
   describe(`conversations worked by a team (${backend.name})`, () => {
     test('status, assignee and labels: change, refusals, filters, events, audit', async (t) => {
       const { s, adminId, agentId } = await setup(t, backend);
-      await write(s, '16505550001', 'where is my order?');
-      await write(s, '16505550002', 'hello');
+      // A second apart: the list is newest activity first, and the stored times have seconds.
+      await write(s, '16505550001', 'where is my order?', ago(2000));
+      await write(s, '16505550002', 'hello', ago(1000));
       const [alice, bob] = (await call(s, 'GET', CONVERSATIONS)).json().data.items;
       assert.equal(alice.contact.phone, '+16505550002');
       assert.equal(bob.status, 'open');
