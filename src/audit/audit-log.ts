@@ -51,7 +51,15 @@ export type AuditAction =
   | 'ticket.status_changed'
   | 'ticket.assigned'
   | 'agent.created'
-  | 'agent.disabled';
+  | 'agent.disabled'
+  | 'campaign.created'
+  | 'campaign.changed'
+  | 'campaign.scheduled'
+  | 'campaign.started'
+  | 'campaign.paused'
+  | 'campaign.resumed'
+  | 'campaign.cancelled'
+  | 'campaign.completed';
 
 export interface AuditEventInput {
   portalId: number | null;

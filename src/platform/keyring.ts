@@ -79,7 +79,8 @@ export interface Keyring {
  * message's content (`message-content`, with the message id as its subject), or an outbound
  * webhook event's `data` (`webhook-event`, with the event id as its subject), or a message
  * draft's message and recipients (`message-draft`, with the draft id as its subject), or a
- * phone number's registration PIN (`registration-pin`, with its onboarding row id). Every
+ * phone number's registration PIN (`registration-pin`, with its onboarding row id), or a
+ * campaign's template parameters (`campaign-template`, with the campaign id). Every
  * sealed column is listed in db/sealed-columns.ts, so `keys rotate` re-seals it.
  */
 export type SealPurpose =
@@ -88,7 +89,8 @@ export type SealPurpose =
   | 'message-content'
   | 'webhook-event'
   | 'message-draft'
-  | 'registration-pin';
+  | 'registration-pin'
+  | 'campaign-template';
 
 /**
  * The additional authenticated data binding a ciphertext to its tenant, purpose and (when given)

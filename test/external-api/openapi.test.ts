@@ -202,7 +202,7 @@ for (const backend of backends()) {
           }
         }
       }
-      assert.equal(messaging, 21, 'the messaging operations');
+      assert.equal(messaging, 30, 'the messaging operations');
       assert.deepEqual(anonymous, []);
     });
 
