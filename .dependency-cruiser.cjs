@@ -72,6 +72,10 @@ const MESSAGING_ORDER = [
   { folder: 'outbound', why: 'the send path: checks, the row, credit, the delivery queue' },
   { folder: 'drafts', why: 'drafts, sent through a port of the send path given at composition' },
   {
+    folder: 'campaigns',
+    why: "broadcasts: the audience's snapshot and the runner, sent through a port of the send path",
+  },
+  {
     folder: 'conversations',
     why: 'the read model of both directions, keywords (consent), retention and the sweep',
   },

@@ -19,6 +19,7 @@ import { sendNotFoundPage, wantsErrorPage } from './browser/error-pages.tsx';
 import { createPageSessions } from './browser/web-session.ts';
 import { apiReferencePage } from './external-api/docs-page.ts';
 import { draftsRoutes } from './messaging/drafts/drafts-routes.ts';
+import { campaignsRoutes } from './messaging/campaigns/campaigns-routes.ts';
 import { mediaRoutes } from './messaging/media/media-routes.ts';
 import { readReceiptsRoutes } from './messaging/outbound/read-receipts-routes.ts';
 import { numbersRoutes } from './messaging/numbers/numbers-routes.ts';
@@ -176,6 +177,7 @@ export async function buildApp({
       numbersRoutes(services.messagingProvider),
       templatesRoutes(services.templates),
       draftsRoutes(services.drafts),
+      campaignsRoutes(services.campaigns),
       mediaRoutes(services.media),
       readReceiptsRoutes(services.readReceipts),
       eventsRoutes(services.webhooks),

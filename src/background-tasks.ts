@@ -128,6 +128,12 @@ const DEFERRED_WORK: readonly DeferredWork[] = [
       "one job per delivery attempt, taken by any instance's webhook worker; a failed attempt queues the next with its own backoff (startAfter), so each delivery keeps its own schedule",
   },
   {
+    name: 'campaign.runner',
+    runsOn: 'every instance',
+    reason:
+      "each instance's runner claims a running campaign's next one-second slot and its recipients in the database (SKIP LOCKED), so the pace holds across instances and a killed instance's recipients are claimed again after a minute",
+  },
+  {
     name: 'job-queue.maintenance',
     runsOn: 'job queue maintenance',
     reason:

@@ -38,6 +38,15 @@ import {
   type ProviderAdapter,
 } from './messaging/provider/provider-adapter.ts';
 import { createDraftsService, type DraftsService } from './messaging/drafts/drafts-service.ts';
+import type { MessagingPrices } from './messaging/outbound/message-sending.ts';
+import {
+  createCampaignsService,
+  type CampaignsService,
+} from './messaging/campaigns/campaigns-service.ts';
+import {
+  createCampaignRunner,
+  type CampaignRunner,
+} from './messaging/campaigns/campaign-runner.ts';
 import {
   createTemplatesService,
   type TemplatesService,
@@ -102,6 +111,10 @@ export interface Services {
   readReceipts: ReadReceipts;
   /** Portico-side message drafts and sending them. */
   drafts: DraftsService;
+  /** Campaigns: broadcasts of one template to an audience at a pace. */
+  campaigns: CampaignsService;
+  /** This instance's campaign runner (started by `start()`, stopped by `stop()`). */
+  campaignRunner: CampaignRunner;
   /** Browser sessions of the web pages. */
   sessions: SessionStore;
   /** The one durable job queue (pg-boss): messaging's deliveries and the webhooks'. */
@@ -197,6 +210,8 @@ export function createServices(deps: {
     replies: messaging.keywordReplies,
     logger,
   });
+  const prices = pricesOf(config);
+  const campaignRunner = campaignRunnerOf(storage, keyring, logger, events, messaging);
   const conversations = createConversationsService({
     db: storage.db,
     logger,
@@ -258,6 +273,14 @@ export function createServices(deps: {
       send: (principal, message) => messaging.sendMessage({ principal, input: message }),
       isConnected: messagingProvider.isConnected,
     }),
+    campaigns: createCampaignsService({
+      db: storage.db,
+      keyring,
+      provider: messagingProvider,
+      prices,
+      events,
+    }),
+    campaignRunner,
     jobs,
     webhooks,
     sessions: createSessionStore({ db: storage.db, ttlSeconds: config.SESSION_TTL_SECONDS }),
@@ -269,11 +292,13 @@ export function createServices(deps: {
       await webhooks.start();
       await webhooks.startWorker();
       background.start();
+      campaignRunner.start();
     },
     stop: () =>
       stopInOrder([
         // The timer stops at once; the health checker's calls are aborted while its cycle ends.
         async () => void (await Promise.all([background.stop(), partner.stopHealthChecker()])),
+        () => campaignRunner.stop(),
         () => webhooks.stopWorker(),
         () => messaging.stop(),
         () => jobs.stop(),
@@ -306,6 +331,36 @@ function inboundServices(
   };
 }
 
+/** This instance's campaign runner: each recipient through the send path, idempotent per recipient. */
+function campaignRunnerOf(
+  storage: Storage,
+  keyring: Keyring,
+  logger: Logger,
+  events: MessagingEvents,
+  messaging: Pick<MessagingRuntime, 'sendMessage'>,
+): CampaignRunner {
+  return createCampaignRunner({
+    db: storage.db,
+    keyring,
+    logger: logger.child({ component: 'campaigns' }),
+    events,
+    send: async (portalId, input, idempotencyKey) =>
+      (await messaging.sendMessage({ principal: { portalId }, input, idempotencyKey })).body.data
+        .id,
+  });
+}
+
+/** The prices of the MESSAGING_PRICE_* settings. */
+function pricesOf(config: Config): MessagingPrices {
+  return {
+    currency: config.MESSAGING_CURRENCY,
+    text: config.MESSAGING_PRICE_TEXT_MINOR,
+    MARKETING: config.MESSAGING_PRICE_MARKETING_MINOR,
+    UTILITY: config.MESSAGING_PRICE_UTILITY_MINOR,
+    AUTHENTICATION: config.MESSAGING_PRICE_AUTHENTICATION_MINOR,
+  };
+}
+
 /** Messaging over its provider adapter, with the MESSAGING_* settings. */
 function createMessaging(
   config: Config,
@@ -323,13 +378,7 @@ function createMessaging(
     jobs,
     ...listened,
     provider,
-    prices: {
-      currency: config.MESSAGING_CURRENCY,
-      text: config.MESSAGING_PRICE_TEXT_MINOR,
-      MARKETING: config.MESSAGING_PRICE_MARKETING_MINOR,
-      UTILITY: config.MESSAGING_PRICE_UTILITY_MINOR,
-      AUTHENTICATION: config.MESSAGING_PRICE_AUTHENTICATION_MINOR,
-    },
+    prices: pricesOf(config),
     ratePerNumber: config.MESSAGING_RATE_PER_NUMBER,
     queue: {
       retryLimit: config.MESSAGING_RETRY_LIMIT,
@@ -388,4 +437,7 @@ function subscribeWebhooks(
     steps.marketingPreferenceChanged(tx, portalId, e),
   );
   events.on('account.standing', (e) => steps.accountStanding(e.tx, e.portalId, e.standing));
+  events.on('campaign.changed', ({ tx, portalId, change }) =>
+    steps.campaignChanged(tx, portalId, change),
+  );
 }

@@ -58,7 +58,15 @@ export type AuditAction =
   | 'member.role_changed'
   | 'member.disabled'
   | 'member.enabled'
-  | 'member.removed';
+  | 'member.removed'
+  | 'campaign.created'
+  | 'campaign.changed'
+  | 'campaign.scheduled'
+  | 'campaign.started'
+  | 'campaign.paused'
+  | 'campaign.resumed'
+  | 'campaign.cancelled'
+  | 'campaign.completed';
 
 export interface AuditEventInput {
   portalId: number | null;

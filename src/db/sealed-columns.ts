@@ -19,6 +19,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { AnyPgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { SealedValue, SealPurpose } from '../platform/keyring.ts';
 import {
+  campaigns,
   connections,
   conversationNotes,
   media,
@@ -169,5 +170,12 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
       plaintext: sql`jsonb_build_object('message', ${messageDrafts.message}, 'recipients', ${messageDrafts.recipients})::text`,
       forget: sql`"message" = null, "recipients" = null`,
     },
+  }),
+  jsonbSealed(campaigns.content, {
+    table: campaigns,
+    key: campaigns.id,
+    portalId: campaigns.portalId,
+    purpose: 'campaign-template',
+    subjectIsKey: true,
   }),
 ];

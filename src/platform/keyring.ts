@@ -80,7 +80,8 @@ export interface Keyring {
  * webhook event's `data` (`webhook-event`, with the event id as its subject), or a message
  * draft's message and recipients (`message-draft`, with the draft id as its subject), or a
  * phone number's registration PIN (`registration-pin`, with its onboarding row id), or a
- * member's private note in a conversation (`conversation-note`, with the note id). Every
+ * member's private note in a conversation (`conversation-note`, with the note id), or a
+ * campaign's template parameters (`campaign-template`, with the campaign id). Every
  * sealed column is listed in db/sealed-columns.ts, so `keys rotate` re-seals it.
  */
 export type SealPurpose =
@@ -90,7 +91,8 @@ export type SealPurpose =
   | 'webhook-event'
   | 'message-draft'
   | 'registration-pin'
-  | 'conversation-note';
+  | 'conversation-note'
+  | 'campaign-template';
 
 /**
  * The additional authenticated data binding a ciphertext to its tenant, purpose and (when given)

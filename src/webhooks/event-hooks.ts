@@ -7,6 +7,7 @@
  * @see docs/webhooks.md "Event catalogue"
  */
 import type { RevocationReason } from '../partner/revocation/revocation.ts';
+import type { CAMPAIGN_EVENT_SCHEMAS } from './campaign-event-schemas.ts';
 import type { EventData } from './webhook-events.ts';
 import type { Tx, WebhooksService } from './webhooks-service.ts';
 
@@ -113,6 +114,15 @@ export function webhookEventSteps(webhooks: Pick<WebhooksService, 'emit' | 'emit
       portalId: number,
       data: EventData['template.category_changed'],
     ) => webhooks.emit(tx, portalId, 'template.category_changed', data),
+    /** For messaging's campaigns: a lifecycle move, as its `campaign.*` event. */
+    campaignChanged: (
+      tx: Tx,
+      portalId: number,
+      change: { type: keyof typeof CAMPAIGN_EVENT_SCHEMAS } & EventData['campaign.started'],
+    ) => {
+      const { type, ...data } = change;
+      return webhooks.emit(tx, portalId, type, data);
+    },
     /** For messaging's account signals: a person stopped or resumed marketing from a number. */
     marketingPreferenceChanged: (
       tx: Tx,

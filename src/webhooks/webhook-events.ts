@@ -26,6 +26,7 @@ export const CONNECTION_REVOKED_REASONS: readonly ConnectionRevokedReason[] = RE
 
 import { ACCOUNT_EVENT_SCHEMAS, Change, Iso, Nullable } from './account-event-schemas.ts';
 import { CONVERSATION_EVENT_SCHEMAS } from './conversation-event-schemas.ts';
+import { CAMPAIGN_EVENT_SCHEMAS } from './campaign-event-schemas.ts';
 
 /**
  * The `data` of each event type, as schemas: the one definition of the catalogue, from which the
@@ -140,6 +141,7 @@ export const EVENT_SCHEMAS = {
   }),
   ...ACCOUNT_EVENT_SCHEMAS,
   ...CONVERSATION_EVENT_SCHEMAS,
+  ...CAMPAIGN_EVENT_SCHEMAS,
   'credit.low': Type.Object(
     {
       available: Type.Integer({ description: 'Credit available now, minor units.' }),

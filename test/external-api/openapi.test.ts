@@ -202,7 +202,7 @@ for (const backend of backends()) {
           }
         }
       }
-      assert.equal(messaging, 25, 'the messaging operations');
+      assert.equal(messaging, 34, 'the messaging operations');
       assert.deepEqual(anonymous, []);
     });
 

@@ -20,3 +20,4 @@ export * from './conversations.ts';
 export * from './background-tasks.ts';
 export * from './number-onboarding.ts';
 export * from './account-signals.ts';
+export * from './campaigns.ts';

@@ -169,6 +169,24 @@ interface MessagingEventMap {
   'conversation.note_added': InTx & { note: ConversationNoteAdded };
   /** `account.alert`, `account.updated`, `account.capability_updated`, `phone_number.name_updated`. */
   'account.standing': InTx & { standing: StandingEventData };
+  /** A campaign moved along its lifecycle (campaigns/campaigns-service.ts, campaign-runner.ts). */
+  'campaign.changed': InTx & { change: CampaignChange };
+}
+
+/** A campaign's lifecycle move, as its `campaign.*` tenant event tells it. */
+export interface CampaignChange {
+  type:
+    | 'campaign.scheduled'
+    | 'campaign.started'
+    | 'campaign.paused'
+    | 'campaign.resumed'
+    | 'campaign.completed'
+    | 'campaign.cancelled';
+  campaignId: string;
+  status: string;
+  /** Why it paused by itself (`insufficient_credit`, …); null for a move someone asked for. */
+  reason: string | null;
+  occurredAt: string;
 }
 
 /** The emitter of messaging's events (emit with `emitSerial`: listeners write in `tx`). */

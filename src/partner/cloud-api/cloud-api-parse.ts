@@ -48,6 +48,20 @@ export function tierPerDay(tier: string | null): number | null {
   return m ? Number(m[1]) * (m[2] ? 1000 : 1) : null;
 }
 
+/**
+ * Messages per second a number may send, from its `throughput.level`: `STANDARD` 80 (Meta's
+ * default), `HIGH` 1,000 (after an automatic upgrade); 80 when not said.
+ *
+ * @see https://developers.facebook.com/docs/whatsapp/throughput
+ */
+export function throughputPerSecond(throughput: unknown): number {
+  const level =
+    throughput && typeof throughput === 'object'
+      ? asString((throughput as Record<string, unknown>).level)
+      : undefined;
+  return level === 'HIGH' ? 1000 : 80;
+}
+
 export function phoneNumber(n: Record<string, unknown>, wabaId: string): PhoneNumber[] {
   const id = asString(n.id);
   if (!id) return [];
@@ -65,6 +79,7 @@ export function phoneNumber(n: Record<string, unknown>, wabaId: string): PhoneNu
       qualityRating: QUALITY.has(quality) ? (quality as QualityRating) : 'NA',
       messagingLimitTier: tier,
       messagingLimitPerDay: tierPerDay(tier),
+      throughputPerSecond: throughputPerSecond(n.throughput),
       wabaId,
     },
   ];

@@ -25,6 +25,8 @@ export interface PhoneNumber {
    * said (`messagingLimitTier` tells which).
    */
   messagingLimitPerDay: number | null;
+  /** Messages per second it may send (`throughput.level`: 80 standard, 1,000 high). */
+  throughputPerSecond?: number;
   wabaId: string;
 }
 export type TemplateCategory = 'MARKETING' | 'UTILITY' | 'AUTHENTICATION';

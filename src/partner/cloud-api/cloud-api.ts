@@ -54,7 +54,7 @@ const TEMPLATE_NAME = /^[a-z0-9_]{1,512}$/;
  * @see https://developers.facebook.com/documentation/business-messaging/whatsapp/messaging-limits
  */
 const PHONE_FIELDS =
-  'id,display_phone_number,verified_name,quality_rating,whatsapp_business_manager_messaging_limit';
+  'id,display_phone_number,verified_name,quality_rating,whatsapp_business_manager_messaging_limit,throughput';
 const TEMPLATE_FIELDS = 'id,name,language,category,status,quality_score,components';
 
 /** The Cloud API calls made with one token and abort signal (what `withCloudApi` hands out). */
