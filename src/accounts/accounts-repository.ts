@@ -24,8 +24,11 @@ export async function findPortalId(q: Executor, portalCode: string): Promise<num
   return row?.id ?? null;
 }
 
-/** Whether user `userId` belongs to portal `portalId` (one indexed read). */
-export async function isUserOfPortal(
+/**
+ * Whether user `userId` is an active member of portal `portalId` (one indexed read): a disabled
+ * member is not (docs/decisions/0065-team-roles-and-invitations.md).
+ */
+export async function isActiveUserOfPortal(
   q: Executor,
   userId: number,
   portalId: number,
@@ -33,7 +36,7 @@ export async function isUserOfPortal(
   const [row] = await q
     .select({ id: users.id })
     .from(users)
-    .where(and(eq(users.id, userId), eq(users.portalId, portalId)));
+    .where(and(eq(users.id, userId), eq(users.portalId, portalId), eq(users.status, 'active')));
   return row !== undefined;
 }
 

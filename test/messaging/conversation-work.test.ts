@@ -82,13 +82,19 @@ async function setup(
     email: `agent-${Math.random().toString(36).slice(2)}@example.test`,
     mainAdmin: false,
   });
-  return { s, adminId: admin!.id, agentId: agent.userId };
+  const gone = await s.services.accounts.createUser({
+    portalCode: admin!.portal_code,
+    email: `gone-${Math.random().toString(36).slice(2)}@example.test`,
+    mainAdmin: false,
+  });
+  await s.services.team.disable({ portalId: s.portalId, userId: gone.userId, actor: CLI_ACTOR });
+  return { s, adminId: admin!.id, agentId: agent.userId, disabledId: gone.userId };
 }
 
 for (const backend of backends()) {
   describe(`conversations worked by a team (${backend.name})`, () => {
     test('status, assignee and labels: change, refusals, filters, events, audit', async (t) => {
-      const { s, adminId, agentId } = await setup(t, backend);
+      const { s, adminId, agentId, disabledId } = await setup(t, backend);
       // A second apart: the list is newest activity first, and the stored times have seconds.
       await write(s, '16505550001', 'where is my order?', ago(2000));
       await write(s, '16505550002', 'hello', ago(1000));
@@ -127,6 +133,7 @@ for (const backend of backends()) {
         ],
         [{ assigneeId: `usr_${other.userId}` }, 'body.assigneeId'],
         [{ assigneeId: 'usr_999999' }, 'body.assigneeId'],
+        [{ assigneeId: `usr_${disabledId}` }, 'body.assigneeId'],
         [{ assigneeId: '7' }, 'body/assigneeId'],
         [{}, ''],
         [{ labels: ['x'.repeat(51)] }, 'body/labels/0'],

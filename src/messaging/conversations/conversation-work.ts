@@ -14,7 +14,7 @@
  * @see docs/decisions/0064-conversations-worked-by-a-team.md
  */
 import { and, eq, lte, sql } from 'drizzle-orm';
-import { isUserOfPortal } from '../../accounts/accounts-repository.ts';
+import { isActiveUserOfPortal } from '../../accounts/accounts-repository.ts';
 import { memberId, memberIdOrNull, parseMemberId } from '../../accounts/member-id.ts';
 import { recordAuditEvent } from '../../audit/audit-log.ts';
 import type { Database, Transaction } from '../../db/client.ts';
@@ -197,9 +197,9 @@ export function createConversationWork(deps: WorkDeps) {
         if (
           after.assigneeId !== null &&
           after.assigneeId !== before.assigneeId &&
-          !(await isUserOfPortal(tx, after.assigneeId, principal.portalId))
+          !(await isActiveUserOfPortal(tx, after.assigneeId, principal.portalId))
         )
-          throw invalid('assigneeId', 'is not a member of this portal');
+          throw invalid('assigneeId', 'is not an active member of this portal');
         const by: ConversationActor = { type: 'user', id: memberId(principal.userId) };
         const change = changeOf(before, after, by, at);
         if (!change) return false;

@@ -12,7 +12,7 @@
  * @see https://developers.facebook.com/docs/facebook-login/guides/access-tokens/get-long-lived
  * @see docs/architecture.md "An authorization code, from the callback to the stored ciphertext"
  */
-import { isUserOfPortal } from '../../accounts/accounts-repository.ts';
+import { isActiveUserOfPortal } from '../../accounts/accounts-repository.ts';
 import { recordAuditEvent } from '../../audit/audit-log.ts';
 import type { ProviderSettings } from '../../config.ts';
 import type { Database } from '../../db/client.ts';
@@ -111,7 +111,7 @@ export function createAuthorizationCompleter(deps: AuthorizationCompleterDeps) {
     try {
       const previous = await store.find(portalId);
       const stored = await db.transaction(async (tx) => {
-        if (!(await isUserOfPortal(tx, input.userId, portalId))) return false;
+        if (!(await isActiveUserOfPortal(tx, input.userId, portalId))) return false;
         await store.save(tx, {
           portalId,
           userId: input.userId,
