@@ -1,10 +1,9 @@
 /**
  * The service's one durable job queue: one pg-boss instance over the service's own database
  * (PGlite or PostgreSQL, through `job-queue-db.ts`), one pg-boss schema, one maintenance. The
- * features create their own queues on it — messaging's `message.send` (and its dead-letter
- * queue), the webhooks' `webhook.deliver` — and send their jobs through the transaction of the
- * change they are about (`inTransaction`), or insert them in the very statement of that change
- * (`job-insert.ts`), so a job exists exactly when that change committed.
+ * features create their own queues on it — messaging's `message.statuses`, the webhooks'
+ * `webhook.deliver` — and send their jobs through the transaction of the change they are about
+ * (`inTransaction`), so a job exists exactly when that change committed.
  *
  * `services.ts` creates it once and owns its life cycle: started before any feature's queue,
  * stopped after every feature's workers and before storage closes.
@@ -15,7 +14,6 @@
 import PgBoss from 'pg-boss';
 import type { Database, Storage } from '../db/client.ts';
 import type { Logger } from '../platform/logger.ts';
-import { JOB_SCHEMA } from './job-insert.ts';
 import { storageJobDb, transactionJobDb } from './job-queue-db.ts';
 import {
   startJobWorker,
@@ -23,6 +21,9 @@ import {
   type JobWorker,
   type JobWorkerOptions,
 } from './job-worker.ts';
+
+/** pg-boss's schema (its default), for the features' own reads of its `job` table. */
+export const JOB_SCHEMA = 'pgboss';
 
 /** A Drizzle transaction a job can be sent through. */
 export type JobTx = Parameters<Parameters<Database['transaction']>[0]>[0];

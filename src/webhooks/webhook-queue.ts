@@ -13,8 +13,7 @@
 import { setMaxListeners } from 'node:events';
 import DataLoader from 'dataloader';
 import type PgBoss from 'pg-boss';
-import { JOB_SCHEMA } from '../jobs/job-insert.ts';
-import type { JobQueue } from '../jobs/job-queue.ts';
+import { JOB_SCHEMA, type JobQueue } from '../jobs/job-queue.ts';
 import { databaseErrorCode } from '../platform/database-errors.ts';
 import { dependencyFaults } from '../platform/fault-summary.ts';
 import type { Logger } from '../platform/logger.ts';

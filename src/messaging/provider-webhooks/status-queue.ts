@@ -24,8 +24,7 @@
  * @see https://github.com/timgit/pg-boss/blob/10.4.2/docs/readme.md ("send", "fetch", "deleteJob")
  * @see docs/messaging.md "Statuses"
  */
-import { JOB_SCHEMA } from '../../jobs/job-insert.ts';
-import type { JobQueue, JobTx } from '../../jobs/job-queue.ts';
+import { JOB_SCHEMA, type JobQueue, type JobTx } from '../../jobs/job-queue.ts';
 import type { Logger } from '../../platform/logger.ts';
 import { warnCaught } from '../../platform/process-faults.ts';
 import type { MessageStatusEvent } from '../../partner/cloud-api/provider-webhook-events.ts';
