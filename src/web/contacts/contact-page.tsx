@@ -24,8 +24,8 @@ import {
 import { Layout } from '../../browser/layout.tsx';
 import type { ConsentChange, ContactDetail } from '../../contacts/contact-schemas.ts';
 import type { TicketNaming } from '../../tickets/ticket-erasure.ts';
-import { sendersOf, type ComposerView } from '../message-composer.ts';
-import { Variables } from '../pages/message-composer.tsx';
+import type { ComposerView } from '../message-composer.ts';
+import { FromField, TemplateBody, Variables } from '../pages/message-composer.tsx';
 import { isInbound, shortTime, summaryOf, timeOf, windowWords } from '../inbox/inbox-view.ts';
 import type { ContactConversation } from './contact-page-data.ts';
 
@@ -404,21 +404,8 @@ function StartForm({ p, view }: { p: ContactPageProps; view: ComposerView }) {
         <input type="hidden" name="csrf" value={p.signedIn.csrfToken} />
         <input type="hidden" name="compose" value={template.id} />
         <input type="hidden" name="key" value={view.idempotencyKey} />
-        <figure class="template-body">
-          <figcaption class="muted">Template text</figcaption>
-          <blockquote data-testid="template-body">{template.body}</blockquote>
-        </figure>
-        <Field
-          name="from"
-          id="s-from"
-          label="From"
-          value={view.form.from}
-          error={view.errors.from}
-          options={sendersOf(source.numbers, template).map((n) => ({
-            value: n.id,
-            label: `${n.displayPhoneNumber} · ${n.verifiedName}`,
-          }))}
-        />
+        <TemplateBody template={template} />
+        <FromField id="s-from" numbers={source.numbers} template={template} view={view} />
         <Variables template={template} view={view} />
         <Actions>
           <Button testid="start-send">Send template</Button>

@@ -46,6 +46,38 @@ function Choice(p: { templates: ComposerTemplate[]; chosen: string; error?: stri
   );
 }
 
+/** The chosen template's text, quoted. */
+export function TemplateBody({ template }: { template: ComposerTemplate }) {
+  return (
+    <figure class="template-body">
+      <figcaption class="muted">Template text</figcaption>
+      <blockquote data-testid="template-body">{template.body}</blockquote>
+    </figure>
+  );
+}
+
+/** The sender number: the account's numbers that may send `template` (all for free text). */
+export function FromField(p: {
+  id: string;
+  numbers: Parameters<typeof sendersOf>[0];
+  template: ComposerTemplate | null;
+  view: Pick<ComposerView, 'form' | 'errors'>;
+}) {
+  return (
+    <Field
+      name="from"
+      id={p.id}
+      label="From"
+      value={p.view.form.from}
+      error={p.view.errors.from}
+      options={sendersOf(p.numbers, p.template).map((n) => ({
+        value: n.id,
+        label: `${n.displayPhoneNumber} · ${n.verifiedName}`,
+      }))}
+    />
+  );
+}
+
 /** One field per variable of `template` ({{1}} … {{n}}), with the values typed and errors. */
 export function Variables({
   template,
@@ -82,29 +114,13 @@ export function Variables({
 function SendForm({ view, csrfToken }: { view: ComposerView; csrfToken: string }) {
   if (view.source.kind !== 'ready') return null;
   const { template, form, errors } = view;
-  const senders = sendersOf(view.source.numbers, template);
   return (
     <form method="post" action="/messages/send" data-testid="composer-form">
       <input type="hidden" name="csrf" value={csrfToken} />
       <input type="hidden" name="compose" value={template ? template.id : TEXT_CHOICE} />
       <input type="hidden" name="key" value={view.idempotencyKey} />
-      {template && (
-        <figure class="template-body">
-          <figcaption class="muted">Template text</figcaption>
-          <blockquote data-testid="template-body">{template.body}</blockquote>
-        </figure>
-      )}
-      <Field
-        name="from"
-        id="c-from"
-        label="From"
-        value={form.from}
-        error={errors.from}
-        options={senders.map((n) => ({
-          value: n.id,
-          label: `${n.displayPhoneNumber} · ${n.verifiedName}`,
-        }))}
-      />
+      {template && <TemplateBody template={template} />}
+      <FromField id="c-from" numbers={view.source.numbers} template={template} view={view} />
       <fieldset>
         <legend>To</legend>
         <div class="grid-2">
