@@ -140,6 +140,8 @@ th { text-align: left; font-weight: 600; color: var(--c-muted); font-size: var(-
 td { text-align: left; padding: var(--s-2); border-bottom: 1px solid var(--c-line); vertical-align: top; overflow-wrap: normal; }
 td.long, td .long { overflow-wrap: anywhere; }
 td.nowrap, td.short { white-space: nowrap; }
+time.when { white-space: nowrap; }
+code.scope { overflow-wrap: normal; }
 tbody tr:hover { background: #fafbfc; }
 tbody tr:target { background: var(--c-accent-soft); }
 

@@ -22,6 +22,7 @@ import {
   PageHeader,
 } from '../../../browser/kit.tsx';
 import { Layout } from '../../../browser/layout.tsx';
+import { Fragment } from 'preact';
 import { KeyUsageChart, STATUS_CLASSES } from './key-usage-chart.tsx';
 
 /** The create form as typed. */
@@ -48,7 +49,28 @@ export interface ApiKeysPageProps {
   form?: KeyForm | undefined;
 }
 
-const when = (iso: string | null) => (iso ? `${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC` : '');
+/** A time as `YYYY-MM-DD HH:MM UTC`, kept on one line. */
+const when = (iso: string | null) =>
+  iso ? (
+    <time dateTime={iso} class="when">
+      {`${iso.slice(0, 10)} ${iso.slice(11, 16)} UTC`}
+    </time>
+  ) : (
+    ''
+  );
+
+/** A scope's name, which may break after each colon only (`messaging:` / `conversations:write`). */
+const scopeName = (scope: string) =>
+  scope.split(':').map((part, i, parts) => (
+    <Fragment key={i}>
+      {part}
+      {i < parts.length - 1 && (
+        <>
+          :<wbr />
+        </>
+      )}
+    </Fragment>
+  ));
 
 /** Choices of the rotation overlap, in seconds (at most the service's 24 hours). */
 export const OVERLAP_CHOICES: readonly { seconds: number; label: string }[] = [
@@ -93,7 +115,7 @@ function KeysTable({ p }: { p: ApiKeysPageProps }) {
             <ul class="plain">
               {k.scopes.map((s) => (
                 <li key={s} title={scopeWords(s)}>
-                  <code>{s}</code>
+                  <code class="scope">{scopeName(s)}</code>
                 </li>
               ))}
             </ul>
