@@ -132,6 +132,7 @@ export function pagesTour(viewports: readonly (typeof VIEWPORTS)[number][]): voi
           ['/messages', null],
           ['/settings/webhooks', null],
           ['/settings/keys', null],
+          ['/settings/team', null],
           ['/support', null],
           ['/audit', null],
         ]);
