@@ -117,6 +117,7 @@ for (const backend of backends()) {
           'message.send',
           'message.statuses',
           'webhook.deliver',
+          'campaign.runner',
           'job-queue.maintenance',
           'partner.grant-revocation',
           'accounts.key-usage-flush',

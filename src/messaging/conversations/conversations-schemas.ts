@@ -144,7 +144,11 @@ export const ConversationEnvelopeSchema = Envelope(ConversationSchema, {
 });
 
 export const ConversationParamsSchema = Type.Object({
-  id: Type.String({ maxLength: 100, description: 'Conversation id (`cnv_…`).' }),
+  id: Type.String({
+    maxLength: 100,
+    description: 'Conversation id (`cnv_…`).',
+    examples: ['cnv_4hT2kPq9Wm'],
+  }),
 });
 
 export const ConversationUpdateSchema = Type.Object(
@@ -168,6 +172,7 @@ export const ConversationUpdateSchema = Type.Object(
     minProperties: 1,
     title: 'ConversationUpdate',
     description: 'What to change; fields left out stay as they are.',
+    examples: [{ status: 'pending', assigneeId: 'usr_7', labels: ['billing', 'vip'] }],
   },
 );
 export type ConversationUpdate = Static<typeof ConversationUpdateSchema>;
@@ -196,7 +201,11 @@ export const NoteCreateSchema = Type.Object(
       description: `The note, 1–${NOTE_MAX} characters, not only white space.`,
     }),
   },
-  { additionalProperties: false, title: 'ConversationNoteCreate' },
+  {
+    additionalProperties: false,
+    title: 'ConversationNoteCreate',
+    examples: [{ body: 'Called back on Monday: the refund is on its way.' }],
+  },
 );
 
 export const NoteEnvelopeSchema = Envelope(NoteSchema, { title: 'ConversationNoteResponse' });
