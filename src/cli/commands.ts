@@ -11,6 +11,15 @@ import { UsageError } from '../platform/errors.ts';
 import { validationDetails } from '../platform/validation-messages.ts';
 import type { Services } from '../services.ts';
 import { flagOf, type AdminCommand } from './command.ts';
+import {
+  campaignCancel,
+  campaignCreate,
+  campaignList,
+  campaignPause,
+  campaignResume,
+  campaignShow,
+  campaignStart,
+} from './campaign-commands.ts';
 import { contactsImport, contactsList } from './contacts-commands.ts';
 import {
   creditAdd,
@@ -69,6 +78,7 @@ export const GROUPS: Record<string, string> = {
   contacts: 'the CRM contacts of a portal',
   credit: "a portal's messaging credit",
   webhook: "a portal's outbound webhook endpoints",
+  campaign: "a portal's campaigns: one approved template to an audience, at a pace",
   agent: "support agents (the operator's people)",
   tickets: "every portal's support tickets (the agents' side)",
   tasks:
@@ -110,6 +120,13 @@ export const COMMANDS: readonly AdminCommand[] = [
   webhookRemove,
   webhookRotateSecret,
   webhookTest,
+  campaignCreate,
+  campaignList,
+  campaignShow,
+  campaignStart,
+  campaignPause,
+  campaignResume,
+  campaignCancel,
   agentCreate,
   agentList,
   agentDisable,

@@ -7,6 +7,7 @@
  * @see docs/decisions/0063-campaigns.md
  */
 import { recordAuditEvent, type Actor } from '../../audit/audit-log.ts';
+import type { Principal } from '../../accounts/principal.ts';
 import type { Database } from '../../db/client.ts';
 import type { campaigns, CampaignStatus } from '../../db/schema/campaigns.ts';
 import type { CampaignChange, MessagingEvents } from '../events/messaging-events.ts';
@@ -18,6 +19,16 @@ export interface MoveDeps {
   keyring: CampaignKeyring;
   events?: MessagingEvents | undefined;
 }
+
+/**
+ * Who asks for a change: every query filters by its portal; the change is audited as its user
+ * (an API key's owner, a signed-in member) or, for the CLI, as the actor given (`CLI_ACTOR`).
+ */
+export type CampaignCaller = Pick<Principal, 'portalId'> & ({ userId: number } | { actor: Actor });
+
+/** The audit log's actor of `caller`'s changes. */
+export const actorOf = (caller: CampaignCaller): Actor =>
+  'actor' in caller ? caller.actor : { type: 'user', id: String(caller.userId) };
 
 /** The system's own moves (a schedule reached, the end, a pause for a reason). */
 export const RUNNER_ACTOR: Actor = { type: 'system', id: 'campaign-runner' };

@@ -6,13 +6,12 @@
  *
  * @see docs/decisions/0063-campaigns.md
  */
-import type { Principal } from '../../accounts/principal.ts';
 import { AppError } from '../../platform/errors.ts';
 import { readCredit } from '../credit/credit-ledger.ts';
 import type { MessagingPrices } from '../outbound/message-sending.ts';
 import { resolveAudience } from './campaign-audience.ts';
 import { checkSendable, invalid, type CheckContext } from './campaign-checks.ts';
-import { move, type MoveDeps } from './campaign-lifecycle.ts';
+import { actorOf, move, type CampaignCaller, type MoveDeps } from './campaign-lifecycle.ts';
 import {
   claimResolution,
   moveCampaign,
@@ -26,8 +25,6 @@ const RESOLUTION_STALE_S = 600;
 export interface StartContext extends CheckContext, MoveDeps {
   prices: MessagingPrices;
 }
-
-type Caller = Pick<Principal, 'portalId' | 'userId'>;
 
 const wrongStatus = (status: string) =>
   new AppError('conflict', `A ${status} campaign cannot be started.`);
@@ -43,7 +40,7 @@ const wrongStatus = (status: string) =>
  */
 export async function startCampaign(
   ctx: StartContext,
-  principal: Caller,
+  principal: CampaignCaller,
   current: CampaignRow,
   confirmCost?: number,
 ): Promise<CampaignRow> {
@@ -109,7 +106,7 @@ export async function startCampaign(
       from: ['draft'],
       to: scheduled ? 'scheduled' : 'running',
       type: scheduled ? 'campaign.scheduled' : 'campaign.started',
-      actor: { type: 'user', id: String(principal.userId) },
+      actor: actorOf(principal),
       set: scheduled ? {} : { startedAt: now(), nextBatchAt: now() },
     });
     if (!row) throw wrongStatus('changed');

@@ -11,9 +11,7 @@
  * @see docs/how-to/send-a-campaign.md
  */
 import { sql } from 'drizzle-orm';
-import type { Principal } from '../../accounts/principal.ts';
 import { keysetCursor } from '../../api-kit/keyset-cursor.ts';
-import type { Actor } from '../../audit/audit-log.ts';
 import { recordAuditEvent } from '../../audit/audit-log.ts';
 import type { Database } from '../../db/client.ts';
 import type { CampaignAudience } from '../../db/schema/campaigns.ts';
@@ -24,7 +22,7 @@ import type { MessagingPrices } from '../outbound/message-sending.ts';
 import type { MessagingEvents } from '../events/messaging-events.ts';
 import type { ProviderAdapter } from '../provider/provider-adapter.ts';
 import { failuresByCode, readCounts, reportPage } from './campaign-counts.ts';
-import { move, type MoveDeps } from './campaign-lifecycle.ts';
+import { actorOf, move, type CampaignCaller, type MoveDeps } from './campaign-lifecycle.ts';
 import { checkFields } from './campaign-checks.ts';
 import { startCampaign, type StartContext } from './campaign-start.ts';
 import * as repo from './campaigns-repository.ts';
@@ -50,10 +48,8 @@ interface CampaignsDeps {
 
 export type CampaignsService = ReturnType<typeof createCampaignsService>;
 
-/** Who asks: every query filters by this portal; moves are audited as this user. */
-type Caller = Pick<Principal, 'portalId' | 'userId'>;
-
-const actorOf = (p: Caller): Actor => ({ type: 'user', id: String(p.userId) });
+/** Who asks: every query filters by its portal; changes are audited as its user or actor. */
+type Caller = CampaignCaller;
 
 const notFound = () => new AppError('not_found', 'No such campaign.');
 
