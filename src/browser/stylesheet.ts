@@ -195,6 +195,7 @@ ol.thread { list-style: none; margin: 0 0 var(--s-3); padding: 0; display: flex;
 .bubble-out { align-self: flex-end; background: var(--c-accent-soft); border-color: #b9cdee; border-bottom-right-radius: 2px; }
 .bubble:target { box-shadow: 0 0 0 3px var(--c-accent); }
 .bubble-body p { margin: 0; white-space: pre-wrap; }
+.note-body { white-space: pre-wrap; overflow-wrap: anywhere; }
 .bubble-body img { display: block; max-width: 100%; height: auto; max-height: 20rem; border-radius: var(--radius-sm); }
 .bubble-meta { display: flex; justify-content: flex-end; align-items: center; gap: var(--s-2); font-size: var(--t-xs); color: var(--c-muted); margin-top: var(--s-1); }
 .ticks { font-weight: 700; letter-spacing: -0.1em; }

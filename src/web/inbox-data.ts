@@ -60,6 +60,7 @@ export interface InboxDataDeps {
     | 'conversationsChangedSince'
     | 'updateConversation'
     | 'markReadBy'
+    | 'notes'
   >;
   keyring: ContentKeyring;
   /** Where a stored message that does not fit its schema is noted (ids only). */
@@ -102,6 +103,13 @@ export function createInboxReads(deps: InboxDataDeps): InboxReads {
       await deps.conversations.updateConversation(principal, id, update);
     },
     markReadBy: (principal, id) => deps.conversations.markReadBy(principal, id),
+    async notes(portalId, conversationId, limit) {
+      const page = await deps.conversations.notes.list({ portalId }, conversationId, { limit });
+      return page.items;
+    },
+    async addNote(principal, conversationId, body) {
+      await deps.conversations.notes.add(principal, conversationId, body);
+    },
     async messages(portalId, conversationId, page) {
       const c = await deps.conversations.getConversation({ portalId }, conversationId);
       if (!c) return { items: [], nextCursor: null };

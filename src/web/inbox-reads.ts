@@ -1,14 +1,14 @@
 /**
  * What `/inbox` reads from messaging, as narrow calls (the composition root wires them to the
  * messaging service): a portal's conversations, one conversation, its messages in both
- * directions, marking it read when opened, an inbound medium's bytes, and the conversation
+ * directions, its private notes (read and added), marking it read when opened, an inbound medium's bytes, and the conversation
  * changes heard on this instance.
  *
  * @see docs/messaging.md "Inbox"
  */
 import type { Readable } from 'node:stream';
 import type { PortalMember } from '../accounts/portal-members.ts';
-import type { ConversationUpdate } from '../messaging/conversations/conversations-schemas.ts';
+import type { ConversationUpdate, Note } from '../messaging/conversations/conversations-schemas.ts';
 import type { ConversationEvents } from '../messaging/store/conversation-changes.ts';
 import type { InboxConversation, InboxMessage } from './inbox/inbox-view.ts';
 
@@ -63,6 +63,21 @@ export interface InboxReads {
     principal: { portalId: number; userId: number },
     conversationId: string,
     update: ConversationUpdate,
+  ): Promise<void>;
+  /**
+   * The conversation's latest `limit` private notes, newest first, bodies opened. Throws the
+   * API's `not_found`.
+   */
+  notes(portalId: number, conversationId: string, limit: number): Promise<Note[]>;
+  /**
+   * Add member `principal.userId`'s private note `body` (1–4096 characters, checked by the
+   * caller) through messaging's notes service (sealed, announced as `conversation.note_added`).
+   * Throws the API's `not_found`.
+   */
+  addNote(
+    principal: { portalId: number; userId: number },
+    conversationId: string,
+    body: string,
   ): Promise<void>;
   /** The member opened the thread: mark it read for them. False when not found. */
   markReadBy(

@@ -38,6 +38,8 @@ import { REACTION_CHOICES } from './inbox-compose.ts';
 import { ReplyBox, type ReplyView } from './inbox-reply-box.tsx';
 import { MessageContent } from './inbox-message.tsx';
 import type { PortalMember } from '../../accounts/portal-members.ts';
+import type { Note } from '../../messaging/conversations/conversations-schemas.ts';
+import { NoteForm, ThreadNotes, type NoteFormView } from './inbox-notes.tsx';
 import {
   ListFilters,
   listQueryString,
@@ -204,10 +206,12 @@ function BubbleActions(p: {
   );
 }
 
-/** The open conversation: who, the window, the messages and the reply box. */
+/** The open conversation: who, the window, the messages and the team's private notes. */
 export function ThreadPane(p: {
   conversation: InboxConversation;
   messages: InboxMessage[];
+  /** The latest private notes, newest first. */
+  notes: Note[];
   olderHref: string | null;
   now: Date;
   csrfToken: string;
@@ -246,6 +250,7 @@ export function ThreadPane(p: {
         csrfToken={p.csrfToken}
         windowOpen={window.open}
       />
+      <ThreadNotes notes={p.notes} members={p.members} now={p.now} />
     </>
   );
 }
@@ -258,8 +263,11 @@ export interface InboxPageProps {
   open: {
     conversation: InboxConversation;
     messages: InboxMessage[];
+    notes: Note[];
     olderHref: string | null;
     reply: ReplyView;
+    /** A refused private note. */
+    note?: NoteFormView | undefined;
   } | null;
   /** Why the list could not be read (storage fine, the messaging engine not). */
   problem?: ComponentChildren;
@@ -318,6 +326,7 @@ export function InboxPage(p: InboxPageProps) {
                 <ThreadPane
                   conversation={p.open.conversation}
                   messages={p.open.messages}
+                  notes={p.open.notes}
                   olderHref={p.open.olderHref}
                   now={p.now}
                   csrfToken={p.signedIn.csrfToken}
@@ -325,6 +334,11 @@ export function InboxPage(p: InboxPageProps) {
                 />
               </div>
               <ReplyBox view={p.open.reply} csrfToken={p.signedIn.csrfToken} />
+              <NoteForm
+                conversationId={p.open.conversation.id}
+                csrfToken={p.signedIn.csrfToken}
+                view={p.open.note}
+              />
             </Card>
           ) : (
             <EmptyState title="Choose a conversation to read it and reply." />

@@ -21,6 +21,8 @@ import { MESSAGE_ID } from './inbox-compose.ts';
 import { quoteOf, replySource, replyView } from './inbox-reply.ts';
 import { windowWords, type InboxConversation } from './inbox-view.ts';
 import { filterOf, listQueryString, updateOf, type InboxListQuery } from './inbox-work.tsx';
+import { NOTES_SHOWN, noteError, type NoteFormView } from './inbox-notes.tsx';
+import { NOTE_MAX } from '../../messaging/conversations/conversations-schemas.ts';
 import { MessagePage } from '../../browser/message-page.tsx';
 import { toAppError } from '../../platform/error-envelope.ts';
 import { ConversationsPane, InboxPage, ThreadPane } from './inbox-page.tsx';
@@ -35,6 +37,8 @@ const WorkForm = Type.Object({
   assignee: FormField(20),
   labels: FormField(2000),
 });
+/** A note's form; the body is bounded here a little above the API's limit and checked after. */
+const NoteFormBody = Type.Object({ csrf: FormField(200), body: FormField(NOTE_MAX * 4) });
 
 /** Conversations per page of the list; messages per page of a thread. */
 export const LIST_SIZE = 30;
@@ -102,11 +106,14 @@ async function threadOf(
   c: InboxConversation,
   older: string | undefined,
 ) {
-  const page = await opts.inbox.messages(portalId, c.id, { limit: THREAD_SIZE, cursor: older });
+  const [page, notes] = await Promise.all([
+    opts.inbox.messages(portalId, c.id, { limit: THREAD_SIZE, cursor: older }),
+    opts.inbox.notes(portalId, c.id, NOTES_SHOWN),
+  ]);
   const olderHref = page.nextCursor
     ? `/inbox/${c.id}?older=${encodeURIComponent(page.nextCursor)}`
     : null;
-  return { messages: page.items, olderHref };
+  return { messages: page.items, notes, olderHref };
 }
 
 /**
@@ -118,7 +125,13 @@ export async function renderInbox(
   request: FastifyRequest,
   reply: FastifyReply,
   session: WebSession,
-  open: { conversation: InboxConversation; query: ThreadQueryT; reply?: ReplyView } | null,
+  open: {
+    conversation: InboxConversation;
+    query: ThreadQueryT;
+    reply?: ReplyView;
+    /** A refused note, shown again with its error. */
+    note?: NoteFormView;
+  } | null,
   status = 200,
 ): Promise<FastifyReply> {
   const now = new Date();
@@ -141,7 +154,7 @@ export async function renderInbox(
       threadOf(opts, portalId, c, open.query.older),
       open.reply ?? freshBox(opts, request, portalId, c, windowOpen, open.query),
     ]);
-    view = { conversation: c, ...thread, reply: box };
+    view = { conversation: c, ...thread, reply: box, note: open.note };
   }
   return sendPage(
     reply,
@@ -258,6 +271,7 @@ export async function inboxPages(app: FastifyInstance, opts: WebRoutesOptions): 
   );
 
   workRoute(app, opts);
+  noteRoute(app, opts);
 
   // The page's script posts this when the agent starts typing a reply (at most every 20 s):
   // the person sees the business typing. A failure is logged and never shown.
@@ -391,6 +405,43 @@ function workRoute(app: FastifyInstance, opts: WebRoutesOptions): void {
           400,
         );
       return reply.redirect(`/inbox/${c.id}`, 303);
+    },
+  );
+}
+
+/**
+ * `POST /inbox/{conversationId}/notes`: add a private note as the signed-in member. A blank or
+ * too long note is the page again (400) with the words beside the field and the text kept;
+ * nothing is stored then.
+ */
+function noteRoute(app: FastifyInstance, opts: WebRoutesOptions): void {
+  app.post<{ Params: Static<typeof Params>; Body: Static<typeof NoteFormBody> }>(
+    '/inbox/:conversationId/notes',
+    {
+      config: CONVERSATION_FORM,
+      schema: {
+        params: Params,
+        body: NoteFormBody,
+        response: { 302: Redirect, 303: Redirect, 400: HtmlPage, 403: HtmlPage, 404: HtmlPage },
+      },
+    },
+    async (request, reply) => {
+      const session = signedIn(request);
+      const conversation = await conversationOf(opts, session, request.params.conversationId);
+      if (!conversation) return sendNotFoundPage(reply);
+      const body = request.body.body ?? '';
+      const error = noteError(body);
+      if (error)
+        return renderInbox(
+          opts,
+          request,
+          reply,
+          session,
+          { conversation, query: {}, note: { body, error } },
+          400,
+        );
+      await opts.inbox.addNote(session, conversation.id, body);
+      return reply.redirect(`/inbox/${conversation.id}#private-notes-title`, 303);
     },
   );
 }
