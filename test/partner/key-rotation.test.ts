@@ -103,6 +103,18 @@ for (const backend of backends()) {
         payload: { body: 'Private: call back on Monday' },
       });
       assert.equal(note.statusCode, 201, note.body);
+      const campaign = await s.app.inject({
+        method: 'POST',
+        url: '/api/v1/external/messaging/campaigns',
+        headers: auth,
+        payload: {
+          name: 'Rotation',
+          from: s.numbers[0],
+          template: { name: 'greeting', language: 'en_US', parameters: ['there'] },
+          audience: { contactIds: [conversation.contact.id] },
+        },
+      });
+      assert.equal(campaign.statusCode, 201, campaign.body);
 
       // The fixture covers the registry: every sealed column has a value under the old key.
       const before = await countKeyUses(s.services.storage.db);

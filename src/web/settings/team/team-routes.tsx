@@ -136,9 +136,13 @@ function confirmedChanges(app: FastifyInstance, team: WebRoutesOptions['team'], 
       `/settings/team/:id/${action}`,
       { schema: { params: IdParams, body: ConfirmBody, response: Responses } },
       adminChange(async (session, request: IdRequest, reply) => {
-        const userId = memberIdOf(request);
+        // Unconfirmed: to the confirmation step first, which says whether the member exists.
         if ((request.body as Static<typeof ConfirmBody>).confirm !== 'yes')
-          return reply.redirect(`/settings/team/${userId}/${action}`, 303);
+          return reply.redirect(
+            `/settings/team/${encodeURIComponent(request.params.id)}/${action}`,
+            303,
+          );
+        const userId = memberIdOf(request);
         const input = { portalId: session.portalId, userId, ...contextOf(session, request) };
         await (action === 'disable' ? team.disable(input) : team.remove(input));
         return reply.redirect(
