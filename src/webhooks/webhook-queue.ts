@@ -272,7 +272,16 @@ function startDeliveryWorker(
         inHand.set(job.data.portalId, (inHand.get(job.data.portalId) ?? 0) + 1);
         const p = run(job);
         running.add(p);
-        void p.finally(() => running.delete(p));
+        // `run` records its own faults; this catch keeps a fault that escapes it (a log
+        // failing) from ending the process as an unhandled rejection.
+        void p
+          .catch((err: unknown) =>
+            log.error(
+              { jobId: job.id, error: err instanceof Error ? err.name : typeof err },
+              'webhook job not settled',
+            ),
+          )
+          .finally(() => running.delete(p));
       }
       // Every free slot filled: there may be more due jobs, taken at once.
       if (jobs.length < free) await nap(idleMs);

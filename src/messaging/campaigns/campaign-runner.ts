@@ -298,7 +298,11 @@ export function createCampaignRunner(deps: RunnerDeps) {
       try {
         handed = await runOnce();
       } catch (err) {
-        logger.error({ err }, 'campaign runner: a batch failed; it is taken again');
+        // The error's name only: a message could carry a person's data.
+        logger.error(
+          { error: err instanceof Error ? err.name : typeof err },
+          'campaign runner: a batch failed; it is taken again',
+        );
       }
       if (handed === 0 && !stopping)
         await new Promise<void>((resolve) => {
