@@ -60,7 +60,8 @@ export function createAdmission(limits: AdmissionLimits): Admission {
   let active = 0;
   let waiting = 0;
   // A first-in first-out line: an array read from `head`, compacted when half is consumed.
-  let line: Waiter[] = [];
+  // A slot already read is cleared (undefined) so the waiter it held can be collected.
+  let line: (Waiter | undefined)[] = [];
   let head = 0;
 
   const slot = (): (() => void) => {
@@ -75,13 +76,13 @@ export function createAdmission(limits: AdmissionLimits): Admission {
   /** A slot freed: give it to the longest waiter still waiting, or free it. */
   const handOn = (): void => {
     while (head < line.length) {
-      const next = line[head]!;
-      line[head++] = undefined as unknown as Waiter;
+      const next = line[head];
+      line[head++] = undefined;
       if (head > 1024 && head * 2 > line.length) {
         line = line.slice(head);
         head = 0;
       }
-      if (next.gone) continue;
+      if (!next || next.gone) continue;
       next.gone = true;
       waiting--;
       clearTimeout(next.timer);
@@ -110,7 +111,7 @@ export function createAdmission(limits: AdmissionLimits): Admission {
           waiting--;
           // Slots held long: the line would keep the ones that gave up; keep it bounded.
           if (line.length - head > 2 * queue + 16) {
-            line = line.slice(head).filter((w) => !w.gone);
+            line = line.slice(head).filter((w) => w !== undefined && !w.gone);
             head = 0;
           }
           refused('wait_timeout');
